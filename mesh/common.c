@@ -1,0 +1,52 @@
+/* Result messages, contract assertions and checked allocation (common.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "mesh/common.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+JlResult jl_fail(char *err, size_t errsz, JlResult code, const char *fmt, ...) {
+  if (err && errsz > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errsz, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+void jl_assert_fail(const char *file, int line, const char *expr, const char *msg) {
+  fprintf(stderr, "jelly: internal error at %s:%d: %s (%s)\n", file, line, msg, expr);
+  abort();
+}
+
+void *jl_calloc(size_t count, size_t size) {
+  if (count == 0 || size == 0) count = size = 1;
+  if (count > SIZE_MAX / size) jl_assert_fail(__FILE__, __LINE__, "count*size", "allocation size overflows");
+  void *p = calloc(count, size);
+  if (!p) {
+    fprintf(stderr, "jelly: out of memory allocating %zu x %zu bytes\n", count, size);
+    abort();
+  }
+  return p;
+}
+
+void *jl_realloc(void *p, size_t count, size_t size) {
+  if (count == 0 || size == 0) count = size = 1;
+  if (count > SIZE_MAX / size) jl_assert_fail(__FILE__, __LINE__, "count*size", "allocation size overflows");
+  void *q = realloc(p, count * size);
+  if (!q) {
+    fprintf(stderr, "jelly: out of memory allocating %zu x %zu bytes\n", count, size);
+    abort();
+  }
+  return q;
+}
+
+double jl_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

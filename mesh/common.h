@@ -1,0 +1,52 @@
+/* Cross-cutting basics shared by every layer of Jelly: result codes, the
+ * error-message convention, contract assertions and checked allocation.
+ *
+ * Errors travel through three channels (docs/architecture.md):
+ *  1. bad input: a function returns a JlResult and writes a message naming the
+ *     file, line or key and the reason into a caller's buffer (err, errsz);
+ *  2. broken contracts (NULL, out-of-range index): JL_ASSERT, which aborts with
+ *     a message saying what to do instead;
+ *  3. numerical trouble: counted in the simulation state and reported by the
+ *     step (src/). */
+#ifndef JL_MESH_COMMON_H
+#define JL_MESH_COMMON_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Also the process exit codes of the `jelly` program. */
+typedef enum JlResult {
+  JL_OK = 0,
+  JL_ERR_RUNTIME = 1, /* divergence, solver failure, I/O while writing */
+  JL_ERR_INPUT = 2,   /* bad file, scene, flag or mesh */
+  JL_RESULT_COUNT
+} JlResult;
+
+/* Writes a printf-style message into err (if err != NULL and errsz > 0) and
+ * returns `code`, so callers can `return jl_fail(err, errsz, JL_ERR_INPUT, ...)`. */
+JlResult jl_fail(char *err, size_t errsz, JlResult code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Contract failure: prints "jelly: internal error at file:line: msg" and aborts. */
+void jl_assert_fail(const char *file, int line, const char *expr, const char *msg);
+#define JL_ASSERT(cond, msg) \
+  ((cond) ? (void)0 : jl_assert_fail(__FILE__, __LINE__, #cond, (msg)))
+
+/* calloc/realloc that abort with a message when memory is exhausted; sizes
+ * are checked for overflow. jl_calloc(0, x) returns a valid pointer. */
+void *jl_calloc(size_t count, size_t size);
+void *jl_realloc(void *p, size_t count, size_t size);
+
+/* Wall-clock seconds from a monotonic clock (for reports, never for physics). */
+double jl_seconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,82 @@
+/* Tetrahedral meshes: TetGen bridge (conforming and embedded modes) and
+ * topology (unique edges, boundary faces, node adjacency in CSR).
+ *
+ * The C++ file mesh/tetgen_bridge.cpp is the only code that sees TetGen; it
+ * exposes jl_tetgen_raw() below as a plain C function. jl_tetgen_build() does
+ * everything else in C: embedded-mode Steiner points, tet filtering,
+ * orientation normalisation and topology. */
+#ifndef JL_MESH_TETMESH_H
+#define JL_MESH_TETMESH_H
+
+#include "mesh/surface.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum JlTetgenMode {
+  JL_TETGEN_CONFORMING, /* -p: surface vertices are tet nodes (exact embedding) */
+  JL_TETGEN_EMBEDDED,   /* lattice Steiner points + outer band, Delaunay (seed 003) */
+  JL_TETGEN_MODE_COUNT
+} JlTetgenMode;
+
+typedef struct JlTetgenDef {
+  JlTetgenMode mode;  /* default JL_TETGEN_CONFORMING */
+  double max_volume;  /* m^3, upper bound on tet volume (-a); 0 = no bound. default 0 */
+  double quality;     /* radius-edge ratio bound (-q); 0 = no quality refinement. default 1.5 */
+  double resolution;  /* m, embedded lattice spacing; 0 = bbox diagonal / 12. default 0 */
+  unsigned seed;      /* jitter seed of the embedded lattice. default 1 */
+} JlTetgenDef;
+
+JlTetgenDef jl_default_tetgen_def(void);
+
+typedef struct JlTetMesh {
+  int nnode;
+  int ntet;
+  double *node;      /* nnode x 3, metres */
+  int *tet;          /* ntet x 4, positive signed volume */
+  /* topology (jl_tetmesh_topology) */
+  int nedge;
+  int *edge;         /* nedge x 2, edge[2e] < edge[2e+1], sorted lexicographically */
+  int nface;
+  int *face;         /* nface x 3 boundary faces, outward (counter-clockwise from outside) */
+  int *adj_start;    /* nnode + 1: CSR row starts of node adjacency */
+  int *adj;          /* adj_start[nnode]: neighbour node ids, ascending per row */
+} JlTetMesh;
+
+void jl_tetmesh_free(JlTetMesh *t);
+
+/* Raw TetGen call (bridge). `switches` is a TetGen switch string (always
+ * including Q). Points/triangles are the input PLC (ntri may be 0 for a pure
+ * point set, e.g. "Q" Delaunay). On success fills nodes and tets (malloc'd,
+ * caller frees with free()). Never prints, never exits: TetGen's thrown
+ * errors become JL_ERR_INPUT with a message. */
+JlResult jl_tetgen_raw(const char *switches,
+                       int npoint, const double *point,
+                       int ntri, const int *tri,
+                       int *out_nnode, double **out_node,
+                       int *out_ntet, int **out_tet,
+                       char *err, size_t errsz);
+
+/* Surface (already validated, ok == 1) -> tet mesh with topology. Rejects
+ * zero-volume tets, flips negatively oriented ones. */
+JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def,
+                         JlTetMesh *out, char *err, size_t errsz);
+
+/* (Re)computes edges, boundary faces and adjacency from node/tet. */
+void jl_tetmesh_topology(JlTetMesh *t);
+
+/* Signed volume of tet (a, b, c, d): positive when (b-a, c-a, d-a) is right-handed. */
+double jl_tet_volume(const double *a, const double *b, const double *c, const double *d);
+
+typedef struct JlTetQuality {
+  double min_dihedral_deg, max_dihedral_deg;
+  double volume_sum;    /* m^3 */
+  double min_volume;    /* m^3 */
+} JlTetQuality;
+void jl_tetmesh_quality(const JlTetMesh *t, JlTetQuality *q);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

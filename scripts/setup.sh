@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs Jelly's missing Debian packages (as root, or through sudo) and
+# builds the program into build/. Prints exactly what to install when it
+# cannot install itself. Usage: scripts/setup.sh [--test-deps] [--build-dir DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=build
+want_test_deps=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --test-deps) want_test_deps=1 ;;
+    --build-dir) build_dir="$2"; shift ;;
+    *) echo "setup.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+packages=(build-essential cmake pkg-config
+          libtet1.5-dev tetgen libccd-dev libsdl2-dev libcglm-dev
+          libassimp-dev libcjson-dev)
+if [ "$want_test_deps" = 1 ]; then
+  packages+=(python3)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then
+    sudo_cmd=()
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo_cmd=(sudo)
+  else
+    echo "setup: these Debian packages are missing and I am not root:" >&2
+    echo "  sudo apt-get install ${missing[*]}" >&2
+    exit 2
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${JELLY_CMAKE_FLAGS:-} >/dev/null
+cmake --build "$build_dir" -j "$jobs"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, builds with warnings as
+# errors, runs every test with CTest, then again under ASan + UBSan.
+# Usage: scripts/test.sh [--no-sanitize]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sanitize=1
+[ "${1:-}" = "--no-sanitize" ] && sanitize=0
+jobs=$(nproc 2>/dev/null || echo 2)
+
+JELLY_CMAKE_FLAGS="-DJELLY_WERROR=ON" scripts/setup.sh --test-deps --build-dir build
+echo "== tests (release build)"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+if [ "$sanitize" = 1 ]; then
+  echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DJELLY_WERROR=ON -DJELLY_SANITIZE=ON >/dev/null
+  cmake --build build-asan -j "$jobs"
+  # Slow physics scenes are covered by the release run; the sanitizer run
+  # exercises every test binary with the JL_TEST_QUICK reduced sizes.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    JL_TEST_QUICK=1 ctest --test-dir build-asan --output-on-failure -j "$jobs"
+fi

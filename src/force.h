@@ -1,0 +1,53 @@
+/* Force elements: the one interface every force family implements.
+ *
+ * Springs, gravity, the ground plane, and later contacts and the mouse drag
+ * are all JlForce objects held by the world. Each provides
+ *   force:     f += F(x, v) (and its potential energy),
+ *   linearize: cache the blocks of  a * dF/dx + b * dF/dv  at (x, v) and add
+ *              their diagonal 3x3 blocks into diag (Jacobi preconditioner),
+ *   multiply:  out += (a * dF/dx + b * dF/dv) u with the cached blocks,
+ * so implicit Euler never assembles a matrix (Baraff & Witkin 1998, sec. 5;
+ * seed 000 sec. 4.1). Explicit steppers use only `force`.
+ *
+ * Implicit Euler linearizes with a = h^2, b = h and solves
+ *   (M - J) dv = h f0 + h^2 dF/dx v0,   J = h dF/dv + h^2 dF/dx.
+ * With JL_LIN_EXACT unset, elements may replace indefinite parts by a
+ * definite approximation (compressed springs clamp (1 - L/|x|) at 0) so that
+ * M - J stays symmetric positive definite; JL_LIN_EXACT gives the true
+ * derivative, which the finite-difference tests compare against. */
+#ifndef JL_SRC_FORCE_H
+#define JL_SRC_FORCE_H
+
+#include "src/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { JL_LIN_EXACT = 1 };
+
+typedef struct JlForce JlForce;
+struct JlForce {
+  const char *name;
+  void *self; /* element-owned data */
+  /* f (nnode x 3) += F(x, v); *energy += potential energy (J) if energy != NULL */
+  void (*force)(const JlForce *e, const JlModel *m, const double *x,
+                const double *v, double *f, double *energy);
+  /* caches a*dF/dx + b*dF/dv at (x, v); diag (nnode x 9, row-major 3x3) +=
+   * its diagonal blocks. diag may be NULL. */
+  void (*linearize)(JlForce *e, const JlModel *m, const double *x,
+                    const double *v, double a, double b, int flags, double *diag);
+  /* out (nnode x 3) += (cached matrix) * u */
+  void (*multiply)(const JlForce *e, const JlModel *m, const double *u, double *out);
+  void (*destroy)(JlForce *e);
+};
+
+/* The built-in families. Each returns a heap object freed by e->destroy(e). */
+JlForce *jl_springs_create(const JlModel *m);
+JlForce *jl_gravity_create(const JlModel *m);
+JlForce *jl_ground_create(const JlModel *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,103 @@
+/* The simulation model: everything that is fixed after build.
+ *
+ * All bodies are concatenated into one global node/spring/tet numbering so
+ * forces between bodies (contacts) couple in one linear system; a body is a
+ * range of nodes, springs and tets (JlBody). Nothing here changes during a
+ * run: the changing part is JlState (src/world.h). MuJoCo's mjModel/mjData
+ * split is the model for this. */
+#ifndef JL_SRC_MODEL_H
+#define JL_SRC_MODEL_H
+
+#include "mesh/embed.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JL_NAME_MAX 64
+
+/* Per-body material and initial conditions (scene "bodies" entries). */
+typedef struct JlBodyDef {
+  char name[JL_NAME_MAX];  /* default "body<i>" */
+  double density;          /* kg/m^3, default 1000 */
+  double stiffness;        /* N/m per spring, used when young_modulus == 0; default 5000 */
+  double young_modulus;    /* Pa; > 0 derives per-spring stiffness from the tets (docs/physics.md); default 0 */
+  double damping;          /* N s/m per spring, along the spring axis only; default 0.5 */
+  double velocity[3];      /* m/s, initial velocity of every node; default 0 */
+  int npin;                /* number of entries in pin (local node ids); default 0 */
+  const int *pin;          /* npin local node ids, may be NULL when npin == 0; copied */
+  int has_pin_box;         /* pin every node inside pin_box (world coordinates); default 0 */
+  double pin_box[2][3];    /* m, [lo, hi] */
+} JlBodyDef;
+
+JlBodyDef jl_default_body_def(void);
+
+/* Global settings of the model (scene top level). */
+typedef struct JlWorldDef {
+  double gravity[3];       /* m/s^2, default (0, -9.81, 0) */
+  int has_ground;          /* default 0 */
+  double ground_y;         /* m, height of the plane y = ground_y; default 0 */
+  double ground_friction;  /* Coulomb-like coefficient, default 0.5 */
+  double ground_stiffness; /* N/m per unit node mass (penalty k = stiffness * m_i); default 1e4 */
+  double ground_damping;   /* 1/s per unit node mass; default 20 */
+} JlWorldDef;
+
+JlWorldDef jl_default_world_def(void);
+
+typedef struct JlBody {
+  char name[JL_NAME_MAX];
+  int node_begin, node_count;     /* global node range */
+  int spring_begin, spring_count; /* global spring range */
+  int tet_begin, tet_count;       /* global tet range (model tet ids) */
+  double mass;                    /* kg */
+  double size;                    /* m, bounding-box diagonal at rest */
+  JlSurface surface;              /* render surface at build time (world coords) */
+  JlEmbedding embed;              /* surface in the body's tets; embed.tet is local to the body */
+} JlBody;
+
+typedef struct JlModel {
+  int nnode;
+  double *mass;          /* nnode, kg (density x tet volume / 4 summed) */
+  unsigned char *pinned; /* nnode, 1 = held by the constraint filter */
+  double *x0;            /* nnode x 3, m, initial positions */
+  double *v0;            /* nnode x 3, m/s, initial velocities */
+  int *node_body;        /* nnode, body index */
+
+  int nspring;
+  int *spring_node;      /* nspring x 2 */
+  double *spring_rest;   /* nspring, m */
+  double *spring_k;      /* nspring, N/m */
+  double *spring_kd;     /* nspring, N s/m */
+  /* node -> incident springs (CSR), for gather loops that do not depend on
+   * thread scheduling: node_spring[j] = s (spring id) with sign: +s+1 when the
+   * node is spring_node[2s], -(s+1) when it is spring_node[2s+1]. */
+  int *node_spring_start; /* nnode + 1 */
+  int *node_spring;       /* 2 * nspring */
+
+  int ntet;
+  int *tet;              /* ntet x 4, global node ids */
+  double *tet_volume;    /* ntet, m^3 at rest */
+  /* boundary faces of all bodies and node adjacency (for collision/) */
+  int nface;
+  int *face;             /* nface x 3, global node ids, outward */
+  int *adj_start;        /* nnode + 1 */
+  int *adj;              /* global node ids */
+
+  int nbody;
+  JlBody *body;          /* nbody */
+
+  JlWorldDef world;
+} JlModel;
+
+/* Builds the model from nbody tet meshes, their render surfaces and defs.
+ * Surfaces and tets are in world coordinates. Fails (JL_ERR_INPUT) for
+ * impossible values (density <= 0, negative stiffness, ...), naming the body. */
+JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
+                        const JlSurface *surfaces, const JlBodyDef *defs,
+                        const JlWorldDef *world, char *err, size_t errsz);
+void jl_model_free(JlModel *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,114 @@
+/* The world: model + state + force elements + stepper.
+ *
+ * jl_world_step advances the state by h seconds with the chosen integrator:
+ * implicit (backward) Euler after Baraff & Witkin 1998 solved matrix-free by
+ * Jacobi-preconditioned CG with the constraint filter for pinned nodes, or one
+ * of the explicit schemes (forward Euler, symplectic Euler, midpoint, RK4,
+ * Verlet). With adaptive stepping a step whose spring strain changes by more
+ * than max_strain_change, or that produces NaN, is rejected and retried with
+ * half the step; the step grows back after two good steps (seed 000, 3.2.3). */
+#ifndef JL_SRC_WORLD_H
+#define JL_SRC_WORLD_H
+
+#include "src/force.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum JlIntegrator {
+  JL_INTEGRATOR_IMPLICIT,   /* "implicit" */
+  JL_INTEGRATOR_SYMPLECTIC, /* "symplectic" (semi-implicit Euler: v then x) */
+  JL_INTEGRATOR_EULER,      /* "euler" (forward Euler) */
+  JL_INTEGRATOR_MIDPOINT,   /* "midpoint" (RK2) */
+  JL_INTEGRATOR_RK4,        /* "rk4" */
+  JL_INTEGRATOR_VERLET,     /* "verlet" (velocity Verlet) */
+  JL_INTEGRATOR_COUNT
+} JlIntegrator;
+
+/* "implicit", ... ; NULL for out-of-range. */
+const char *jl_integrator_name(JlIntegrator i);
+/* Returns JL_INTEGRATOR_COUNT for an unknown name. */
+JlIntegrator jl_integrator_parse(const char *name);
+
+typedef struct JlStepDef {
+  JlIntegrator integrator;  /* default JL_INTEGRATOR_IMPLICIT */
+  double tolerance;         /* CG relative residual ||r|| / ||b||, default 1e-6 */
+  int max_iterations;       /* CG iteration cap per step, default 500 */
+  int adaptive;             /* default 0 */
+  double max_strain_change; /* adaptive rejection threshold, default 0.1 (10 %) */
+  double max_strain;        /* divergence bound on |l - L| / L of any spring, default 10 */
+  int threads;              /* OpenMP threads, 0 = library default; default 1 */
+} JlStepDef;
+
+JlStepDef jl_default_step_def(void);
+
+typedef struct JlState {
+  int nnode;
+  double t;      /* s */
+  double *x;     /* nnode x 3, m */
+  double *v;     /* nnode x 3, m/s */
+  double *dv;    /* nnode x 3, last implicit solution (CG warm start) */
+} JlState;
+
+/* What one jl_world_step did. */
+typedef struct JlStepReport {
+  int substeps;       /* accepted steps taken (1 without adaptive stepping) */
+  int rejected;       /* adaptive rejections */
+  int cg_iterations;  /* summed over substeps */
+  int cg_failed;      /* substeps whose CG hit the iteration cap */
+  double max_strain;  /* max |l - L| / L over springs after the step */
+  int diverged;       /* 1: NaN/Inf or strain beyond JlStepDef.max_strain */
+  int diverged_body;  /* body index when diverged */
+  char message[256];  /* set when diverged: names body and likely cause */
+} JlStepReport;
+
+#define JL_MAX_FORCES 16
+
+typedef struct JlWorld {
+  JlModel model;        /* owned */
+  JlStepDef def;
+  JlState state;
+  int nforce;
+  JlForce *force[JL_MAX_FORCES];
+  double h_adaptive;    /* current adaptive sub-step, s (0 = full step) */
+  int good_steps;       /* consecutive accepted adaptive steps */
+  void *work;           /* stepper scratch, sized at creation */
+} JlWorld;
+
+/* Takes ownership of *m (the caller's struct is zeroed). Creates the springs,
+ * gravity and (if m->world.has_ground) ground elements and sets x = x0,
+ * v = v0 (pinned nodes: v = 0). */
+JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def,
+                         char *err, size_t errsz);
+void jl_world_destroy(JlWorld *w);
+/* Adds a force element (taking ownership); returns 0 when the table is full. */
+int jl_world_add_force(JlWorld *w, JlForce *f);
+
+/* Advances by h seconds. Returns JL_ERR_RUNTIME when the state diverged
+ * (rep->message says which body and why); the state is then left as it was
+ * before the step. */
+JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep);
+
+/* Total force f (nnode x 3) at (x, v) from all elements; energy (J) if non-NULL. */
+void jl_world_forces(const JlWorld *w, const double *x, const double *v,
+                     double *f, double *potential);
+
+typedef struct JlEnergy {
+  double kinetic;  /* J */
+  double elastic;  /* J, springs */
+  double gravity;  /* J, m g . x relative to y = 0 (i.e. -m g.x) */
+  double ground;   /* J, penalty energy of the ground plane */
+} JlEnergy;
+void jl_world_energy(const JlWorld *w, JlEnergy *e);
+
+/* max |l - L| / L over all springs of the current state. */
+double jl_world_max_strain(const JlWorld *w);
+
+/* Updates body b's embedded surface positions (nvert x 3) from the state. */
+void jl_world_surface(const JlWorld *w, int b, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

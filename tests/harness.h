@@ -1,0 +1,80 @@
+/* Jelly's test harness: one small set of macros, registered with CTest.
+ *
+ * A test file lists its cases with JL_TEST_MAIN({"name", fn}, ...). Each case
+ * is a void function; ENSURE* macros report the failing expression with file
+ * and line and leave the case. `test_x NAME` runs only the cases whose name
+ * contains NAME. The run ends with the line "N passed, N failed". */
+#ifndef JL_TESTS_HARNESS_H
+#define JL_TESTS_HARNESS_H
+
+#include <math.h>
+#include <stddef.h>
+
+typedef struct JlTestCase {
+  const char *name;
+  void (*fn)(void);
+} JlTestCase;
+
+int jl_test_main(int argc, char **argv, const JlTestCase *cases, int ncase);
+void jl_test_fail(const char *file, int line, const char *fmt, ...);
+int jl_test_failed(void);
+
+/* Runs a shell command, returns its exit status (or -1); its combined
+ * stdout+stderr goes into out (NUL-terminated, truncated to outsz). */
+int jl_test_run(const char *cmd, char *out, size_t outsz);
+/* A fresh empty directory under the build tree for this test; returns a path
+ * valid until the program exits. */
+const char *jl_test_tmpdir(const char *tag);
+/* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
+char *jl_test_read_file(const char *path, size_t *len);
+
+#define ENSURE(cond)                                                   \
+  do {                                                                 \
+    if (!(cond)) {                                                     \
+      jl_test_fail(__FILE__, __LINE__, "ENSURE(%s)", #cond);           \
+      return;                                                          \
+    }                                                                  \
+  } while (0)
+
+#define ENSURE_MSG(cond, ...)                                          \
+  do {                                                                 \
+    if (!(cond)) {                                                     \
+      jl_test_fail(__FILE__, __LINE__, __VA_ARGS__);                   \
+      return;                                                          \
+    }                                                                  \
+  } while (0)
+
+/* |a - b| <= tol, and neither is NaN. */
+#define ENSURE_NEAR(a, b, tol)                                         \
+  do {                                                                 \
+    double jl_a_ = (a), jl_b_ = (b), jl_t_ = (tol);                    \
+    if (!(fabs(jl_a_ - jl_b_) <= jl_t_)) {                             \
+      jl_test_fail(__FILE__, __LINE__,                                 \
+                   "ENSURE_NEAR(%s, %s, %s): %.17g vs %.17g (diff %.3g)", \
+                   #a, #b, #tol, jl_a_, jl_b_, fabs(jl_a_ - jl_b_));   \
+      return;                                                          \
+    }                                                                  \
+  } while (0)
+
+/* |a - b| <= rel * max(|a|, |b|). */
+#define ENSURE_REL(a, b, rel)                                          \
+  do {                                                                 \
+    double jl_a_ = (a), jl_b_ = (b), jl_r_ = (rel);                    \
+    double jl_s_ = fmax(fabs(jl_a_), fabs(jl_b_));                     \
+    if (!(fabs(jl_a_ - jl_b_) <= jl_r_ * jl_s_)) {                     \
+      jl_test_fail(__FILE__, __LINE__,                                 \
+                   "ENSURE_REL(%s, %s, %s): %.17g vs %.17g (rel %.3g)", \
+                   #a, #b, #rel, jl_a_, jl_b_,                         \
+                   jl_s_ > 0 ? fabs(jl_a_ - jl_b_) / jl_s_ : 0.0);     \
+      return;                                                          \
+    }                                                                  \
+  } while (0)
+
+#define JL_TEST_MAIN(...)                                              \
+  int main(int argc, char **argv) {                                    \
+    static const JlTestCase cases_[] = {__VA_ARGS__};                  \
+    return jl_test_main(argc, argv, cases_,                            \
+                        (int)(sizeof cases_ / sizeof cases_[0]));      \
+  }
+
+#endif
