@@ -72,7 +72,7 @@ const char *jl_test_tmpdir(const char *tag) {
   char *p = paths[used++ % 16];
   snprintf(p, 512, "tmp_tests/%s", tag);
   mkdir("tmp_tests", 0755);
-  char cmd[600];
+  char cmd[1100];
   snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", p, p);
   if (system(cmd) != 0) fprintf(stderr, "cannot create %s\n", p);
   return p;
