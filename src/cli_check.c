@@ -1,11 +1,93 @@
-/* `jelly check` (placeholder until implemented). */
+/* `jelly check FILE`: loads a surface mesh (mesh/surface.c), validates and
+ * repairs it (mesh/validate.c) and prints a summary. Exit 0 when TetGen may
+ * tetrahedralize the (repaired) surface, 2 for bad input: usage errors,
+ * unreadable files and surfaces with error findings, one line per problem on
+ * stderr. */
 #include <stdio.h>
+#include <string.h>
 
+#include "mesh/surface.h"
 #include "src/cli.h"
 
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: jelly check FILE\n"
+          "\n"
+          "Loads a surface mesh (OBJ, OFF, STL, PLY, glTF and the other formats assimp\n"
+          "reads), welds duplicate vertices, removes degenerate triangles, flips an\n"
+          "inside-out surface and reports holes, non-manifold edges, inconsistent\n"
+          "orientation, self-intersections and components.\n"
+          "Exit status: 0 when the mesh can be tetrahedralized, 2 otherwise.\n");
+}
+
+static const char *severity_name(JlSeverity s) {
+  switch (s) {
+    case JL_SEV_INFO: return "info";
+    case JL_SEV_WARNING: return "warning";
+    default: return "error";
+  }
+}
+
 int jl_cli_check(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "jelly check: not implemented yet\n");
+  /* arguments: exactly one file, or --help */
+  const char *path = NULL;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    }
+    if (a[0] == '-' && a[1] != '\0' && strcmp(a, "--") != 0) {
+      fprintf(stderr, "jelly check: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    }
+    if (strcmp(a, "--") == 0 && i + 1 < argc) a = argv[++i];
+    if (path) {
+      fprintf(stderr, "jelly check: expects one FILE, got '%s' and '%s'\n", path, a);
+      return 2;
+    }
+    path = a;
+  }
+  if (!path) {
+    fprintf(stderr, "jelly check: no mesh FILE given\n");
+    usage(stderr);
+    return 2;
+  }
+
+  /* load */
+  char err[1024];
+  JlSurface s;
+  if (jl_surface_load(path, &s, err, sizeof err) != JL_OK) {
+    fprintf(stderr, "jelly check: %s\n", err);
+    return 2;
+  }
+
+  /* validate and print the summary */
+  JlMeshReport r;
+  jl_surface_validate(&s, path, &r);
+  printf("mesh: %s\n", path);
+  printf("  vertices     %d\n", r.nvert);
+  printf("  triangles    %d\n", r.ntri);
+  printf("  components   %d\n", r.ncomponent);
+  printf("  volume       %.6g (units of the file)\n", r.volume);
+  printf("  bbox         [%.4g, %.4g, %.4g] .. [%.4g, %.4g, %.4g]\n", r.bbox_lo[0], r.bbox_lo[1],
+         r.bbox_lo[2], r.bbox_hi[0], r.bbox_hi[1], r.bbox_hi[2]);
+  if (r.nfinding == 0) printf("  findings     none\n");
+  else printf("  findings     %d\n", r.nfinding);
+  for (int i = 0; i < r.nfinding; i++)
+    printf("    %-8s %s\n", severity_name(r.finding[i].severity), r.finding[i].text);
+  jl_surface_free(&s);
+
+  if (r.ok) {
+    printf("ok: can be tetrahedralized\n");
+    return 0;
+  }
+  /* one line per problem */
+  char lines[JL_MAX_FINDINGS * 300];
+  jl_report_errors(&r, path, lines, sizeof lines);
+  fflush(stdout);
+  fprintf(stderr, "%s\n", lines);
+  printf("not ok: cannot be tetrahedralized\n");
   return 2;
 }

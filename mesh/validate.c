@@ -1,0 +1,854 @@
+/* Validation and repair of a triangle surface before tetrahedralization.
+ *
+ * TetGen trusts its input: it segfaults on NaN coordinates, aborts on
+ * degenerate facets and silently meshes non-manifold or inverted input. So
+ * every surface is checked here first, in this order (each step relies on the
+ * ones before it):
+ *   1. empty input; triangles whose indices are out of range (removed);
+ *      NaN/Inf coordinates (stop: no geometry is trustworthy after that);
+ *   2. near-duplicate vertices welded within 1e-9 x bounding-box diagonal:
+ *      a uniform grid with that cell size, each vertex compared with the 27
+ *      cells around it, merged with union-find onto the lowest index;
+ *   3. degenerate triangles removed: a repeated vertex, or a height (twice
+ *      the area over the longest edge) within the weld tolerance; vertices no
+ *      longer used are dropped;
+ *   4. edge topology from the sorted list of half-edges: edges with one
+ *      triangle are boundary (chained into holes), with three or more are
+ *      non-manifold, with two that run the same way are inconsistently
+ *      oriented;
+ *   5. components (union-find over triangle vertices);
+ *   6. orientation, only for closed, manifold, consistent surfaces: each
+ *      component's signed volume (divergence theorem) should be positive
+ *      unless the component lies inside another one (a cavity), decided by
+ *      the generalized winding number (Van Oosterom & Strackee 1983 solid
+ *      angles) of one of its vertices w.r.t. the larger components already
+ *      fixed; components with the wrong sign are flipped (warning);
+ *   7. self-intersections: triangle pairs found through a uniform grid
+ *      (cell ~ mean triangle extent, each pair tested once, in the cell that
+ *      holds the low corner of the two boxes' overlap), then an exact-shape
+ *      test: non-adjacent pairs intersect when an edge of one meets the
+ *      other (closed test, touching counts); pairs sharing one vertex when
+ *      the edge opposite that vertex meets the other triangle; pairs sharing
+ *      an edge only when folded flat onto each other. Segment/triangle uses
+ *      the plane crossing point, which always lies on the segment, so nearly
+ *      coplanar flat regions give no false positives; exactly coplanar pairs
+ *      use a 2D test in the dominant projection plane.
+ * Floating-point predicates, not exact ones: a pair within rounding of
+ * touching may go either way, which is harmless for TetGen's own checks. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh/surface.h"
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static void add_finding(JlMeshReport *r, JlSeverity sev, int count, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void add_finding(JlMeshReport *r, JlSeverity sev, int count, const char *fmt, ...) {
+  if (sev == JL_SEV_ERROR) r->ok = 0;
+  if (r->nfinding >= JL_MAX_FINDINGS) return;
+  JlFinding *f = &r->finding[r->nfinding++];
+  f->severity = sev;
+  f->count = count;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(f->text, sizeof f->text, fmt, ap);
+  va_end(ap);
+}
+
+static void sub3(double o[3], const double a[3], const double b[3]) {
+  o[0] = a[0] - b[0];
+  o[1] = a[1] - b[1];
+  o[2] = a[2] - b[2];
+}
+static void cross3(double o[3], const double a[3], const double b[3]) {
+  o[0] = a[1] * b[2] - a[2] * b[1];
+  o[1] = a[2] * b[0] - a[0] * b[2];
+  o[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double norm3(const double a[3]) { return sqrt(dot3(a, a)); }
+
+/* union-find with path halving; the root is the lowest index */
+static int uf_find(int *parent, int x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
+  }
+  return x;
+}
+static void uf_union(int *parent, int a, int b) {
+  a = uf_find(parent, a);
+  b = uf_find(parent, b);
+  if (a < b) parent[b] = a;
+  else if (b < a) parent[a] = b;
+}
+
+/* Keeps triangles with keep[t] != 0, in order. */
+static void compact_triangles(JlSurface *s, const unsigned char *keep) {
+  int n = 0;
+  for (int t = 0; t < s->ntri; t++)
+    if (keep[t]) {
+      memmove(s->tri + 3 * n, s->tri + 3 * t, 3 * sizeof(int));
+      n++;
+    }
+  s->ntri = n;
+}
+
+/* ---- 1. indices and coordinates ------------------------------------------------ */
+
+static void remove_bad_indices(JlSurface *s, JlMeshReport *r) {
+  unsigned char *keep = jl_calloc((size_t)s->ntri, 1);
+  int nbad = 0, first = -1, first_idx = 0;
+  for (int t = 0; t < s->ntri; t++) {
+    keep[t] = 1;
+    for (int k = 0; k < 3; k++) {
+      int v = s->tri[3 * t + k];
+      if (v < 0 || v >= s->nvert) {
+        if (keep[t]) nbad++;
+        if (first < 0) first = t, first_idx = v;
+        keep[t] = 0;
+      }
+    }
+  }
+  if (nbad) {
+    add_finding(r, JL_SEV_ERROR, nbad,
+                "%d triangles with vertex indices out of range 0..%d; first: triangle %d (index %d)",
+                nbad, s->nvert - 1, first, first_idx);
+    compact_triangles(s, keep);
+  }
+  free(keep);
+}
+
+static int check_finite(const JlSurface *s, JlMeshReport *r) {
+  int nbad = 0, first = -1;
+  for (int i = 0; i < s->nvert; i++) {
+    const double *x = s->vert + 3 * (size_t)i;
+    if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2])) {
+      if (first < 0) first = i;
+      nbad++;
+    }
+  }
+  if (nbad) {
+    const double *x = s->vert + 3 * (size_t)first;
+    add_finding(r, JL_SEV_ERROR, nbad, "%d vertices with NaN/Inf coordinates; first: vertex %d (%g %g %g)",
+                nbad, first, x[0], x[1], x[2]);
+  }
+  return nbad;
+}
+
+/* ---- 2. weld near-duplicates ------------------------------------------------------ */
+
+typedef struct CellKey {
+  int64_t c[3];
+  int v;
+} CellKey;
+
+static int cmp_cellkey(const void *pa, const void *pb) {
+  const CellKey *a = pa, *b = pb;
+  for (int k = 0; k < 3; k++)
+    if (a->c[k] != b->c[k]) return a->c[k] < b->c[k] ? -1 : 1;
+  return (a->v > b->v) - (a->v < b->v);
+}
+
+/* First key >= (c, -inf) in the sorted array. */
+static int lower_bound(const CellKey *keys, int n, const int64_t c[3]) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    int less = 0;
+    for (int k = 0; k < 3; k++)
+      if (keys[mid].c[k] != c[k]) {
+        less = keys[mid].c[k] < c[k];
+        goto decided;
+      }
+  decided:
+    if (less) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static int weld_near(JlSurface *s, const double lo[3], double tol, JlMeshReport *r) {
+  int n = s->nvert;
+  double h = tol > 0 ? tol : 1.0;
+  CellKey *keys = jl_calloc((size_t)n, sizeof(CellKey));
+  int *parent = jl_calloc((size_t)n, sizeof(int));
+  for (int i = 0; i < n; i++) {
+    parent[i] = i;
+    keys[i].v = i;
+    for (int k = 0; k < 3; k++) keys[i].c[k] = (int64_t)floor((s->vert[3 * (size_t)i + k] - lo[k]) / h);
+  }
+  qsort(keys, (size_t)n, sizeof(CellKey), cmp_cellkey);
+  /* compare each vertex with the higher-numbered ones in the 27 cells around it */
+  for (int i = 0; i < n; i++) {
+    const CellKey *ki = &keys[i];
+    const double *x = s->vert + 3 * (size_t)ki->v;
+    for (int d = 0; d < 27; d++) {
+      int64_t c[3] = {ki->c[0] + d % 3 - 1, ki->c[1] + (d / 3) % 3 - 1, ki->c[2] + d / 9 - 1};
+      for (int j = lower_bound(keys, n, c); j < n; j++) {
+        if (keys[j].c[0] != c[0] || keys[j].c[1] != c[1] || keys[j].c[2] != c[2]) break;
+        if (keys[j].v <= ki->v) continue;
+        double e[3];
+        sub3(e, s->vert + 3 * (size_t)keys[j].v, x);
+        if (dot3(e, e) <= tol * tol) uf_union(parent, ki->v, keys[j].v);
+      }
+    }
+  }
+  /* remap triangles onto the lowest vertex of each cluster */
+  int nweld = 0, first = -1;
+  for (int i = 0; i < n; i++)
+    if (uf_find(parent, i) != i) {
+      if (first < 0) first = i;
+      nweld++;
+    }
+  if (nweld) {
+    for (int c = 0; c < 3 * s->ntri; c++) s->tri[c] = uf_find(parent, s->tri[c]);
+    add_finding(r, JL_SEV_INFO, nweld,
+                "%d duplicate vertices welded (within %.3g); first: vertex %d onto %d", nweld, tol,
+                first, uf_find(parent, first));
+  }
+  free(keys);
+  free(parent);
+  return nweld;
+}
+
+/* ---- 3. degenerate triangles and unused vertices ------------------------------------ */
+
+static void remove_degenerate(JlSurface *s, double tol, JlMeshReport *r) {
+  unsigned char *keep = jl_calloc((size_t)s->ntri, 1);
+  int ndeg = 0, first = -1;
+  for (int t = 0; t < s->ntri; t++) {
+    const int *f = s->tri + 3 * t;
+    int degenerate = f[0] == f[1] || f[1] == f[2] || f[2] == f[0];
+    if (!degenerate) {
+      /* height over the longest edge = |cross| / longest edge */
+      const double *a = s->vert + 3 * (size_t)f[0], *b = s->vert + 3 * (size_t)f[1],
+                   *c = s->vert + 3 * (size_t)f[2];
+      double ab[3], bc[3], ca[3], n[3];
+      sub3(ab, b, a);
+      sub3(bc, c, b);
+      sub3(ca, a, c);
+      cross3(n, ab, bc);
+      double lmax = fmax(norm3(ab), fmax(norm3(bc), norm3(ca)));
+      degenerate = norm3(n) <= tol * lmax;
+    }
+    keep[t] = !degenerate;
+    if (degenerate) {
+      if (first < 0) first = t;
+      ndeg++;
+    }
+  }
+  if (ndeg) {
+    const int *f = s->tri + 3 * first;
+    add_finding(r, JL_SEV_WARNING, ndeg,
+                "%d degenerate (zero-area) triangles removed; first: triangle %d (vertices %d %d %d)",
+                ndeg, first, f[0], f[1], f[2]);
+    compact_triangles(s, keep);
+  }
+  free(keep);
+}
+
+/* Drops vertices no triangle uses; returns how many. */
+static int remove_unused(JlSurface *s) {
+  int *id = jl_calloc((size_t)s->nvert, sizeof(int));
+  for (int c = 0; c < 3 * s->ntri; c++) id[s->tri[c]] = 1;
+  int n = 0;
+  for (int i = 0; i < s->nvert; i++) {
+    if (!id[i]) {
+      id[i] = -1;
+      continue;
+    }
+    memmove(s->vert + 3 * (size_t)n, s->vert + 3 * (size_t)i, 3 * sizeof(double));
+    id[i] = n++;
+  }
+  for (int c = 0; c < 3 * s->ntri; c++) s->tri[c] = id[s->tri[c]];
+  int removed = s->nvert - n;
+  s->nvert = n;
+  free(id);
+  return removed;
+}
+
+/* ---- 4. edge topology -------------------------------------------------------------- */
+
+typedef struct HalfEdge {
+  int lo, hi; /* vertices, lo < hi */
+  int tri;
+  int fwd; /* 1 when the triangle runs lo -> hi */
+} HalfEdge;
+
+static int cmp_halfedge(const void *pa, const void *pb) {
+  const HalfEdge *a = pa, *b = pb;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  return (a->tri > b->tri) - (a->tri < b->tri);
+}
+
+static int cmp_int_desc(const void *pa, const void *pb) {
+  int a = *(const int *)pa, b = *(const int *)pb;
+  return (a < b) - (a > b);
+}
+
+/* Chains the boundary edges (pairs of vertices) into holes and reports them. */
+static void report_holes(const JlSurface *s, const int *bedge, int nb, JlMeshReport *r) {
+  /* incidence lists, vertex -> boundary edges */
+  int *start = jl_calloc((size_t)s->nvert + 1, sizeof(int));
+  int *inc = jl_calloc((size_t)nb * 2, sizeof(int));
+  unsigned char *used = jl_calloc((size_t)nb, 1);
+  int *sizes = jl_calloc((size_t)nb, sizeof(int));
+  for (int e = 0; e < 2 * nb; e++) start[bedge[e] + 1]++;
+  for (int v = 0; v < s->nvert; v++) start[v + 1] += start[v];
+  int *fill = jl_calloc((size_t)s->nvert, sizeof(int));
+  for (int e = 0; e < 2 * nb; e++) inc[start[bedge[e]] + fill[bedge[e]]++] = e / 2;
+  /* walk each chain of unused edges */
+  int nhole = 0;
+  for (int e0 = 0; e0 < nb; e0++) {
+    if (used[e0]) continue;
+    used[e0] = 1;
+    int size = 1;
+    /* forward from its end, then (open chains) backward from its start */
+    for (int dir = 0; dir < 2; dir++) {
+      int cur = bedge[2 * e0 + 1 - dir];
+      for (;;) {
+        int next = -1;
+        for (int k = start[cur]; k < start[cur + 1]; k++)
+          if (!used[inc[k]]) {
+            next = inc[k];
+            break;
+          }
+        if (next < 0) break;
+        used[next] = 1;
+        size++;
+        cur = bedge[2 * next] == cur ? bedge[2 * next + 1] : bedge[2 * next];
+      }
+    }
+    sizes[nhole++] = size;
+  }
+  qsort(sizes, (size_t)nhole, sizeof(int), cmp_int_desc);
+  char list[96] = "";
+  size_t len = 0;
+  for (int h = 0; h < nhole && len + 16 < sizeof list; h++)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", h ? ", " : "", sizes[h]);
+  if (nhole > 0 && len + 16 >= sizeof list) snprintf(list + len, sizeof list - len, ", ...");
+  add_finding(r, JL_SEV_ERROR, nb,
+              "open surface: %d boundary edges in %d hole%s (sizes %s); first edge %d-%d", nb,
+              nhole, nhole == 1 ? "" : "s", list, bedge[0], bedge[1]);
+  free(start);
+  free(inc);
+  free(used);
+  free(sizes);
+  free(fill);
+}
+
+/* Returns 1 when every edge has exactly two triangles running opposite ways. */
+static int check_edges(const JlSurface *s, JlMeshReport *r) {
+  size_t nh = 3 * (size_t)s->ntri;
+  HalfEdge *he = jl_calloc(nh, sizeof(HalfEdge));
+  for (int t = 0; t < s->ntri; t++)
+    for (int k = 0; k < 3; k++) {
+      int a = s->tri[3 * t + k], b = s->tri[3 * t + (k + 1) % 3];
+      HalfEdge *h = &he[3 * (size_t)t + k];
+      h->lo = a < b ? a : b;
+      h->hi = a < b ? b : a;
+      h->tri = t;
+      h->fwd = a < b;
+    }
+  qsort(he, nh, sizeof(HalfEdge), cmp_halfedge);
+
+  int *bedge = jl_calloc(nh * 2, sizeof(int));
+  int nb = 0, nnm = 0, ninc = 0;
+  int nm_first[3] = {0, 0, 0}, inc_first[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < nh;) {
+    size_t j = i + 1;
+    while (j < nh && he[j].lo == he[i].lo && he[j].hi == he[i].hi) j++;
+    size_t k = j - i;
+    if (k == 1) {
+      /* boundary edge, kept in the triangle's direction */
+      bedge[2 * nb] = he[i].fwd ? he[i].lo : he[i].hi;
+      bedge[2 * nb + 1] = he[i].fwd ? he[i].hi : he[i].lo;
+      nb++;
+    } else if (k == 2) {
+      if (he[i].fwd == he[i + 1].fwd) {
+        if (!ninc) inc_first[0] = he[i].lo, inc_first[1] = he[i].hi, inc_first[2] = he[i].tri,
+                   inc_first[3] = he[i + 1].tri;
+        ninc++;
+      }
+    } else {
+      if (!nnm) nm_first[0] = he[i].lo, nm_first[1] = he[i].hi, nm_first[2] = (int)k;
+      nnm++;
+    }
+    i = j;
+  }
+  if (nb) report_holes(s, bedge, nb, r);
+  if (nnm)
+    add_finding(r, JL_SEV_ERROR, nnm,
+                "non-manifold: %d edges shared by more than two triangles; first edge %d-%d (%d triangles)",
+                nnm, nm_first[0], nm_first[1], nm_first[2]);
+  if (ninc)
+    add_finding(r, JL_SEV_ERROR, ninc,
+                "inconsistent orientation: %d edges where neighbouring triangles run the same way; "
+                "first edge %d-%d (triangles %d and %d)",
+                ninc, inc_first[0], inc_first[1], inc_first[2], inc_first[3]);
+  free(he);
+  free(bedge);
+  return nb == 0 && nnm == 0 && ninc == 0;
+}
+
+/* ---- 5. components ------------------------------------------------------------------ */
+
+/* Labels each triangle with its component 0..n-1 (numbered by first
+ * triangle); returns n. */
+static int label_components(const JlSurface *s, int *comp) {
+  int *parent = jl_calloc((size_t)s->nvert, sizeof(int));
+  int *label = jl_calloc((size_t)s->nvert, sizeof(int));
+  for (int i = 0; i < s->nvert; i++) parent[i] = i, label[i] = -1;
+  for (int t = 0; t < s->ntri; t++) {
+    uf_union(parent, s->tri[3 * t], s->tri[3 * t + 1]);
+    uf_union(parent, s->tri[3 * t], s->tri[3 * t + 2]);
+  }
+  int n = 0;
+  for (int t = 0; t < s->ntri; t++) {
+    int root = uf_find(parent, s->tri[3 * t]);
+    if (label[root] < 0) label[root] = n++;
+    comp[t] = label[root];
+  }
+  free(parent);
+  free(label);
+  return n;
+}
+
+/* ---- 6. orientation ---------------------------------------------------------------- */
+
+/* Solid angle of triangle abc seen from p (Van Oosterom & Strackee 1983). */
+static double solid_angle(const double *p, const double *a0, const double *b0, const double *c0) {
+  double a[3], b[3], c[3], bc[3];
+  sub3(a, a0, p);
+  sub3(b, b0, p);
+  sub3(c, c0, p);
+  double la = norm3(a), lb = norm3(b), lc = norm3(c);
+  cross3(bc, b, c);
+  double num = dot3(a, bc);
+  double den = la * lb * lc + dot3(a, b) * lc + dot3(a, c) * lb + dot3(b, c) * la;
+  return 2.0 * atan2(num, den);
+}
+
+typedef struct CompInfo {
+  double vol;           /* signed volume */
+  double lo[3], hi[3];  /* bounding box */
+  int first;            /* start in the triangle list */
+  int count;
+} CompInfo;
+
+static int cmp_comp_by_volume(const void *pa, const void *pb, const CompInfo *info) {
+  double a = fabs(info[*(const int *)pa].vol), b = fabs(info[*(const int *)pb].vol);
+  if (a != b) return a > b ? -1 : 1;
+  return (*(const int *)pa > *(const int *)pb) - (*(const int *)pa < *(const int *)pb);
+}
+static const CompInfo *g_comp_info; /* qsort context */
+static int cmp_comp(const void *pa, const void *pb) { return cmp_comp_by_volume(pa, pb, g_comp_info); }
+
+static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const double center[3],
+                            JlMeshReport *r) {
+  /* triangles grouped by component */
+  CompInfo *info = jl_calloc((size_t)ncomp, sizeof(CompInfo));
+  int *bytri = jl_calloc((size_t)s->ntri, sizeof(int));
+  int *order = jl_calloc((size_t)ncomp, sizeof(int));
+  int *fill = jl_calloc((size_t)ncomp, sizeof(int));
+  for (int t = 0; t < s->ntri; t++) info[comp[t]].count++;
+  for (int c = 1; c < ncomp; c++) info[c].first = info[c - 1].first + info[c - 1].count;
+  for (int t = 0; t < s->ntri; t++) bytri[info[comp[t]].first + fill[comp[t]]++] = t;
+  /* signed volume and box of each component, around the mesh centre */
+  for (int c = 0; c < ncomp; c++) {
+    CompInfo *ci = &info[c];
+    order[c] = c;
+    for (int i = 0; i < ci->count; i++) {
+      const int *f = s->tri + 3 * bytri[ci->first + i];
+      double a[3], b[3], d[3], n[3];
+      sub3(a, s->vert + 3 * (size_t)f[0], center);
+      sub3(b, s->vert + 3 * (size_t)f[1], center);
+      sub3(d, s->vert + 3 * (size_t)f[2], center);
+      cross3(n, b, d);
+      ci->vol += dot3(a, n) / 6.0;
+      for (int k = 0; k < 3; k++)
+        for (int q = 0; q < 3; q++) {
+          double x = s->vert[3 * (size_t)f[k] + q];
+          if ((i == 0 && k == 0) || x < ci->lo[q]) ci->lo[q] = x;
+          if ((i == 0 && k == 0) || x > ci->hi[q]) ci->hi[q] = x;
+        }
+    }
+  }
+  /* largest first: a component can only lie inside a larger one */
+  g_comp_info = info;
+  qsort(order, (size_t)ncomp, sizeof(int), cmp_comp);
+  g_comp_info = NULL;
+  int nflip = 0, first_flip = -1;
+  double first_vol = 0.0;
+  for (int oi = 0; oi < ncomp; oi++) {
+    CompInfo *ci = &info[order[oi]];
+    if (ci->vol == 0.0) continue;
+    /* winding number of one of its vertices w.r.t. the components fixed so far */
+    const double *p = s->vert + 3 * (size_t)s->tri[3 * bytri[ci->first]];
+    double w = 0.0;
+    for (int oj = 0; oj < oi; oj++) {
+      const CompInfo *cj = &info[order[oj]];
+      if (p[0] < cj->lo[0] || p[0] > cj->hi[0] || p[1] < cj->lo[1] || p[1] > cj->hi[1] ||
+          p[2] < cj->lo[2] || p[2] > cj->hi[2])
+        continue;
+      for (int i = 0; i < cj->count; i++) {
+        const int *f = s->tri + 3 * bytri[cj->first + i];
+        w += solid_angle(p, s->vert + 3 * (size_t)f[0], s->vert + 3 * (size_t)f[1], s->vert + 3 * (size_t)f[2]);
+      }
+    }
+    w /= 4.0 * 3.14159265358979323846;
+    int inside = (labs(lround(w)) % 2) == 1; /* inside material: this is a cavity */
+    if ((ci->vol > 0.0) == !inside) continue;
+    /* wrong sign: flip every triangle of the component */
+    if (first_flip < 0 || bytri[ci->first] < first_flip) first_flip = bytri[ci->first], first_vol = ci->vol;
+    for (int i = 0; i < ci->count; i++) {
+      int *f = s->tri + 3 * bytri[ci->first + i];
+      int tmp = f[1];
+      f[1] = f[2];
+      f[2] = tmp;
+    }
+    ci->vol = -ci->vol;
+    nflip++;
+  }
+  if (nflip)
+    add_finding(r, JL_SEV_WARNING, nflip,
+                "inside-out: %d of %d components faced inward (first: triangle %d, signed volume %.6g); "
+                "flipped",
+                nflip, ncomp, first_flip, first_vol);
+  free(info);
+  free(bytri);
+  free(order);
+  free(fill);
+}
+
+/* ---- 7. self-intersections ------------------------------------------------------------ */
+
+/* projection onto the two coordinates other than `drop` */
+static void proj2(double o[2], const double *x, int drop) {
+  o[0] = x[drop == 0 ? 1 : 0];
+  o[1] = x[drop == 2 ? 1 : 2];
+}
+static double orient2(const double a[2], const double b[2], const double c[2]) {
+  return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+static int on_seg2(const double a[2], const double b[2], const double p[2]) {
+  return fmin(a[0], b[0]) <= p[0] && p[0] <= fmax(a[0], b[0]) && fmin(a[1], b[1]) <= p[1] &&
+         p[1] <= fmax(a[1], b[1]);
+}
+/* closed segment/segment test in 2D */
+static int seg_seg2(const double p[2], const double q[2], const double a[2], const double b[2]) {
+  double d1 = orient2(a, b, p), d2 = orient2(a, b, q), d3 = orient2(p, q, a), d4 = orient2(p, q, b);
+  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return 1;
+  return (d1 == 0 && on_seg2(a, b, p)) || (d2 == 0 && on_seg2(a, b, q)) ||
+         (d3 == 0 && on_seg2(p, q, a)) || (d4 == 0 && on_seg2(p, q, b));
+}
+/* closed point-in-triangle in 2D */
+static int in_tri2(const double x[2], const double a[2], const double b[2], const double c[2]) {
+  double s = orient2(a, b, c);
+  if (s == 0) return 0;
+  double u = orient2(a, b, x) * s, v = orient2(b, c, x) * s, w = orient2(c, a, x) * s;
+  return u >= 0 && v >= 0 && w >= 0;
+}
+
+/* Closed test: does segment pq meet triangle abc (n its normal)? */
+static int seg_tri(const double *p, const double *q, const double *a, const double *b, const double *c) {
+  double ab[3], ac[3], n[3], pa[3], qa[3];
+  sub3(ab, b, a);
+  sub3(ac, c, a);
+  cross3(n, ab, ac);
+  sub3(pa, p, a);
+  sub3(qa, q, a);
+  double dp = dot3(n, pa), dq = dot3(n, qa);
+  if ((dp > 0 && dq > 0) || (dp < 0 && dq < 0)) return 0;
+  if (dp == 0 && dq == 0) {
+    /* exactly coplanar: 2D in the plane that drops the largest normal axis */
+    int drop = fabs(n[0]) >= fabs(n[1]) ? (fabs(n[0]) >= fabs(n[2]) ? 0 : 2) : (fabs(n[1]) >= fabs(n[2]) ? 1 : 2);
+    double p2[2], q2[2], a2[2], b2[2], c2[2];
+    proj2(p2, p, drop);
+    proj2(q2, q, drop);
+    proj2(a2, a, drop);
+    proj2(b2, b, drop);
+    proj2(c2, c, drop);
+    return in_tri2(p2, a2, b2, c2) || in_tri2(q2, a2, b2, c2) || seg_seg2(p2, q2, a2, b2) ||
+           seg_seg2(p2, q2, b2, c2) || seg_seg2(p2, q2, c2, a2);
+  }
+  /* the plane crossing point lies on the segment; is it inside abc? */
+  double t = dp / (dp - dq), x[3], e[3], d[3], m[3];
+  for (int k = 0; k < 3; k++) x[k] = p[k] + t * (q[k] - p[k]);
+  const double *v[3] = {a, b, c};
+  for (int k = 0; k < 3; k++) {
+    sub3(e, v[(k + 1) % 3], v[k]);
+    sub3(d, x, v[k]);
+    cross3(m, e, d);
+    if (dot3(n, m) < 0) return 0;
+  }
+  return 1;
+}
+
+/* Do triangles t and u intersect anywhere but in their shared vertices/edge? */
+static int tri_pair_intersects(const JlSurface *s, int t, int u) {
+  const int *A = s->tri + 3 * t, *B = s->tri + 3 * u;
+  int shared = 0, ia = -1, ib = -1; /* ia, ib: position of a shared vertex in A and B */
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      if (A[i] == B[j]) shared++, ia = i, ib = j;
+#define P(v) (s->vert + 3 * (size_t)(v))
+  if (shared >= 3) return 1; /* the same triangle twice */
+  if (shared == 2) {
+    /* adjacent: only a flat fold-over overlaps; opposite vertices c in A, d in B */
+    int c = -1, d = -1, e0 = -1, e1 = -1;
+    for (int i = 0; i < 3; i++) {
+      if (A[i] != B[0] && A[i] != B[1] && A[i] != B[2]) c = A[i];
+      if (B[i] != A[0] && B[i] != A[1] && B[i] != A[2]) d = B[i];
+    }
+    for (int i = 0; i < 3; i++)
+      if (A[i] != c) {
+        if (e0 < 0) e0 = A[i];
+        else e1 = A[i];
+      }
+    double ab[3], ac[3], ad[3], n1[3], n2[3], x[3];
+    sub3(ab, P(e1), P(e0));
+    sub3(ac, P(c), P(e0));
+    sub3(ad, P(d), P(e0));
+    cross3(n1, ab, ac);
+    cross3(n2, ab, ad);
+    cross3(x, n1, n2);
+    return dot3(n1, n2) > 0 && norm3(x) <= 1e-9 * norm3(n1) * norm3(n2);
+  }
+  if (shared == 1) {
+    /* the edge opposite the shared vertex in one triangle meets the other */
+    int a1 = A[(ia + 1) % 3], a2 = A[(ia + 2) % 3], b1 = B[(ib + 1) % 3], b2 = B[(ib + 2) % 3];
+    return seg_tri(P(a1), P(a2), P(B[0]), P(B[1]), P(B[2])) ||
+           seg_tri(P(b1), P(b2), P(A[0]), P(A[1]), P(A[2]));
+  }
+  /* disjoint vertices: some edge of one meets the other */
+  for (int k = 0; k < 3; k++) {
+    if (seg_tri(P(A[k]), P(A[(k + 1) % 3]), P(B[0]), P(B[1]), P(B[2]))) return 1;
+    if (seg_tri(P(B[k]), P(B[(k + 1) % 3]), P(A[0]), P(A[1]), P(A[2]))) return 1;
+  }
+  return 0;
+#undef P
+}
+
+static void check_self_intersections(const JlSurface *s, const double lo[3], const double hi[3],
+                                     JlMeshReport *r) {
+  int nt = s->ntri;
+  double *box = jl_calloc((size_t)nt * 6, sizeof(double)); /* nt x (lo[3], hi[3]) */
+  double mean = 0.0, ext[3];
+  for (int t = 0; t < nt; t++) {
+    double *b = box + 6 * (size_t)t;
+    for (int k = 0; k < 3; k++) {
+      b[k] = b[3 + k] = s->vert[3 * (size_t)s->tri[3 * t] + k];
+      for (int c = 1; c < 3; c++) {
+        double x = s->vert[3 * (size_t)s->tri[3 * t + c] + k];
+        b[k] = fmin(b[k], x);
+        b[3 + k] = fmax(b[3 + k], x);
+      }
+    }
+    mean += fmax(b[3] - b[0], fmax(b[4] - b[1], b[5] - b[2]));
+  }
+  mean /= nt;
+  for (int k = 0; k < 3; k++) ext[k] = hi[k] - lo[k];
+  double diag = norm3(ext);
+  double h = mean > 0 ? mean : (diag > 0 ? diag : 1.0);
+
+  /* grid resolution: about one cell per triangle and a bounded number of
+   * (triangle, cell) entries; coarsen until both hold */
+  int n[3];
+  double ncell = 0.0, nentry = 0.0;
+  for (;;) {
+    ncell = 1.0;
+    for (int k = 0; k < 3; k++) {
+      n[k] = (int)fmin(fmax(ceil(ext[k] / h), 1.0), 1 << 20);
+      ncell *= n[k];
+    }
+    if (ncell > 4.0 * nt + 64.0) {
+      h *= 1.25;
+      continue;
+    }
+    nentry = 0.0;
+    for (int t = 0; t < nt; t++) {
+      double cells = 1.0;
+      for (int k = 0; k < 3; k++) {
+        int c0 = (int)fmin(fmax(floor((box[6 * (size_t)t + k] - lo[k]) / h), 0), n[k] - 1);
+        int c1 = (int)fmin(fmax(floor((box[6 * (size_t)t + 3 + k] - lo[k]) / h), 0), n[k] - 1);
+        cells *= c1 - c0 + 1;
+      }
+      nentry += cells;
+    }
+    if (nentry > 32.0 * nt + 1e6) {
+      h *= 2.0;
+      continue;
+    }
+    break;
+  }
+#define CELL_RANGE(t, k, c0, c1)                                                            \
+  int c0 = (int)fmin(fmax(floor((box[6 * (size_t)(t) + (k)] - lo[k]) / h), 0), n[k] - 1);     \
+  int c1 = (int)fmin(fmax(floor((box[6 * (size_t)(t) + 3 + (k)] - lo[k]) / h), 0), n[k] - 1)
+
+  /* bucket the triangles (CSR: cell -> triangles) */
+  size_t nc = (size_t)ncell;
+  int *start = jl_calloc(nc + 1, sizeof(int));
+  int *item = jl_calloc((size_t)nentry, sizeof(int));
+  for (int pass = 0; pass < 2; pass++) {
+    for (int t = 0; t < nt; t++) {
+      CELL_RANGE(t, 0, x0, x1);
+      CELL_RANGE(t, 1, y0, y1);
+      CELL_RANGE(t, 2, z0, z1);
+      for (int z = z0; z <= z1; z++)
+        for (int y = y0; y <= y1; y++)
+          for (int x = x0; x <= x1; x++) {
+            size_t c = ((size_t)z * n[1] + y) * n[0] + x;
+            if (pass == 0) start[c + 1]++;
+            else item[start[c]++] = t;
+          }
+    }
+    if (pass == 0)
+      for (size_t c = 0; c < nc; c++) start[c + 1] += start[c];
+    else
+      for (size_t c = nc; c > 0; c--) start[c] = start[c - 1];
+    if (pass == 1) start[0] = 0;
+  }
+
+  /* candidate pairs per cell; give up (error) beyond a budget so that
+   * thousands of stacked triangles cannot hang the check */
+  double npair = 0.0;
+  for (size_t c = 0; c < nc; c++) {
+    double k = start[c + 1] - start[c];
+    npair += k * (k - 1) / 2;
+  }
+  if (npair > 2e8) {
+    add_finding(r, JL_SEV_ERROR, nt,
+                "self-intersection check gave up: %.3g candidate triangle pairs (heavily overlapping "
+                "triangles)",
+                npair);
+    free(box);
+    free(start);
+    free(item);
+    return;
+  }
+  int nhit = 0, ft = -1, fu = -1;
+  for (size_t c = 0; c < nc; c++) {
+    for (int i = start[c]; i < start[c + 1]; i++)
+      for (int j = i + 1; j < start[c + 1]; j++) {
+        int t = item[i], u = item[j];
+        const double *bt = box + 6 * (size_t)t, *bu = box + 6 * (size_t)u;
+        int apart = 0;
+        for (int k = 0; k < 3; k++) apart |= bt[k] > bu[3 + k] || bu[k] > bt[3 + k];
+        if (apart) continue;
+        /* test each pair once: in the cell of the overlap box's low corner */
+        int cc[3];
+        for (int k = 0; k < 3; k++)
+          cc[k] = (int)fmin(fmax(floor((fmax(bt[k], bu[k]) - lo[k]) / h), 0), n[k] - 1);
+        if (((size_t)cc[2] * n[1] + cc[1]) * n[0] + cc[0] != c) continue;
+        if (!tri_pair_intersects(s, t, u)) continue;
+        int a = t < u ? t : u, b = t < u ? u : t;
+        if (ft < 0 || a < ft || (a == ft && b < fu)) ft = a, fu = b;
+        nhit++;
+      }
+  }
+#undef CELL_RANGE
+  if (nhit)
+    add_finding(r, JL_SEV_ERROR, nhit,
+                "self-intersecting: %d triangle pairs intersect; first: triangles %d and %d", nhit,
+                ft, fu);
+  free(box);
+  free(start);
+  free(item);
+}
+
+/* ---- the whole check --------------------------------------------------------------------- */
+
+void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
+  JL_ASSERT(s && report, "jl_surface_validate needs a surface and a report");
+  (void)name; /* findings are phrased without the name; jl_report_errors adds it */
+  JlMeshReport *r = report;
+  memset(r, 0, sizeof *r);
+  r->ok = 1;
+  if (s->nvert < 0) s->nvert = 0;
+  if (s->ntri < 0) s->ntri = 0;
+
+  /* 1. empty, indices, coordinates */
+  if (s->nvert == 0 || s->ntri == 0 || !s->vert || !s->tri) {
+    add_finding(r, JL_SEV_ERROR, 0, "empty: %d vertices, %d triangles", s->nvert, s->ntri);
+    r->nvert = s->nvert;
+    r->ntri = s->ntri;
+    return;
+  }
+  remove_bad_indices(s, r);
+  if (check_finite(s, r) > 0 || s->ntri == 0) {
+    if (s->ntri == 0) add_finding(r, JL_SEV_ERROR, 0, "empty: no valid triangles left");
+    r->nvert = s->nvert;
+    r->ntri = s->ntri;
+    return;
+  }
+
+  /* 2. weld within 1e-9 of the bounding-box diagonal */
+  double lo[3], hi[3], ext[3];
+  jl_surface_bbox(s, lo, hi);
+  sub3(ext, hi, lo);
+  double tol = 1e-9 * norm3(ext);
+  int nweld = weld_near(s, lo, tol, r);
+
+  /* 3. degenerate triangles, then vertices nobody uses */
+  remove_degenerate(s, tol, r);
+  int nunused = remove_unused(s) - nweld;
+  if (nunused > 0)
+    add_finding(r, JL_SEV_INFO, nunused, "%d vertices not used by any triangle removed", nunused);
+  if (s->ntri == 0) {
+    add_finding(r, JL_SEV_ERROR, 0, "empty: no triangles left after removing degenerate ones");
+    r->nvert = s->nvert;
+    return;
+  }
+
+  /* 4. holes, non-manifold edges, orientation consistency */
+  int clean = check_edges(s, r);
+
+  /* 5. components */
+  int *comp = jl_calloc((size_t)s->ntri, sizeof(int));
+  r->ncomponent = label_components(s, comp);
+  if (r->ncomponent > 1)
+    add_finding(r, JL_SEV_INFO, r->ncomponent, "%d separate components", r->ncomponent);
+
+  /* 6. inside-out components, only meaningful on a clean closed surface */
+  jl_surface_bbox(s, lo, hi);
+  double center[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
+  if (clean) fix_orientation(s, comp, r->ncomponent, center, r);
+  free(comp);
+
+  /* 7. self-intersections */
+  check_self_intersections(s, lo, hi, r);
+
+  r->nvert = s->nvert;
+  r->ntri = s->ntri;
+  r->volume = jl_surface_volume(s);
+  memcpy(r->bbox_lo, lo, sizeof lo);
+  memcpy(r->bbox_hi, hi, sizeof hi);
+}
+
+void jl_report_errors(const JlMeshReport *r, const char *name, char *err, size_t errsz) {
+  JL_ASSERT(r, "jl_report_errors needs a report");
+  if (!err || errsz == 0) return;
+  err[0] = '\0';
+  size_t len = 0;
+  for (int i = 0; i < r->nfinding && len + 1 < errsz; i++) {
+    if (r->finding[i].severity != JL_SEV_ERROR) continue;
+    int w = snprintf(err + len, errsz - len, "%s%s: %s", len ? "\n" : "", name ? name : "mesh",
+                     r->finding[i].text);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+  if (len == 0 && !r->ok)
+    snprintf(err, errsz, "%s: cannot be tetrahedralized", name ? name : "mesh");
+}
