@@ -23,7 +23,8 @@ typedef enum JlTetgenMode {
 typedef struct JlTetgenDef {
   JlTetgenMode mode;  /* default JL_TETGEN_CONFORMING */
   double max_volume;  /* m^3, upper bound on tet volume (-a); 0 = no bound. default 0 */
-  double quality;     /* radius-edge ratio bound (-q); 0 = no quality refinement. default 1.5 */
+  double quality;     /* radius-edge ratio bound (-q); 0 = no quality refinement, else >= 1.1
+                         (TetGen 1.5 may not terminate below). default 1.5 */
   double resolution;  /* m, embedded lattice spacing; 0 = bbox diagonal / 12. default 0 */
   unsigned seed;      /* jitter seed of the embedded lattice. default 1 */
 } JlTetgenDef;

@@ -1,0 +1,329 @@
+/* Barycentric embedding of a render surface in a tet mesh (seed 003: "represent
+ * each vertex of the surface mesh by a barycentric combination of its
+ * surrounding tetrahedron"), and area-weighted vertex normals.
+ *
+ * Point location uses a uniform bucket grid of tet bounding boxes with about
+ * one tet per cell, so n points in m tets cost O(n + m), not O(n m). Among the
+ * tets of a point's cell, the first whose barycentric weights are all >= 0
+ * (within 1e-12) is taken. A point in no tet (possible only for embedded-mode
+ * meshes that do not quite cover the surface) gets the nearest tet, searched in
+ * growing shells of cells, with extrapolated weights: barycentric coordinates
+ * are affine, so they still reproduce the point exactly at rest. A point that
+ * coincides with a node gets the exact unit weight of that node. */
+#include "mesh/embed.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* weights within this of zero count as inside */
+#define INSIDE_TOL 1e-12
+
+static void sub3(const double *a, const double *b, double *out) {
+  out[0] = a[0] - b[0];
+  out[1] = a[1] - b[1];
+  out[2] = a[2] - b[2];
+}
+
+static void cross3(const double *a, const double *b, double *out) {
+  out[0] = a[1] * b[2] - a[2] * b[1];
+  out[1] = a[2] * b[0] - a[0] * b[2];
+  out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* barycentric weights of p in tet x[0..3] (Cramer's rule on
+ * p - x0 = w1 (x1 - x0) + w2 (x2 - x0) + w3 (x3 - x0)); returns the smallest */
+static double barycentric(const double *const x[4], const double *p, double w[4]) {
+  for (int k = 0; k < 4; k++)
+    if (p[0] == x[k][0] && p[1] == x[k][1] && p[2] == x[k][2]) {
+      w[0] = w[1] = w[2] = w[3] = 0.0;
+      w[k] = 1.0;
+      return 0.0;
+    }
+  double e1[3], e2[3], e3[3], q[3], c[3];
+  sub3(x[1], x[0], e1);
+  sub3(x[2], x[0], e2);
+  sub3(x[3], x[0], e3);
+  sub3(p, x[0], q);
+  cross3(e2, e3, c);
+  double det = dot3(e1, c);
+  w[1] = dot3(q, c) / det;
+  cross3(q, e3, c);
+  w[2] = dot3(e1, c) / det;
+  cross3(e2, q, c);
+  w[3] = dot3(e1, c) / det;
+  w[0] = 1.0 - w[1] - w[2] - w[3];
+  return fmin(fmin(w[0], w[1]), fmin(w[2], w[3]));
+}
+
+/* squared distance from p to triangle abc (Ericson, Real-Time Collision
+ * Detection, 5.1.5: closest point by Voronoi regions) */
+static double dist2_triangle(const double *p, const double *a, const double *b, const double *c) {
+  double ab[3], ac[3], ap[3], bp[3], cp[3], q[3];
+  sub3(b, a, ab);
+  sub3(c, a, ac);
+  sub3(p, a, ap);
+  double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+  double v, w;
+  if (d1 <= 0 && d2 <= 0) {
+    memcpy(q, a, sizeof q);
+    goto done;
+  }
+  sub3(p, b, bp);
+  double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+  if (d3 >= 0 && d4 <= d3) {
+    memcpy(q, b, sizeof q);
+    goto done;
+  }
+  double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    v = d1 / (d1 - d3);
+    for (int k = 0; k < 3; k++) q[k] = a[k] + v * ab[k];
+    goto done;
+  }
+  sub3(p, c, cp);
+  double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+  if (d6 >= 0 && d5 <= d6) {
+    memcpy(q, c, sizeof q);
+    goto done;
+  }
+  double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    w = d2 / (d2 - d6);
+    for (int k = 0; k < 3; k++) q[k] = a[k] + w * ac[k];
+    goto done;
+  }
+  double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+    w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    for (int k = 0; k < 3; k++) q[k] = b[k] + w * (c[k] - b[k]);
+    goto done;
+  }
+  {
+    double denom = 1.0 / (va + vb + vc);
+    v = vb * denom;
+    w = vc * denom;
+    for (int k = 0; k < 3; k++) q[k] = a[k] + ab[k] * v + ac[k] * w;
+  }
+done:
+  sub3(p, q, ap);
+  return dot3(ap, ap);
+}
+
+/* squared distance from p to a tet (0 inside) */
+static double dist2_tet(const double *const x[4], const double *p) {
+  double w[4];
+  if (barycentric(x, p, w) >= 0) return 0.0;
+  double best = DBL_MAX;
+  static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+  for (int f = 0; f < 4; f++) best = fmin(best, dist2_triangle(p, x[face[f][0]], x[face[f][1]], x[face[f][2]]));
+  return best;
+}
+
+/* ---- uniform grid of tet bounding boxes (CSR) ----------------------------- */
+
+typedef struct TetGrid {
+  double lo[3], cell[3];
+  int n[3];
+  int *start; /* ncell + 1 */
+  int *item;  /* start[ncell] tet ids */
+} TetGrid;
+
+static int clamp_index(double v, int n) { return (int)fmax(0.0, fmin(v, n - 1.0)); }
+
+static void cell_range(const TetGrid *g, const double *lo, const double *hi, int i0[3], int i1[3]) {
+  for (int k = 0; k < 3; k++) {
+    i0[k] = clamp_index(floor((lo[k] - g->lo[k]) / g->cell[k]), g->n[k]);
+    i1[k] = clamp_index(floor((hi[k] - g->lo[k]) / g->cell[k]), g->n[k]);
+  }
+}
+
+static void tet_box(const JlTetMesh *t, int e, double lo[3], double hi[3]) {
+  for (int k = 0; k < 3; k++) {
+    lo[k] = DBL_MAX;
+    hi[k] = -DBL_MAX;
+    for (int c = 0; c < 4; c++) {
+      double v = t->node[3 * t->tet[4 * e + c] + k];
+      lo[k] = fmin(lo[k], v);
+      hi[k] = fmax(hi[k], v);
+    }
+  }
+}
+
+static void tetgrid_build(TetGrid *g, const JlTetMesh *t) {
+  double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+  for (int i = 0; i < t->nnode; i++)
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], t->node[3 * i + k]);
+      hi[k] = fmax(hi[k], t->node[3 * i + k]);
+    }
+  /* about one tet per cell, at most 128 cells per axis */
+  double vol = 1.0;
+  for (int k = 0; k < 3; k++) vol *= fmax(hi[k] - lo[k], 1e-300);
+  double cell = cbrt(vol / t->ntet);
+  size_t ncell = 1;
+  for (int k = 0; k < 3; k++) {
+    double ext = fmax(hi[k] - lo[k], 1e-300);
+    double n = fmax(1.0, fmin(ceil(ext / cell), 128.0));
+    g->n[k] = (int)n;
+    g->lo[k] = lo[k];
+    g->cell[k] = ext / n;
+    ncell *= (size_t)g->n[k];
+  }
+  g->start = jl_calloc(ncell + 1, sizeof(int));
+  int i0[3], i1[3];
+  double blo[3], bhi[3];
+  for (int pass = 0; pass < 2; pass++) {
+    int *fill = pass ? jl_calloc(ncell, sizeof(int)) : NULL;
+    for (int e = 0; e < t->ntet; e++) {
+      tet_box(t, e, blo, bhi);
+      cell_range(g, blo, bhi, i0, i1);
+      for (int z = i0[2]; z <= i1[2]; z++)
+        for (int y = i0[1]; y <= i1[1]; y++)
+          for (int x = i0[0]; x <= i1[0]; x++) {
+            size_t c = ((size_t)z * g->n[1] + y) * g->n[0] + x;
+            if (pass == 0)
+              g->start[c + 1]++;
+            else
+              g->item[g->start[c] + fill[c]++] = e;
+          }
+    }
+    if (pass == 0) {
+      for (size_t c = 0; c < ncell; c++) g->start[c + 1] += g->start[c];
+      g->item = jl_calloc((size_t)g->start[ncell], sizeof(int));
+    }
+    free(fill);
+  }
+}
+
+/* ---- embedding ---------------------------------------------------------------- */
+
+static void tet_corners(const JlTetMesh *t, int e, const double *x[4]) {
+  for (int c = 0; c < 4; c++) x[c] = t->node + 3 * t->tet[4 * e + c];
+}
+
+/* nearest tet to p by shells of cells around p's (clamped) cell; stamp
+ * (ntet) marks tets already measured for query `query` */
+static int nearest_tet(const JlTetMesh *t, const TetGrid *g, const double *p, int *stamp, int query) {
+  int c0[3], c1[3];
+  cell_range(g, p, p, c0, c1);
+  double best = DBL_MAX, cmin = fmin(g->cell[0], fmin(g->cell[1], g->cell[2]));
+  int best_tet = -1, rmax = g->n[0] + g->n[1] + g->n[2];
+  const double *x[4];
+  for (int r = 0; r <= rmax; r++) {
+    for (int z = c0[2] - r; z <= c0[2] + r; z++)
+      for (int y = c0[1] - r; y <= c0[1] + r; y++)
+        for (int xx = c0[0] - r; xx <= c0[0] + r; xx++) {
+          if (z < 0 || y < 0 || xx < 0 || z >= g->n[2] || y >= g->n[1] || xx >= g->n[0]) continue;
+          /* only the shell at Chebyshev distance r */
+          if (abs(z - c0[2]) != r && abs(y - c0[1]) != r && abs(xx - c0[0]) != r) continue;
+          size_t c = ((size_t)z * g->n[1] + y) * g->n[0] + xx;
+          for (int k = g->start[c]; k < g->start[c + 1]; k++) {
+            int e = g->item[k];
+            if (stamp[e] == query) continue;
+            stamp[e] = query;
+            tet_corners(t, e, x);
+            double d = dist2_tet(x, p);
+            if (d < best) {
+              best = d;
+              best_tet = e;
+            }
+          }
+        }
+    /* every cell beyond shell r is at least r cells away from p */
+    if (best_tet >= 0 && sqrt(best) <= r * cmin) break;
+  }
+  return best_tet;
+}
+
+JlResult jl_embed_build(const JlTetMesh *t, const double *point, int npoint, JlEmbedding *out, char *err,
+                        size_t errsz) {
+  JL_ASSERT(t && out && (npoint == 0 || point), "jl_embed_build needs a tet mesh, points and an output");
+  memset(out, 0, sizeof *out);
+  if (t->ntet <= 0) return jl_fail(err, errsz, JL_ERR_INPUT, "cannot embed a surface in a mesh with no tets");
+
+  TetGrid g;
+  tetgrid_build(&g, t);
+  int *stamp = jl_calloc((size_t)t->ntet, sizeof(int));
+  for (int e = 0; e < t->ntet; e++) stamp[e] = -1;
+  out->nvert = npoint;
+  out->tet = jl_calloc((size_t)npoint, sizeof(int));
+  out->weight = jl_calloc((size_t)npoint * 4, sizeof(double));
+  const double *x[4];
+  double w[4];
+  for (int i = 0; i < npoint; i++) {
+    const double *p = point + 3 * i;
+    /* containing tet among those of p's cell */
+    int c0[3], c1[3], found = -1;
+    cell_range(&g, p, p, c0, c1);
+    size_t c = ((size_t)c0[2] * g.n[1] + c0[1]) * g.n[0] + c0[0];
+    for (int k = g.start[c]; k < g.start[c + 1] && found < 0; k++) {
+      tet_corners(t, g.item[k], x);
+      if (barycentric(x, p, w) >= -INSIDE_TOL) found = g.item[k];
+    }
+    /* outside every tet: nearest tet, extrapolated weights */
+    if (found < 0) {
+      found = nearest_tet(t, &g, p, stamp, i);
+      tet_corners(t, found, x);
+      barycentric(x, p, w);
+    }
+    out->tet[i] = found;
+    memcpy(out->weight + 4 * (size_t)i, w, sizeof w);
+  }
+  free(stamp);
+  free(g.start);
+  free(g.item);
+  return JL_OK;
+}
+
+void jl_embed_free(JlEmbedding *e) {
+  if (!e) return;
+  free(e->tet);
+  free(e->weight);
+  memset(e, 0, sizeof *e);
+}
+
+void jl_embed_apply(const JlEmbedding *e, const int *tet, int node_offset, const double *node_x, double *out) {
+  JL_ASSERT(e && tet && node_x && out, "jl_embed_apply needs an embedding, tets, node positions and an output");
+  for (int i = 0; i < e->nvert; i++) {
+    const int *v = tet + 4 * (size_t)e->tet[i];
+    const double *w = e->weight + 4 * (size_t)i;
+    for (int k = 0; k < 3; k++) {
+      double s = 0.0;
+      for (int c = 0; c < 4; c++) s += w[c] * node_x[3 * (size_t)(v[c] + node_offset) + k];
+      out[3 * (size_t)i + k] = s;
+    }
+  }
+}
+
+void jl_surface_normals(int nvert, const double *vert, int ntri, const int *tri, double *normal) {
+  JL_ASSERT(nvert == 0 || (vert && normal), "jl_surface_normals needs vertices and an output");
+  memset(normal, 0, sizeof(double) * 3 * (size_t)nvert);
+  /* the cross product of two edges is the face normal times twice the area */
+  for (int t = 0; t < ntri; t++) {
+    const int *f = tri + 3 * t;
+    double a[3], b[3], n[3];
+    sub3(vert + 3 * f[1], vert + 3 * f[0], a);
+    sub3(vert + 3 * f[2], vert + 3 * f[0], b);
+    cross3(a, b, n);
+    for (int c = 0; c < 3; c++)
+      for (int k = 0; k < 3; k++) normal[3 * f[c] + k] += n[k];
+  }
+  /* unit length; a vertex with no area around it points up (+y) */
+  for (int i = 0; i < nvert; i++) {
+    double *n = normal + 3 * i;
+    double len = sqrt(dot3(n, n));
+    if (len > 0) {
+      n[0] /= len;
+      n[1] /= len;
+      n[2] /= len;
+    } else {
+      n[0] = 0.0;
+      n[1] = 1.0;
+      n[2] = 0.0;
+    }
+  }
+}
