@@ -1,0 +1,69 @@
+/* Gravity force element: F_i = m_i g with potential energy -m_i g . x_i
+ * (zero at the origin; with g = (0, -9.81, 0) this is m_i 9.81 y_i).
+ *
+ * Gravity is constant, so its Jacobians vanish: linearize and multiply do
+ * nothing. The energy is summed in fixed blocks (src/linalg.h) so it does
+ * not depend on the thread count. */
+#include <stdlib.h>
+
+#include "src/force.h"
+#include "src/linalg.h"
+
+typedef struct Gravity {
+  int nblock;
+  double *partial; /* nblock energy partials */
+} Gravity;
+
+static void gravity_force(const JlForce *e, const JlModel *m, const double *x,
+                          const double *v, double *f, double *energy) {
+  (void)v;
+  Gravity *g = e->self;
+  const double *gv = m->world.gravity;
+  int n = m->nnode, nb = g->nblock;
+  JL_OMP(omp parallel for schedule(static) if (nb > 1))
+  for (int blk = 0; blk < nb; blk++) {
+    int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < n ? lo + JL_BLOCK : n;
+    double en = 0.0;
+    for (int i = lo; i < hi; i++) {
+      double mi = m->mass[i];
+      f[3 * i] += mi * gv[0];
+      f[3 * i + 1] += mi * gv[1];
+      f[3 * i + 2] += mi * gv[2];
+      en -= mi * (gv[0] * x[3 * i] + gv[1] * x[3 * i + 1] + gv[2] * x[3 * i + 2]);
+    }
+    g->partial[blk] = en;
+  }
+  if (energy) *energy += jl_sum_partials(nb, g->partial);
+}
+
+static void gravity_linearize(JlForce *e, const JlModel *m, const double *x,
+                              const double *v, double a, double b, int flags, double *diag) {
+  /* dF/dx = dF/dv = 0 */
+  (void)e, (void)m, (void)x, (void)v, (void)a, (void)b, (void)flags, (void)diag;
+}
+
+static void gravity_multiply(const JlForce *e, const JlModel *m, const double *u, double *out) {
+  (void)e, (void)m, (void)u, (void)out;
+}
+
+static void gravity_destroy(JlForce *e) {
+  if (!e) return;
+  Gravity *g = e->self;
+  if (g) free(g->partial);
+  free(g);
+  free(e);
+}
+
+JlForce *jl_gravity_create(const JlModel *m) {
+  Gravity *g = jl_calloc(1, sizeof *g);
+  g->nblock = jl_nblock(m->nnode);
+  g->partial = jl_calloc((size_t)g->nblock + 1, sizeof(double));
+  JlForce *e = jl_calloc(1, sizeof *e);
+  e->name = "gravity";
+  e->self = g;
+  e->force = gravity_force;
+  e->linearize = gravity_linearize;
+  e->multiply = gravity_multiply;
+  e->destroy = gravity_destroy;
+  return e;
+}

@@ -1,0 +1,68 @@
+/* Internal helpers shared by the force elements and the steppers (not part
+ * of the public API).
+ *
+ * - JL_OMP(...) emits an OpenMP pragma only when OpenMP is enabled, so the
+ *   code compiles warning-free without it.
+ * - Deterministic reductions: every sum over many elements is split into
+ *   fixed blocks of JL_BLOCK elements; each block is summed sequentially
+ *   (possibly on different threads) and the block partials are then added
+ *   in block order by one thread. The result is therefore bitwise the same
+ *   for any thread count and schedule.
+ * - The stepper workspace (JlWork) and the stepper entry points used by
+ *   src/world.c; they live here because src/world.h is the public contract.
+ *
+ * Hot loops call no function pointers per element: force elements are
+ * called once per pass, and each loops over its own elements. */
+#ifndef JL_SRC_LINALG_H
+#define JL_SRC_LINALG_H
+
+#include "src/cg.h"
+#include "src/world.h"
+
+#ifdef _OPENMP
+#define JL_OMP_STR_(x) #x
+#define JL_OMP(x) _Pragma(JL_OMP_STR_(x))
+#else
+#define JL_OMP(x)
+#endif
+
+/* loops shorter than this run on one thread (a parallel region costs a few us) */
+#define JL_PAR_MIN 2048
+
+/* elements per block of a deterministic reduction */
+#define JL_BLOCK 1024
+
+static inline int jl_nblock(int n) { return n > 0 ? (n + JL_BLOCK - 1) / JL_BLOCK : 0; }
+
+/* sums block partials in block order (the only place partials are combined) */
+static inline double jl_sum_partials(int nblock, const double *partial) {
+  double s = 0.0;
+  for (int b = 0; b < nblock; b++) s += partial[b];
+  return s;
+}
+
+/* Stepper scratch, sized once in jl_world_create (no allocation in a step). */
+typedef struct JlWork {
+  int nnode;
+  double *f;        /* nnode x 3: force / acceleration scratch */
+  double *energy_f; /* nnode x 3: force scratch of jl_world_energy */
+  double *x_step, *v_step, *dv_step; /* nnode x 3: state at the start of jl_world_step */
+  double *x_sub, *v_sub, *dv_sub;    /* nnode x 3: state at the start of a sub-step */
+  double *xs, *vs;  /* nnode x 3: explicit stage state */
+  double *sx, *sv;  /* nnode x 3: RK4 stage sums */
+  double *rhs;      /* nnode x 3: implicit right-hand side */
+  double *diag;     /* nnode x 9: diagonal 3x3 blocks of the implicit matrix */
+  JlCg cg;
+} JlWork;
+
+/* One implicit Euler step of length h (src/implicit.c). Returns the CG
+ * iteration count; *cg_failed = 1 when CG hit its iteration cap. */
+int jl_step_implicit(JlWorld *w, double h, int *cg_failed);
+
+/* One explicit step of length h with w->def.integrator (src/explicit.c). */
+void jl_step_explicit(JlWorld *w, double h);
+
+/* a (nnode x 3) = M^-1 F(x, v), zero at pinned nodes (src/explicit.c). */
+void jl_world_accel(const JlWorld *w, const double *x, const double *v, double *a);
+
+#endif

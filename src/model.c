@@ -1,0 +1,448 @@
+/* Building the simulation model from tet meshes: lumped masses, edge
+ * springs, pins, the global numbering of all bodies and the surface
+ * embeddings.
+ *
+ * Masses. Each tet gives density x volume / 4 to each of its four nodes
+ * (lumped mass matrix), so a body's mass is exactly density x tet volume.
+ *
+ * Springs. One spring per unique tet edge, rest length from the initial
+ * mesh. The stiffness is either the body's `stiffness` (N/m, the same for
+ * every spring) or derived from a Young's modulus E (Pa):
+ *
+ *     k_e = JL_YOUNG_FACTOR * E * (sum over tets T containing e of V_T) / L_e^2
+ *
+ * This is the form of Van Gelder 1998 ("Approximate simulation of elastic
+ * membranes by triangulated spring meshes", J. Graphics Tools 3(2)), written
+ * for tets. Why it approximates an elastic solid: under a uniform small
+ * strain eps, an edge of length L and direction n stretches by
+ * L n^T eps n, so its energy is 1/2 k_e L^2 (n^T eps n)^2; giving every tet
+ * T a share k = c E V_T / L^2 of each of its 6 edges, the energy of T is
+ *     1/2 c E V_T sum_{6 edges} (n^T eps n)^2.
+ * For edge directions spread isotropically, the mean of (n^T eps n)^2 over
+ * the sphere is (2 eps:eps + (tr eps)^2) / 15, so the energy density is
+ *     W = (c E / 5) (2 eps:eps + (tr eps)^2) = mu eps:eps + lambda/2 (tr eps)^2
+ * with mu = lambda = 2 c E / 5: an isotropic solid with Poisson ratio 1/4
+ * and Young's modulus mu (3 lambda + 2 mu) / (lambda + mu) = c E.
+ * So c = 1 is the isotropic answer (a spring network with central forces
+ * always has Poisson ratio 1/4 in this limit, the Cauchy relation).
+ * Real meshes are not isotropic, so this was measured: a bar 0.2 x 1 x 0.2 m,
+ * rho = 1000 kg/m^3, E = 2.5e5 Pa, hanging from its pinned top face, settled
+ * with implicit Euler; bottom-face displacement / (rho g L^2 / (2E)):
+ *   6-tets-per-cube lattice (tests/test_bodies.c): 0.903 (2x8x2 cubes),
+ *     0.909 (4x16x4): slightly stiff, and independent of the resolution;
+ *   TetGen, conforming, quality 1.4: 1.24 (485 tets), 1.11 (2089 tets),
+ *     1.04 (4816 tets): coarse meshes are soft (few springs per boundary
+ *     node) and approach 1 under refinement.
+ * Both are within the 30 % the tests allow, and the TetGen meshes that real
+ * scenes use converge to the isotropic value, so JL_YOUNG_FACTOR stays 1
+ * (the pinned top face also stiffens the bar by a few percent, since it
+ * prevents the lateral contraction there).
+ *
+ * Pins. A body's pin list (local node ids) and pin box (world coordinates,
+ * inclusive) mark nodes in model->pinned; the steppers hold them with the
+ * constraint filter (dv = 0, v = 0), never with infinite masses.
+ *
+ * Numbering. Bodies are concatenated: body b owns global nodes
+ * [node_begin, node_begin + node_count), springs and tets likewise.
+ * model->tet holds global node ids; JlBody.embed.tet indexes the body's own
+ * tets, i.e. model->tet + 4 * tet_begin, whose node ids are already global,
+ * so jl_embed_apply is called with node_offset 0 (see jl_world_surface).
+ *
+ * Topology. jl_model_build reads the caller's edges (t->edge, from
+ * jl_tetmesh_topology, which jl_tetgen_build runs) and boundary faces
+ * (t->face); node adjacency (model->adj) is derived from the springs, which
+ * in a tet mesh are exactly the node neighbours. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/model.h"
+
+/* Calibration of the Young's-modulus stiffness (see the comment above). */
+#define JL_YOUNG_FACTOR 1.0
+
+JlBodyDef jl_default_body_def(void) {
+  JlBodyDef d;
+  memset(&d, 0, sizeof d);
+  d.density = 1000.0;
+  d.stiffness = 5000.0;
+  d.young_modulus = 0.0;
+  d.damping = 0.5;
+  return d;
+}
+
+JlWorldDef jl_default_world_def(void) {
+  JlWorldDef d;
+  memset(&d, 0, sizeof d);
+  d.gravity[1] = -9.81;
+  d.has_ground = 0;
+  d.ground_y = 0.0;
+  d.ground_friction = 0.5;
+  d.ground_stiffness = 1e4;
+  d.ground_damping = 20.0;
+  return d;
+}
+
+void jl_model_free(JlModel *m) {
+  if (!m) return;
+  free(m->mass);
+  free(m->pinned);
+  free(m->x0);
+  free(m->v0);
+  free(m->node_body);
+  free(m->spring_node);
+  free(m->spring_rest);
+  free(m->spring_k);
+  free(m->spring_kd);
+  free(m->node_spring_start);
+  free(m->node_spring);
+  free(m->tet);
+  free(m->tet_volume);
+  free(m->face);
+  free(m->adj_start);
+  free(m->adj);
+  for (int b = 0; b < m->nbody && m->body; b++) {
+    free(m->body[b].surface.vert);
+    free(m->body[b].surface.tri);
+    jl_embed_free(&m->body[b].embed);
+  }
+  free(m->body);
+  memset(m, 0, sizeof *m);
+}
+
+static int finite3(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
+
+static double tet_volume(const double *node, const int *t) {
+  const double *a = node + 3 * t[0], *b = node + 3 * t[1], *c = node + 3 * t[2], *d = node + 3 * t[3];
+  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  double w[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+  return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+          u[2] * (v[0] * w[1] - v[1] * w[0])) / 6.0;
+}
+
+static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
+  if (!finite3(w->gravity))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: gravity must be finite");
+  if (!isfinite(w->ground_y))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground height must be finite");
+  if (!(w->ground_friction >= 0.0) || !isfinite(w->ground_friction))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground friction must be >= 0, got %g", w->ground_friction);
+  if (!(w->ground_stiffness >= 0.0) || !isfinite(w->ground_stiffness))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground stiffness must be >= 0, got %g", w->ground_stiffness);
+  if (!(w->ground_damping >= 0.0) || !isfinite(w->ground_damping))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground damping must be >= 0, got %g", w->ground_damping);
+  return JL_OK;
+}
+
+/* material, velocity and pins of one body */
+static JlResult check_def(const JlBodyDef *d, const char *name, int nnode, char *err, size_t errsz) {
+  if (!(d->density > 0.0) || !isfinite(d->density))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': density must be > 0 kg/m^3, got %g", name, d->density);
+  if (!(d->stiffness >= 0.0) || !isfinite(d->stiffness))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': stiffness must be >= 0 N/m, got %g", name, d->stiffness);
+  if (!(d->young_modulus >= 0.0) || !isfinite(d->young_modulus))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': young_modulus must be >= 0 Pa, got %g", name, d->young_modulus);
+  if (!(d->damping >= 0.0) || !isfinite(d->damping))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': damping must be >= 0 N s/m, got %g", name, d->damping);
+  if (!finite3(d->velocity))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity must be finite", name);
+  if (d->npin < 0 || (d->npin > 0 && !d->pin))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': pin list has %d entries but no data", name, d->npin);
+  for (int p = 0; p < d->npin; p++)
+    if (d->pin[p] < 0 || d->pin[p] >= nnode)
+      return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': pinned node %d is out of range (the body has %d nodes)",
+                     name, d->pin[p], nnode);
+  if (d->has_pin_box) {
+    if (!finite3(d->pin_box[0]) || !finite3(d->pin_box[1]))
+      return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': pin box must be finite", name);
+    for (int k = 0; k < 3; k++)
+      if (d->pin_box[0][k] > d->pin_box[1][k])
+        return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': pin box lower corner exceeds the upper one on axis %c",
+                       name, "xyz"[k]);
+  }
+  return JL_OK;
+}
+
+/* nodes, tets and edges of one body's tet mesh */
+static JlResult check_mesh(const JlTetMesh *t, const char *name, char *err, size_t errsz) {
+  if (t->nnode <= 0 || t->ntet <= 0 || !t->node || !t->tet)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': empty tet mesh (%d nodes, %d tets)", name, t->nnode, t->ntet);
+  for (int i = 0; i < t->nnode; i++)
+    if (!finite3(t->node + 3 * i))
+      return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': node %d has a non-finite coordinate", name, i);
+  for (int e = 0; e < t->ntet; e++) {
+    for (int k = 0; k < 4; k++)
+      if (t->tet[4 * e + k] < 0 || t->tet[4 * e + k] >= t->nnode)
+        return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': tet %d refers to node %d (of %d)", name, e,
+                       t->tet[4 * e + k], t->nnode);
+    if (!(tet_volume(t->node, t->tet + 4 * e) > 0.0))
+      return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': tet %d has non-positive volume %g", name, e,
+                     tet_volume(t->node, t->tet + 4 * e));
+  }
+  if (t->nedge <= 0 || !t->edge)
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "body '%s': tet mesh has no edges (call jl_tetmesh_topology before jl_model_build)", name);
+  for (int e = 0; e < t->nedge; e++) {
+    int a = t->edge[2 * e], b = t->edge[2 * e + 1];
+    if (a < 0 || b < 0 || a >= t->nnode || b >= t->nnode || a == b)
+      return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': edge %d (%d-%d) is invalid", name, e, a, b);
+  }
+  for (int f = 0; f < t->nface && t->face; f++)
+    for (int k = 0; k < 3; k++)
+      if (t->face[3 * f + k] < 0 || t->face[3 * f + k] >= t->nnode)
+        return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': boundary face %d refers to node %d", name, f,
+                       t->face[3 * f + k]);
+  return JL_OK;
+}
+
+/* Sum of the volumes of the tets around each edge (edge_vol, nedge), using a
+ * per-node list of the edges whose smaller end is that node. Fails when a tet
+ * edge is missing from the edge list. */
+static int edge_tet_volumes(const JlTetMesh *t, const double *vol, double *edge_vol) {
+  int n = t->nnode, ne = t->nedge;
+  int *start = jl_calloc((size_t)n + 1, sizeof(int));
+  int *list = jl_calloc((size_t)ne, sizeof(int));
+  int *fill = jl_calloc((size_t)n, sizeof(int));
+  for (int e = 0; e < ne; e++) {
+    int a = t->edge[2 * e], b = t->edge[2 * e + 1];
+    start[(a < b ? a : b) + 1]++;
+  }
+  for (int i = 0; i < n; i++) start[i + 1] += start[i];
+  for (int e = 0; e < ne; e++) {
+    int a = t->edge[2 * e], b = t->edge[2 * e + 1], lo = a < b ? a : b;
+    list[start[lo] + fill[lo]++] = e;
+  }
+  static const int pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  int ok = 1;
+  for (int tt = 0; tt < t->ntet && ok; tt++) {
+    for (int p = 0; p < 6; p++) {
+      int a = t->tet[4 * tt + pair[p][0]], b = t->tet[4 * tt + pair[p][1]];
+      int lo = a < b ? a : b, hi = a < b ? b : a, found = -1;
+      for (int q = start[lo]; q < start[lo + 1]; q++) {
+        int e = list[q];
+        if (t->edge[2 * e] + t->edge[2 * e + 1] - lo == hi) {
+          found = e;
+          break;
+        }
+      }
+      if (found < 0) {
+        ok = 0;
+        break;
+      }
+      edge_vol[found] += vol[tt];
+    }
+  }
+  free(start);
+  free(list);
+  free(fill);
+  return ok;
+}
+
+/* node -> incident springs (signed, see model.h) and node adjacency, both CSR */
+static void build_node_springs(JlModel *m) {
+  int n = m->nnode, ns = m->nspring;
+  m->node_spring_start = jl_calloc((size_t)n + 1, sizeof(int));
+  m->node_spring = jl_calloc(2 * (size_t)ns, sizeof(int));
+  m->adj_start = jl_calloc((size_t)n + 1, sizeof(int));
+  m->adj = jl_calloc(2 * (size_t)ns, sizeof(int));
+  int *fill = jl_calloc((size_t)n, sizeof(int));
+  for (int s = 0; s < ns; s++) {
+    m->node_spring_start[m->spring_node[2 * s] + 1]++;
+    m->node_spring_start[m->spring_node[2 * s + 1] + 1]++;
+  }
+  for (int i = 0; i < n; i++) m->node_spring_start[i + 1] += m->node_spring_start[i];
+  /* springs in ascending id: the gather order of every node is fixed */
+  for (int s = 0; s < ns; s++) {
+    int i = m->spring_node[2 * s], j = m->spring_node[2 * s + 1];
+    m->node_spring[m->node_spring_start[i] + fill[i]++] = s + 1;
+    m->node_spring[m->node_spring_start[j] + fill[j]++] = -(s + 1);
+  }
+  /* adjacency: the other end of each incident spring, ascending per row */
+  memcpy(m->adj_start, m->node_spring_start, ((size_t)n + 1) * sizeof(int));
+  for (int i = 0; i < n; i++) {
+    int lo = m->adj_start[i], hi = m->adj_start[i + 1];
+    for (int p = lo; p < hi; p++) {
+      int e = m->node_spring[p], s = (e > 0 ? e : -e) - 1;
+      int other = e > 0 ? m->spring_node[2 * s + 1] : m->spring_node[2 * s];
+      int q = p; /* insertion sort: rows are short (about 14 entries) */
+      while (q > lo && m->adj[q - 1] > other) {
+        m->adj[q] = m->adj[q - 1];
+        q--;
+      }
+      m->adj[q] = other;
+    }
+  }
+  free(fill);
+}
+
+static void copy_surface(JlSurface *dst, const JlSurface *src) {
+  memset(dst, 0, sizeof *dst);
+  if (!src || src->nvert <= 0) return;
+  dst->nvert = src->nvert;
+  dst->ntri = src->ntri > 0 ? src->ntri : 0;
+  dst->vert = jl_calloc(3 * (size_t)dst->nvert, sizeof(double));
+  memcpy(dst->vert, src->vert, 3 * (size_t)dst->nvert * sizeof(double));
+  dst->tri = jl_calloc(3 * (size_t)dst->ntri, sizeof(int));
+  if (dst->ntri) memcpy(dst->tri, src->tri, 3 * (size_t)dst->ntri * sizeof(int));
+}
+
+JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
+                        const JlSurface *surfaces, const JlBodyDef *defs,
+                        const JlWorldDef *world, char *err, size_t errsz) {
+  JL_ASSERT(m && tets && defs && world, "jl_model_build: model, tets, defs and world must not be NULL");
+  memset(m, 0, sizeof *m);
+  if (nbody <= 0) return jl_fail(err, errsz, JL_ERR_INPUT, "the scene has no bodies");
+  JlResult r = check_world(world, err, errsz);
+  if (r) return r;
+
+  /* validate every body and count the totals */
+  char (*names)[JL_NAME_MAX] = jl_calloc((size_t)nbody, sizeof *names);
+  long nnode = 0, nspring = 0, ntet = 0, nface = 0;
+  for (int b = 0; b < nbody; b++) {
+    if (defs[b].name[0])
+      snprintf(names[b], JL_NAME_MAX, "%s", defs[b].name);
+    else
+      snprintf(names[b], JL_NAME_MAX, "body%d", b);
+    r = check_mesh(&tets[b], names[b], err, errsz);
+    if (!r) r = check_def(&defs[b], names[b], tets[b].nnode, err, errsz);
+    if (r) {
+      free(names);
+      return r;
+    }
+    nnode += tets[b].nnode;
+    nspring += tets[b].nedge;
+    ntet += tets[b].ntet;
+    nface += tets[b].face ? tets[b].nface : 0;
+  }
+  if (nnode > 200000000 || nspring > 300000000 || ntet > 200000000) {
+    free(names);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "the scene is too large (%ld nodes, %ld tets)", nnode, ntet);
+  }
+
+  /* allocate the global arrays */
+  m->nnode = (int)nnode;
+  m->nspring = (int)nspring;
+  m->ntet = (int)ntet;
+  m->nface = (int)nface;
+  m->nbody = nbody;
+  m->world = *world;
+  m->mass = jl_calloc((size_t)nnode, sizeof(double));
+  m->pinned = jl_calloc((size_t)nnode, sizeof(unsigned char));
+  m->x0 = jl_calloc(3 * (size_t)nnode, sizeof(double));
+  m->v0 = jl_calloc(3 * (size_t)nnode, sizeof(double));
+  m->node_body = jl_calloc((size_t)nnode, sizeof(int));
+  m->spring_node = jl_calloc(2 * (size_t)nspring, sizeof(int));
+  m->spring_rest = jl_calloc((size_t)nspring, sizeof(double));
+  m->spring_k = jl_calloc((size_t)nspring, sizeof(double));
+  m->spring_kd = jl_calloc((size_t)nspring, sizeof(double));
+  m->tet = jl_calloc(4 * (size_t)ntet, sizeof(int));
+  m->tet_volume = jl_calloc((size_t)ntet, sizeof(double));
+  m->face = jl_calloc(3 * (size_t)nface, sizeof(int));
+  m->body = jl_calloc((size_t)nbody, sizeof(JlBody));
+
+  int node0 = 0, spring0 = 0, tet0 = 0, face0 = 0;
+  for (int b = 0; b < nbody && !r; b++) {
+    const JlTetMesh *t = &tets[b];
+    const JlBodyDef *d = &defs[b];
+    JlBody *body = &m->body[b];
+    snprintf(body->name, JL_NAME_MAX, "%s", names[b]);
+    body->node_begin = node0;
+    body->node_count = t->nnode;
+    body->spring_begin = spring0;
+    body->spring_count = t->nedge;
+    body->tet_begin = tet0;
+    body->tet_count = t->ntet;
+
+    /* nodes: positions, initial velocity, body index */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < t->nnode; i++) {
+      int g = node0 + i;
+      for (int k = 0; k < 3; k++) {
+        double xk = t->node[3 * i + k];
+        m->x0[3 * g + k] = xk;
+        m->v0[3 * g + k] = d->velocity[k];
+        lo[k] = xk < lo[k] ? xk : lo[k];
+        hi[k] = xk > hi[k] ? xk : hi[k];
+      }
+      m->node_body[g] = b;
+    }
+    body->size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                      (hi[2] - lo[2]) * (hi[2] - lo[2]));
+
+    /* tets and lumped masses: density x volume / 4 to each node */
+    for (int e = 0; e < t->ntet; e++) {
+      double vol = tet_volume(t->node, t->tet + 4 * e);
+      m->tet_volume[tet0 + e] = vol;
+      for (int k = 0; k < 4; k++) {
+        m->tet[4 * (tet0 + e) + k] = node0 + t->tet[4 * e + k];
+        m->mass[node0 + t->tet[4 * e + k]] += 0.25 * d->density * vol;
+      }
+    }
+    for (int i = 0; i < t->nnode; i++) body->mass += m->mass[node0 + i];
+
+    /* springs along the edges; stiffness given or from Young's modulus */
+    double *edge_vol = jl_calloc((size_t)t->nedge, sizeof(double));
+    if (d->young_modulus > 0.0 && !edge_tet_volumes(t, m->tet_volume + tet0, edge_vol)) {
+      r = jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': a tet edge is missing from the edge list (stale topology)",
+                  names[b]);
+    }
+    for (int e = 0; e < t->nedge && !r; e++) {
+      int a = t->edge[2 * e], c = t->edge[2 * e + 1], s = spring0 + e;
+      const double *xa = t->node + 3 * a, *xc = t->node + 3 * c;
+      double L = sqrt((xa[0] - xc[0]) * (xa[0] - xc[0]) + (xa[1] - xc[1]) * (xa[1] - xc[1]) +
+                      (xa[2] - xc[2]) * (xa[2] - xc[2]));
+      if (!(L > 0.0)) {
+        r = jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': nodes %d and %d coincide (zero-length edge)", names[b], a, c);
+        break;
+      }
+      m->spring_node[2 * s] = node0 + a;
+      m->spring_node[2 * s + 1] = node0 + c;
+      m->spring_rest[s] = L;
+      m->spring_k[s] = d->young_modulus > 0.0 ? JL_YOUNG_FACTOR * d->young_modulus * edge_vol[e] / (L * L)
+                                              : d->stiffness;
+      m->spring_kd[s] = d->damping;
+    }
+    free(edge_vol);
+    if (r) break;
+
+    /* boundary faces in global ids */
+    if (t->face)
+      for (int f = 0; f < t->nface; f++)
+        for (int k = 0; k < 3; k++) m->face[3 * (face0 + f) + k] = node0 + t->face[3 * f + k];
+
+    /* pins: listed nodes and nodes inside the box; pinned nodes start at rest */
+    for (int p = 0; p < d->npin; p++) m->pinned[node0 + d->pin[p]] = 1;
+    if (d->has_pin_box)
+      for (int i = 0; i < t->nnode; i++) {
+        const double *x = t->node + 3 * i;
+        int in = 1;
+        for (int k = 0; k < 3; k++) in &= x[k] >= d->pin_box[0][k] && x[k] <= d->pin_box[1][k];
+        if (in) m->pinned[node0 + i] = 1;
+      }
+    for (int i = 0; i < t->nnode; i++)
+      if (m->pinned[node0 + i]) m->v0[3 * (node0 + i)] = m->v0[3 * (node0 + i) + 1] = m->v0[3 * (node0 + i) + 2] = 0.0;
+
+    /* render surface and its embedding in the body's own tets */
+    if (surfaces && surfaces[b].nvert > 0) {
+      copy_surface(&body->surface, &surfaces[b]);
+      char msg[200];
+      msg[0] = '\0';
+      if (jl_embed_build(t, body->surface.vert, body->surface.nvert, &body->embed, msg, sizeof msg) != JL_OK)
+        r = jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': cannot embed the surface: %s", names[b], msg);
+    }
+
+    node0 += t->nnode;
+    spring0 += t->nedge;
+    tet0 += t->ntet;
+    face0 += t->face ? t->nface : 0;
+  }
+  free(names);
+  if (r) {
+    jl_model_free(m);
+    return r;
+  }
+  build_node_springs(m);
+  return JL_OK;
+}

@@ -1,0 +1,405 @@
+/* The world: owns the model, the state, the force elements and the stepper
+ * workspace; advances the state with the chosen integrator, optionally with
+ * adaptive sub-stepping, and detects divergence.
+ *
+ * Adaptive stepping follows seed 000, sec. 3.2.3 (after Bridson et al.
+ * 2002): a sub-step is rejected and retried with half the step when any
+ * spring's length changes by more than max_strain_change of its rest length,
+ * or when it produces NaN/Inf; after two accepted sub-steps the sub-step is
+ * doubled again (up to the full step). Below h/1024 the step is given up and
+ * reported as divergence.
+ *
+ * Divergence (every step, adaptive or not): NaN/Inf in x or v, or a spring
+ * strain |l - L| / L above def.max_strain. The state is then restored to
+ * what it was before jl_world_step and the report names the body, the time
+ * and the likely cause.
+ *
+ * Threads: omp_set_num_threads(def.threads) at creation and at each step
+ * when def.threads > 0; every parallel loop uses static schedules and
+ * fixed-block reductions, so results are identical for any thread count. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "src/linalg.h"
+
+static const char *const integrator_names[JL_INTEGRATOR_COUNT] = {
+    "implicit", "symplectic", "euler", "midpoint", "rk4", "verlet"};
+
+const char *jl_integrator_name(JlIntegrator i) {
+  return (i >= 0 && i < JL_INTEGRATOR_COUNT) ? integrator_names[i] : NULL;
+}
+
+JlIntegrator jl_integrator_parse(const char *name) {
+  for (int i = 0; name && i < JL_INTEGRATOR_COUNT; i++)
+    if (strcmp(name, integrator_names[i]) == 0) return (JlIntegrator)i;
+  return JL_INTEGRATOR_COUNT;
+}
+
+JlStepDef jl_default_step_def(void) {
+  JlStepDef d;
+  memset(&d, 0, sizeof d);
+  d.integrator = JL_INTEGRATOR_IMPLICIT;
+  d.tolerance = 1e-6;
+  d.max_iterations = 500;
+  d.adaptive = 0;
+  d.max_strain_change = 0.1;
+  d.max_strain = 10.0;
+  d.threads = 1;
+  return d;
+}
+
+static void set_threads(const JlStepDef *d) {
+#ifdef _OPENMP
+  if (d->threads > 0) omp_set_num_threads(d->threads);
+#else
+  (void)d;
+#endif
+}
+
+static JlResult check_step_def(const JlStepDef *d, char *err, size_t errsz) {
+  if (d->integrator < 0 || d->integrator >= JL_INTEGRATOR_COUNT)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "unknown integrator %d", (int)d->integrator);
+  if (!(d->tolerance > 0.0 && d->tolerance < 1.0))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "solver tolerance must be in (0, 1), got %g", d->tolerance);
+  if (d->max_iterations < 1)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "solver iteration cap must be >= 1, got %d", d->max_iterations);
+  if (!(d->max_strain_change > 0.0) || !isfinite(d->max_strain_change))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain_change must be > 0, got %g", d->max_strain_change);
+  if (!(d->max_strain > 0.0))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain must be > 0, got %g", d->max_strain);
+  if (d->threads < 0)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "threads must be >= 0, got %d", d->threads);
+  return JL_OK;
+}
+
+static void work_free(JlWork *k) {
+  if (!k) return;
+  double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
+                       &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs, &k->diag};
+  for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) free(*arrays[a]);
+  jl_cg_free(&k->cg);
+  free(k);
+}
+
+static JlWork *work_create(int nnode) {
+  JlWork *k = jl_calloc(1, sizeof *k);
+  size_t n3 = 3 * (size_t)nnode;
+  k->nnode = nnode;
+  double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
+                       &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs};
+  for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) *arrays[a] = jl_calloc(n3, sizeof(double));
+  k->diag = jl_calloc(3 * n3, sizeof(double));
+  jl_cg_init(&k->cg, nnode);
+  return k;
+}
+
+JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err, size_t errsz) {
+  JL_ASSERT(w && m && def, "jl_world_create: world, model and def must not be NULL");
+  memset(w, 0, sizeof *w);
+  w->model = *m;
+  memset(m, 0, sizeof *m);
+  JlResult r = check_step_def(def, err, errsz);
+  if (r) {
+    jl_model_free(&w->model);
+    return r;
+  }
+  w->def = *def;
+  set_threads(def);
+  const JlModel *mm = &w->model;
+
+  /* state: x = x0, v = v0 (pinned nodes at rest), dv = 0 */
+  size_t n3 = 3 * (size_t)mm->nnode;
+  w->state.nnode = mm->nnode;
+  w->state.t = 0.0;
+  w->state.x = jl_calloc(n3, sizeof(double));
+  w->state.v = jl_calloc(n3, sizeof(double));
+  w->state.dv = jl_calloc(n3, sizeof(double));
+  if (n3) {
+    memcpy(w->state.x, mm->x0, n3 * sizeof(double));
+    memcpy(w->state.v, mm->v0, n3 * sizeof(double));
+  }
+  for (int i = 0; i < mm->nnode; i++)
+    if (mm->pinned[i]) w->state.v[3 * i] = w->state.v[3 * i + 1] = w->state.v[3 * i + 2] = 0.0;
+
+  /* force elements */
+  w->force[w->nforce++] = jl_springs_create(mm);
+  w->force[w->nforce++] = jl_gravity_create(mm);
+  if (mm->world.has_ground) w->force[w->nforce++] = jl_ground_create(mm);
+
+  w->work = work_create(mm->nnode);
+  return JL_OK;
+}
+
+void jl_world_destroy(JlWorld *w) {
+  if (!w) return;
+  for (int f = 0; f < w->nforce; f++)
+    if (w->force[f] && w->force[f]->destroy) w->force[f]->destroy(w->force[f]);
+  work_free(w->work);
+  free(w->state.x);
+  free(w->state.v);
+  free(w->state.dv);
+  jl_model_free(&w->model);
+  memset(w, 0, sizeof *w);
+}
+
+int jl_world_add_force(JlWorld *w, JlForce *f) {
+  JL_ASSERT(w && f, "jl_world_add_force: world and force must not be NULL");
+  if (w->nforce >= JL_MAX_FORCES) return 0;
+  w->force[w->nforce++] = f;
+  return 1;
+}
+
+void jl_world_forces(const JlWorld *w, const double *x, const double *v, double *f, double *potential) {
+  const JlModel *m = &w->model;
+  memset(f, 0, 3 * (size_t)m->nnode * sizeof(double));
+  if (potential) *potential = 0.0;
+  for (int e = 0; e < w->nforce; e++) w->force[e]->force(w->force[e], m, x, v, f, potential);
+}
+
+void jl_world_energy(const JlWorld *w, JlEnergy *e) {
+  const JlModel *m = &w->model;
+  const JlState *s = &w->state;
+  JlWork *k = w->work;
+  memset(e, 0, sizeof *e);
+  for (int i = 0; i < m->nnode; i++) {
+    const double *v = s->v + 3 * i;
+    e->kinetic += 0.5 * m->mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  }
+  /* potential energy per element; elements other than springs and gravity
+   * (ground, contacts, ...) count as penalty energy in e->ground */
+  for (int f = 0; f < w->nforce; f++) {
+    const JlForce *el = w->force[f];
+    double en = 0.0;
+    el->force(el, m, s->x, s->v, k->energy_f, &en);
+    if (strcmp(el->name, "springs") == 0)
+      e->elastic += en;
+    else if (strcmp(el->name, "gravity") == 0)
+      e->gravity += en;
+    else
+      e->ground += en;
+  }
+}
+
+/* max |l - L| / L over springs; *worst = spring with the largest strain */
+static double max_strain(const JlModel *m, const double *x, int *worst) {
+  double best = 0.0;
+  int arg = -1;
+  for (int s = 0; s < m->nspring; s++) {
+    const double *a = x + 3 * m->spring_node[2 * s], *b = x + 3 * m->spring_node[2 * s + 1];
+    double d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    double strain = fabs(sqrt(d0 * d0 + d1 * d1 + d2 * d2) - m->spring_rest[s]) / m->spring_rest[s];
+    if (!(strain <= best)) { /* larger, or NaN */
+      best = strain;
+      arg = s;
+      if (isnan(strain)) break;
+    }
+  }
+  if (worst) *worst = arg;
+  return best;
+}
+
+double jl_world_max_strain(const JlWorld *w) { return max_strain(&w->model, w->state.x, NULL); }
+
+/* max over springs of |l_new - l_old| / L (the adaptive rejection test) */
+static double max_strain_change(const JlModel *m, const double *x_old, const double *x_new, int *worst) {
+  double best = 0.0;
+  int arg = -1;
+  for (int s = 0; s < m->nspring; s++) {
+    int i = m->spring_node[2 * s], j = m->spring_node[2 * s + 1];
+    const double *a = x_new + 3 * i, *b = x_new + 3 * j, *a0 = x_old + 3 * i, *b0 = x_old + 3 * j;
+    double l1 = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+    double l0 = sqrt((a0[0] - b0[0]) * (a0[0] - b0[0]) + (a0[1] - b0[1]) * (a0[1] - b0[1]) +
+                     (a0[2] - b0[2]) * (a0[2] - b0[2]));
+    double c = fabs(l1 - l0) / m->spring_rest[s];
+    if (!(c <= best)) {
+      best = c;
+      arg = s;
+      if (isnan(c)) break;
+    }
+  }
+  if (worst) *worst = arg;
+  return best;
+}
+
+/* first node with a non-finite position or velocity, or -1 */
+static int first_nonfinite(const JlState *s) {
+  for (int i = 0; i < 3 * s->nnode; i++)
+    if (!isfinite(s->x[i]) || !isfinite(s->v[i])) return i / 3;
+  return -1;
+}
+
+static void save_state(const JlState *s, double *x, double *v, double *dv) {
+  size_t bytes = 3 * (size_t)s->nnode * sizeof(double);
+  memcpy(x, s->x, bytes);
+  memcpy(v, s->v, bytes);
+  memcpy(dv, s->dv, bytes);
+}
+
+static void load_state(JlState *s, const double *x, const double *v, const double *dv) {
+  size_t bytes = 3 * (size_t)s->nnode * sizeof(double);
+  memcpy(s->x, x, bytes);
+  memcpy(s->v, v, bytes);
+  memcpy(s->dv, dv, bytes);
+}
+
+/* one step of length h with the configured integrator */
+static void substep(JlWorld *w, double h, JlStepReport *rep) {
+  if (w->def.integrator == JL_INTEGRATOR_IMPLICIT) {
+    int failed = 0;
+    rep->cg_iterations += jl_step_implicit(w, h, &failed);
+    rep->cg_failed += failed;
+  } else {
+    jl_step_explicit(w, h);
+  }
+  w->state.t += h;
+}
+
+/* the likely cause of a divergence, for the report */
+static void cause_text(const JlWorld *w, const JlStepReport *rep, char *out, size_t n) {
+  const char *name = jl_integrator_name(w->def.integrator);
+  if (w->def.integrator != JL_INTEGRATOR_IMPLICIT)
+    snprintf(out, n, "time step too large for the '%s' integrator; try --integrator implicit or a smaller --dt",
+             name);
+  else if (rep->cg_failed)
+    snprintf(out, n, "the linear solver did not converge in %d iterations; try a smaller --dt or --adaptive",
+             w->def.max_iterations);
+  else
+    snprintf(out, n, "time step too large for these stiffnesses; try a smaller --dt or --adaptive");
+}
+
+/* rep->message = printf(fmt, ...), truncated to the report's buffer */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void set_message(JlStepReport *rep, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(rep->message, sizeof rep->message, fmt, ap);
+  va_end(ap);
+}
+
+static int body_of_spring(const JlModel *m, int s) { return s >= 0 ? m->node_body[m->spring_node[2 * s]] : 0; }
+
+/* Checks the state after an accepted step; fills the report on divergence. */
+static int diverged(JlWorld *w, double t, JlStepReport *rep) {
+  const JlModel *m = &w->model;
+  char cause[160];
+  int node = first_nonfinite(&w->state);
+  if (node >= 0) {
+    rep->diverged = 1;
+    rep->diverged_body = m->node_body[node];
+    cause_text(w, rep, cause, sizeof cause);
+    set_message(rep, "body '%s' diverged at t = %.4g s: position or velocity became NaN/Inf (%s)",
+             m->body[rep->diverged_body].name, t, cause);
+    return 1;
+  }
+  int worst;
+  double strain = max_strain(m, w->state.x, &worst);
+  rep->max_strain = strain;
+  if (strain > w->def.max_strain) {
+    rep->diverged = 1;
+    rep->diverged_body = body_of_spring(m, worst);
+    cause_text(w, rep, cause, sizeof cause);
+    set_message(rep, "body '%s' diverged at t = %.4g s: strain %.3g exceeds %g (%s)",
+             m->body[rep->diverged_body].name, t, strain, w->def.max_strain, cause);
+    return 1;
+  }
+  return 0;
+}
+
+/* the whole step h as sub-steps that halve on rejection and double after two good ones */
+static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
+  const JlModel *m = &w->model;
+  JlWork *k = w->work;
+  JlState *s = &w->state;
+  double t_end = s->t + h, h_min = h / 1024.0;
+  double sub = (w->h_adaptive > 0.0 && w->h_adaptive < h) ? w->h_adaptive : h;
+  while (s->t < t_end) {
+    double remaining = t_end - s->t;
+    double hs = sub < remaining ? sub : remaining;
+    if (remaining - hs < 1e-9 * h) hs = remaining; /* no sliver sub-steps at the end */
+    save_state(s, k->x_sub, k->v_sub, k->dv_sub);
+    double t0 = s->t;
+    substep(w, hs, rep);
+    int worst = -1;
+    double change = max_strain_change(m, k->x_sub, s->x, &worst);
+    int bad = first_nonfinite(s) >= 0 || !(change <= w->def.max_strain_change);
+    if (bad) {
+      /* reject: restore and halve */
+      load_state(s, k->x_sub, k->v_sub, k->dv_sub);
+      s->t = t0;
+      rep->rejected++;
+      w->good_steps = 0;
+      sub = 0.5 * hs;
+      if (sub < h_min) {
+        char cause[160];
+        rep->diverged = 1;
+        rep->diverged_body = body_of_spring(m, worst);
+        cause_text(w, rep, cause, sizeof cause);
+        set_message(rep,
+                    "body '%s' diverged at t = %.4g s: adaptive step fell below h/1024 (strain change %.3g per step; %s)",
+                    m->body[rep->diverged_body].name, t0, change, cause);
+        return 1;
+      }
+      continue;
+    }
+    if (t_end - s->t < 1e-9 * h) s->t = t_end;
+    rep->substeps++;
+    if (diverged(w, s->t, rep)) return 1;
+    /* accept; grow after two good sub-steps */
+    if (++w->good_steps >= 2 && sub < h) {
+      sub = 2.0 * sub < h ? 2.0 * sub : h;
+      w->good_steps = 0;
+    }
+  }
+  w->h_adaptive = sub < h ? sub : 0.0;
+  return 0;
+}
+
+JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep) {
+  JL_ASSERT(w && w->work, "jl_world_step: create the world with jl_world_create first");
+  JL_ASSERT(h > 0.0 && isfinite(h), "jl_world_step: the step h must be positive and finite");
+  JlStepReport local;
+  if (!rep) rep = &local;
+  memset(rep, 0, sizeof *rep);
+  set_threads(&w->def);
+  JlWork *k = w->work;
+  JlState *s = &w->state;
+  double t_start = s->t;
+  save_state(s, k->x_step, k->v_step, k->dv_step);
+
+  int bad;
+  if (w->def.adaptive) {
+    bad = adaptive_steps(w, h, rep);
+  } else {
+    substep(w, h, rep);
+    rep->substeps = 1;
+    bad = diverged(w, s->t, rep);
+  }
+  if (bad) {
+    /* leave the state as it was before the step */
+    load_state(s, k->x_step, k->v_step, k->dv_step);
+    s->t = t_start;
+    w->h_adaptive = 0.0;
+    w->good_steps = 0;
+    return JL_ERR_RUNTIME;
+  }
+  s->t = t_start + h;
+  return JL_OK;
+}
+
+void jl_world_surface(const JlWorld *w, int b, double *out) {
+  const JlModel *m = &w->model;
+  JL_ASSERT(b >= 0 && b < m->nbody, "jl_world_surface: body index out of range");
+  const JlBody *body = &m->body[b];
+  if (body->embed.nvert <= 0) return;
+  /* embed.tet indexes the body's tets; their node ids in model->tet are global */
+  jl_embed_apply(&body->embed, m->tet + 4 * (size_t)body->tet_begin, 0, w->state.x, out);
+}

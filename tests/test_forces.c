@@ -1,0 +1,399 @@
+/* Force elements: finite-difference checks of every Jacobian, definiteness of
+ * the clamped spring Jacobian, momentum balance and energy consistency. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/force.h"
+#include "tests/harness.h"
+#include "tests/lattice.h"
+
+/* deterministic pseudo-random numbers in [-1, 1] */
+static unsigned long long rng_state = 88172645463325252ull;
+static double rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (double)(rng_state >> 11) / (double)(1ull << 52) - 1.0;
+}
+
+static double norm(int n, const double *a) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += a[i] * a[i];
+  return sqrt(s);
+}
+
+static double dot(int n, const double *a, const double *b) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+/* a small lattice body: 2 x 2 x 2 cubes of 0.1 m */
+static int small_model(JlModel *m, double young, int ground) {
+  double lo[3] = {0, 0, 0}, hi[3] = {0.2, 0.2, 0.2};
+  JlBodyDef def = jl_default_body_def();
+  snprintf(def.name, sizeof def.name, "probe");
+  def.young_modulus = young;
+  def.stiffness = 300.0;
+  def.damping = 2.0;
+  JlWorldDef wd = jl_default_world_def();
+  wd.has_ground = ground;
+  wd.ground_y = 0.05;
+  char err[256];
+  return lattice_model(m, lo, hi, 2, 2, 2, &def, &wd, err, sizeof err) == JL_OK;
+}
+
+/* F(x, v) of one element */
+static void eval(const JlForce *e, const JlModel *m, const double *x, const double *v, double *f) {
+  memset(f, 0, 3 * (size_t)m->nnode * sizeof(double));
+  e->force(e, m, x, v, f, NULL);
+}
+
+/* Relative error between (a dF/dx + b dF/dv) u from linearize + multiply and
+ * central differences of the force along u. */
+static double fd_error(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
+                       int flags, const double *u) {
+  int n3 = 3 * m->nnode;
+  double *ju = jl_calloc((size_t)n3, sizeof(double)), *fd = jl_calloc((size_t)n3, sizeof(double));
+  double *xp = jl_calloc((size_t)n3, sizeof(double)), *vp = jl_calloc((size_t)n3, sizeof(double));
+  double *fp = jl_calloc((size_t)n3, sizeof(double)), *fm = jl_calloc((size_t)n3, sizeof(double));
+  e->linearize(e, m, x, v, a, b, flags, NULL);
+  e->multiply(e, m, u, ju);
+  const double eps = 1e-6;
+  if (a != 0.0) {
+    for (int k = 0; k < n3; k++) xp[k] = x[k] + eps * u[k];
+    eval(e, m, xp, v, fp);
+    for (int k = 0; k < n3; k++) xp[k] = x[k] - eps * u[k];
+    eval(e, m, xp, v, fm);
+    for (int k = 0; k < n3; k++) fd[k] += a * (fp[k] - fm[k]) / (2 * eps);
+  }
+  if (b != 0.0) {
+    for (int k = 0; k < n3; k++) vp[k] = v[k] + eps * u[k];
+    eval(e, m, x, vp, fp);
+    for (int k = 0; k < n3; k++) vp[k] = v[k] - eps * u[k];
+    eval(e, m, x, vp, fm);
+    for (int k = 0; k < n3; k++) fd[k] += b * (fp[k] - fm[k]) / (2 * eps);
+  }
+  double diff = 0, scale = fmax(norm(n3, ju), norm(n3, fd));
+  for (int k = 0; k < n3; k++) diff += (ju[k] - fd[k]) * (ju[k] - fd[k]);
+  free(ju), free(fd), free(xp), free(vp), free(fp), free(fm);
+  return scale > 0 ? sqrt(diff) / scale : 0.0;
+}
+
+/* perturbed positions: every spring some percent longer or shorter */
+static void perturb(const JlModel *m, double amount, double *x) {
+  for (int k = 0; k < 3 * m->nnode; k++) x[k] = m->x0[k] + amount * 0.1 * rnd();
+}
+
+static void count_stretch(const JlModel *m, const double *x, int *stretched, int *compressed) {
+  *stretched = *compressed = 0;
+  for (int s = 0; s < m->nspring; s++) {
+    const double *a = x + 3 * m->spring_node[2 * s], *b = x + 3 * m->spring_node[2 * s + 1];
+    double l = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+    if (l > m->spring_rest[s]) ++*stretched;
+    else ++*compressed;
+  }
+}
+
+static void test_spring_dfdx_exact(void) {
+  JlModel m;
+  ENSURE(small_model(&m, 0.0, 0));
+  JlForce *e = jl_springs_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double));
+  perturb(&m, 0.3, x);
+  int st, co;
+  count_stretch(&m, x, &st, &co);
+  ENSURE(st > 10 && co > 10); /* both kinds of springs are exercised */
+  double worst = 0;
+  for (int trial = 0; trial < 5; trial++) {
+    for (int k = 0; k < n3; k++) u[k] = rnd();
+    double err = fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u);
+    worst = fmax(worst, err);
+  }
+  ENSURE_MSG(worst < 1e-6, "exact spring dF/dx vs central differences: relative error %.3g", worst);
+  /* the clamped Jacobian differs on compressed configurations (so the check can fail) */
+  for (int k = 0; k < n3; k++) u[k] = rnd();
+  double clamped = fd_error(e, &m, x, v, 1.0, 0.0, 0, u);
+  ENSURE_MSG(clamped > 1e-3, "clamped Jacobian unexpectedly equals the exact one (%.3g)", clamped);
+  free(x), free(v), free(u);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
+static void test_spring_stretched_default_equals_exact(void) {
+  /* when every spring is stretched, the clamp does nothing */
+  JlModel m;
+  ENSURE(small_model(&m, 0.0, 0));
+  JlForce *e = jl_springs_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double));
+  for (int k = 0; k < n3; k++) x[k] = 1.2 * m.x0[k] + 0.002 * rnd();
+  int st, co;
+  count_stretch(&m, x, &st, &co);
+  ENSURE(co == 0);
+  for (int k = 0; k < n3; k++) u[k] = rnd();
+  double err = fd_error(e, &m, x, v, 1.0, 0.0, 0, u);
+  ENSURE_MSG(err < 1e-6, "stretched springs, default flags: relative error %.3g", err);
+  free(x), free(v), free(u);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
+static void test_spring_dfdv(void) {
+  JlModel m;
+  ENSURE(small_model(&m, 0.0, 0));
+  JlForce *e = jl_springs_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double));
+  perturb(&m, 0.3, x);
+  for (int k = 0; k < n3; k++) v[k] = rnd();
+  for (int k = 0; k < n3; k++) u[k] = rnd();
+  double err = fd_error(e, &m, x, v, 0.0, 1.0, 0, u);
+  ENSURE_MSG(err < 1e-6, "spring dF/dv (axial damping): relative error %.3g", err);
+  /* combined a, b as the implicit stepper uses them (v = 0: no x-dependence of damping) */
+  memset(v, 0, (size_t)n3 * sizeof(double));
+  err = fd_error(e, &m, x, v, -0.01 * 0.01, -0.01, JL_LIN_EXACT, u);
+  ENSURE_MSG(err < 1e-6, "spring a dF/dx + b dF/dv: relative error %.3g", err);
+  free(x), free(v), free(u);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
+static void test_spring_clamped_definite(void) {
+  JlModel m;
+  ENSURE(small_model(&m, 0.0, 0));
+  JlForce *e = jl_springs_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double)), *ju = jl_calloc((size_t)n3, sizeof(double));
+  /* every spring compressed to about 70 % */
+  for (int k = 0; k < n3; k++) x[k] = 0.7 * m.x0[k] + 0.003 * rnd();
+  int st, co;
+  count_stretch(&m, x, &st, &co);
+  ENSURE(st == 0);
+  double scale = 300.0 * 0.01; /* k |u|^2 for unit u per node */
+  /* clamped: u^T J u <= 0 for random u and for an infinitesimal rotation */
+  for (int trial = 0; trial <= 20; trial++) {
+    for (int i = 0; i < m.nnode; i++) {
+      const double *p = x + 3 * i;
+      if (trial == 20) { /* u = w x p, w = (0.3, 1, -0.5) */
+        u[3 * i] = 1 * p[2] - (-0.5) * p[1];
+        u[3 * i + 1] = -0.5 * p[0] - 0.3 * p[2];
+        u[3 * i + 2] = 0.3 * p[1] - 1 * p[0];
+      } else {
+        for (int k = 0; k < 3; k++) u[3 * i + k] = rnd();
+      }
+    }
+    memset(ju, 0, (size_t)n3 * sizeof(double));
+    e->linearize(e, &m, x, v, 1.0, 0.0, 0, NULL);
+    e->multiply(e, &m, u, ju);
+    double q = dot(n3, u, ju);
+    ENSURE_MSG(q <= 1e-12 * scale, "clamped spring Jacobian: u^T J u = %.3g > 0 (trial %d)", q, trial);
+  }
+  /* exact: the rotation u makes u^T J u > 0 (indefinite) */
+  memset(ju, 0, (size_t)n3 * sizeof(double));
+  e->linearize(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, NULL);
+  e->multiply(e, &m, u, ju);
+  double q = dot(n3, u, ju);
+  ENSURE_MSG(q > 1e-3 * dot(n3, u, u), "exact Jacobian of compressed springs should be indefinite: u^T J u = %.3g", q);
+  free(x), free(v), free(u), free(ju);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
+static void test_spring_diag_blocks(void) {
+  /* the diagonal blocks reported by linearize equal e_i^T J e_i from multiply */
+  JlModel m;
+  ENSURE(small_model(&m, 0.0, 0));
+  JlForce *e = jl_springs_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double)), *ju = jl_calloc((size_t)n3, sizeof(double));
+  double *diag = jl_calloc(9 * (size_t)m.nnode, sizeof(double));
+  perturb(&m, 0.3, x);
+  e->linearize(e, &m, x, v, 0.7, 0.2, 0, diag);
+  for (int i = 0; i < m.nnode; i += 5)
+    for (int c = 0; c < 3; c++) {
+      memset(u, 0, (size_t)n3 * sizeof(double));
+      memset(ju, 0, (size_t)n3 * sizeof(double));
+      u[3 * i + c] = 1.0;
+      e->multiply(e, &m, u, ju);
+      for (int r = 0; r < 3; r++) ENSURE_NEAR(diag[9 * i + 3 * r + c], ju[3 * i + r], 1e-9 * fabs(ju[3 * i + r]) + 1e-12);
+    }
+  free(x), free(v), free(u), free(ju), free(diag);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
+static void test_spring_momentum(void) {
+  JlModel m;
+  ENSURE(small_model(&m, 2e5, 0));
+  JlForce *e = jl_springs_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *f = jl_calloc((size_t)n3, sizeof(double));
+  perturb(&m, 0.4, x);
+  for (int k = 0; k < n3; k++) v[k] = rnd();
+  eval(e, &m, x, v, f);
+  double sum[3] = {0, 0, 0}, torque[3] = {0, 0, 0}, fmag = 0;
+  for (int i = 0; i < m.nnode; i++) {
+    const double *p = x + 3 * i, *fi = f + 3 * i;
+    for (int k = 0; k < 3; k++) sum[k] += fi[k];
+    torque[0] += p[1] * fi[2] - p[2] * fi[1];
+    torque[1] += p[2] * fi[0] - p[0] * fi[2];
+    torque[2] += p[0] * fi[1] - p[1] * fi[0];
+    fmag += norm(3, fi);
+  }
+  ENSURE(fmag > 1.0);
+  for (int k = 0; k < 3; k++) {
+    ENSURE_NEAR(sum[k], 0.0, 1e-13 * fmag);
+    ENSURE_NEAR(torque[k], 0.0, 1e-13 * fmag); /* central forces: no net torque either */
+  }
+  free(x), free(v), free(f);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
+/* -dE/dx . u by central differences equals F . u */
+static double energy_error(JlForce *e, const JlModel *m, const double *x, const double *v, const double *u) {
+  int n3 = 3 * m->nnode;
+  double *xp = jl_calloc((size_t)n3, sizeof(double)), *f = jl_calloc((size_t)n3, sizeof(double));
+  const double eps = 1e-6;
+  double ep = 0, em = 0;
+  for (int k = 0; k < n3; k++) xp[k] = x[k] + eps * u[k];
+  e->force(e, m, xp, v, f, &ep);
+  for (int k = 0; k < n3; k++) xp[k] = x[k] - eps * u[k];
+  e->force(e, m, xp, v, f, &em);
+  eval(e, m, x, v, f);
+  double fu = dot(n3, f, u), de = -(ep - em) / (2 * eps);
+  free(xp), free(f);
+  return fabs(fu - de) / fmax(fabs(fu), 1e-300);
+}
+
+static void test_energy_consistency(void) {
+  JlModel m;
+  ENSURE(small_model(&m, 1e5, 1));
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double));
+  perturb(&m, 0.3, x);
+  /* v = 0: damping and friction vanish, the forces are conservative */
+  JlForce *el[3] = {jl_springs_create(&m), jl_gravity_create(&m), jl_ground_create(&m)};
+  for (int trial = 0; trial < 3; trial++) {
+    for (int k = 0; k < n3; k++) u[k] = rnd();
+    for (int q = 0; q < 3; q++) {
+      double err = energy_error(el[q], &m, x, v, u);
+      ENSURE_MSG(err < 1e-6, "%s: -dE/dx . u vs F . u relative error %.3g", el[q]->name, err);
+    }
+  }
+  for (int q = 0; q < 3; q++) el[q]->destroy(el[q]);
+  free(x), free(v), free(u);
+  jl_model_free(&m);
+}
+
+static void test_gravity(void) {
+  JlModel m;
+  ENSURE(small_model(&m, 0.0, 0));
+  JlForce *e = jl_gravity_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *f = jl_calloc((size_t)n3, sizeof(double)), *u = jl_calloc((size_t)n3, sizeof(double));
+  double *diag = jl_calloc(9 * (size_t)m.nnode, sizeof(double));
+  perturb(&m, 0.3, x);
+  double energy = 0, expect = 0;
+  e->force(e, &m, x, v, f, &energy);
+  for (int i = 0; i < m.nnode; i++) {
+    ENSURE(f[3 * i] == 0.0 && f[3 * i + 2] == 0.0);
+    ENSURE_REL(f[3 * i + 1], -9.81 * m.mass[i], 1e-15);
+    expect += 9.81 * m.mass[i] * x[3 * i + 1];
+  }
+  ENSURE_REL(energy, expect, 1e-12);
+  /* zero Jacobian */
+  for (int k = 0; k < n3; k++) u[k] = rnd();
+  memset(f, 0, (size_t)n3 * sizeof(double));
+  e->linearize(e, &m, x, v, 1.0, 1.0, JL_LIN_EXACT, diag);
+  e->multiply(e, &m, u, f);
+  ENSURE(norm(n3, f) == 0.0 && norm(9 * m.nnode, diag) == 0.0);
+  free(x), free(v), free(f), free(u), free(diag);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
+/* ground: nodes of the lowest layer (y = 0) penetrate the plane y = 0.05 */
+static void ground_case(int sliding) {
+  JlModel m;
+  ENSURE(small_model(&m, 0.0, 1));
+  JlForce *e = jl_ground_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double)), *f = jl_calloc((size_t)n3, sizeof(double));
+  double *diag = jl_calloc(9 * (size_t)m.nnode, sizeof(double));
+  int active = 0;
+  for (int i = 0; i < m.nnode; i++) {
+    for (int k = 0; k < 3; k++) x[3 * i + k] = m.x0[3 * i + k] + 0.005 * rnd();
+    /* penetration 0.04..0.06 m: cap = mu k p = 0.5 * 1e4 * 0.05 m = 250 m (N per kg);
+     * viscous friction c |v_t| = 20 |v_t| m: |v_t| ~ 0.5 sticks, ~ 50 slides */
+    double speed = sliding ? 50.0 : 0.5;
+    v[3 * i] = speed * (0.5 + 0.5 * fabs(rnd()));
+    v[3 * i + 1] = rnd();
+    v[3 * i + 2] = speed * rnd();
+    if (x[3 * i + 1] < 0.05) active++;
+  }
+  ENSURE(active == 9);
+  /* each check: dF/dx alone, dF/dv alone, with random directions */
+  for (int trial = 0; trial < 3; trial++) {
+    for (int k = 0; k < n3; k++) u[k] = rnd();
+    double ex = fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u);
+    double ev = fd_error(e, &m, x, v, 0.0, 1.0, JL_LIN_EXACT, u);
+    double evd = fd_error(e, &m, x, v, 0.0, 1.0, 0, u); /* dF/dv is kept in the default too */
+    ENSURE_MSG(ex < 1e-6, "ground dF/dx (%s): relative error %.3g", sliding ? "sliding" : "sticking", ex);
+    ENSURE_MSG(ev < 1e-6, "ground dF/dv (%s): relative error %.3g", sliding ? "sliding" : "sticking", ev);
+    ENSURE_MSG(evd < 1e-6, "ground dF/dv default (%s): relative error %.3g", sliding ? "sliding" : "sticking", evd);
+    if (sliding) {
+      /* the default drops the unsymmetric friction dF_t/dy: it must differ from FD */
+      double exd = fd_error(e, &m, x, v, 1.0, 0.0, 0, u);
+      ENSURE_MSG(exd > 1e-3, "default ground dF/dx should omit dF_t/dy (error %.3g)", exd);
+    }
+  }
+  /* friction force never exceeds mu N; sliding nodes are at the cap */
+  eval(e, &m, x, v, f);
+  for (int i = 0; i < m.nnode; i++) {
+    double pen = 0.05 - x[3 * i + 1];
+    if (pen <= 0) {
+      ENSURE(norm(3, f + 3 * i) == 0.0);
+      continue;
+    }
+    double ft = hypot(f[3 * i], f[3 * i + 2]), cap = 0.5 * 1e4 * m.mass[i] * pen;
+    ENSURE(ft <= cap * (1 + 1e-12));
+    if (sliding) ENSURE_REL(ft, cap, 1e-12);
+  }
+  /* default blocks are symmetric and their sum with M stays definite */
+  e->linearize(e, &m, x, v, -1e-4, -1e-2, 0, diag);
+  for (int i = 0; i < m.nnode; i++) {
+    const double *B = diag + 9 * i;
+    ENSURE(B[1] == B[3] && B[2] == B[6] && B[5] == B[7]);
+    ENSURE(B[0] >= 0 && B[4] >= 0 && B[8] >= 0);
+  }
+  free(x), free(v), free(u), free(f), free(diag);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
+static void test_ground_sticking(void) { ground_case(0); }
+static void test_ground_sliding(void) { ground_case(1); }
+
+JL_TEST_MAIN({"spring_dfdx_exact", test_spring_dfdx_exact},
+             {"spring_stretched_default_equals_exact", test_spring_stretched_default_equals_exact},
+             {"spring_dfdv", test_spring_dfdv},
+             {"spring_clamped_definite", test_spring_clamped_definite},
+             {"spring_diag_blocks", test_spring_diag_blocks},
+             {"spring_momentum", test_spring_momentum},
+             {"energy_consistency", test_energy_consistency},
+             {"gravity", test_gravity},
+             {"ground_sticking", test_ground_sticking},
+             {"ground_sliding", test_ground_sliding})
