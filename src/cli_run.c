@@ -1,11 +1,404 @@
-/* `jelly run` (placeholder until implemented). */
+/* `jelly run`: simulate a scene headlessly and write what happened.
+ *
+ *   jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--integrator NAME]
+ *             [--threads N] [--obj] [--quiet]
+ *
+ * Output in DIR (default out/<scene name>): stats.csv (one row per output
+ * frame, frame 0 being the initial state), scene.pvd + frame_NNNN.vtu (tet
+ * meshes with velocity and strain fields, for ParaView) and, with --obj,
+ * <body>_NNNN.obj embedded surfaces (for Blender). Each frame of 1/fps
+ * seconds is split into equal steps no longer than dt. Divergence stops the
+ * run with exit 1 naming body, frame and likely cause. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "src/cli.h"
+#include "src/output.h"
+#include "src/scene.h"
+
+#define DEFAULT_SCENE "models/scenes/default.json"
+
+typedef struct RunArgs {
+  const char *scene;
+  const char *out;
+  int frames;          /* -1: duration * fps */
+  double dt;           /* 0: from the scene */
+  const char *integrator;
+  int threads;         /* -1: from the scene */
+  int obj;
+  int quiet;
+} RunArgs;
+
+static void run_usage(FILE *f) {
+  fprintf(f,
+          "usage: jelly run [SCENE] [--out DIR] [--frames N] [--dt S]\n"
+          "                 [--integrator implicit|symplectic|euler|midpoint|rk4|verlet]\n"
+          "                 [--threads N] [--obj] [--quiet]\n"
+          "\n"
+          "Simulates SCENE (default " DEFAULT_SCENE ") and writes DIR/stats.csv,\n"
+          "DIR/scene.pvd with one .vtu per frame and, with --obj, DIR/<body>_NNNN.obj.\n"
+          "DIR defaults to out/<scene name>. Exit 0 on success, 1 if the simulation\n"
+          "diverged, 2 on bad input.\n");
+}
+
+static int parse_args(int argc, char **argv, RunArgs *a) {
+  memset(a, 0, sizeof *a);
+  a->frames = -1;
+  a->threads = -1;
+  for (int i = 0; i < argc; i++) {
+    const char *s = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+      run_usage(stdout);
+      exit(0);
+    } else if (strcmp(s, "--obj") == 0) {
+      a->obj = 1;
+    } else if (strcmp(s, "--quiet") == 0) {
+      a->quiet = 1;
+    } else if (strcmp(s, "--out") == 0 || strcmp(s, "--frames") == 0 || strcmp(s, "--dt") == 0 ||
+               strcmp(s, "--integrator") == 0 || strcmp(s, "--threads") == 0) {
+      if (!val) {
+        fprintf(stderr, "jelly run: %s needs a value\n", s);
+        return 0;
+      }
+      i++;
+      if (strcmp(s, "--out") == 0) {
+        if (!*val) {
+          fprintf(stderr, "jelly run: --out needs a folder name\n");
+          return 0;
+        }
+        a->out = val;
+      } else if (strcmp(s, "--frames") == 0) {
+        if (!jl_cli_parse_int("run", s, val, 0, 100000000, &a->frames)) return 0;
+      } else if (strcmp(s, "--dt") == 0) {
+        if (!jl_cli_parse_double("run", s, val, &a->dt)) return 0;
+        if (!(a->dt > 0)) {
+          fprintf(stderr, "jelly run: --dt must be > 0 seconds, got '%s'\n", val);
+          return 0;
+        }
+      } else if (strcmp(s, "--integrator") == 0) {
+        if (jl_integrator_parse(val) == JL_INTEGRATOR_COUNT) {
+          fprintf(stderr, "jelly run: unknown integrator '%s' (implicit, symplectic, euler, "
+                          "midpoint, rk4, verlet)\n", val);
+          return 0;
+        }
+        a->integrator = val;
+      } else {
+        if (!jl_cli_parse_int("run", s, val, 1, 1024, &a->threads)) return 0;
+      }
+    } else if (s[0] == '-' && s[1] != '\0') {
+      fprintf(stderr, "jelly run: unknown option '%s' (see jelly run --help)\n", s);
+      return 0;
+    } else if (!a->scene) {
+      a->scene = s;
+    } else {
+      fprintf(stderr, "jelly run: more than one scene given ('%s' and '%s')\n", a->scene, s);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+  struct stat st;
+  return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+/* scene file name without folder and extension */
+static void scene_stem(const char *path, char *out, size_t n) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t len = strlen(base);
+  if (len >= n) len = n - 1;
+  memcpy(out, base, len);
+  out[len] = '\0';
+  char *dot = strrchr(out, '.');
+  if (dot && dot != out) *dot = '\0';
+}
+
+/* per-node max |strain| over incident springs, per-tet volume strain */
+static void strain_fields(const JlWorld *w, double *node_strain, double *tet_strain) {
+  const JlModel *m = &w->model;
+  const double *x = w->state.x;
+  memset(node_strain, 0, sizeof(double) * (size_t)m->nnode);
+  for (int s = 0; s < m->nspring; s++) {
+    int i = m->spring_node[2 * s], j = m->spring_node[2 * s + 1];
+    double d[3] = {x[3 * i] - x[3 * j], x[3 * i + 1] - x[3 * j + 1], x[3 * i + 2] - x[3 * j + 2]};
+    double e = fabs(sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / m->spring_rest[s] - 1.0);
+    if (e > node_strain[i]) node_strain[i] = e;
+    if (e > node_strain[j]) node_strain[j] = e;
+  }
+  for (int t = 0; t < m->ntet; t++) {
+    const int *n = &m->tet[4 * t];
+    double v = jl_tet_volume(&x[3 * n[0]], &x[3 * n[1]], &x[3 * n[2]], &x[3 * n[3]]);
+    tet_strain[t] = v / m->tet_volume[t] - 1.0;
+  }
+}
+
+typedef struct Outputs {
+  const char *dir;
+  int nframe;
+  double *time;
+  char **file;
+  double *node_strain, *tet_strain, *tet_body;
+  double *surf_x, *surf_n;
+} Outputs;
+
+static JlResult write_frame(Outputs *o, const JlWorld *w, int frame, int obj, char *err, size_t errsz) {
+  const JlModel *m = &w->model;
+  char path[4600], name[64];
+  snprintf(name, sizeof name, "frame_%04d.vtu", frame);
+  snprintf(path, sizeof path, "%s/%s", o->dir, name);
+  strain_fields(w, o->node_strain, o->tet_strain);
+  JlVtuField fields[4] = {
+      {"velocity", 3, 0, w->state.v},
+      {"strain", 1, 0, o->node_strain},
+      {"volume_strain", 1, 1, o->tet_strain},
+      {"body", 1, 1, o->tet_body},
+  };
+  JlResult r = jl_vtu_write(path, m->nnode, w->state.x, m->ntet, m->tet, 4, fields, err, errsz);
+  if (r) return r;
+  o->time[o->nframe] = w->state.t;
+  o->file[o->nframe] = strdup(name);
+  o->nframe++;
+  if (obj) {
+    for (int b = 0; b < m->nbody; b++) {
+      const JlBody *body = &m->body[b];
+      if (body->surface.nvert == 0) continue;
+      jl_world_surface(w, b, o->surf_x);
+      jl_surface_normals(body->surface.nvert, o->surf_x, body->surface.ntri, body->surface.tri, o->surf_n);
+      snprintf(path, sizeof path, "%s/%s_%04d.obj", o->dir, body->name, frame);
+      r = jl_obj_write(path, body->surface.nvert, o->surf_x, o->surf_n, body->surface.ntri,
+                       body->surface.tri, err, errsz);
+      if (r) return r;
+    }
+  }
+  return JL_OK;
+}
+
+static JlResult write_pvd(const Outputs *o, char *err, size_t errsz) {
+  char path[4600];
+  snprintf(path, sizeof path, "%s/scene.pvd", o->dir);
+  return jl_pvd_write(path, o->nframe, o->time, (const char *const *)o->file, err, errsz);
+}
+
+static double min_node_y(const JlWorld *w, int *below_ground) {
+  const JlModel *m = &w->model;
+  double lo = INFINITY;
+  int below = 0;
+  for (int i = 0; i < m->nnode; i++) {
+    double y = w->state.x[3 * i + 1];
+    if (y < lo) lo = y;
+    if (m->world.has_ground && y < m->world.ground_y) below++;
+  }
+  *below_ground = below;
+  return lo;
+}
+
+static void progress(int frame, int nframes, double sim_t, double wall) {
+  int width = 30, filled = nframes ? (int)((double)width * frame / nframes) : width;
+  double ratio = wall > 0 ? sim_t / wall : 0;
+  double eta = frame > 0 ? wall * (nframes - frame) / frame : 0;
+  fprintf(stderr, "\r  [%.*s%*s] frame %d/%d  %.2fx real time  ETA %.0f s   ", filled,
+          "##############################", width - filled, "", frame, nframes, ratio, eta);
+  fflush(stderr);
+}
+
+/* the default scene: relative to the working directory (repository root),
+ * else relative to the executable (build/jelly -> ../models/scenes/) */
+static const char *default_scene(char *buf, size_t n) {
+  struct stat st;
+  if (stat(DEFAULT_SCENE, &st) == 0) return DEFAULT_SCENE;
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) return DEFAULT_SCENE;
+  exe[len] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (!slash) return DEFAULT_SCENE;
+  *slash = '\0';
+  if ((size_t)snprintf(buf, n, "%s/../" DEFAULT_SCENE, exe) >= n || stat(buf, &st) != 0)
+    return DEFAULT_SCENE;
+  return buf;
+}
 
 int jl_cli_run(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "jelly run: not implemented yet\n");
-  return 2;
+  RunArgs a;
+  if (!parse_args(argc, argv, &a)) return 2;
+  char default_buf[4200];
+  const char *scene_path = a.scene ? a.scene : default_scene(default_buf, sizeof default_buf);
+  char err[4096];
+
+  JlScene sc;
+  if (jl_scene_load(scene_path, &sc, err, sizeof err)) {
+    fprintf(stderr, "jelly run: %s\n", err);
+    if (!a.scene) fprintf(stderr, "jelly run: (run from the repository root, or name a scene file)\n");
+    return 2;
+  }
+  if (a.dt > 0) sc.dt = a.dt;
+  if (a.integrator) sc.step.integrator = jl_integrator_parse(a.integrator);
+  if (a.threads > 0) sc.step.threads = a.threads;
+  int nframes = a.frames >= 0 ? a.frames : (int)ceil(sc.duration * sc.fps - 1e-9);
+  double frame_dt = 1.0 / sc.fps;
+  int steps_per_frame = (int)ceil(frame_dt / sc.dt - 1e-9);
+  if (steps_per_frame < 1) steps_per_frame = 1;
+  double h = frame_dt / steps_per_frame;
+
+  char stem[256], outdir[4096];
+  scene_stem(scene_path, stem, sizeof stem);
+  if (a.out)
+    snprintf(outdir, sizeof outdir, "%s", a.out);
+  else
+    snprintf(outdir, sizeof outdir, "out/%s", stem);
+
+  int tty = isatty(STDERR_FILENO) && !a.quiet;
+  double t0 = jl_seconds();
+  if (tty) fprintf(stderr, "jelly: building %s ...", scene_path), fflush(stderr);
+  JlModel model;
+  JlResult r = jl_scene_build(&sc, &model, a.quiet ? NULL : stderr, err, sizeof err);
+  if (tty) fprintf(stderr, "\r\033[K");
+  if (r) {
+    fprintf(stderr, "jelly run: %s\n", err);
+    jl_scene_free(&sc);
+    return r;
+  }
+  double build_s = jl_seconds() - t0;
+  JlWorld w;
+  r = jl_world_create(&w, &model, &sc.step, err, sizeof err);
+  if (r) {
+    fprintf(stderr, "jelly run: %s\n", err);
+    jl_model_free(&model);
+    jl_scene_free(&sc);
+    return r;
+  }
+  if (make_dirs(outdir) != 0) {
+    fprintf(stderr, "jelly run: cannot create output folder '%s': %s\n", outdir, strerror(errno));
+    jl_world_destroy(&w);
+    jl_scene_free(&sc);
+    return 2;
+  }
+
+  const JlModel *m = &w.model;
+  if (!a.quiet) {
+    printf("scene      %s\n", scene_path);
+    for (int b = 0; b < m->nbody; b++)
+      printf("body       %-12s %6d nodes %7d tets %7d springs %6d surface vertices  %.4g kg\n",
+             m->body[b].name, m->body[b].node_count, m->body[b].tet_count, m->body[b].spring_count,
+             m->body[b].surface.nvert, m->body[b].mass);
+    printf("integrator %s, dt %.6g s (%d steps per frame), %d frames at %g fps\n",
+           jl_integrator_name(sc.step.integrator), h, steps_per_frame, nframes, sc.fps);
+    printf("built in   %.2f s\n", build_s);
+    fflush(stdout);
+  }
+
+  /* output buffers */
+  Outputs o = {0};
+  o.dir = outdir;
+  o.time = jl_calloc((size_t)nframes + 1, sizeof(double));
+  o.file = jl_calloc((size_t)nframes + 1, sizeof(char *));
+  o.node_strain = jl_calloc((size_t)m->nnode, sizeof(double));
+  o.tet_strain = jl_calloc((size_t)m->ntet, sizeof(double));
+  o.tet_body = jl_calloc((size_t)m->ntet, sizeof(double));
+  int maxv = 1;
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body[b].surface.nvert > maxv) maxv = m->body[b].surface.nvert;
+    for (int t = 0; t < m->body[b].tet_count; t++) o.tet_body[m->body[b].tet_begin + t] = b;
+  }
+  o.surf_x = jl_calloc((size_t)maxv * 3, sizeof(double));
+  o.surf_n = jl_calloc((size_t)maxv * 3, sizeof(double));
+
+  char stats_path[4200];
+  snprintf(stats_path, sizeof stats_path, "%s/stats.csv", outdir);
+  FILE *stats = fopen(stats_path, "w");
+  int status = 0;
+  if (!stats) {
+    fprintf(stderr, "jelly run: cannot write %s: %s\n", stats_path, strerror(errno));
+    status = 2;
+    goto done;
+  }
+  fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
+                 "gravity_energy,max_strain,min_y,contacts\n");
+
+  double wall_total = 0, ke_max = 0;
+  long steps_total = 0, cg_total = 0;
+  for (int frame = 0; frame <= nframes; frame++) {
+    int steps = 0, cg = 0;
+    double ms = 0;
+    if (frame > 0) {
+      double f0 = jl_seconds();
+      for (int k = 0; k < steps_per_frame; k++) {
+        JlStepReport rep;
+        r = jl_world_step(&w, h, &rep);
+        steps += rep.substeps;
+        cg += rep.cg_iterations;
+        if (r) {
+          if (tty) fprintf(stderr, "\n");
+          fprintf(stderr, "jelly run: diverged in frame %d: %s\n", frame, rep.message);
+          status = 1;
+          break;
+        }
+      }
+      ms = 1e3 * (jl_seconds() - f0);
+      wall_total += ms * 1e-3;
+      steps_total += steps;
+      cg_total += cg;
+    }
+    JlEnergy e;
+    jl_world_energy(&w, &e);
+    if (e.kinetic > ke_max) ke_max = e.kinetic;
+    int contacts;
+    double lo = min_node_y(&w, &contacts);
+    fprintf(stats, "%d,%.9g,%.3f,%d,%d,%.12g,%.12g,%.12g,%.9g,%.12g,%d\n", frame, w.state.t, ms,
+            steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts);
+    if (status) break;
+    if (write_frame(&o, &w, frame, a.obj, err, sizeof err)) {
+      fprintf(stderr, "jelly run: %s\n", err);
+      status = 1;
+      break;
+    }
+    if (tty) progress(frame, nframes, w.state.t, wall_total);
+  }
+  if (tty) fprintf(stderr, "\n");
+  if (fclose(stats) != 0 && status == 0) {
+    fprintf(stderr, "jelly run: write failed: %s\n", stats_path);
+    status = 1;
+  }
+  if (o.nframe > 0 && write_pvd(&o, err, sizeof err)) {
+    fprintf(stderr, "jelly run: %s\n", err);
+    if (!status) status = 1;
+  }
+  if (!a.quiet || status == 0) {
+    printf("simulated  %.4g s in %.3g s wall (%.3gx real time), %ld steps, %ld CG iterations\n",
+           w.state.t, wall_total, wall_total > 0 ? w.state.t / wall_total : 0.0, steps_total, cg_total);
+    printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames%s\n", outdir, outdir, o.nframe,
+           a.obj ? ", .obj surfaces" : "");
+  }
+
+done:
+  for (int i = 0; i < o.nframe; i++) free(o.file[i]);
+  free(o.time);
+  free(o.file);
+  free(o.node_strain);
+  free(o.tet_strain);
+  free(o.tet_body);
+  free(o.surf_x);
+  free(o.surf_n);
+  jl_world_destroy(&w);
+  jl_scene_free(&sc);
+  return status;
 }

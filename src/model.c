@@ -79,8 +79,8 @@ JlWorldDef jl_default_world_def(void) {
   d.has_ground = 0;
   d.ground_y = 0.0;
   d.ground_friction = 0.5;
-  d.ground_stiffness = 1e4;
-  d.ground_damping = 20.0;
+  d.ground_stiffness = 1e6;
+  d.ground_damping = 50.0;
   return d;
 }
 

@@ -38,8 +38,8 @@ typedef struct JlWorldDef {
   int has_ground;          /* default 0 */
   double ground_y;         /* m, height of the plane y = ground_y; default 0 */
   double ground_friction;  /* Coulomb-like coefficient, default 0.5 */
-  double ground_stiffness; /* N/m per unit node mass (penalty k = stiffness * m_i); default 1e4 */
-  double ground_damping;   /* 1/s per unit node mass; default 20 */
+  double ground_stiffness; /* N/m per kg of node mass (penalty k = stiffness * m_i); default 1e6 */
+  double ground_damping;   /* 1/s per kg of node mass (normal damping, friction viscosity); default 50 */
 } JlWorldDef;
 
 JlWorldDef jl_default_world_def(void);

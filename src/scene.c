@@ -1,0 +1,586 @@
+/* Scene loading and model building (src/scene.h).
+ *
+ * Validation is strict and complete before anything heavy runs: each object
+ * is checked against the list of keys it may hold, each value against its
+ * type and range, and the first problem is reported as
+ *   "<file>: <key path>: <reason>"
+ * (e.g. "drop.json: bodies[0].density: must be > 0, got -5"). JSON syntax
+ * errors name the line and column. */
+#define _POSIX_C_SOURCE 200809L
+#include "src/scene.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mesh/shapes.h"
+
+#define SCENE_MAX_BYTES (16 * 1024 * 1024)
+#define SCENE_MAX_BODIES 4096
+
+/* parsing context: file name for messages and the error buffer */
+typedef struct Ctx {
+  const char *file;
+  char *err;
+  size_t errsz;
+} Ctx;
+
+static JlResult bad(const Ctx *c, const char *key, const char *fmt, double v) {
+  char reason[256];
+  snprintf(reason, sizeof reason, fmt, v);
+  return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: %s", c->file, key, reason);
+}
+
+/* checks that every key of obj is in the NULL-terminated list `allowed` */
+static JlResult check_keys(const Ctx *c, const cJSON *obj, const char *path,
+                           const char *const *allowed) {
+  for (const cJSON *it = obj->child; it; it = it->next) {
+    int known = 0;
+    for (const char *const *a = allowed; *a; a++)
+      if (it->string && strcmp(it->string, *a) == 0) known = 1;
+    if (!known) {
+      char list[512] = "";
+      for (const char *const *a = allowed; *a; a++) {
+        strncat(list, *a, sizeof list - strlen(list) - 1);
+        if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+      }
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s%s%s: unknown key (allowed: %s)",
+                     c->file, path, *path ? "." : "", it->string ? it->string : "?", list);
+    }
+    for (const cJSON *o = it->next; o; o = o->next)
+      if (o->string && it->string && strcmp(o->string, it->string) == 0)
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s%s%s: key given twice", c->file,
+                       path, *path ? "." : "", it->string);
+  }
+  return JL_OK;
+}
+
+static void key_path(char *out, size_t n, const char *path, const char *key) {
+  snprintf(out, n, "%s%s%s", path, *path ? "." : "", key);
+}
+
+/* reads an optional finite number; lo/hi bounds, lo_open: value must be > lo */
+static JlResult get_num(const Ctx *c, const cJSON *obj, const char *path, const char *key,
+                        double *out, double lo, int lo_open, double hi) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!v) return JL_OK;
+  char kp[512];
+  key_path(kp, sizeof kp, path, key);
+  if (!cJSON_IsNumber(v)) return bad(c, kp, "expected a number", 0);
+  double d = v->valuedouble;
+  if (!isfinite(d)) return bad(c, kp, "must be a finite number", 0);
+  if (lo_open ? !(d > lo) : !(d >= lo)) {
+    char fmt[64];
+    snprintf(fmt, sizeof fmt, "must be %s %g, got %%g", lo_open ? ">" : ">=", lo);
+    return bad(c, kp, fmt, d);
+  }
+  if (d > hi) {
+    char fmt[64];
+    snprintf(fmt, sizeof fmt, "must be <= %g, got %%g", hi);
+    return bad(c, kp, fmt, d);
+  }
+  *out = d;
+  return JL_OK;
+}
+
+static JlResult get_int(const Ctx *c, const cJSON *obj, const char *path, const char *key,
+                        int *out, int lo, int hi) {
+  double d = *out;
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!v) return JL_OK;
+  JlResult r = get_num(c, obj, path, key, &d, lo, 0, hi);
+  if (r) return r;
+  if (d != floor(d)) {
+    char kp[512];
+    key_path(kp, sizeof kp, path, key);
+    return bad(c, kp, "must be a whole number, got %g", d);
+  }
+  *out = (int)d;
+  return JL_OK;
+}
+
+static JlResult get_bool(const Ctx *c, const cJSON *obj, const char *path, const char *key, int *out) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!v) return JL_OK;
+  char kp[512];
+  key_path(kp, sizeof kp, path, key);
+  if (!cJSON_IsBool(v)) return bad(c, kp, "expected true or false", 0);
+  *out = cJSON_IsTrue(v);
+  return JL_OK;
+}
+
+/* reads an optional array of exactly n finite numbers */
+static JlResult get_vec(const Ctx *c, const cJSON *obj, const char *path, const char *key,
+                        double *out, int n) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!v) return JL_OK;
+  char kp[512];
+  key_path(kp, sizeof kp, path, key);
+  if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n)
+    return bad(c, kp, n == 3 ? "expected an array of 3 numbers [x, y, z]" : "expected an array of numbers", 0);
+  int i = 0;
+  for (const cJSON *e = v->child; e; e = e->next, i++) {
+    if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+      return bad(c, kp, "expected finite numbers", 0);
+    out[i] = e->valuedouble;
+  }
+  return JL_OK;
+}
+
+static JlResult get_str(const Ctx *c, const cJSON *obj, const char *path, const char *key,
+                        const char **out) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!v) return JL_OK;
+  char kp[512];
+  key_path(kp, sizeof kp, path, key);
+  if (!cJSON_IsString(v) || !v->valuestring) return bad(c, kp, "expected a string", 0);
+  *out = v->valuestring;
+  return JL_OK;
+}
+
+static JlResult get_obj(const Ctx *c, const cJSON *obj, const char *path, const char *key,
+                        const cJSON **out) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *out = NULL;
+  if (!v) return JL_OK;
+  char kp[512];
+  key_path(kp, sizeof kp, path, key);
+  if (!cJSON_IsObject(v)) return bad(c, kp, "expected an object { ... }", 0);
+  *out = v;
+  return JL_OK;
+}
+
+#define TRY(expr)                \
+  do {                           \
+    JlResult r_ = (expr);        \
+    if (r_ != JL_OK) return r_;  \
+  } while (0)
+
+/* "shape": { "type": "box"|"sphere"|"torus", ... } */
+static JlResult parse_shape(const Ctx *c, const cJSON *o, const char *path, JlSceneBody *b) {
+  static const char *const keys[] = {"type", "size", "radius", "major", "minor", "resolution", NULL};
+  TRY(check_keys(c, o, path, keys));
+  const char *type = NULL;
+  TRY(get_str(c, o, path, "type", &type));
+  char kp[512];
+  key_path(kp, sizeof kp, path, "type");
+  if (!type) return bad(c, kp, "missing (box, sphere or torus)", 0);
+  TRY(get_num(c, o, path, "resolution", &b->shape_resolution, 0, 1, 1e6));
+  if (strcmp(type, "box") == 0) {
+    b->shape = JL_SHAPE_BOX;
+    b->size[0] = b->size[1] = b->size[2] = 1;
+    TRY(get_vec(c, o, path, "size", b->size, 3));
+    for (int i = 0; i < 3; i++) {
+      key_path(kp, sizeof kp, path, "size");
+      if (!(b->size[i] > 0)) return bad(c, kp, "every size must be > 0, got %g", b->size[i]);
+    }
+    if (cJSON_GetObjectItemCaseSensitive(o, "radius") || cJSON_GetObjectItemCaseSensitive(o, "major"))
+      return bad(c, path, "a box takes \"size\", not radius/major/minor", 0);
+  } else if (strcmp(type, "sphere") == 0) {
+    b->shape = JL_SHAPE_SPHERE;
+    b->radius = 0.5;
+    TRY(get_num(c, o, path, "radius", &b->radius, 0, 1, 1e6));
+    if (cJSON_GetObjectItemCaseSensitive(o, "size") || cJSON_GetObjectItemCaseSensitive(o, "major"))
+      return bad(c, path, "a sphere takes \"radius\", not size/major/minor", 0);
+  } else if (strcmp(type, "torus") == 0) {
+    b->shape = JL_SHAPE_TORUS;
+    b->major = 0.5;
+    b->minor = 0.2;
+    TRY(get_num(c, o, path, "major", &b->major, 0, 1, 1e6));
+    TRY(get_num(c, o, path, "minor", &b->minor, 0, 1, 1e6));
+    if (!(b->minor < b->major)) return bad(c, path, "minor must be smaller than major", 0);
+    if (cJSON_GetObjectItemCaseSensitive(o, "size") || cJSON_GetObjectItemCaseSensitive(o, "radius"))
+      return bad(c, path, "a torus takes \"major\" and \"minor\", not size/radius", 0);
+  } else {
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: unknown shape '%s' (box, sphere or torus)",
+                   c->file, kp, type);
+  }
+  return JL_OK;
+}
+
+/* "pin": { "box": [[x0,y0,z0],[x1,y1,z1]], "nodes": [i, ...] } */
+static JlResult parse_pin(const Ctx *c, const cJSON *o, const char *path, JlSceneBody *b) {
+  static const char *const keys[] = {"box", "nodes", NULL};
+  TRY(check_keys(c, o, path, keys));
+  char kp[512];
+  const cJSON *box = cJSON_GetObjectItemCaseSensitive(o, "box");
+  if (box) {
+    key_path(kp, sizeof kp, path, "box");
+    if (!cJSON_IsArray(box) || cJSON_GetArraySize(box) != 2)
+      return bad(c, kp, "expected [[xmin, ymin, zmin], [xmax, ymax, zmax]]", 0);
+    for (int k = 0; k < 2; k++) {
+      const cJSON *corner = cJSON_GetArrayItem(box, k);
+      if (!cJSON_IsArray(corner) || cJSON_GetArraySize(corner) != 3)
+        return bad(c, kp, "expected [[xmin, ymin, zmin], [xmax, ymax, zmax]]", 0);
+      for (int i = 0; i < 3; i++) {
+        const cJSON *e = cJSON_GetArrayItem(corner, i);
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+          return bad(c, kp, "expected finite numbers", 0);
+        b->def.pin_box[k][i] = e->valuedouble;
+      }
+    }
+    for (int i = 0; i < 3; i++)
+      if (b->def.pin_box[0][i] > b->def.pin_box[1][i])
+        return bad(c, kp, "the first corner must be the minimum (xmin <= xmax, ...)", 0);
+    b->def.has_pin_box = 1;
+  }
+  const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(o, "nodes");
+  if (nodes) {
+    key_path(kp, sizeof kp, path, "nodes");
+    if (!cJSON_IsArray(nodes)) return bad(c, kp, "expected an array of node indices", 0);
+    int n = cJSON_GetArraySize(nodes);
+    b->pin_nodes = jl_calloc((size_t)n, sizeof(int));
+    int i = 0;
+    for (const cJSON *e = nodes->child; e; e = e->next, i++) {
+      if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble > 2e9 ||
+          e->valuedouble != floor(e->valuedouble))
+        return bad(c, kp, "node indices must be whole numbers >= 0", 0);
+      b->pin_nodes[i] = (int)e->valuedouble;
+    }
+    b->def.npin = n;
+    b->def.pin = b->pin_nodes;
+  }
+  return JL_OK;
+}
+
+/* "tetgen": { "mode", "max_volume", "quality", "resolution" } */
+static JlResult parse_tetgen(const Ctx *c, const cJSON *o, const char *path, JlTetgenDef *t) {
+  static const char *const keys[] = {"mode", "max_volume", "quality", "resolution", "seed", NULL};
+  TRY(check_keys(c, o, path, keys));
+  const char *mode = NULL;
+  TRY(get_str(c, o, path, "mode", &mode));
+  if (mode) {
+    if (strcmp(mode, "conforming") == 0)
+      t->mode = JL_TETGEN_CONFORMING;
+    else if (strcmp(mode, "embedded") == 0)
+      t->mode = JL_TETGEN_EMBEDDED;
+    else
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                     "%s: %s.mode: unknown mode '%s' (conforming or embedded)", c->file, path, mode);
+  }
+  TRY(get_num(c, o, path, "max_volume", &t->max_volume, 0, 0, 1e30));
+  TRY(get_num(c, o, path, "quality", &t->quality, 1.1, 0, 100));
+  TRY(get_num(c, o, path, "resolution", &t->resolution, 0, 1, 1e6));
+  int seed = (int)t->seed;
+  TRY(get_int(c, o, path, "seed", &seed, 0, 2147483647));
+  t->seed = (unsigned)seed;
+  return JL_OK;
+}
+
+/* directory part of a path ("" for a bare file name) */
+static void dir_of(const char *path, char *out, size_t n) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(out, n, ".");
+    return;
+  }
+  size_t len = (size_t)(slash - path);
+  if (len == 0) len = 1; /* "/file" */
+  if (len >= n) len = n - 1;
+  memcpy(out, path, len);
+  out[len] = '\0';
+}
+
+static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *scene_dir,
+                           JlSceneBody *b) {
+  static const char *const keys[] = {
+      "name", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
+      "translate", "rotate_deg", "scale", "velocity", "pin", NULL};
+  char path[64];
+  snprintf(path, sizeof path, "bodies[%d]", index);
+  if (!cJSON_IsObject(o)) return bad(c, path, "expected an object { ... }", 0);
+  TRY(check_keys(c, o, path, keys));
+
+  b->def = jl_default_body_def();
+  b->tetgen = jl_default_tetgen_def();
+  b->scale = 1.0;
+  snprintf(b->def.name, sizeof b->def.name, "body%d", index);
+
+  const char *name = NULL, *mesh = NULL;
+  TRY(get_str(c, o, path, "name", &name));
+  if (name) {
+    char kp[512];
+    key_path(kp, sizeof kp, path, "name");
+    if (!*name || strlen(name) >= JL_NAME_MAX) return bad(c, kp, "must have 1 to 63 characters", 0);
+    for (const char *p = name; *p; p++)
+      if (*p == '/' || *p == '\\' || (unsigned char)*p < 32)
+        return bad(c, kp, "must not contain '/', '\\' or control characters (it names output files)", 0);
+    snprintf(b->def.name, sizeof b->def.name, "%s", name);
+  }
+
+  TRY(get_str(c, o, path, "mesh", &mesh));
+  const cJSON *shape = NULL, *tetgen = NULL, *pin = NULL;
+  TRY(get_obj(c, o, path, "shape", &shape));
+  if (mesh && shape) return bad(c, path, "give either \"mesh\" or \"shape\", not both", 0);
+  if (!mesh && !shape) return bad(c, path, "needs a \"mesh\" file or a \"shape\"", 0);
+  if (mesh) {
+    if (!*mesh) return bad(c, path, "\"mesh\" is empty", 0);
+    int len = mesh[0] == '/'
+                  ? snprintf(b->mesh_path, sizeof b->mesh_path, "%s", mesh)
+                  : snprintf(b->mesh_path, sizeof b->mesh_path, "%s/%s", scene_dir, mesh);
+    if (len < 0 || (size_t)len >= sizeof b->mesh_path) return bad(c, path, "\"mesh\" path too long", 0);
+    struct stat st;
+    if (stat(b->mesh_path, &st) != 0 || !S_ISREG(st.st_mode))
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.mesh: cannot open '%s'%s", c->file,
+                     path, b->mesh_path, stat(b->mesh_path, &st) == 0 ? " (not a file)" : "");
+  } else {
+    char sp[96];
+    snprintf(sp, sizeof sp, "%s.shape", path);
+    TRY(parse_shape(c, shape, sp, b));
+  }
+
+  TRY(get_obj(c, o, path, "tetgen", &tetgen));
+  if (tetgen) {
+    char tp[96];
+    snprintf(tp, sizeof tp, "%s.tetgen", path);
+    TRY(parse_tetgen(c, tetgen, tp, &b->tetgen));
+  }
+  TRY(get_num(c, o, path, "density", &b->def.density, 0, 1, 1e9));
+  TRY(get_num(c, o, path, "stiffness", &b->def.stiffness, 0, 1, 1e15));
+  TRY(get_num(c, o, path, "young_modulus", &b->def.young_modulus, 0, 1, 1e15));
+  TRY(get_num(c, o, path, "damping", &b->def.damping, 0, 0, 1e15));
+  TRY(get_vec(c, o, path, "translate", b->translate, 3));
+  TRY(get_vec(c, o, path, "rotate_deg", b->rotate_deg, 3));
+  TRY(get_num(c, o, path, "scale", &b->scale, 0, 1, 1e9));
+  TRY(get_vec(c, o, path, "velocity", b->def.velocity, 3));
+  TRY(get_obj(c, o, path, "pin", &pin));
+  if (pin) {
+    char pp[96];
+    snprintf(pp, sizeof pp, "%s.pin", path);
+    TRY(parse_pin(c, pin, pp, b));
+  }
+  return JL_OK;
+}
+
+/* line and column of byte offset `pos` in text */
+static void line_col(const char *text, const char *pos, int *line, int *col) {
+  *line = 1;
+  *col = 1;
+  for (const char *p = text; p < pos && *p; p++) {
+    if (*p == '\n') {
+      (*line)++;
+      *col = 1;
+    } else {
+      (*col)++;
+    }
+  }
+}
+
+static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
+  static const char *const keys[] = {"description", "duration", "fps", "dt", "integrator",
+                                     "gravity", "solver", "adaptive", "ground", "bodies",
+                                     "threads", NULL};
+  if (!cJSON_IsObject(root))
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: the scene must be a JSON object { ... }", c->file);
+  TRY(check_keys(c, root, "", keys));
+
+  const char *desc = NULL, *integ = NULL;
+  TRY(get_str(c, root, "", "description", &desc));
+  TRY(get_num(c, root, "", "duration", &sc->duration, 0, 1, 1e7));
+  TRY(get_num(c, root, "", "fps", &sc->fps, 0, 1, 1e6));
+  TRY(get_str(c, root, "", "integrator", &integ));
+  if (integ) {
+    sc->step.integrator = jl_integrator_parse(integ);
+    if (sc->step.integrator == JL_INTEGRATOR_COUNT)
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                     "%s: integrator: unknown integrator '%s' (implicit, symplectic, euler, "
+                     "midpoint, rk4, verlet)", c->file, integ);
+  }
+  sc->dt = sc->step.integrator == JL_INTEGRATOR_IMPLICIT ? 1.0 / 60.0 : 1e-3;
+  TRY(get_num(c, root, "", "dt", &sc->dt, 0, 1, 1e6));
+  TRY(get_vec(c, root, "", "gravity", sc->world.gravity, 3));
+  TRY(get_bool(c, root, "", "adaptive", &sc->step.adaptive));
+  TRY(get_int(c, root, "", "threads", &sc->step.threads, 0, 1024));
+
+  const cJSON *solver = NULL, *ground = NULL;
+  TRY(get_obj(c, root, "", "solver", &solver));
+  if (solver) {
+    static const char *const skeys[] = {"tolerance", "max_iterations", "max_strain",
+                                        "max_strain_change", NULL};
+    TRY(check_keys(c, solver, "solver", skeys));
+    TRY(get_num(c, solver, "solver", "tolerance", &sc->step.tolerance, 0, 1, 1));
+    TRY(get_int(c, solver, "solver", "max_iterations", &sc->step.max_iterations, 1, 1000000));
+    TRY(get_num(c, solver, "solver", "max_strain", &sc->step.max_strain, 0, 1, 1e6));
+    TRY(get_num(c, solver, "solver", "max_strain_change", &sc->step.max_strain_change, 0, 1, 1e6));
+  }
+  TRY(get_obj(c, root, "", "ground", &ground));
+  if (ground) {
+    static const char *const gkeys[] = {"y", "friction", "stiffness", "damping", NULL};
+    TRY(check_keys(c, ground, "ground", gkeys));
+    sc->world.has_ground = 1;
+    TRY(get_num(c, ground, "ground", "y", &sc->world.ground_y, -1e9, 0, 1e9));
+    TRY(get_num(c, ground, "ground", "friction", &sc->world.ground_friction, 0, 0, 1e3));
+    TRY(get_num(c, ground, "ground", "stiffness", &sc->world.ground_stiffness, 0, 1, 1e15));
+    TRY(get_num(c, ground, "ground", "damping", &sc->world.ground_damping, 0, 0, 1e15));
+  }
+
+  const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
+  if (!bodies)
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: bodies: missing (a scene needs at least one body)", c->file);
+  if (!cJSON_IsArray(bodies)) return bad(c, "bodies", "expected an array [ {...}, ... ]", 0);
+  int n = cJSON_GetArraySize(bodies);
+  if (n < 1) return bad(c, "bodies", "needs at least one body", 0);
+  if (n > SCENE_MAX_BODIES) return bad(c, "bodies", "at most %g bodies", SCENE_MAX_BODIES);
+  sc->body = jl_calloc((size_t)n, sizeof *sc->body);
+  char dir[4096];
+  dir_of(c->file, dir, sizeof dir);
+  int i = 0;
+  for (const cJSON *e = bodies->child; e; e = e->next, i++) {
+    sc->nbody = i + 1;
+    TRY(parse_body(c, e, i, dir, &sc->body[i]));
+    for (int k = 0; k < i; k++)
+      if (strcmp(sc->body[k].def.name, sc->body[i].def.name) == 0)
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                       "%s: bodies[%d].name: '%s' is already the name of bodies[%d]", c->file, i,
+                       sc->body[i].def.name, k);
+  }
+  return JL_OK;
+}
+
+static void scene_defaults(JlScene *sc) {
+  memset(sc, 0, sizeof *sc);
+  sc->duration = 2.0;
+  sc->fps = 60.0;
+  sc->step = jl_default_step_def();
+  sc->world = jl_default_world_def();
+  sc->dt = 1.0 / 60.0;
+}
+
+JlResult jl_scene_parse(const char *text, const char *path, JlScene *sc, char *err, size_t errsz) {
+  scene_defaults(sc);
+  snprintf(sc->path, sizeof sc->path, "%s", path);
+  Ctx c = {path, err, errsz};
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+  if (!root) {
+    int line, col;
+    line_col(text, end ? end : text, &line, &col);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s:%d:%d: invalid JSON near here", path, line, col);
+  }
+  JlResult r = parse_root(&c, root, sc);
+  cJSON_Delete(root);
+  if (r != JL_OK) jl_scene_free(sc);
+  return r;
+}
+
+JlResult jl_scene_load(const char *path, JlScene *sc, char *err, size_t errsz) {
+  scene_defaults(sc);
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot open scene: %s", path, strerror(errno));
+  if (!S_ISREG(st.st_mode)) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: not a file", path);
+  if (st.st_size > SCENE_MAX_BYTES)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: scene file larger than 16 MiB", path);
+  FILE *f = fopen(path, "rb");
+  if (!f) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot open scene: %s", path, strerror(errno));
+  char *text = jl_calloc((size_t)st.st_size + 1, 1);
+  size_t n = fread(text, 1, (size_t)st.st_size, f);
+  fclose(f);
+  text[n] = '\0';
+  if (strlen(text) != n) {
+    free(text);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: not a text file (contains NUL bytes)", path);
+  }
+  JlResult r = jl_scene_parse(text, path, sc, err, errsz);
+  free(text);
+  return r;
+}
+
+void jl_scene_free(JlScene *sc) {
+  for (int i = 0; i < sc->nbody; i++) free(sc->body[i].pin_nodes);
+  free(sc->body);
+  sc->body = NULL;
+  sc->nbody = 0;
+}
+
+void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3],
+                         const double translate[3]) {
+  /* R = Rz * Ry * Rx: rotate about world x first, then y, then z */
+  const double d2r = acos(-1.0) / 180.0;
+  double cx = cos(rotate_deg[0] * d2r), sx = sin(rotate_deg[0] * d2r);
+  double cy = cos(rotate_deg[1] * d2r), sy = sin(rotate_deg[1] * d2r);
+  double cz = cos(rotate_deg[2] * d2r), sz = sin(rotate_deg[2] * d2r);
+  double R[3][3] = {
+      {cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx},
+      {sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx},
+      {-sy, cy * sx, cy * cx}};
+  for (int i = 0; i < n; i++) {
+    double q[3] = {p[3 * i] * scale, p[3 * i + 1] * scale, p[3 * i + 2] * scale};
+    for (int r = 0; r < 3; r++)
+      p[3 * i + r] = R[r][0] * q[0] + R[r][1] * q[1] + R[r][2] * q[2] + translate[r];
+  }
+}
+
+/* surface of one body in world coordinates, validated */
+static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, char *err, size_t errsz) {
+  switch (b->shape) {
+    case JL_SHAPE_BOX: jl_shape_box(b->size, b->shape_resolution, s); break;
+    case JL_SHAPE_SPHERE: jl_shape_sphere(b->radius, b->shape_resolution, s); break;
+    case JL_SHAPE_TORUS: jl_shape_torus(b->major, b->minor, b->shape_resolution, s); break;
+    default: {
+      char msg[1024];
+      JlResult r = jl_surface_load(b->mesh_path, s, msg, sizeof msg);
+      if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
+    }
+  }
+  jl_transform_points(s->vert, s->nvert, b->scale, b->rotate_deg, b->translate);
+  JlMeshReport rep;
+  jl_surface_validate(s, b->mesh_path[0] ? b->mesh_path : b->def.name, &rep);
+  if (!rep.ok) {
+    char msg[2048];
+    jl_report_errors(&rep, b->mesh_path[0] ? b->mesh_path : b->def.name, msg, sizeof msg);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': cannot tetrahedralize:\n%s", b->def.name, msg);
+  }
+  for (int k = 0; k < rep.nfinding && log; k++)
+    if (rep.finding[k].severity == JL_SEV_WARNING)
+      fprintf(log, "jelly: warning: body '%s': %s\n", b->def.name, rep.finding[k].text);
+  return JL_OK;
+}
+
+JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, size_t errsz) {
+  int n = sc->nbody;
+  JlSurface *surf = jl_calloc((size_t)n, sizeof *surf);
+  JlTetMesh *tets = jl_calloc((size_t)n, sizeof *tets);
+  JlBodyDef *defs = jl_calloc((size_t)n, sizeof *defs);
+  JlResult r = JL_OK;
+  for (int i = 0; i < n && r == JL_OK; i++) {
+    const JlSceneBody *b = &sc->body[i];
+    defs[i] = b->def;
+    r = body_surface(b, &surf[i], log, err, errsz);
+    if (r) break;
+    char msg[1024];
+    r = jl_tetgen_build(&surf[i], &b->tetgen, &tets[i], msg, sizeof msg);
+    if (r) {
+      r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
+      break;
+    }
+    /* embedded tets overhang the surface: scale density and Young's modulus
+     * by surface volume / tet volume so the body keeps its true mass and its
+     * material's wave speed (uniform `stiffness` is per spring and stays) */
+    if (b->tetgen.mode == JL_TETGEN_EMBEDDED) {
+      JlTetQuality q;
+      jl_tetmesh_quality(&tets[i], &q);
+      double ratio = jl_surface_volume(&surf[i]) / q.volume_sum;
+      if (ratio > 0 && ratio < 1) {
+        defs[i].density *= ratio;
+        defs[i].young_modulus *= ratio;
+      }
+    }
+  }
+  if (r == JL_OK) {
+    char msg[1024];
+    r = jl_model_build(m, n, tets, surf, defs, &sc->world, msg, sizeof msg);
+    if (r) r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
+  }
+  for (int i = 0; i < n; i++) {
+    jl_surface_free(&surf[i]);
+    jl_tetmesh_free(&tets[i]);
+  }
+  free(surf);
+  free(tets);
+  free(defs);
+  return r;
+}

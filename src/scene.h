@@ -1,0 +1,73 @@
+/* Scene files: JSON (cJSON) describing bodies, integrator and world.
+ *
+ * jl_scene_load parses and validates a file strictly: unknown keys, wrong
+ * types, missing files and impossible values are errors naming the file, the
+ * key path (e.g. "bodies[1].density") and the reason. jl_scene_build then
+ * turns the description into a JlModel: loads or generates each surface,
+ * applies scale, rotation and translation, validates it, tetrahedralizes it
+ * and builds masses, springs and pins. Every key, unit and default is listed
+ * in docs/scenes.md. */
+#ifndef JL_SRC_SCENE_H
+#define JL_SRC_SCENE_H
+
+#include <stdio.h>
+
+#include "mesh/tetmesh.h"
+#include "src/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum JlShapeType {
+  JL_SHAPE_NONE,   /* the body has a "mesh" file instead */
+  JL_SHAPE_BOX,    /* size[3] */
+  JL_SHAPE_SPHERE, /* radius */
+  JL_SHAPE_TORUS,  /* major, minor */
+  JL_SHAPE_COUNT
+} JlShapeType;
+
+typedef struct JlSceneBody {
+  JlBodyDef def;          /* material, velocity, pins (def.pin points into pin_nodes) */
+  char mesh_path[4096];   /* resolved against the scene's folder; "" for shapes */
+  JlShapeType shape;
+  double size[3];         /* m, box */
+  double radius;          /* m, sphere */
+  double major, minor;    /* m, torus */
+  double shape_resolution;/* m, target surface edge length of generated shapes; 0 = auto */
+  JlTetgenDef tetgen;
+  double translate[3];    /* m */
+  double rotate_deg[3];   /* degrees, XYZ Euler: x first, then y, then z (world axes) */
+  double scale;           /* uniform, default 1 */
+  int *pin_nodes;         /* def.npin entries, owned */
+} JlSceneBody;
+
+typedef struct JlScene {
+  char path[4096];
+  double duration;        /* s, default 2 */
+  double fps;             /* output frames per second, default 60 */
+  double dt;              /* s, largest time step, default 1/60 for implicit */
+  JlStepDef step;         /* integrator, solver tolerance, iteration cap, adaptive */
+  JlWorldDef world;       /* gravity, ground */
+  int nbody;
+  JlSceneBody *body;
+} JlScene;
+
+JlResult jl_scene_load(const char *path, JlScene *sc, char *err, size_t errsz);
+/* Parses a scene from a string; `path` names it in messages and anchors
+ * relative mesh paths. */
+JlResult jl_scene_parse(const char *text, const char *path, JlScene *sc, char *err, size_t errsz);
+void jl_scene_free(JlScene *sc);
+
+/* Builds the model. Warnings (e.g. an inside-out surface that was flipped)
+ * go to `log` when it is not NULL. */
+JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, size_t errsz);
+
+/* Applies scale, then rotation (XYZ Euler, degrees), then translation to n points. */
+void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3],
+                         const double translate[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
