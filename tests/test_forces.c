@@ -328,6 +328,9 @@ static void test_gravity(void) {
 static void ground_case(int sliding) {
   JlModel m;
   ENSURE(small_model(&m, 0.0, 1));
+  /* fixed contact parameters (not the defaults) so the speeds below stick / slide */
+  m.world.ground_stiffness = 1e4;
+  m.world.ground_damping = 20.0;
   JlForce *e = jl_ground_create(&m);
   int n3 = 3 * m.nnode;
   double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
