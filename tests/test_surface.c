@@ -200,7 +200,7 @@ static void test_shared_models(void) {
            {"icosphere_320.obj", 162, 320, 4.0470, 1e-4}};
   for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s", JL_SHARED_MODELS, m[i].file);
+    snprintf(path, sizeof path, "%s/%s", JL_MODELS_DIR, m[i].file);
     JlSurface s;
     JlMeshReport r;
     if (!load_check(path, &s, &r)) return;
@@ -215,7 +215,7 @@ static void test_shared_models(void) {
   /* bunny box from SOURCES.md */
   JlSurface s;
   JlMeshReport r;
-  if (!load_check(JL_SHARED_MODELS "/bunny.obj", &s, &r)) return;
+  if (!load_check(JL_MODELS_DIR "/bunny.obj", &s, &r)) return;
   ENSURE_NEAR(r.bbox_lo[0], -4.958, 1e-3);
   ENSURE_NEAR(r.bbox_hi[1], 9.655, 1e-3);
   ENSURE_NEAR(r.bbox_hi[2], 3.811, 1e-3);
@@ -466,7 +466,7 @@ static void test_large_mesh(void) {
 
 static void test_cli_check(void) {
   static char out[16384];
-  int rc = jl_test_run(JL_JELLY_EXE " check " JL_SHARED_MODELS "/bunny.obj", out, sizeof out);
+  int rc = jl_test_run(JL_JELLY_EXE " check " JL_MODELS_DIR "/bunny.obj", out, sizeof out);
   ENSURE_MSG(rc == 0, "bunny: exit %d\n%s", rc, out);
   ENSURE(strstr(out, "vertices     1839") && strstr(out, "triangles    3674"));
   ENSURE(strstr(out, "components   1") && strstr(out, "volume       194.2"));
@@ -496,7 +496,7 @@ static void test_cli_garbage_never_crashes(void) {
   static const char *ext[] = {"obj", "off", "stl", "ply", "gltf", "glb", "bin"};
   const char *dir = jl_test_tmpdir("surface_fuzz");
   size_t baselen = 0;
-  char *base = jl_test_read_file(JL_SHARED_MODELS "/icosphere_320.obj", &baselen);
+  char *base = jl_test_read_file(JL_MODELS_DIR "/icosphere_320.obj", &baselen);
   ENSURE(base && baselen > 100);
   static const char *inserts[] = {"-", "99999999999", "nan", "1e999", "/", "\n", "f ", "v ", " 0", "\r\n"};
   uint32_t x = 2024;

@@ -23,7 +23,7 @@ static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 static int load_model(const char *name, JlSurface *s) {
   char path[1024], err[512];
-  snprintf(path, sizeof path, "%s/%s", JL_SHARED_MODELS, name);
+  snprintf(path, sizeof path, "%s/%s", JL_MODELS_DIR, name);
   JlResult r = jl_surface_load(path, s, err, sizeof err);
   if (r != JL_OK) fprintf(stderr, "%s\n", err);
   return r == JL_OK;
@@ -647,7 +647,7 @@ static char g_out[1 << 15];
 
 static void test_cli_mesh(void) {
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s mesh %s/icosphere_320.obj", JL_JELLY_EXE, JL_SHARED_MODELS);
+  snprintf(cmd, sizeof cmd, "%s mesh %s/icosphere_320.obj", JL_JELLY_EXE, JL_MODELS_DIR);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "rc %d: %s", rc, g_out);
   ENSURE_MSG(strstr(g_out, "nodes") && strstr(g_out, "tets") && strstr(g_out, "springs") &&
@@ -669,7 +669,7 @@ static void test_cli_mesh(void) {
   /* embedded mode and a .vtu */
   const char *dir = jl_test_tmpdir("tetmesh_cli");
   snprintf(cmd, sizeof cmd, "%s mesh %s/bunny.obj --mode embedded --resolution 1 --out %s/bunny.vtu",
-           JL_JELLY_EXE, JL_SHARED_MODELS, dir);
+           JL_JELLY_EXE, JL_MODELS_DIR, dir);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "rc %d: %s", rc, g_out);
   char path[1024];
@@ -692,7 +692,7 @@ static void test_cli_mesh_bad_flags(void) {
   char cmd[2048];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(cmd, sizeof cmd, "%s mesh %s %s", JL_JELLY_EXE, i + 1 < sizeof bad / sizeof bad[0] ?
-             JL_SHARED_MODELS "/icosphere_320.obj" : "", bad[i]);
+             JL_MODELS_DIR "/icosphere_320.obj" : "", bad[i]);
     int rc = jl_test_run(cmd, g_out, sizeof g_out);
     ENSURE_MSG(rc == 2, "'%s' gave %d: %s", bad[i], rc, g_out);
     ENSURE_MSG(strstr(g_out, "jelly mesh"), "'%s': %s", bad[i], g_out);
