@@ -549,9 +549,12 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
   for (int i = 0; i < n && r == JL_OK; i++) {
     const JlSceneBody *b = &sc->body[i];
     defs[i] = b->def;
-    r = body_surface(b, &surf[i], log, err, errsz);
-    if (r) break;
-    char msg[1024];
+    char msg[3072];
+    r = body_surface(b, &surf[i], log, msg, sizeof msg);
+    if (r) {
+      r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
+      break;
+    }
     r = jl_tetgen_build(&surf[i], &b->tetgen, &tets[i], msg, sizeof msg);
     if (r) {
       r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
