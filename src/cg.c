@@ -9,8 +9,13 @@
  *
  * Reductions are blocked over fixed node ranges (CG_BLOCK nodes), each block
  * summed in order, the partials added in block order: results are bitwise
- * identical for any thread count. The vector updates of one iteration are
- * fused into a single pass that also produces r.z and r.r. */
+ * identical for any thread count. Within a block, sums run over four
+ * interleaved partials (fixed order, four independent add chains). The
+ * vector updates of one iteration are fused into a single pass that also
+ * produces r.z and r.r (SSE2 when available: the same operations in the same
+ * order as the scalar code, hence the same bits); the constraint filter of
+ * q is fused with p.q. Vector passes run on one thread below JL_PAR_MIN_LIGHT
+ * nodes, where waking a second thread costs about as much as the pass. */
 #include "src/cg.h"
 
 #include <math.h>
@@ -20,7 +25,32 @@
 #include "mesh/common.h"
 #include "src/linalg.h"
 
+#if defined(__SSE2__) && !defined(JL_NO_SIMD)
+#include <emmintrin.h>
+#define CG_SSE2 1
+#else
+#define CG_SSE2 0
+#endif
+
 #define CG_BLOCK 512 /* nodes per reduction block */
+
+/* Each block sums into 4 interleaved partials (value k goes to partial
+ * (k - lo) mod 4; lo is a multiple of 4), added as (p0 + p1) + (p2 + p3) at
+ * the end: a fixed order, but four independent addition chains instead of
+ * one, so the loop is not bound by the latency of the adds. */
+enum { LANES = 4 };
+
+static inline double lanes_sum(const double *acc) { return (acc[0] + acc[1]) + (acc[2] + acc[3]); }
+
+/* a[lo..hi) . b[lo..hi) with LANES partials */
+static double block_dot(const double *restrict a, const double *restrict b, int lo, int hi) {
+  double acc[LANES] = {0, 0, 0, 0};
+  int k = lo;
+  for (; k + LANES <= hi; k += LANES)
+    for (int l = 0; l < LANES; l++) acc[l] += a[k + l] * b[k + l];
+  for (int l = 0; k < hi; k++, l++) acc[l] += a[k] * b[k];
+  return lanes_sum(acc);
+}
 
 void jl_cg_init(JlCg *cg, int nnode) {
   memset(cg, 0, sizeof *cg);
@@ -47,7 +77,7 @@ void jl_cg_free(JlCg *cg) {
 
 void jl_cg_set_diagonal(JlCg *cg, const double *diag9, const unsigned char *pinned) {
   int n = cg->nnode;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
   for (int i = 0; i < n; i++) {
     for (int k = 0; k < 3; k++) {
       double d = diag9[9 * i + 4 * k]; /* entry (k, k) of block i */
@@ -61,14 +91,26 @@ double jl_cg_dot(JlCg *cg, int n, const double *a, const double *b) {
   int nb = (n + 3 * CG_BLOCK - 1) / (3 * CG_BLOCK);
   JL_ASSERT(nb <= cg->nblock, "jl_cg_dot: vector longer than the CG workspace");
   double *part = cg->partial;
-  JL_OMP(omp parallel for schedule(static) if (nb > 1))
+  JL_OMP(omp parallel for schedule(static) if (n > 3 * JL_PAR_MIN_LIGHT))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * 3 * CG_BLOCK, hi = lo + 3 * CG_BLOCK < n ? lo + 3 * CG_BLOCK : n;
-    double s = 0.0;
-    for (int k = lo; k < hi; k++) s += a[k] * b[k];
-    part[blk] = s;
+    part[blk] = block_dot(a, b, lo, hi);
   }
   return jl_sum_partials(nb, part);
+}
+
+/* one value of the fused CG update: x += alpha p, r -= alpha q, z = P^-1 r,
+ * and the r.z, r.r partials of its lane */
+static inline void update(int k, double alpha, double *restrict x, const double *restrict p,
+                          const double *restrict q, const double *restrict inv, double *restrict r,
+                          double *restrict z, double *restrict rz, double *restrict rr) {
+  x[k] += alpha * p[k];
+  double rk = r[k] - alpha * q[k];
+  double zk = inv[k] * rk;
+  r[k] = rk;
+  z[k] = zk;
+  *rz += rk * zk;
+  *rr += rk * rk;
 }
 
 /* r = S (b - q), z = P^-1 r; returns r.z in *rz, r.r in *rr and (S b).(S b) in *bb */
@@ -76,7 +118,7 @@ static void initial_residual(JlCg *cg, const unsigned char *pinned, const double
                              double *rz, double *rr, double *bb) {
   int n = cg->nnode, nb = cg->nblock;
   double *part = cg->partial;
-  JL_OMP(omp parallel for schedule(static) if (nb > 1))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * CG_BLOCK, hi = lo + CG_BLOCK < n ? lo + CG_BLOCK : n;
     double s_rz = 0.0, s_rr = 0.0;
@@ -102,7 +144,7 @@ static void initial_residual(JlCg *cg, const unsigned char *pinned, const double
   *rz = a;
   *rr = c;
   /* ||S b||^2: a separate blocked pass (once per solve) */
-  JL_OMP(omp parallel for schedule(static) if (nb > 1))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * CG_BLOCK, hi = lo + CG_BLOCK < n ? lo + CG_BLOCK : n;
     double s = 0.0;
@@ -120,7 +162,8 @@ JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx,
                        double tol, int max_iter) {
   JlCgResult res = {0, 0, 0.0};
   int n = cg->nnode, n3 = 3 * n, nb = cg->nblock;
-  double *r = cg->r, *z = cg->z, *p = cg->p, *q = cg->q, *part = cg->partial;
+  double *restrict r = cg->r, *restrict z = cg->z, *restrict p = cg->p, *restrict q = cg->q;
+  double *part = cg->partial;
   if (n == 0) {
     res.converged = 1;
     return res;
@@ -143,32 +186,59 @@ JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx,
   memcpy(p, z, (size_t)n3 * sizeof(double));
 
   while (rr > stop && res.iterations < max_iter) {
-    /* q = S A p; alpha = r.z / p.q */
+    /* q = S A p; alpha = r.z / p.q (the filter and the dot in one pass) */
     mul(ctx, p, q);
-    if (pinned)
-      for (int i = 0; i < n; i++)
-        if (pinned[i]) q[3 * i] = q[3 * i + 1] = q[3 * i + 2] = 0.0;
-    double pq = jl_cg_dot(cg, n3, p, q);
+    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+    for (int blk = 0; blk < nb; blk++) {
+      int lo = blk * CG_BLOCK, hi = lo + CG_BLOCK < n ? lo + CG_BLOCK : n;
+      if (pinned)
+        for (int i = lo; i < hi; i++)
+          if (pinned[i]) q[3 * i] = q[3 * i + 1] = q[3 * i + 2] = 0.0;
+      part[blk] = block_dot(p, q, 3 * lo, 3 * hi);
+    }
+    double pq = jl_sum_partials(nb, part);
     res.iterations++;
     if (!(pq > 0.0)) break; /* not positive definite (or NaN): give up */
     double alpha = rz / pq;
 
     /* fused: x += alpha p, r -= alpha q, z = P^-1 r, partial r.z and r.r */
-    JL_OMP(omp parallel for schedule(static) if (nb > 1))
+    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
     for (int blk = 0; blk < nb; blk++) {
       int lo = 3 * blk * CG_BLOCK, hi = lo + 3 * CG_BLOCK < n3 ? lo + 3 * CG_BLOCK : n3;
-      double s_rz = 0.0, s_rr = 0.0;
-      for (int k = lo; k < hi; k++) {
-        x[k] += alpha * p[k];
-        double rk = r[k] - alpha * q[k];
-        double zk = cg->inv_diag[k] * rk;
-        r[k] = rk;
-        z[k] = zk;
-        s_rz += rk * zk;
-        s_rr += rk * rk;
+      double a_rz[LANES] = {0, 0, 0, 0}, a_rr[LANES] = {0, 0, 0, 0};
+      int k = lo;
+#if CG_SSE2
+      /* lanes (0, 1) and (2, 3) as pairs: the same operations as update() */
+      __m128d va = _mm_set1_pd(alpha), rz01 = _mm_setzero_pd(), rz23 = _mm_setzero_pd();
+      __m128d rr01 = _mm_setzero_pd(), rr23 = _mm_setzero_pd();
+      for (; k + LANES <= hi; k += LANES) {
+        for (int h = 0; h < LANES; h += 2) {
+          __m128d pk = _mm_loadu_pd(p + k + h);
+          _mm_storeu_pd(x + k + h, _mm_add_pd(_mm_loadu_pd(x + k + h), _mm_mul_pd(va, pk)));
+          __m128d rk = _mm_sub_pd(_mm_loadu_pd(r + k + h), _mm_mul_pd(va, _mm_loadu_pd(q + k + h)));
+          __m128d zk = _mm_mul_pd(_mm_loadu_pd(cg->inv_diag + k + h), rk);
+          _mm_storeu_pd(r + k + h, rk);
+          _mm_storeu_pd(z + k + h, zk);
+          if (h == 0) {
+            rz01 = _mm_add_pd(rz01, _mm_mul_pd(rk, zk));
+            rr01 = _mm_add_pd(rr01, _mm_mul_pd(rk, rk));
+          } else {
+            rz23 = _mm_add_pd(rz23, _mm_mul_pd(rk, zk));
+            rr23 = _mm_add_pd(rr23, _mm_mul_pd(rk, rk));
+          }
+        }
       }
-      part[2 * blk] = s_rz;
-      part[2 * blk + 1] = s_rr;
+      _mm_storeu_pd(a_rz, rz01);
+      _mm_storeu_pd(a_rz + 2, rz23);
+      _mm_storeu_pd(a_rr, rr01);
+      _mm_storeu_pd(a_rr + 2, rr23);
+#else
+      for (; k + LANES <= hi; k += LANES)
+        for (int l = 0; l < LANES; l++) update(k + l, alpha, x, p, q, cg->inv_diag, r, z, a_rz + l, a_rr + l);
+#endif
+      for (int l = 0; k < hi; k++, l++) update(k, alpha, x, p, q, cg->inv_diag, r, z, a_rz + l, a_rr + l);
+      part[2 * blk] = lanes_sum(a_rz);
+      part[2 * blk + 1] = lanes_sum(a_rr);
     }
     double rz_new = 0.0;
     rr = 0.0;
@@ -181,7 +251,7 @@ JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx,
     /* p = z + beta p */
     double beta = rz_new / rz;
     rz = rz_new;
-    JL_OMP(omp parallel for schedule(static) if (n3 > JL_PAR_MIN))
+    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
     for (int k = 0; k < n3; k++) p[k] = z[k] + beta * p[k];
   }
   res.residual = sqrt(rr / bb);

@@ -40,7 +40,7 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
   Ground *g = e->self;
   const JlWorldDef *wd = &m->world;
   int n = m->nnode, nb = g->nblock;
-  JL_OMP(omp parallel for schedule(static) if (nb > 1))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < n ? lo + JL_BLOCK : n;
     double en = 0.0;

@@ -24,7 +24,7 @@ static void apply_matrix(void *ctx, const double *u, double *out) {
   const JlWorld *w = ctx;
   const JlModel *m = &w->model;
   int n = m->nnode;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
   for (int i = 0; i < n; i++) {
     double mi = m->mass[i];
     out[3 * i] = mi * u[3 * i];
@@ -61,7 +61,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
   *cg_failed = !res.converged;
 
   /* v += dv, x += h v; pinned nodes stay at rest */
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
   for (int i = 0; i < n; i++) {
     for (int c = 3 * i; c < 3 * i + 3; c++) {
       if (m->pinned[i]) {

@@ -29,6 +29,11 @@
 /* loops shorter than this run on one thread (a parallel region costs a few us) */
 #define JL_PAR_MIN 2048
 
+/* light per-node passes (vector updates, mass, gravity, ground) over fewer
+ * nodes than this run on one thread: there a pass takes about as long as
+ * waking a second thread, and much longer when that thread's core is busy */
+#define JL_PAR_MIN_LIGHT 8192
+
 /* elements per block of a deterministic reduction */
 #define JL_BLOCK 1024
 

@@ -17,14 +17,17 @@
  * (not the force), which keeps M - h dF/dv - h^2 dF/dx positive definite
  * (Choi & Ko 2002 discuss the instability this avoids).
  *
- * linearize() stores B_s = a K + b D per spring as 6 doubles (symmetric
- * 3x3, seed 000 sec. 4.1). multiply() computes (J u)_i = B_s (u_i - u_j),
- * (J u)_j = -B_s (u_i - u_j) in two passes that never write to shared memory
- * from two threads: pass 1 per spring y_s = B_s (u_i - u_j); pass 2 per node
- * gathers +-y_s over its incident springs (model->node_spring, split by sign
- * at creation so the loop has no branches; fixed order).
- * force() uses the same two passes. Results are independent of the thread
- * count. */
+ * linearize() computes B_s = a K + b D per spring as 6 doubles (symmetric
+ * 3x3, seed 000 sec. 4.1), then copies each block into the rows of both of
+ * its nodes (model->node_spring order) and sums the rows into the diagonal
+ * blocks. multiply() is then one pass over the nodes,
+ *   (J u)_i = sum over the springs s at i of B_s (u_i - u_other(s)),
+ * streaming the row blocks with no per-spring intermediate and no write to
+ * another node's entry: every spring's product is evaluated twice (once per
+ * end), which costs less than storing and gathering it (measured). Each node
+ * sums its row in a fixed order, so results are bitwise independent of the
+ * thread count. force() uses a per-spring pass and a gather (split by sign
+ * at creation so the loop has no branches). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +35,18 @@
 #include "src/force.h"
 #include "src/linalg.h"
 
+#if defined(__SSE2__) && !defined(JL_NO_SIMD)
+#include <emmintrin.h>
+#define SPRINGS_SSE2 1
+#else
+#define SPRINGS_SSE2 0
+#endif
+
 typedef struct Springs {
   int nspring;
   int nblock;
   double *blk;     /* nspring x 6: B_s = a K + b D as (xx, xy, xz, yy, yz, zz) */
-  double *y;       /* nspring x 3: per-spring force on its first node, or B_s (u_i - u_j) */
+  double *y;       /* nspring x 3: per-spring force on its first node (force) */
   double *partial; /* nblock: energy partial sums */
   /* model->node_spring split by sign, so the gather needs no branches: node
    * i adds y_s for gather[gstart[i] .. gsplit[i]) (i is the spring's first
@@ -44,6 +54,12 @@ typedef struct Springs {
   int *gstart;     /* nnode + 1 */
   int *gsplit;     /* nnode */
   int *gspring;    /* 2 x nspring spring ids */
+  /* the rows of J in model->node_spring order: entry p of node i (p in
+   * node_spring_start[i] .. [i + 1]) is spring s = |node_spring[p]| - 1 with
+   * the other end row_other[p] and a copy of B_s in row_blk (each block is
+   * stored twice, once per end, so multiply reads it sequentially) */
+  int *row_other;  /* 2 x nspring node ids */
+  double *row_blk; /* 2 x nspring x 6: (xx, xy, yy, xz, yz, zz) */
 } Springs;
 
 /* out_i += sum of +y_s - sum of -y_s over incident springs (pass 2, one writer per node) */
@@ -79,7 +95,7 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
   double *y = sp->y;
 
   /* pass 1: force on the first node of each spring, energy per block */
-  JL_OMP(omp parallel for schedule(static) if (nb > 1))
+  JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < ns ? lo + JL_BLOCK : ns;
     double en = 0.0;
@@ -120,7 +136,7 @@ static void springs_linearize(JlForce *e, const JlModel *m, const double *x,
   int ns = sp->nspring, exact = (flags & JL_LIN_EXACT) != 0;
   double *blk = sp->blk;
 
-  /* B_s = a K + b D = alpha n n^T + beta I */
+  /* pass 1, per spring: B_s = a K + b D = alpha n n^T + beta I */
   JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN))
   for (int s = 0; s < ns; s++) {
     int i = sn[2 * s], j = sn[2 * s + 1];
@@ -145,17 +161,25 @@ static void springs_linearize(JlForce *e, const JlModel *m, const double *x,
     B[4] = alpha * n1 * n2;
     B[5] = alpha * n2 * n2 + beta;
   }
-  if (!diag) return;
 
-  /* diagonal blocks: both ends of a spring get +B_s (gather, fixed order) */
+  /* pass 2, per node: copy the blocks into the node's row (CSR order, so
+   * multiply streams them) and sum the diagonal block D_i = sum_s B_s */
   int n = m->nnode;
+  const int *restrict start = m->node_spring_start, *restrict ns_id = m->node_spring;
+  double *restrict rblk = sp->row_blk;
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
   for (int i = 0; i < n; i++) {
     double acc[6] = {0, 0, 0, 0, 0, 0};
-    for (int p = sp->gstart[i]; p < sp->gstart[i + 1]; p++) {
-      const double *B = blk + 6 * sp->gspring[p];
+    for (int p = start[i]; p < start[i + 1]; p++) {
+      int q = ns_id[p];
+      const double *B = blk + 6 * (q > 0 ? q - 1 : -q - 1);
+      double *R = rblk + 6 * (size_t)p;
+      /* row layout (xx, xy, yy, xz, yz, zz): pairs (xx, xy), (xy, yy) and
+       * (xz, yz) are adjacent for the SSE2 multiply */
+      R[0] = B[0], R[1] = B[1], R[2] = B[3], R[3] = B[2], R[4] = B[4], R[5] = B[5];
       for (int k = 0; k < 6; k++) acc[k] += B[k];
     }
+    if (!diag) continue;
     double *D = diag + 9 * i;
     D[0] += acc[0]; D[1] += acc[1]; D[2] += acc[2];
     D[3] += acc[1]; D[4] += acc[3]; D[5] += acc[4];
@@ -163,26 +187,60 @@ static void springs_linearize(JlForce *e, const JlModel *m, const double *x,
   }
 }
 
+/* (J u)_i = sum over the springs s at i of B_s (u_i - u_other(s)): one pass
+ * over the rows, each node summing its own springs in a fixed order. Per
+ * entry, with d = u_i - u_other and B = row_blk (b0 b1 b3 b2 b4 b5):
+ *   x += (b0 d0 + b1 d1) + b2 d2,   y += (b1 d0 + b3 d1) + b4 d2,
+ *   and z = (sum b2 d0 + sum b4 d1) + sum b5 d2 over the entries.
+ * The SSE2 path computes x and y as one pair and the z sums as a pair plus a
+ * scalar; it performs the same IEEE operations in the same order as the
+ * scalar path, so both give the same bits. */
 static void springs_multiply(const JlForce *e, const JlModel *m, const double *u, double *out) {
-  Springs *sp = e->self;
-  const int *restrict sn = m->spring_node;
-  const double *restrict blk = sp->blk;
-  double *restrict y = sp->y;
-  int ns = sp->nspring;
-
-  /* pass 1: y_s = B_s (u_i - u_j) */
-  JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN))
-  for (int s = 0; s < ns; s++) {
-    int i = sn[2 * s], j = sn[2 * s + 1];
-    const double *B = blk + 6 * s;
-    double d0 = u[3 * i] - u[3 * j], d1 = u[3 * i + 1] - u[3 * j + 1], d2 = u[3 * i + 2] - u[3 * j + 2];
-    y[3 * s] = B[0] * d0 + B[1] * d1 + B[2] * d2;
-    y[3 * s + 1] = B[1] * d0 + B[3] * d1 + B[4] * d2;
-    y[3 * s + 2] = B[2] * d0 + B[4] * d1 + B[5] * d2;
+  const Springs *sp = e->self;
+  const int *restrict start = m->node_spring_start, *restrict other = sp->row_other;
+  const double *restrict rblk = sp->row_blk;
+  const double *restrict uu = u;
+  double *restrict o = out;
+  int n = m->nnode;
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
+  for (int i = 0; i < n; i++) {
+#if SPRINGS_SSE2
+    __m128d uixy = _mm_loadu_pd(uu + 3 * i), uiz = _mm_load_sd(uu + 3 * i + 2);
+    __m128d sxy = _mm_setzero_pd(), szxy = _mm_setzero_pd(), szz = _mm_setzero_pd();
+    for (int p = start[i]; p < start[i + 1]; p++) {
+      const double *B = rblk + 6 * (size_t)p, *uj = uu + 3 * other[p];
+      __m128d dxy = _mm_sub_pd(uixy, _mm_loadu_pd(uj));
+      __m128d dz = _mm_sub_sd(uiz, _mm_load_sd(uj + 2));
+      __m128d c2 = _mm_loadu_pd(B + 3);
+      __m128d t = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(B), _mm_unpacklo_pd(dxy, dxy)),
+                             _mm_mul_pd(_mm_loadu_pd(B + 1), _mm_unpackhi_pd(dxy, dxy)));
+      t = _mm_add_pd(t, _mm_mul_pd(c2, _mm_unpacklo_pd(dz, dz)));
+      sxy = _mm_add_pd(sxy, t);
+      szxy = _mm_add_pd(szxy, _mm_mul_pd(c2, dxy));
+      szz = _mm_add_sd(szz, _mm_mul_sd(_mm_load_sd(B + 5), dz));
+    }
+    double r[2], zp[2];
+    _mm_storeu_pd(r, sxy);
+    _mm_storeu_pd(zp, szxy);
+    double s0 = r[0], s1 = r[1], s2 = (zp[0] + zp[1]) + _mm_cvtsd_f64(szz);
+#else
+    double u0 = uu[3 * i], u1 = uu[3 * i + 1], u2 = uu[3 * i + 2];
+    double s0 = 0.0, s1 = 0.0, zx = 0.0, zy = 0.0, zz = 0.0;
+    for (int p = start[i]; p < start[i + 1]; p++) {
+      const double *B = rblk + 6 * (size_t)p, *uj = uu + 3 * other[p];
+      double d0 = u0 - uj[0], d1 = u1 - uj[1], d2 = u2 - uj[2];
+      s0 += (B[0] * d0 + B[1] * d1) + B[3] * d2;
+      s1 += (B[1] * d0 + B[2] * d1) + B[4] * d2;
+      zx += B[3] * d0;
+      zy += B[4] * d1;
+      zz += B[5] * d2;
+    }
+    double s2 = (zx + zy) + zz;
+#endif
+    o[3 * i] += s0;
+    o[3 * i + 1] += s1;
+    o[3 * i + 2] += s2;
   }
-
-  /* pass 2: (J u)_i = +y_s for the first node, -y_s for the second */
-  gather(sp, m->nnode, y, out);
 }
 
 static void springs_destroy(JlForce *e) {
@@ -195,6 +253,8 @@ static void springs_destroy(JlForce *e) {
     free(sp->gstart);
     free(sp->gsplit);
     free(sp->gspring);
+    free(sp->row_other);
+    free(sp->row_blk);
     free(sp);
   }
   free(e);
@@ -222,6 +282,12 @@ JlForce *jl_springs_create(const JlModel *m) {
       if (m->node_spring[p] < 0) sp->gspring[q++] = -m->node_spring[p] - 1;
   }
   sp->gstart[n] = q;
+  sp->row_other = jl_calloc(2 * (size_t)m->nspring + 1, sizeof(int));
+  sp->row_blk = jl_calloc(12 * (size_t)m->nspring + 1, sizeof(double));
+  for (int p = 0; p < m->node_spring_start[n]; p++) {
+    int id = m->node_spring[p], s = id > 0 ? id - 1 : -id - 1;
+    sp->row_other[p] = m->spring_node[2 * s + (id > 0 ? 1 : 0)];
+  }
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "springs";
   e->self = sp;
