@@ -20,7 +20,9 @@ packages=(build-essential cmake pkg-config
           libtet1.5-dev tetgen libccd-dev libsdl2-dev libcglm-dev
           libassimp-dev libcjson-dev)
 if [ "$want_test_deps" = 1 ]; then
-  packages+=(python3)
+  # python3 decodes PNGs independently in the render tests; xvfb + xauth give
+  # the viewer smoke test (tests/test_viewer.c) an X server
+  packages+=(python3 xvfb xauth)
 fi
 
 missing=()

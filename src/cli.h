@@ -4,10 +4,24 @@
 #ifndef JL_SRC_CLI_H
 #define JL_SRC_CLI_H
 
+#include <stddef.h>
+
 int jl_cli_check(int argc, char **argv);
 int jl_cli_mesh(int argc, char **argv);
 int jl_cli_run(int argc, char **argv);
 int jl_cli_bench(int argc, char **argv);
+int jl_cli_view(int argc, char **argv);   /* src/cli_view.c */
+int jl_cli_render(int argc, char **argv); /* src/cli_render.c */
+
+/* src/cli_render.c: the default scene (models/scenes/default.json relative to
+ * the working directory, else to the executable); "WxH" image sizes (16 to
+ * 16384); comma-separated debug layer names into a JlLayer bit mask. The
+ * parsers print "jelly <cmd>: ..." and return 0 on failure. */
+const char *jl_cli_default_scene(char *buf, size_t n);
+int jl_cli_parse_size(const char *cmd, const char *text, int *width, int *height);
+int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers);
+/* src/cli_bench_render.c: prints the render row(s) of `jelly bench`; returns 0 on success */
+int jl_cli_bench_render(int json, const char *cpu);
 
 /* Parses a strictly positive/any finite double or an int flag value; prints
  * "jelly <cmd>: --flag expects ..., got '...'" and returns 0 on failure. */

@@ -199,5 +199,6 @@ int jl_cli_bench(int argc, char **argv) {
       fflush(stdout);
     }
   }
+  if (jl_cli_bench_render(json, cpu)) return 1; /* src/cli_bench_render.c */
   return 0;
 }

@@ -1,12 +1,14 @@
 /* `jelly run`: simulate a scene headlessly and write what happened.
  *
  *   jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--integrator NAME]
- *             [--threads N] [--obj] [--quiet]
+ *             [--threads N] [--obj] [--quiet] [--no-preview]
  *
  * Output in DIR (default out/<scene name>): stats.csv (one row per output
  * frame, frame 0 being the initial state), scene.pvd + frame_NNNN.vtu (tet
  * meshes with velocity and strain fields, for ParaView) and, with --obj,
- * <body>_NNNN.obj embedded surfaces (for Blender). Each frame of 1/fps
+ * <body>_NNNN.obj embedded surfaces (for Blender), and preview.png, a contact
+ * sheet of six evenly spaced frames drawn headless by render/ (not with
+ * --no-preview). Each frame of 1/fps
  * seconds is split into equal steps no longer than dt. Divergence stops the
  * run with exit 1 naming body, frame and likely cause. */
 #define _POSIX_C_SOURCE 200809L
@@ -18,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "render/render.h"
 #include "src/cli.h"
 #include "src/output.h"
 #include "src/scene.h"
@@ -33,16 +36,18 @@ typedef struct RunArgs {
   int threads;         /* -1: from the scene */
   int obj;
   int quiet;
+  int no_preview;
 } RunArgs;
 
 static void run_usage(FILE *f) {
   fprintf(f,
           "usage: jelly run [SCENE] [--out DIR] [--frames N] [--dt S]\n"
           "                 [--integrator implicit|symplectic|euler|midpoint|rk4|verlet]\n"
-          "                 [--threads N] [--obj] [--quiet]\n"
+          "                 [--threads N] [--obj] [--quiet] [--no-preview]\n"
           "\n"
           "Simulates SCENE (default " DEFAULT_SCENE ") and writes DIR/stats.csv,\n"
-          "DIR/scene.pvd with one .vtu per frame and, with --obj, DIR/<body>_NNNN.obj.\n"
+          "DIR/scene.pvd with one .vtu per frame, DIR/preview.png (a contact sheet of six\n"
+          "frames; not with --no-preview) and, with --obj, DIR/<body>_NNNN.obj.\n"
           "DIR defaults to out/<scene name>. Exit 0 on success, 1 if the simulation\n"
           "diverged, 2 on bad input.\n");
 }
@@ -61,6 +66,8 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
       a->obj = 1;
     } else if (strcmp(s, "--quiet") == 0) {
       a->quiet = 1;
+    } else if (strcmp(s, "--no-preview") == 0) {
+      a->no_preview = 1;
     } else if (strcmp(s, "--out") == 0 || strcmp(s, "--frames") == 0 || strcmp(s, "--dt") == 0 ||
                strcmp(s, "--integrator") == 0 || strcmp(s, "--threads") == 0) {
       if (!val) {
@@ -334,6 +341,10 @@ int jl_cli_run(int argc, char **argv) {
   fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
                  "gravity_energy,max_strain,min_y,contacts\n");
 
+  /* preview.png: thumbnails drawn as the chosen frames pass (no display needed) */
+  JlPreview *preview = a.no_preview ? NULL : jl_preview_create(&w, nframes, err, sizeof err);
+  if (!a.no_preview && !preview) fprintf(stderr, "jelly run: no preview.png: %s\n", err);
+
   double wall_total = 0, ke_max = 0;
   long steps_total = 0, cg_total = 0;
   for (int frame = 0; frame <= nframes; frame++) {
@@ -371,6 +382,7 @@ int jl_cli_run(int argc, char **argv) {
       status = 1;
       break;
     }
+    jl_preview_frame(preview, &w, frame);
     if (tty) progress(frame, nframes, w.state.t, wall_total);
   }
   if (tty) fprintf(stderr, "\n");
@@ -382,11 +394,17 @@ int jl_cli_run(int argc, char **argv) {
     fprintf(stderr, "jelly run: %s\n", err);
     if (!status) status = 1;
   }
+  if (preview) {
+    char png[4200];
+    snprintf(png, sizeof png, "%s/preview.png", outdir);
+    if (jl_preview_write(preview, png, err, sizeof err)) fprintf(stderr, "jelly run: %s\n", err);
+    jl_preview_destroy(preview);
+  }
   if (!a.quiet || status == 0) {
     printf("simulated  %.4g s in %.3g s wall (%.3gx real time), %ld steps, %ld CG iterations\n",
            w.state.t, wall_total, wall_total > 0 ? w.state.t / wall_total : 0.0, steps_total, cg_total);
-    printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames%s\n", outdir, outdir, o.nframe,
-           a.obj ? ", .obj surfaces" : "");
+    printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames%s%s\n", outdir, outdir, o.nframe,
+           a.obj ? ", .obj surfaces" : "", a.no_preview ? "" : ", preview.png");
   }
 
 done:

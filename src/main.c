@@ -10,6 +10,8 @@ static void usage(FILE *out) {
           "\n"
           "commands:\n"
           "  run [SCENE]    simulate a scene (default models/scenes/default.json)\n"
+          "  view [SCENE]   interactive window: orbit, drag bodies with the mouse, spawn more\n"
+          "  render [SCENE] headless PNG frames (and movie.mp4 with ffmpeg)\n"
           "  check FILE     validate a surface mesh\n"
           "  mesh FILE      tetrahedralize a surface mesh and report quality\n"
           "  bench          print performance figures\n"
@@ -22,6 +24,8 @@ int main(int argc, char **argv) {
   if (argc < 2) return jl_cli_run(0, argv + 1);
   const char *cmd = argv[1];
   if (strcmp(cmd, "run") == 0) return jl_cli_run(argc - 2, argv + 2);
+  if (strcmp(cmd, "view") == 0) return jl_cli_view(argc - 2, argv + 2);
+  if (strcmp(cmd, "render") == 0) return jl_cli_render(argc - 2, argv + 2);
   if (strcmp(cmd, "check") == 0) return jl_cli_check(argc - 2, argv + 2);
   if (strcmp(cmd, "mesh") == 0) return jl_cli_mesh(argc - 2, argv + 2);
   if (strcmp(cmd, "bench") == 0) return jl_cli_bench(argc - 2, argv + 2);

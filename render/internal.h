@@ -1,0 +1,54 @@
+/* Private to render/: the renderer struct and helpers shared by its files.
+ * SDL and cglm types are allowed here, never in render/render.h. */
+#ifndef JL_RENDER_INTERNAL_H
+#define JL_RENDER_INTERNAL_H
+
+#include <SDL2/SDL.h>
+#include <cglm/cglm.h>
+
+#include "render/render.h"
+
+struct JlRenderer {
+  SDL_Renderer *sdl;
+  SDL_Surface *surface; /* headless target, NULL when drawing into a window */
+  int width, height;
+  SDL_Texture *font;    /* glyph atlas, built on first text */
+  SDL_Texture *shadow;  /* radial shadow blob, built on first use */
+  SDL_Texture *ground;  /* cached ground image for the camera in ground_key */
+  double ground_key[9];
+  int ground_w, ground_h;
+  /* per-frame scratch, grown as needed, never shrunk */
+  int cap_vert, cap_tri, cap_out;
+  double *xd, *nd;      /* cap_vert x 3: surface positions and normals (double) */
+  float *sx;            /* cap_vert x 3: screen x, y, view depth */
+  unsigned char *ok;    /* cap_vert: in front of the near plane */
+  SDL_Color *col;       /* cap_vert: shaded colour */
+  struct JlSortKey *key;/* cap_tri */
+  SDL_Vertex *out;      /* cap_out */
+  /* statistics of the last jl_render_world */
+  int last_triangles;
+};
+
+typedef struct JlSortKey {
+  float depth;
+  int body, tri;
+} JlSortKey;
+
+/* view-projection matrix for a width x height image */
+void jl_camera_matrix(const JlCamera *c, int width, int height, mat4 vp);
+/* orthonormal basis: right, up, forward (eye -> target) */
+void jl_camera_basis(const JlCamera *c, double right[3], double up[3], double fwd[3]);
+
+/* wraps an existing SDL renderer (the viewer's window) */
+JlRenderer *jl_renderer_wrap(SDL_Renderer *sdl, int width, int height);
+/* grows r->out to hold n vertices */
+void jl_renderer_reserve_out(JlRenderer *r, int n);
+
+/* render/overlay.c: debug layers over the shaded surfaces */
+void jl_overlay_draw(JlRenderer *r, const JlWorld *w, const JlCamera *c, unsigned layers);
+
+/* render/font.c: 5x7 glyphs; width in pixels of a string at scale s */
+int jl_font_text_width(const char *text, int scale);
+void jl_font_destroy(JlRenderer *r);
+
+#endif

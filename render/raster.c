@@ -1,0 +1,493 @@
+/* Shaded surfaces through SDL_RenderGeometry: the renderer object, the ground
+ * grid, soft shadows, Lambert shading and the painter's sort.
+ *
+ * Each frame the embedded surfaces are evaluated from the state (double),
+ * given area-weighted vertex normals, lit per vertex (Gouraud) with ambient +
+ * Lambert + a small Blinn-Phong highlight from a headlight that sits just
+ * above and left of the eye, projected with the camera's cglm matrix, culled
+ * when back-facing, and sorted far to near by the view depth of their
+ * centroids (painter's algorithm: exact for separate bodies and for convex
+ * parts, as there is no depth buffer in SDL_Renderer). The ground is a
+ * checkerboard of tiles fading into the background, with a soft round shadow
+ * under each body whose darkness falls off with its height. Everything is one
+ * SDL_RenderGeometry call per layer, which SDL's software renderer
+ * rasterizes into a surface when headless. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/internal.h"
+
+const unsigned char jl_render_background[3] = {34, 40, 52};
+
+static const unsigned char palette[8][3] = {
+    {236, 112, 99},  /* coral */
+    {72, 186, 170},  /* teal */
+    {242, 196, 84},  /* gold */
+    {158, 124, 218}, /* violet */
+    {96, 164, 232},  /* sky */
+    {150, 204, 92},  /* lime */
+    {234, 130, 180}, /* pink */
+    {240, 152, 72},  /* orange */
+};
+
+void jl_render_body_color(int b, unsigned char rgb[3]) {
+  if (b >= 0 && b < 8) {
+    memcpy(rgb, palette[b], 3);
+    return;
+  }
+  /* golden-ratio hue walk for further bodies */
+  double h = fmod(0.13 + 0.618033988749895 * b, 1.0) * 6.0, s = 0.55, v = 0.9;
+  int i = (int)h;
+  double f = h - i, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+  double c[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
+  for (int k = 0; k < 3; k++) rgb[k] = (unsigned char)(255.0 * c[i % 6][k]);
+}
+
+JlRenderOptions jl_default_render_options(void) {
+  JlRenderOptions o;
+  memset(&o, 0, sizeof o);
+  o.ground = 1;
+  o.shadows = 1;
+  return o;
+}
+
+/* ---- renderer lifetime ---------------------------------------------------------- */
+
+JlRenderer *jl_renderer_wrap(SDL_Renderer *sdl, int width, int height) {
+  JlRenderer *r = jl_calloc(1, sizeof *r);
+  r->sdl = sdl;
+  r->width = width;
+  r->height = height;
+  return r;
+}
+
+JlResult jl_renderer_create_headless(JlRenderer **out, int width, int height, char *err,
+                                     size_t errsz) {
+  *out = NULL;
+  if (width < 16 || height < 16 || width > 16384 || height > 16384)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "image size %dx%d out of range (16 to 16384)", width,
+                   height);
+  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32, SDL_PIXELFORMAT_ARGB8888);
+  if (!s) return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot create %dx%d image: %s", width, height, SDL_GetError());
+  SDL_Renderer *sdl = SDL_CreateSoftwareRenderer(s);
+  if (!sdl) {
+    SDL_FreeSurface(s);
+    return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot create software renderer: %s", SDL_GetError());
+  }
+  JlRenderer *r = jl_renderer_wrap(sdl, width, height);
+  r->surface = s;
+  *out = r;
+  return JL_OK;
+}
+
+void jl_renderer_destroy(JlRenderer *r) {
+  if (!r) return;
+  jl_font_destroy(r);
+  if (r->shadow) SDL_DestroyTexture(r->shadow);
+  if (r->ground) SDL_DestroyTexture(r->ground);
+  if (r->surface) {
+    SDL_DestroyRenderer(r->sdl);
+    SDL_FreeSurface(r->surface);
+  }
+  free(r->xd), free(r->nd), free(r->sx), free(r->ok), free(r->col), free(r->key), free(r->out);
+  free(r);
+}
+
+int jl_renderer_width(const JlRenderer *r) { return r->width; }
+int jl_renderer_height(const JlRenderer *r) { return r->height; }
+
+void jl_renderer_reserve_out(JlRenderer *r, int n) {
+  if (n <= r->cap_out) return;
+  int cap = r->cap_out ? r->cap_out : 1024;
+  while (cap < n) cap *= 2;
+  r->out = jl_realloc(r->out, (size_t)cap, sizeof *r->out);
+  r->cap_out = cap;
+}
+
+static void reserve(JlRenderer *r, int nvert, int ntri) {
+  if (nvert > r->cap_vert) {
+    r->xd = jl_realloc(r->xd, (size_t)nvert * 3, sizeof(double));
+    r->nd = jl_realloc(r->nd, (size_t)nvert * 3, sizeof(double));
+    r->sx = jl_realloc(r->sx, (size_t)nvert * 3, sizeof(float));
+    r->ok = jl_realloc(r->ok, (size_t)nvert, 1);
+    r->col = jl_realloc(r->col, (size_t)nvert, sizeof(SDL_Color));
+    r->cap_vert = nvert;
+  }
+  if (ntri > r->cap_tri) {
+    r->key = jl_realloc(r->key, (size_t)ntri, sizeof(JlSortKey));
+    r->cap_tri = ntri;
+  }
+}
+
+JlResult jl_renderer_read(JlRenderer *r, unsigned char *rgb, char *err, size_t errsz) {
+  if (SDL_RenderReadPixels(r->sdl, NULL, SDL_PIXELFORMAT_RGB24, rgb, 3 * r->width) != 0)
+    return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot read the image back: %s", SDL_GetError());
+  return JL_OK;
+}
+
+JlResult jl_renderer_write_png(JlRenderer *r, const char *path, char *err, size_t errsz) {
+  unsigned char *rgb = jl_calloc((size_t)r->width * r->height * 3, 1);
+  JlResult res = jl_renderer_read(r, rgb, err, errsz);
+  if (!res) res = jl_png_write(path, r->width, r->height, rgb, err, errsz);
+  free(rgb);
+  return res;
+}
+
+/* ---- projection ---------------------------------------------------------------------- */
+
+typedef struct Proj {
+  mat4 vp;
+  float w, h, znear;
+} Proj;
+
+static void proj_init(Proj *p, const JlCamera *c, int width, int height) {
+  jl_camera_matrix(c, width, height, p->vp);
+  p->w = (float)width;
+  p->h = (float)height;
+  p->znear = (float)(c->distance * 0.01);
+}
+
+/* screen x, y (pixels) and depth; returns 0 behind the near plane */
+static int proj_point(const Proj *p, double x, double y, double z, float out[3]) {
+  vec4 in = {(float)x, (float)y, (float)z, 1.0f}, clip;
+  glm_mat4_mulv((vec4 *)p->vp, in, clip);
+  if (!(clip[3] > p->znear)) return 0;
+  out[0] = (clip[0] / clip[3] + 1.0f) * 0.5f * p->w;
+  out[1] = (1.0f - clip[1] / clip[3]) * 0.5f * p->h;
+  out[2] = clip[3];
+  return 1;
+}
+
+static SDL_Vertex vtx(const float s[3], SDL_Color c) {
+  SDL_Vertex v;
+  v.position.x = s[0];
+  v.position.y = s[1];
+  v.color = c;
+  v.tex_coord.x = 0;
+  v.tex_coord.y = 0;
+  return v;
+}
+
+static unsigned char lerp8(double a, double b, double t) {
+  double v = a + (b - a) * t;
+  return (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v + 0.5);
+}
+
+/* ---- ground ------------------------------------------------------------------------- */
+
+/* a "nice" grid step (1, 2, 2.5, 5 x 10^k) near x */
+static double nice_step(double x) {
+  double e = pow(10.0, floor(log10(x))), f = x / e;
+  return e * (f < 1.5 ? 1 : f < 2.2 ? 2 : f < 3.5 ? 2.5 : f < 7.5 ? 5 : 10);
+}
+
+typedef struct Ground {
+  double y, cx, cz, half, step;
+} Ground;
+
+/* plane height and extent: the scene's ground, or the lowest initial point */
+static void ground_extent(const JlModel *m, Ground *g) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = 0; i < m->nnode; i++)
+    for (int k = 0; k < 3; k++) {
+      double v = m->x0[3 * i + k];
+      if (v < lo[k]) lo[k] = v;
+      if (v > hi[k]) hi[k] = v;
+    }
+  if (m->nnode == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
+  g->y = m->world.has_ground ? m->world.ground_y : lo[1];
+  g->cx = 0.5 * (lo[0] + hi[0]);
+  g->cz = 0.5 * (lo[2] + hi[2]);
+  double span = fmax(hi[0] - lo[0], hi[2] - lo[2]);
+  g->half = fmax(1.6 * span, 0.5);
+  g->step = nice_step(g->half / 7.0);
+  g->cx = g->step * floor(g->cx / g->step + 0.5);
+  g->cz = g->step * floor(g->cz / g->step + 0.5);
+}
+
+/* tiles closer than FADE x radius keep their flat colour (SDL's fast path for
+ * uniformly coloured triangles); further out they blend into the background */
+#define FADE 0.7
+
+static void draw_ground(JlRenderer *r, const Proj *p, const Ground *g) {
+  int n = (int)ceil(g->half / g->step);
+  if (n > 40) n = 40;
+  jl_renderer_reserve_out(r, (2 * n) * (2 * n) * 6);
+  const unsigned char *bg = jl_render_background;
+  static const unsigned char tile[2][3] = {{64, 72, 88}, {74, 83, 100}};
+  int nv = 0;
+  for (int i = -n; i < n; i++)
+    for (int j = -n; j < n; j++) {
+      double cx[4] = {i, i + 1, i + 1, i}, cz[4] = {j, j, j + 1, j + 1};
+      float s[4][3];
+      SDL_Color c[4];
+      int ok = 1;
+      const unsigned char *base = tile[(i + j) & 1];
+      for (int k = 0; k < 4 && ok; k++) {
+        double x = g->cx + cx[k] * g->step, z = g->cz + cz[k] * g->step;
+        ok = proj_point(p, x, g->y, z, s[k]);
+        /* fade into the background towards the rim */
+        double d = sqrt((x - g->cx) * (x - g->cx) + (z - g->cz) * (z - g->cz)) / (n * g->step);
+        double t = d < FADE ? 0 : d > 1 ? 1 : (d - FADE) / (1 - FADE);
+        t = t * t * (3 - 2 * t);
+        c[k].r = lerp8(base[0], bg[0], t);
+        c[k].g = lerp8(base[1], bg[1], t);
+        c[k].b = lerp8(base[2], bg[2], t);
+        c[k].a = 255;
+      }
+      if (!ok) continue;
+      static const int quad[6] = {0, 1, 2, 0, 2, 3};
+      for (int k = 0; k < 6; k++) r->out[nv++] = vtx(s[quad[k]], c[quad[k]]);
+    }
+  SDL_SetRenderDrawBlendMode(r->sdl, SDL_BLENDMODE_NONE);
+  if (nv) SDL_RenderGeometry(r->sdl, NULL, r->out, nv, NULL, 0);
+}
+
+/* the shadow blob: a radial alpha falloff, black, built once per renderer */
+static SDL_Texture *shadow_texture(JlRenderer *r) {
+  if (r->shadow) return r->shadow;
+  enum { N = 64 };
+  SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, N, N, 32, SDL_PIXELFORMAT_ARGB8888);
+  if (!s) return NULL;
+  Uint32 *px = s->pixels;
+  for (int y = 0; y < N; y++)
+    for (int x = 0; x < N; x++) {
+      double dx = (x + 0.5) / N * 2 - 1, dy = (y + 0.5) / N * 2 - 1, d = sqrt(dx * dx + dy * dy);
+      double a = d >= 1 ? 0 : (1 - d * d) * (1 - d * d);
+      px[y * (s->pitch / 4) + x] = (Uint32)(255.0 * a + 0.5) << 24;
+    }
+  r->shadow = SDL_CreateTextureFromSurface(r->sdl, s);
+  SDL_FreeSurface(s);
+  if (r->shadow) SDL_SetTextureBlendMode(r->shadow, SDL_BLENDMODE_BLEND);
+  return r->shadow;
+}
+
+/* a soft round shadow under each body: darker and tighter the closer it is.
+ * One blended copy of the blob texture per body, stretched over the screen
+ * rectangle of the projected disc (SDL's fastest blended path). */
+static void draw_shadows(JlRenderer *r, const JlWorld *w, const Proj *p, const Ground *g) {
+  const JlModel *m = &w->model;
+  const double *x = w->state.x;
+  SDL_Texture *tex = shadow_texture(r);
+  if (!tex) return;
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *body = &m->body[b];
+    if (body->node_count <= 0) continue;
+    double com[3] = {0, 0, 0}, mass = 0, lo[3] = {INFINITY, INFINITY, INFINITY},
+           hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = body->node_begin; i < body->node_begin + body->node_count; i++) {
+      for (int k = 0; k < 3; k++) {
+        com[k] += m->mass[i] * x[3 * i + k];
+        if (x[3 * i + k] < lo[k]) lo[k] = x[3 * i + k];
+        if (x[3 * i + k] > hi[k]) hi[k] = x[3 * i + k];
+      }
+      mass += m->mass[i];
+    }
+    if (!(mass > 0)) continue;
+    for (int k = 0; k < 3; k++) com[k] /= mass;
+    double rad = 0.62 * fmax(hi[0] - lo[0], hi[2] - lo[2]);
+    double height = lo[1] - g->y;
+    if (!(rad > 0) || !isfinite(rad) || !isfinite(height)) continue;
+    double fall = 1.0 - height / (4.0 * rad);
+    fall = fall < 0.2 ? 0.2 : fall > 1 ? 1 : fall;
+    rad *= 1.0 + 0.5 * (1.0 - fall);
+    /* screen rectangle of the projected disc (no camera roll: close to its bounding box) */
+    float lo2[2] = {1e30f, 1e30f}, hi2[2] = {-1e30f, -1e30f};
+    int ok = 1;
+    for (int k = 0; k < 16 && ok; k++) {
+      double a = 2 * 3.14159265358979 * k / 16;
+      float sp[3];
+      ok = proj_point(p, com[0] + rad * cos(a), g->y, com[2] + rad * sin(a), sp);
+      if (!ok) break;
+      for (int d = 0; d < 2; d++) {
+        if (sp[d] < lo2[d]) lo2[d] = sp[d];
+        if (sp[d] > hi2[d]) hi2[d] = sp[d];
+      }
+    }
+    if (!ok || hi2[0] - lo2[0] > 4.0f * p->w || hi2[1] - lo2[1] > 4.0f * p->h) continue;
+    SDL_FRect dst = {lo2[0], lo2[1], hi2[0] - lo2[0], hi2[1] - lo2[1]};
+    SDL_SetTextureAlphaMod(tex, (Uint8)(170 * fall));
+    SDL_RenderCopyF(r->sdl, tex, NULL, &dst);
+  }
+}
+
+/* ---- surfaces ----------------------------------------------------------------------- */
+
+static int key_cmp(const void *pa, const void *pb) {
+  const JlSortKey *a = pa, *b = pb;
+  if (a->depth != b->depth) return a->depth > b->depth ? -1 : 1; /* far first */
+  if (a->body != b->body) return a->body - b->body;
+  return a->tri - b->tri;
+}
+
+static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Proj *p,
+                         Uint8 alpha) {
+  const JlModel *m = &w->model;
+  int nvert = 0, ntri = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    nvert += m->body[b].surface.nvert;
+    ntri += m->body[b].surface.ntri;
+  }
+  if (ntri == 0) return 0;
+  reserve(r, nvert, ntri);
+
+  /* headlight: slightly above and left of the eye; half vector for the highlight */
+  double right[3], up[3], fwd[3], l[3], hv[3], ln = 0, hn = 0;
+  jl_camera_basis(c, right, up, fwd);
+  for (int k = 0; k < 3; k++) {
+    l[k] = -fwd[k] + 0.45 * up[k] - 0.3 * right[k];
+    ln += l[k] * l[k];
+  }
+  for (int k = 0; k < 3; k++) {
+    l[k] /= sqrt(ln);
+    hv[k] = l[k] - fwd[k];
+    hn += hv[k] * hv[k];
+  }
+  for (int k = 0; k < 3; k++) hv[k] /= sqrt(hn);
+
+  /* evaluate, shade and project every vertex; collect front-facing triangles */
+  int nkey = 0, voff = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *body = &m->body[b];
+    int nv = body->surface.nvert;
+    if (nv == 0 || body->embed.nvert != nv) continue;
+    double *x = r->xd + 3 * (size_t)voff, *n = r->nd + 3 * (size_t)voff;
+    jl_world_surface(w, b, x);
+    jl_surface_normals(nv, x, body->surface.ntri, body->surface.tri, n);
+    unsigned char base[3];
+    jl_render_body_color(b, base);
+    for (int i = 0; i < nv; i++) {
+      float *s = r->sx + 3 * (size_t)(voff + i);
+      r->ok[voff + i] = (unsigned char)proj_point(p, x[3 * i], x[3 * i + 1], x[3 * i + 2], s);
+      double nl = n[3 * i] * l[0] + n[3 * i + 1] * l[1] + n[3 * i + 2] * l[2];
+      double nh = n[3 * i] * hv[0] + n[3 * i + 1] * hv[1] + n[3 * i + 2] * hv[2];
+      double diff = 0.30 + 0.70 * (nl > 0 ? nl : 0);
+      double spec = nh > 0 ? 0.28 * pow(nh, 32) : 0;
+      SDL_Color col;
+      col.r = lerp8(0, base[0] * diff + 255 * spec, 1);
+      col.g = lerp8(0, base[1] * diff + 255 * spec, 1);
+      col.b = lerp8(0, base[2] * diff + 255 * spec, 1);
+      col.a = alpha;
+      r->col[voff + i] = col;
+    }
+    const int *tri = body->surface.tri;
+    for (int t = 0; t < body->surface.ntri; t++) {
+      int a = voff + tri[3 * t], bb = voff + tri[3 * t + 1], cc = voff + tri[3 * t + 2];
+      if (!r->ok[a] || !r->ok[bb] || !r->ok[cc]) continue;
+      const float *sa = r->sx + 3 * a, *sb = r->sx + 3 * bb, *sc = r->sx + 3 * cc;
+      /* counter-clockwise from outside is clockwise on a y-down screen */
+      float area = (sb[0] - sa[0]) * (sc[1] - sa[1]) - (sb[1] - sa[1]) * (sc[0] - sa[0]);
+      if (!(area < 0)) continue;
+      JlSortKey *k = &r->key[nkey++];
+      k->depth = sa[2] + sb[2] + sc[2];
+      k->body = b;
+      k->tri = t;
+    }
+    voff += nv;
+  }
+
+  /* painter's order: far to near */
+  qsort(r->key, (size_t)nkey, sizeof *r->key, key_cmp);
+  jl_renderer_reserve_out(r, 3 * nkey);
+  int *body_off = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  for (int b = 0; b < m->nbody; b++) body_off[b + 1] = body_off[b] + m->body[b].surface.nvert;
+  for (int k = 0; k < nkey; k++) {
+    const int *tri = m->body[r->key[k].body].surface.tri + 3 * r->key[k].tri;
+    int off = body_off[r->key[k].body];
+    for (int j = 0; j < 3; j++) {
+      int v = off + tri[j];
+      r->out[3 * k + j] = vtx(r->sx + 3 * v, r->col[v]);
+    }
+  }
+  free(body_off);
+  SDL_SetRenderDrawBlendMode(r->sdl, alpha < 255 ? SDL_BLENDMODE_BLEND : SDL_BLENDMODE_NONE);
+  if (nkey) SDL_RenderGeometry(r->sdl, NULL, r->out, 3 * nkey, NULL, 0);
+  SDL_SetRenderDrawBlendMode(r->sdl, SDL_BLENDMODE_NONE);
+  return nkey;
+}
+
+int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const JlRenderOptions *o) {
+  JlRenderOptions def = jl_default_render_options();
+  if (!o) o = &def;
+  const unsigned char *bg = jl_render_background;
+  SDL_SetRenderDrawBlendMode(r->sdl, SDL_BLENDMODE_NONE);
+  SDL_SetRenderDrawColor(r->sdl, bg[0], bg[1], bg[2], 255);
+  SDL_RenderClear(r->sdl);
+  Proj p;
+  proj_init(&p, c, r->width, r->height);
+  Ground g;
+  ground_extent(&w->model, &g);
+  if (o->ground) {
+    /* the ground only changes with the camera: draw it once into a texture */
+    double key[9] = {c->target[0], c->target[1], c->target[2], c->yaw, c->pitch, c->distance,
+                     c->fov_deg, g.y, g.half + g.cx * 1e3 + g.cz * 1e6};
+    if (!r->ground || r->ground_w != r->width || r->ground_h != r->height ||
+        memcmp(key, r->ground_key, sizeof key) != 0) {
+      if (r->ground && (r->ground_w != r->width || r->ground_h != r->height)) {
+        SDL_DestroyTexture(r->ground);
+        r->ground = NULL;
+      }
+      if (!r->ground)
+        r->ground = SDL_CreateTexture(r->sdl, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET,
+                                      r->width, r->height);
+      if (r->ground && SDL_SetRenderTarget(r->sdl, r->ground) == 0) {
+        SDL_SetRenderDrawColor(r->sdl, bg[0], bg[1], bg[2], 255);
+        SDL_RenderClear(r->sdl);
+        draw_ground(r, &p, &g);
+        SDL_SetRenderTarget(r->sdl, NULL);
+        memcpy(r->ground_key, key, sizeof key);
+        r->ground_w = r->width;
+        r->ground_h = r->height;
+      } else if (r->ground) {
+        SDL_DestroyTexture(r->ground);
+        r->ground = NULL;
+      }
+    }
+    if (r->ground) {
+      SDL_SetTextureBlendMode(r->ground, SDL_BLENDMODE_NONE);
+      SDL_RenderCopy(r->sdl, r->ground, NULL, NULL);
+    } else {
+      draw_ground(r, &p, &g);
+    }
+  }
+  if (o->shadows && o->ground) draw_shadows(r, w, &p, &g);
+  /* see-through surfaces while the inside (tets, springs) is shown */
+  unsigned inside = (1u << JL_LAYER_TETS) | (1u << JL_LAYER_SPRINGS);
+  int n = draw_surfaces(r, w, c, &p, (o->layers & inside) ? 70 : 255);
+  if (o->layers) jl_overlay_draw(r, w, c, o->layers);
+  r->last_triangles = n;
+  return n;
+}
+
+/* ---- benchmark ------------------------------------------------------------------------ */
+
+JlResult jl_render_bench(const JlWorld *w, int width, int height, int frames, JlRenderBench *out,
+                         char *err, size_t errsz) {
+  memset(out, 0, sizeof *out);
+  JlRenderer *r;
+  JlResult res = jl_renderer_create_headless(&r, width, height, err, errsz);
+  if (res) return res;
+  JlCamera c = {{0, 0, 0}, 0, 0, 1, 40};
+  double lo[3], hi[3];
+  jl_camera_world_box(w, lo, hi);
+  jl_camera_frame(&c, lo, hi, (double)width / height);
+  JlRenderOptions o = jl_default_render_options();
+  jl_render_world(r, w, &c, &o); /* warm-up: scratch buffers */
+  int tri = 0;
+  for (int b = 0; b < w->model.nbody; b++) tri += w->model.body[b].surface.ntri;
+  double t0 = jl_seconds();
+  for (int k = 0; k < frames; k++) {
+    jl_render_world(r, w, &c, &o);
+    SDL_RenderPresent(r->sdl);
+  }
+  double s = jl_seconds() - t0;
+  out->width = width;
+  out->height = height;
+  out->frames = frames;
+  out->triangles = tri;
+  out->ms_per_frame = frames > 0 ? 1e3 * s / frames : 0;
+  out->triangles_per_s = s > 0 ? (double)tri * frames / s : 0;
+  jl_renderer_destroy(r);
+  return JL_OK;
+}

@@ -1,0 +1,209 @@
+/* Jelly's renderer: camera, shaded surfaces, debug layers, PNG frames, picking,
+ * the mouse-drag force element and the interactive viewer.
+ *
+ * Everything is drawn through SDL2's SDL_Renderer with SDL_RenderGeometry:
+ * hardware accelerated in a window where a GPU exists, SDL's software
+ * renderer into an SDL_Surface when headless (no display and no video driver
+ * needed). render/ reads a const view of the world (JlWorld, JlModel,
+ * JlState) and converts double to float only here; it changes simulation
+ * state only through the public API (the drag force element, recreating a
+ * world from a scene). This header uses neither SDL nor cglm types, so the
+ * command-line files include it without those headers. */
+#ifndef JL_RENDER_RENDER_H
+#define JL_RENDER_RENDER_H
+
+#include <stdio.h>
+
+#include "src/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- camera --------------------------------------------------------------- */
+
+/* An orbit camera: the eye sits `distance` metres from `target`, at azimuth
+ * `yaw` (radians about +Y, 0 = looking along -Z) and elevation `pitch`
+ * (radians, positive = looking down). */
+typedef struct JlCamera {
+  double target[3]; /* m */
+  double yaw;       /* rad */
+  double pitch;     /* rad, clamped to (-1.55, 1.55) */
+  double distance;  /* m, > 0 */
+  double fov_deg;   /* vertical field of view, degrees; default 40 */
+} JlCamera;
+
+/* Frames the box [lo, hi] from the default 3/4 elevated view (yaw 35
+ * degrees, pitch 24 degrees) so that it fills most of an image of the given
+ * aspect ratio (width / height). */
+void jl_camera_frame(JlCamera *c, const double lo[3], const double hi[3], double aspect);
+/* Bounding box of all bodies' embedded surfaces in the current state,
+ * extended down to the ground plane when the scene has one (bodies fall
+ * there). Returns 0 when the world has no surface vertices. */
+int jl_camera_world_box(const JlWorld *w, double lo[3], double hi[3]);
+/* Places the camera at `eye` looking at `target` (they must differ). */
+void jl_camera_look(JlCamera *c, const double eye[3], const double target[3]);
+void jl_camera_eye(const JlCamera *c, double eye[3]);
+/* Screen position (pixels, y down) of world point p in a width x height
+ * image, and its distance along the view direction in out[2]. Returns 0 when
+ * p is behind the near plane. */
+int jl_camera_project(const JlCamera *c, int width, int height, const double p[3], double out[3]);
+/* The ray through pixel (px, py): origin = eye, dir = unit vector. */
+void jl_camera_ray(const JlCamera *c, int width, int height, double px, double py,
+                   double origin[3], double dir[3]);
+/* Mouse helpers: orbit by angles (rad), pan by a pixel offset, zoom by a
+ * factor (< 1 moves closer). */
+void jl_camera_orbit(JlCamera *c, double dyaw, double dpitch);
+void jl_camera_pan(JlCamera *c, int height, double dx_px, double dy_px);
+void jl_camera_zoom(JlCamera *c, double factor);
+
+/* ---- drawing ---------------------------------------------------------------- */
+
+/* Debug layers (bit i of JlRenderOptions.layers is layer i). */
+typedef enum JlLayer {
+  JL_LAYER_WIREFRAME, /* surface triangle edges */
+  JL_LAYER_TETS,      /* tetrahedra, shrunk towards their centroids */
+  JL_LAYER_SPRINGS,   /* springs coloured by strain: blue compressed, white, red stretched */
+  JL_LAYER_CONTACTS,  /* contact points with depth arrows (ground contacts) */
+  JL_LAYER_PINS,      /* pinned nodes */
+  JL_LAYER_OBSTACLES, /* static obstacle shapes (the ground plane outline) */
+  JL_LAYER_VELOCITY,  /* node velocities (0.05 s of motion) */
+  JL_LAYER_COUNT
+} JlLayer;
+
+typedef struct JlRenderOptions {
+  unsigned layers;  /* bit mask of (1u << JlLayer); default 0 */
+  int ground;       /* draw the ground grid; default 1 */
+  int shadows;      /* soft shadow under each body; default 1 */
+  int gravity_off;  /* the viewer has switched gravity off (shadows stay); default 0 */
+} JlRenderOptions;
+
+JlRenderOptions jl_default_render_options(void);
+
+/* Background colour (RGB) that fills every pixel nothing else covers. */
+extern const unsigned char jl_render_background[3];
+/* Base colour (RGB) of body b before shading; distinct for the first 8. */
+void jl_render_body_color(int b, unsigned char rgb[3]);
+
+typedef struct JlRenderer JlRenderer;
+
+/* A renderer drawing into a width x height RGB image in memory through SDL's
+ * software renderer. Needs no display and no video driver. */
+JlResult jl_renderer_create_headless(JlRenderer **out, int width, int height, char *err,
+                                     size_t errsz);
+void jl_renderer_destroy(JlRenderer *r);
+int jl_renderer_width(const JlRenderer *r);
+int jl_renderer_height(const JlRenderer *r);
+
+/* Clears and draws the world: ground grid and shadows, shaded surfaces in
+ * painter's order with back faces culled, then the enabled debug layers.
+ * Returns the number of surface triangles drawn. */
+int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const JlRenderOptions *o);
+/* Text with the built-in 5x7 font, `scale` pixels per font pixel; '\n'
+ * starts a new line. rgba is the text colour. */
+void jl_render_text(JlRenderer *r, int x, int y, int scale, const unsigned char rgba[4],
+                    const char *text);
+/* Copies the current image into rgb (width x height x 3, rows top down). */
+JlResult jl_renderer_read(JlRenderer *r, unsigned char *rgb, char *err, size_t errsz);
+/* Writes the current image as a PNG file. */
+JlResult jl_renderer_write_png(JlRenderer *r, const char *path, char *err, size_t errsz);
+
+/* ---- PNG ------------------------------------------------------------------------ */
+
+/* Writes an 8-bit RGB PNG (rows top down, 3 bytes per pixel, no padding),
+ * deflate-compressed by render/png.c itself (no zlib needed). */
+JlResult jl_png_write(const char *path, int width, int height, const unsigned char *rgb,
+                      char *err, size_t errsz);
+
+/* ---- picking ---------------------------------------------------------------------- */
+
+typedef struct JlPick {
+  int body;       /* body index */
+  int tri;        /* triangle of the body's surface */
+  double bary[3]; /* barycentric weights of the hit on that triangle's vertices */
+  double point[3];/* m, hit point */
+  double t;       /* m, distance along the ray */
+} JlPick;
+
+/* Nearest hit of the ray (origin, unit dir) with any body's embedded surface
+ * in the current state (Moller & Trumbore 1997). Returns 1 and fills *hit, or
+ * 0 when the ray misses every body. */
+int jl_pick_ray(const JlWorld *w, const double origin[3], const double dir[3], JlPick *hit);
+
+/* ---- mouse drag force ------------------------------------------------------------ */
+
+/* A spring from a picked surface point to a target point that moves with the
+ * mouse: F = k (target - p) + kd (target velocity - p'), p the attached point
+ * (a fixed barycentric combination of up to 12 tet nodes), spread back onto
+ * those nodes with the same weights. It is a JlForce with its exact Jacobian
+ * (-k w_i w_j I, -kd w_i w_j I), so implicit Euler stays stable however stiff
+ * the body is. It exerts nothing until attached. Add it to the world with
+ * jl_world_add_force (the world then owns it). */
+JlForce *jl_drag_create(const JlModel *m);
+/* Attaches to the point `bary` on triangle `tri` of body `body`.
+ * stiffness N/m, damping N s/m; <= 0 chooses values from the body's mass
+ * (k = 400 m_body, kd = 20 m_body). */
+void jl_drag_attach(JlForce *f, const JlModel *m, int body, int tri, const double bary[3],
+                    double stiffness, double damping);
+/* Moves the target (m) and sets its velocity (m/s, may be NULL for 0). */
+void jl_drag_set_target(JlForce *f, const double target[3], const double velocity[3]);
+void jl_drag_release(JlForce *f);
+/* 1 while attached. */
+int jl_drag_active(const JlForce *f);
+/* Current position of the attached point for node positions x; 0 if released. */
+int jl_drag_point(const JlForce *f, const double *x, double out[3]);
+/* The attached body, or -1. */
+int jl_drag_body(const JlForce *f);
+
+/* ---- contact sheet (jelly run's preview.png) ------------------------------------- */
+
+typedef struct JlPreview JlPreview;
+/* Prepares a sheet of up to 6 evenly spaced frames out of 0..nframes; the
+ * camera frames the world as it is now (so motion shows). NULL on failure
+ * (message in err). */
+JlPreview *jl_preview_create(const JlWorld *w, int nframes, char *err, size_t errsz);
+/* Called once per output frame; draws a thumbnail when `frame` is one of the
+ * chosen frames. */
+void jl_preview_frame(JlPreview *p, const JlWorld *w, int frame);
+/* Writes the sheet (only the frames captured so far) as a PNG. */
+JlResult jl_preview_write(JlPreview *p, const char *path, char *err, size_t errsz);
+void jl_preview_destroy(JlPreview *p);
+
+/* ---- viewer ---------------------------------------------------------------------- */
+
+typedef struct JlViewerDef {
+  const char *scene;      /* scene file path (required) */
+  int width, height;      /* window size, default 1280 x 720 */
+  int frames;             /* > 0: run this many frames without waiting for input, then quit
+                             (fixed 1/fps of simulated time per frame); default 0 (interactive) */
+  const char *screenshot; /* PNG written after the last frame, or NULL */
+  const char *script;     /* timed input events (docs/viewer.md), or NULL */
+  const char *report;     /* text report: per body centre of mass at start/end, drags */
+  const char *integrator; /* override, or NULL */
+  double dt;              /* override (s), or 0 */
+  unsigned layers;        /* initial debug layers */
+} JlViewerDef;
+
+JlViewerDef jl_default_viewer_def(void);
+/* Runs the viewer; returns a process exit code (0 ok, 1 runtime failure such
+ * as no display, 2 bad input). Messages go to stderr. */
+int jl_viewer_run(const JlViewerDef *def);
+
+/* ---- benchmark ---------------------------------------------------------------------- */
+
+typedef struct JlRenderBench {
+  int width, height;
+  int triangles;          /* surface triangles in the scene */
+  int frames;
+  double ms_per_frame;    /* clear, shade, sort, draw (software renderer) */
+  double triangles_per_s; /* triangles / (ms_per_frame / 1000) */
+} JlRenderBench;
+/* Renders the world `frames` times at width x height headless (default
+ * camera, no debug layers) and measures. */
+JlResult jl_render_bench(const JlWorld *w, int width, int height, int frames, JlRenderBench *out,
+                         char *err, size_t errsz);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
