@@ -6,8 +6,7 @@
  * Simulates like `jelly run` (same frame and step splitting) and draws every
  * output frame with render/ into DIR/frame_NNNN.png through SDL's software
  * renderer: no display, no video driver. With ffmpeg on PATH it also encodes
- * DIR/movie.mp4. Also home of jl_cli_default_scene, shared by the commands
- * that take an optional scene. */
+ * DIR/movie.mp4. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -22,21 +21,6 @@
 #include "src/scene.h"
 
 #define DEFAULT_SCENE "models/scenes/default.json"
-
-const char *jl_cli_default_scene(char *buf, size_t n) {
-  struct stat st;
-  if (stat(DEFAULT_SCENE, &st) == 0) return DEFAULT_SCENE;
-  char exe[4096];
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len <= 0) return DEFAULT_SCENE;
-  exe[len] = '\0';
-  char *slash = strrchr(exe, '/');
-  if (!slash) return DEFAULT_SCENE;
-  *slash = '\0';
-  if ((size_t)snprintf(buf, n, "%s/../" DEFAULT_SCENE, exe) >= n || stat(buf, &st) != 0)
-    return DEFAULT_SCENE;
-  return buf;
-}
 
 int jl_cli_parse_size(const char *cmd, const char *text, int *w, int *h) {
   char *end = NULL;

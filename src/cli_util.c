@@ -1,8 +1,13 @@
-/* Strict number parsing for command-line flags (src/cli.h). */
+/* Shared command-line helpers (src/cli.h): strict number parsing for flags
+ * and the lookup of the default scene. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "src/cli.h"
 
@@ -30,4 +35,23 @@ int jl_cli_parse_int(const char *cmd, const char *flag, const char *text, long l
   }
   *out = (int)v;
   return 1;
+}
+
+/* models/scenes/default.json relative to the working directory (the
+ * repository root), else relative to the executable (build/jelly) */
+#define DEFAULT_SCENE "models/scenes/default.json"
+
+const char *jl_cli_default_scene(char *buf, size_t n) {
+  struct stat st;
+  if (stat(DEFAULT_SCENE, &st) == 0) return DEFAULT_SCENE;
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) return DEFAULT_SCENE;
+  exe[len] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (!slash) return DEFAULT_SCENE;
+  *slash = '\0';
+  if ((size_t)snprintf(buf, n, "%s/../" DEFAULT_SCENE, exe) >= n || stat(buf, &st) != 0)
+    return DEFAULT_SCENE;
+  return buf;
 }
