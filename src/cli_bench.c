@@ -8,7 +8,15 @@
  * iterations / step wall time, so it includes linearization), and the peak
  * resident memory of that row; each at 1 and 2 threads. The sphere (radius
  * 0.5 m, E = 1e6 Pa, density 1000) hangs from a pinned cap and sags under
- * gravity, so every step does real solver work. */
+ * gravity, so every step does real solver work.
+ *
+ * Collision rows (collide_1k, collide_10k, collide_50k): two such spheres,
+ * each pinned at its far cap, pressed 4 cm into each other; per implicit step
+ * the time of collision detection (broad phase + exact point-in-tet, Teschner
+ * et al. 2003's "collision detection") and of penetration depth (phases 2-4
+ * of Heidelberger et al. 2004), per tet and per colliding point, next to the
+ * rest of the same step (the implicit solve). docs/performance.md compares
+ * them with the papers' tables. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +26,7 @@
 
 #include "mesh/shapes.h"
 #include "src/cli.h"
+#include "src/contact.h"
 #include "src/world.h"
 
 /* resets the kernel's peak-RSS counter of this process (Linux >= 4.0) */
@@ -143,6 +152,131 @@ static JlResult bench_row(int target, int threads, int nstep, BenchRow *row, cha
   return JL_OK;
 }
 
+/* ---- collision rows ---- */
+
+typedef struct CollideRow {
+  char name[32];
+  int tets;             /* per body */
+  double candidates;    /* (node, tet) candidate pairs per step */
+  double penetrating;   /* penetrating nodes per step */
+  double detect_ms;     /* broad phase + point-in-tet per step */
+  double depth_ms;      /* phases 2-4 per step */
+  double solve_ms;      /* the rest of the implicit step */
+} CollideRow;
+
+/* copy of a tet mesh's nodes and tets moved by dy, with its topology */
+static void shifted_copy(const JlTetMesh *t, double dy, JlTetMesh *out) {
+  memset(out, 0, sizeof *out);
+  out->nnode = t->nnode;
+  out->ntet = t->ntet;
+  out->node = jl_calloc(3 * (size_t)t->nnode, sizeof(double));
+  out->tet = jl_calloc(4 * (size_t)t->ntet, sizeof(int));
+  memcpy(out->tet, t->tet, 4 * (size_t)t->ntet * sizeof(int));
+  for (int i = 0; i < t->nnode; i++) {
+    out->node[3 * i] = t->node[3 * i];
+    out->node[3 * i + 1] = t->node[3 * i + 1] + dy;
+    out->node[3 * i + 2] = t->node[3 * i + 2];
+  }
+  jl_tetmesh_topology(out);
+}
+
+static JlResult collide_row(int target, int nstep, CollideRow *row, char *err, size_t errsz) {
+  memset(row, 0, sizeof *row);
+  JlSurface s = {0};
+  JlTetMesh t[2];
+  memset(t, 0, sizeof t);
+  double tetgen_ms;
+  JlResult r = sphere_mesh(target, &s, &t[0], &tetgen_ms, err, errsz);
+  jl_surface_free(&s);
+  if (r) return r;
+  /* sphere 1 on top of sphere 0 (radius 0.5), 4 cm overlap; far caps pinned */
+  shifted_copy(&t[0], 0.96, &t[1]);
+  JlBodyDef def[2];
+  for (int b = 0; b < 2; b++) {
+    def[b] = jl_default_body_def();
+    snprintf(def[b].name, sizeof def[b].name, "sphere%d", b);
+    def[b].young_modulus = 1e6;
+    def[b].density = 1000;
+    def[b].damping = 0.5;
+    def[b].has_pin_box = 1;
+    double lo[3] = {-1, b ? 1.36 : -1, -1}, hi[3] = {1, b ? 2 : -0.4, 1};
+    memcpy(def[b].pin_box[0], lo, sizeof lo);
+    memcpy(def[b].pin_box[1], hi, sizeof hi);
+  }
+  JlWorldDef wd = jl_default_world_def();
+  wd.gravity[1] = 0.0;
+  JlModel m;
+  r = jl_model_build(&m, 2, t, NULL, def, &wd, err, errsz);
+  row->tets = t[0].ntet;
+  jl_tetmesh_free(&t[0]);
+  jl_tetmesh_free(&t[1]);
+  if (r) return r;
+  JlStepDef sd = jl_default_step_def();
+  sd.threads = 1;
+  JlWorld w;
+  r = jl_world_create(&w, &m, &sd, err, errsz);
+  if (r) return r;
+  const JlForce *contacts = NULL;
+  for (int f = 0; f < w.nforce; f++)
+    if (strcmp(w.force[f]->name, "contacts") == 0) contacts = w.force[f];
+  double h = 1.0 / 60.0, step_s = 0;
+  JlStepReport rep;
+  jl_world_step(&w, h, &rep); /* warm-up: buffers grow to the contact count */
+  for (int k = 0; k < nstep && contacts; k++) {
+    double t0 = jl_seconds();
+    r = jl_world_step(&w, h, &rep);
+    step_s += jl_seconds() - t0;
+    const JlCollisionStats *st = jl_contact_stats(contacts);
+    row->candidates += st->candidates;
+    row->penetrating += st->penetrating;
+    row->detect_ms += 1e3 * st->detect_s;
+    row->depth_ms += 1e3 * st->depth_s;
+    if (r) break;
+  }
+  row->candidates /= nstep;
+  row->penetrating /= nstep;
+  row->detect_ms /= nstep;
+  row->depth_ms /= nstep;
+  row->solve_ms = 1e3 * step_s / nstep - row->detect_ms - row->depth_ms;
+  snprintf(row->name, sizeof row->name, "collide_%dk", (target + 500) / 1000);
+  jl_world_destroy(&w);
+  if (!contacts) return jl_fail(err, errsz, JL_ERR_RUNTIME, "collision row: the world has no contact element");
+  if (r) return jl_fail(err, errsz, r, "%s", rep.message);
+  return JL_OK;
+}
+
+static int collide_rows(int json, int quick, int nstep, const char *cpu) {
+  static const int targets[] = {1000, 10000, 50000};
+  int ntarget = quick ? 2 : 3;
+  if (!json)
+    printf("\n%-12s %7s %10s %8s %10s %10s %10s %12s %10s\n", "name", "tets", "candidates", "points",
+           "detect_ms", "us/tet", "depth_ms", "us/point", "solve_ms");
+  for (int k = 0; k < ntarget; k++) {
+    CollideRow row;
+    char err[1024];
+    int steps = nstep ? nstep : (targets[k] >= 50000 ? 2 : 5);
+    if (collide_row(targets[k], steps, &row, err, sizeof err)) {
+      fprintf(stderr, "jelly bench: %s\n", err);
+      return 1;
+    }
+    /* per tet: both bodies' tets; per point: penetrating nodes */
+    double us_tet = 1e3 * row.detect_ms / (2.0 * row.tets);
+    double us_point = row.penetrating > 0 ? 1e3 * row.depth_ms / row.penetrating : 0.0;
+    if (json)
+      printf("{\"name\": \"%s\", \"tets\": %d, \"bodies\": 2, \"candidate_pairs\": %.0f, "
+             "\"penetrating_nodes\": %.0f, \"detect_ms\": %.4f, \"depth_ms\": %.4f, "
+             "\"collision_ms\": %.4f, \"us_per_tet\": %.4f, \"us_per_point\": %.4f, "
+             "\"solve_ms\": %.3f, \"threads\": 1, \"cpu\": \"%s\"}\n",
+             row.name, row.tets, row.candidates, row.penetrating, row.detect_ms, row.depth_ms,
+             row.detect_ms + row.depth_ms, us_tet, us_point, row.solve_ms, cpu);
+    else
+      printf("%-12s %7d %10.0f %8.0f %10.3f %10.4f %10.3f %12.3f %10.1f\n", row.name, row.tets,
+             row.candidates, row.penetrating, row.detect_ms, us_tet, row.depth_ms, us_point, row.solve_ms);
+    fflush(stdout);
+  }
+  return 0;
+}
+
 int jl_cli_bench(int argc, char **argv) {
   int json = 0, quick = 0, nstep = 0;
   for (int i = 0; i < argc; i++) {
@@ -159,6 +293,9 @@ int jl_cli_bench(int argc, char **argv) {
              "Prints TetGen time, ms per implicit step (dt 1/60 s, CG tolerance 1e-6), CG\n"
              "iterations, spring-CG-iterations per second and peak memory for generated\n"
              "spheres of about 1k, 10k, 50k and 100k tets at 1 and 2 threads.\n"
+             "Collision rows (collide_*): two such spheres pressed into each other, per\n"
+             "step: detection and depth time, us per tet and per colliding point, and the\n"
+             "implicit solve of the same step (one thread).\n"
              "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n");
       return 0;
     } else {
@@ -199,6 +336,7 @@ int jl_cli_bench(int argc, char **argv) {
       fflush(stdout);
     }
   }
+  if (collide_rows(json, quick, nstep, cpu)) return 1;
   if (jl_cli_bench_render(json, cpu)) return 1; /* src/cli_bench_render.c */
   return 0;
 }

@@ -22,6 +22,7 @@
 
 #include "render/render.h"
 #include "src/cli.h"
+#include "src/contact.h"
 #include "src/output.h"
 #include "src/scene.h"
 
@@ -218,6 +219,18 @@ static double min_node_y(const JlWorld *w, int *below_ground) {
   return lo;
 }
 
+static JlForce *run_find_contacts(const JlWorld *w) {
+  for (int f = 0; f < w->nforce; f++)
+    if (strcmp(w->force[f]->name, "contacts") == 0) return w->force[f];
+  return NULL;
+}
+
+/* penetrating nodes of the contact element (body-body and obstacles) */
+static int run_contacts(const JlWorld *w) {
+  const JlForce *c = run_find_contacts(w);
+  return c ? jl_contact_count(c) : 0;
+}
+
 static void progress(int frame, int nframes, double sim_t, double wall) {
   int width = 30, filled = nframes ? (int)((double)width * frame / nframes) : width;
   double ratio = wall > 0 ? sim_t / wall : 0;
@@ -227,28 +240,11 @@ static void progress(int frame, int nframes, double sim_t, double wall) {
   fflush(stderr);
 }
 
-/* the default scene: relative to the working directory (repository root),
- * else relative to the executable (build/jelly -> ../models/scenes/) */
-static const char *default_scene(char *buf, size_t n) {
-  struct stat st;
-  if (stat(DEFAULT_SCENE, &st) == 0) return DEFAULT_SCENE;
-  char exe[4096];
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len <= 0) return DEFAULT_SCENE;
-  exe[len] = '\0';
-  char *slash = strrchr(exe, '/');
-  if (!slash) return DEFAULT_SCENE;
-  *slash = '\0';
-  if ((size_t)snprintf(buf, n, "%s/../" DEFAULT_SCENE, exe) >= n || stat(buf, &st) != 0)
-    return DEFAULT_SCENE;
-  return buf;
-}
-
 int jl_cli_run(int argc, char **argv) {
   RunArgs a;
   if (!parse_args(argc, argv, &a)) return 2;
   char default_buf[4200];
-  const char *scene_path = a.scene ? a.scene : default_scene(default_buf, sizeof default_buf);
+  const char *scene_path = a.scene ? a.scene : jl_cli_default_scene(default_buf, sizeof default_buf);
   char err[4096];
 
   JlScene sc;
@@ -374,6 +370,7 @@ int jl_cli_run(int argc, char **argv) {
     if (e.kinetic > ke_max) ke_max = e.kinetic;
     int contacts;
     double lo = min_node_y(&w, &contacts);
+    contacts += run_contacts(&w); /* nodes in bodies or obstacles, as detected at the last step's start */
     fprintf(stats, "%d,%.9g,%.3f,%d,%d,%.12g,%.12g,%.12g,%.9g,%.12g,%d\n", frame, w.state.t, ms,
             steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts);
     if (status) break;

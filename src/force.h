@@ -40,12 +40,18 @@ struct JlForce {
   /* out (nnode x 3) += (cached matrix) * u */
   void (*multiply)(const JlForce *e, const JlModel *m, const double *u, double *out);
   void (*destroy)(JlForce *e);
+  /* Optional (may be NULL): called once at the start of every (sub)step, before
+   * any force/linearize call of that step, with the state (x, v) there and the
+   * step length h (s). Contacts use it to run collision detection and hold the
+   * contact set fixed for the step. */
+  void (*begin_step)(JlForce *e, const JlModel *m, const double *x, const double *v, double h);
 };
 
 /* The built-in families. Each returns a heap object freed by e->destroy(e). */
 JlForce *jl_springs_create(const JlModel *m);
 JlForce *jl_gravity_create(const JlModel *m);
 JlForce *jl_ground_create(const JlModel *m);
+/* Contacts between bodies and with obstacles: src/contact.h. */
 
 #ifdef __cplusplus
 }

@@ -81,6 +81,12 @@ JlWorldDef jl_default_world_def(void) {
   d.ground_friction = 0.5;
   d.ground_stiffness = 1e6;
   d.ground_damping = 50.0;
+  d.contact_stiffness = 1e5;
+  d.contact_damping = 10.0;
+  d.contact_friction = 0.3;
+  d.contact_cell = 0.0;
+  d.nobstacle = 0;
+  d.obstacle = NULL;
   return d;
 }
 
@@ -108,6 +114,8 @@ void jl_model_free(JlModel *m) {
     jl_embed_free(&m->body[b].embed);
   }
   free(m->body);
+  for (int o = 0; o < m->nobstacle && m->obstacle; o++) jl_obstacle_free(&m->obstacle[o]);
+  free(m->obstacle);
   memset(m, 0, sizeof *m);
 }
 
@@ -133,6 +141,27 @@ static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground stiffness must be >= 0, got %g", w->ground_stiffness);
   if (!(w->ground_damping >= 0.0) || !isfinite(w->ground_damping))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground damping must be >= 0, got %g", w->ground_damping);
+  if (!(w->contact_stiffness >= 0.0) || !isfinite(w->contact_stiffness))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact stiffness must be >= 0, got %g", w->contact_stiffness);
+  if (!(w->contact_damping >= 0.0) || !isfinite(w->contact_damping))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact damping must be >= 0, got %g", w->contact_damping);
+  if (!(w->contact_friction >= 0.0) || !isfinite(w->contact_friction))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact friction must be >= 0, got %g", w->contact_friction);
+  if (!(w->contact_cell >= 0.0) || !isfinite(w->contact_cell))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact cell size must be >= 0, got %g", w->contact_cell);
+  if (w->nobstacle < 0 || (w->nobstacle > 0 && !w->obstacle))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: %d obstacles but no data", w->nobstacle);
+  for (int o = 0; o < w->nobstacle; o++) {
+    const JlObstacle *ob = &w->obstacle[o];
+    if (ob->type < 0 || ob->type >= JL_OBSTACLE_COUNT)
+      return jl_fail(err, errsz, JL_ERR_INPUT, "obstacle %d: unknown type %d", o, (int)ob->type);
+    if (!finite3(ob->translate) || !finite3(ob->size) || !(ob->size[0] > 0 && ob->size[1] > 0 && ob->size[2] > 0))
+      return jl_fail(err, errsz, JL_ERR_INPUT, "obstacle %d: size must be > 0 and position finite", o);
+    if (!(ob->radius > 0) || !isfinite(ob->radius) || !(ob->length >= 0) || !isfinite(ob->length))
+      return jl_fail(err, errsz, JL_ERR_INPUT, "obstacle %d: radius must be > 0 and length >= 0", o);
+    if (ob->type == JL_OBSTACLE_HULL && (ob->npoint < 4 || !ob->point))
+      return jl_fail(err, errsz, JL_ERR_INPUT, "obstacle %d: a hull needs at least 4 points", o);
+  }
   return JL_OK;
 }
 
@@ -328,6 +357,10 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
   m->nface = (int)nface;
   m->nbody = nbody;
   m->world = *world;
+  m->nobstacle = world->nobstacle;
+  m->obstacle = jl_calloc((size_t)world->nobstacle + 1, sizeof(JlObstacle));
+  for (int o = 0; o < world->nobstacle; o++) jl_obstacle_copy(&m->obstacle[o], &world->obstacle[o]);
+  m->world.obstacle = m->obstacle;
   m->mass = jl_calloc((size_t)nnode, sizeof(double));
   m->pinned = jl_calloc((size_t)nnode, sizeof(unsigned char));
   m->x0 = jl_calloc(3 * (size_t)nnode, sizeof(double));
@@ -348,6 +381,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
     const JlBodyDef *d = &defs[b];
     JlBody *body = &m->body[b];
     snprintf(body->name, JL_NAME_MAX, "%s", names[b]);
+    body->self_collision = d->self_collision != 0;
     body->node_begin = node0;
     body->node_count = t->nnode;
     body->spring_begin = spring0;

@@ -8,6 +8,7 @@
 #ifndef JL_SRC_MODEL_H
 #define JL_SRC_MODEL_H
 
+#include "collision/obstacle.h"
 #include "mesh/embed.h"
 
 #ifdef __cplusplus
@@ -28,6 +29,7 @@ typedef struct JlBodyDef {
   const int *pin;          /* npin local node ids, may be NULL when npin == 0; copied */
   int has_pin_box;         /* pin every node inside pin_box (world coordinates); default 0 */
   double pin_box[2][3];    /* m, [lo, hi] */
+  int self_collision;      /* 1: the body's nodes collide with its own non-adjacent tets; default 0 */
 } JlBodyDef;
 
 JlBodyDef jl_default_body_def(void);
@@ -40,6 +42,13 @@ typedef struct JlWorldDef {
   double ground_friction;  /* Coulomb-like coefficient, default 0.5 */
   double ground_stiffness; /* N/m per kg of node mass (penalty k = stiffness * m_i); default 1e6 */
   double ground_damping;   /* 1/s per kg of node mass (normal damping, friction viscosity); default 50 */
+  /* contacts between bodies and with obstacles (src/contact.h, docs/collision.md) */
+  double contact_stiffness; /* N/m per kg of the penetrating node's mass; default 1e5 */
+  double contact_damping;   /* 1/s per kg of the penetrating node's mass, along the normal; default 10 */
+  double contact_friction;  /* Coulomb-like coefficient; default 0.3 */
+  double contact_cell;      /* m, spatial-hash cell edge; 0 = average rest edge length; default 0 */
+  int nobstacle;            /* static obstacles; default 0 */
+  const JlObstacle *obstacle; /* nobstacle entries, copied by jl_model_build (model->obstacle); may be NULL when 0 */
 } JlWorldDef;
 
 JlWorldDef jl_default_world_def(void);
@@ -53,6 +62,7 @@ typedef struct JlBody {
   double size;                    /* m, bounding-box diagonal at rest */
   JlSurface surface;              /* render surface at build time (world coords) */
   JlEmbedding embed;              /* surface in the body's tets; embed.tet is local to the body */
+  int self_collision;             /* from JlBodyDef */
 } JlBody;
 
 typedef struct JlModel {
@@ -86,7 +96,9 @@ typedef struct JlModel {
   int nbody;
   JlBody *body;          /* nbody */
 
-  JlWorldDef world;
+  JlWorldDef world;      /* world.obstacle points at model->obstacle */
+  int nobstacle;
+  JlObstacle *obstacle;  /* nobstacle, owned (hull points too) */
 } JlModel;
 
 /* Builds the model from nbody tet meshes, their render surfaces and defs.

@@ -288,7 +288,7 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
                            JlSceneBody *b) {
   static const char *const keys[] = {
       "name", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
-      "translate", "rotate_deg", "scale", "velocity", "pin", NULL};
+      "translate", "rotate_deg", "scale", "velocity", "pin", "self_collision", NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
   if (!cJSON_IsObject(o)) return bad(c, path, "expected an object { ... }", 0);
@@ -346,6 +346,7 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
   TRY(get_vec(c, o, path, "rotate_deg", b->rotate_deg, 3));
   TRY(get_num(c, o, path, "scale", &b->scale, 0, 1, 1e9));
   TRY(get_vec(c, o, path, "velocity", b->def.velocity, 3));
+  TRY(get_bool(c, o, path, "self_collision", &b->def.self_collision));
   TRY(get_obj(c, o, path, "pin", &pin));
   if (pin) {
     char pp[96];
@@ -369,10 +370,63 @@ static void line_col(const char *text, const char *pos, int *line, int *col) {
   }
 }
 
+/* "obstacles": [ { "type": "box"|"plane"|"sphere"|"capsule"|"hull", ... } ] */
+static JlResult parse_obstacle(const Ctx *c, const cJSON *o, int index, const char *scene_dir, JlObstacle *ob) {
+  static const char *const keys[] = {"type", "size", "radius", "length", "translate", "rotate_deg",
+                                     "mesh", "scale", NULL};
+  char path[64], kp[512];
+  snprintf(path, sizeof path, "obstacles[%d]", index);
+  if (!cJSON_IsObject(o)) return bad(c, path, "expected an object { ... }", 0);
+  TRY(check_keys(c, o, path, keys));
+  *ob = jl_default_obstacle();
+  const char *type = NULL, *mesh = NULL;
+  TRY(get_str(c, o, path, "type", &type));
+  key_path(kp, sizeof kp, path, "type");
+  if (!type) return bad(c, kp, "missing (plane, box, sphere, capsule or hull)", 0);
+  ob->type = jl_obstacle_type_parse(type);
+  if (ob->type == JL_OBSTACLE_COUNT)
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: unknown obstacle type '%s' (plane, box, sphere, capsule, hull)",
+                   c->file, kp, type);
+  TRY(get_vec(c, o, path, "size", ob->size, 3));
+  for (int i = 0; i < 3; i++) {
+    key_path(kp, sizeof kp, path, "size");
+    if (!(ob->size[i] > 0)) return bad(c, kp, "every size must be > 0, got %g", ob->size[i]);
+  }
+  TRY(get_num(c, o, path, "radius", &ob->radius, 0, 1, 1e9));
+  TRY(get_num(c, o, path, "length", &ob->length, 0, 0, 1e9));
+  TRY(get_vec(c, o, path, "translate", ob->translate, 3));
+  double rot[3] = {0, 0, 0}, scale = 1.0;
+  TRY(get_vec(c, o, path, "rotate_deg", rot, 3));
+  jl_obstacle_set_rotation(ob, rot);
+  TRY(get_num(c, o, path, "scale", &scale, 0, 1, 1e9));
+  TRY(get_str(c, o, path, "mesh", &mesh));
+  if (ob->type == JL_OBSTACLE_HULL) {
+    if (!mesh || !*mesh) return bad(c, path, "a hull needs a \"mesh\" file (its vertices' convex hull is the obstacle)", 0);
+    char file[4096];
+    int len = mesh[0] == '/' ? snprintf(file, sizeof file, "%s", mesh) : snprintf(file, sizeof file, "%s/%s", scene_dir, mesh);
+    if (len < 0 || (size_t)len >= sizeof file) return bad(c, path, "\"mesh\" path too long", 0);
+    JlSurface surf;
+    char msg[1024];
+    if (jl_surface_load(file, &surf, msg, sizeof msg) != JL_OK)
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.mesh: %s", c->file, path, msg);
+    if (surf.nvert < 4) {
+      jl_surface_free(&surf);
+      return bad(c, path, "the hull's mesh needs at least 4 vertices", 0);
+    }
+    ob->npoint = surf.nvert;
+    ob->point = jl_calloc(3 * (size_t)surf.nvert, sizeof(double));
+    for (int i = 0; i < 3 * surf.nvert; i++) ob->point[i] = scale * surf.vert[i];
+    jl_surface_free(&surf);
+  } else if (mesh) {
+    return bad(c, path, "only a \"hull\" takes a \"mesh\"", 0);
+  }
+  return JL_OK;
+}
+
 static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
   static const char *const keys[] = {"description", "duration", "fps", "dt", "integrator",
                                      "gravity", "solver", "adaptive", "ground", "bodies",
-                                     "threads", NULL};
+                                     "threads", "contact", "obstacles", NULL};
   if (!cJSON_IsObject(root))
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: the scene must be a JSON object { ... }", c->file);
   TRY(check_keys(c, root, "", keys));
@@ -415,6 +469,31 @@ static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
     TRY(get_num(c, ground, "ground", "friction", &sc->world.ground_friction, 0, 0, 1e3));
     TRY(get_num(c, ground, "ground", "stiffness", &sc->world.ground_stiffness, 0, 1, 1e15));
     TRY(get_num(c, ground, "ground", "damping", &sc->world.ground_damping, 0, 0, 1e15));
+  }
+
+  const cJSON *contact = NULL;
+  TRY(get_obj(c, root, "", "contact", &contact));
+  if (contact) {
+    static const char *const ckeys[] = {"stiffness", "damping", "friction", "cell_size", NULL};
+    TRY(check_keys(c, contact, "contact", ckeys));
+    TRY(get_num(c, contact, "contact", "stiffness", &sc->world.contact_stiffness, 0, 1, 1e15));
+    TRY(get_num(c, contact, "contact", "damping", &sc->world.contact_damping, 0, 0, 1e15));
+    TRY(get_num(c, contact, "contact", "friction", &sc->world.contact_friction, 0, 0, 1e3));
+    TRY(get_num(c, contact, "contact", "cell_size", &sc->world.contact_cell, 0, 1, 1e6));
+  }
+  const cJSON *obstacles = cJSON_GetObjectItemCaseSensitive(root, "obstacles");
+  if (obstacles) {
+    if (!cJSON_IsArray(obstacles)) return bad(c, "obstacles", "expected an array [ {...}, ... ]", 0);
+    int no = cJSON_GetArraySize(obstacles);
+    if (no > SCENE_MAX_BODIES) return bad(c, "obstacles", "at most %g obstacles", SCENE_MAX_BODIES);
+    sc->obstacle = jl_calloc((size_t)no + 1, sizeof *sc->obstacle);
+    char odir[4096];
+    dir_of(c->file, odir, sizeof odir);
+    int oi = 0;
+    for (const cJSON *e = obstacles->child; e; e = e->next, oi++) {
+      sc->nobstacle = oi + 1;
+      TRY(parse_obstacle(c, e, oi, odir, &sc->obstacle[oi]));
+    }
   }
 
   const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
@@ -490,6 +569,10 @@ JlResult jl_scene_load(const char *path, JlScene *sc, char *err, size_t errsz) {
 }
 
 void jl_scene_free(JlScene *sc) {
+  for (int i = 0; i < sc->nobstacle && sc->obstacle; i++) jl_obstacle_free(&sc->obstacle[i]);
+  free(sc->obstacle);
+  sc->obstacle = NULL;
+  sc->nobstacle = 0;
   for (int i = 0; i < sc->nbody; i++) free(sc->body[i].pin_nodes);
   free(sc->body);
   sc->body = NULL;
@@ -575,7 +658,10 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
   }
   if (r == JL_OK) {
     char msg[1024];
-    r = jl_model_build(m, n, tets, surf, defs, &sc->world, msg, sizeof msg);
+    JlWorldDef wd = sc->world;
+    wd.nobstacle = sc->nobstacle;
+    wd.obstacle = sc->obstacle;
+    r = jl_model_build(m, n, tets, surf, defs, &wd, msg, sizeof msg);
     if (r) r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
   }
   for (int i = 0; i < n; i++) {

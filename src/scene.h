@@ -48,7 +48,9 @@ typedef struct JlScene {
   double fps;             /* output frames per second, default 60 */
   double dt;              /* s, largest time step, default 1/60 for implicit */
   JlStepDef step;         /* integrator, solver tolerance, iteration cap, adaptive */
-  JlWorldDef world;       /* gravity, ground */
+  JlWorldDef world;       /* gravity, ground, contact parameters (world.obstacle is set by jl_scene_build) */
+  int nobstacle;
+  JlObstacle *obstacle;   /* nobstacle static obstacles (hull points owned) */
   int nbody;
   JlSceneBody *body;
 } JlScene;

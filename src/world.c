@@ -27,6 +27,7 @@
 #include <omp.h>
 #endif
 
+#include "src/contact.h"
 #include "src/linalg.h"
 
 static const char *const integrator_names[JL_INTEGRATOR_COUNT] = {
@@ -132,6 +133,7 @@ JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err
   w->force[w->nforce++] = jl_springs_create(mm);
   w->force[w->nforce++] = jl_gravity_create(mm);
   if (mm->world.has_ground) w->force[w->nforce++] = jl_ground_create(mm);
+  if (jl_contact_needed(mm)) w->force[w->nforce++] = jl_contact_create(mm);
 
   w->work = work_create(mm->nnode);
   return JL_OK;
@@ -251,6 +253,9 @@ static void load_state(JlState *s, const double *x, const double *v, const doubl
 
 /* one step of length h with the configured integrator */
 static void substep(JlWorld *w, double h, JlStepReport *rep) {
+  /* per-step set-up (collision detection) on the state at the step's start */
+  for (int e = 0; e < w->nforce; e++)
+    if (w->force[e]->begin_step) w->force[e]->begin_step(w->force[e], &w->model, w->state.x, w->state.v, h);
   if (w->def.integrator == JL_INTEGRATOR_IMPLICIT) {
     int failed = 0;
     rep->cg_iterations += jl_step_implicit(w, h, &failed);

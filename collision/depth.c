@@ -1,0 +1,719 @@
+/* Collision detection and consistent penetration depth (collision/depth.h).
+ *
+ * Broad phase after Teschner et al. 2003 with one addition: only the nodes
+ * and tets inside the overlap of two bodies' bounding boxes enter the hash
+ * (a mid-phase cull that costs one box test per node and tet), so resting
+ * bodies that touch in a small region pay for that region only. Pass 1
+ * inserts nodes by their cell, pass 2 walks each tet's box cells (clipped to
+ * the overlap region) and tests candidates exactly (collision/narrow.c).
+ *
+ * Phase 1 keeps, per (node, body Q), the containing tet with the largest
+ * smallest barycentric weight (ties: smaller tet id), so a node on a face
+ * shared by two tets is counted once. Contacts are sorted by (P, Q, node);
+ * phases 2-4 (Heidelberger et al. 2004, sec. 4.1-4.3; seed 003) run once per
+ * (P, Q) group. Q's boundary faces near the overlap go into a second hash of
+ * the same kind (a face in every cell its box touches), so each border edge
+ * tests only nearby faces. The normal at a crossing point interpolates the
+ * struck face's corner normals, each the area-weighted average of the faces
+ * around the corner that are within 60 degrees of the struck face (a crease
+ * angle), at the current positions: smooth surfaces get the paper's
+ * interpolated vertex normals, a box's face keeps its own normal up to the
+ * rim instead of tilting by up to 45 degrees towards the side faces.
+ *
+ * The paper's known gap, points that no border point reaches, is closed in
+ * two stages: the point's contact with the same Q in the previous call gives
+ * its direction and, through that contact's barycentric anchor, its current
+ * depth (d_prev + r.(sum w_k x_k - x_p)); what is still unreached takes, per
+ * connected region, the nearest point on Q's surface for its point closest
+ * to the surface and is propagated breadth-first from there. A small body
+ * pushed through a thin slab therefore keeps the direction it entered with.
+ *
+ * Everything is sequential and ordered by ids: results do not depend on
+ * threads or timing. */
+#include "collision/depth.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/hash.h"
+#include "collision/narrow.h"
+
+typedef struct Near {
+  double d;
+  int idx;
+} Near;
+
+typedef struct Hit {
+  int pbody, node, body, tet;
+  double w[4], minw;
+} Hit;
+
+struct JlCollision {
+  JlCollisionDef def;
+  unsigned char *self;      /* nbody */
+  int nbody, nnode;
+  int *face_begin, *face_count; /* nbody: boundary faces per body (model faces are body-contiguous) */
+  double *box;              /* nbody x 6: lo, hi */
+  double *qbox;             /* nbody x 6: region where others can touch the body */
+  unsigned char *active;    /* nbody */
+  JlHash nodes, faces;
+  int *face_mark;           /* nface: last segment query that saw the face */
+  int query;
+  int *vf_start, *vf;       /* nnode + 1 / 3 nface: boundary faces around each node (CSR) */
+  /* hits and contacts */
+  int nhit, hit_cap;
+  Hit *hit;
+  int ncontact, contact_cap;
+  JlContactPoint *contact;
+  int nprev, prev_cap;
+  JlContactPoint *prev;
+  int *prev_head, *prev_next; /* nnode / prev_cap: contacts of the previous call by node */
+  unsigned *prev_stamp;       /* nnode */
+  unsigned pstamp;
+  /* per-node marks of the current (P, Q) group */
+  unsigned *in_stamp;         /* nnode */
+  int *in_idx;                /* nnode: contact index in the group */
+  unsigned gstamp;
+  int *level;                 /* contact_cap: BFS level, -1 = unassigned */
+  int *queue, *next_queue;    /* contact_cap */
+  Near *order;                /* scratch_cap: unreached points by distance to Q's surface */
+  int scratch_cap;            /* size of level, queue, next_queue, order */
+  int prev_next_cap;
+  JlCollisionStats stats;
+};
+
+JlCollisionDef jl_default_collision_def(void) {
+  JlCollisionDef d;
+  memset(&d, 0, sizeof d);
+  d.use_history = 1;
+  return d;
+}
+
+JlCollision *jl_collision_create(const JlModel *m, const JlCollisionDef *def) {
+  JL_ASSERT(m && def, "jl_collision_create: model and def must not be NULL");
+  JlCollision *c = jl_calloc(1, sizeof *c);
+  c->def = *def;
+  c->nbody = m->nbody;
+  c->nnode = m->nnode;
+  c->self = jl_calloc((size_t)m->nbody + 1, 1);
+  if (def->self_collision) memcpy(c->self, def->self_collision, (size_t)m->nbody);
+  c->def.self_collision = NULL;
+  c->face_begin = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  c->face_count = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  for (int b = 0; b < m->nbody; b++) c->face_begin[b] = -1;
+  for (int f = 0; f < m->nface; f++) {
+    int b = m->node_body[m->face[3 * f]];
+    if (c->face_begin[b] < 0) c->face_begin[b] = f;
+    c->face_count[b]++;
+  }
+  for (int b = 0; b < m->nbody; b++)
+    if (c->face_begin[b] < 0) c->face_begin[b] = 0;
+  c->box = jl_calloc(6 * (size_t)m->nbody + 6, sizeof(double));
+  c->qbox = jl_calloc(6 * (size_t)m->nbody + 6, sizeof(double));
+  c->active = jl_calloc((size_t)m->nbody + 1, 1);
+  /* cell size: average rest edge length (Teschner et al. 2003, sec. 5) */
+  double cell = def->cell_size;
+  if (!(cell > 0.0)) {
+    double sum = 0;
+    for (int s = 0; s < m->nspring; s++) sum += m->spring_rest[s];
+    cell = m->nspring > 0 ? sum / m->nspring : 0.1;
+    if (!(cell > 0.0)) cell = 0.1;
+  }
+  jl_hash_init(&c->nodes, 2 * m->nnode, cell);
+  jl_hash_init(&c->faces, 2 * m->nface, cell);
+  c->face_mark = jl_calloc((size_t)m->nface + 1, sizeof(int));
+  /* faces around each node, for the crease-aware corner normals */
+  c->vf_start = jl_calloc((size_t)m->nnode + 2, sizeof(int));
+  c->vf = jl_calloc(3 * (size_t)m->nface + 1, sizeof(int));
+  for (int f = 0; f < m->nface; f++)
+    for (int k = 0; k < 3; k++) c->vf_start[m->face[3 * f + k] + 1]++;
+  for (int i = 0; i < m->nnode; i++) c->vf_start[i + 1] += c->vf_start[i];
+  {
+    int *fill = jl_calloc((size_t)m->nnode + 1, sizeof(int));
+    for (int f = 0; f < m->nface; f++)
+      for (int k = 0; k < 3; k++) {
+        int v = m->face[3 * f + k];
+        c->vf[c->vf_start[v] + fill[v]++] = f;
+      }
+    free(fill);
+  }
+  c->prev_head = jl_calloc((size_t)m->nnode + 1, sizeof(int));
+  c->prev_stamp = jl_calloc((size_t)m->nnode + 1, sizeof(unsigned));
+  c->in_stamp = jl_calloc((size_t)m->nnode + 1, sizeof(unsigned));
+  c->in_idx = jl_calloc((size_t)m->nnode + 1, sizeof(int));
+  return c;
+}
+
+void jl_collision_destroy(JlCollision *c) {
+  if (!c) return;
+  free(c->self);
+  free(c->face_begin);
+  free(c->face_count);
+  free(c->box);
+  free(c->qbox);
+  free(c->active);
+  jl_hash_free(&c->nodes);
+  jl_hash_free(&c->faces);
+  free(c->face_mark);
+  free(c->vf_start);
+  free(c->vf);
+  free(c->hit);
+  free(c->contact);
+  free(c->prev);
+  free(c->prev_head);
+  free(c->prev_next);
+  free(c->prev_stamp);
+  free(c->in_stamp);
+  free(c->in_idx);
+  free(c->level);
+  free(c->queue);
+  free(c->next_queue);
+  free(c->order);
+  free(c);
+}
+
+const JlContactPoint *jl_collision_contacts(const JlCollision *c, int *n) {
+  *n = c->ncontact;
+  return c->contact;
+}
+
+const JlCollisionStats *jl_collision_stats(const JlCollision *c) { return &c->stats; }
+
+double jl_collision_cell_size(const JlCollision *c) { return c->nodes.cell; }
+
+void jl_collision_reset(JlCollision *c) {
+  c->nprev = 0;
+  c->ncontact = 0;
+}
+
+/* ---- small vector helpers ---- */
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static int normalize3(double *a) {
+  double l = sqrt(dot3(a, a));
+  if (!(l > 0.0) || !isfinite(l)) return 0;
+  a[0] /= l, a[1] /= l, a[2] /= l;
+  return 1;
+}
+
+static int boxes_overlap(const double *a, const double *b) {
+  for (int k = 0; k < 3; k++)
+    if (a[k] > b[3 + k] || b[k] > a[3 + k]) return 0;
+  return 1;
+}
+
+static int in_box(const double *box, const double *p) {
+  return p[0] >= box[0] && p[1] >= box[1] && p[2] >= box[2] && p[0] <= box[3] && p[1] <= box[4] && p[2] <= box[5];
+}
+
+/* cell range of box lo..hi clipped to clip (both 6-vectors); 0 when empty */
+static int cell_range(const JlHash *h, const double *box, const double *clip, int c0[3], int c1[3]) {
+  double lo[3], hi[3];
+  for (int k = 0; k < 3; k++) {
+    lo[k] = box[k] > clip[k] ? box[k] : clip[k];
+    hi[k] = box[3 + k] < clip[3 + k] ? box[3 + k] : clip[3 + k];
+    if (lo[k] > hi[k]) return 0;
+  }
+  jl_hash_cell(h, lo, c0);
+  jl_hash_cell(h, hi, c1);
+  return 1;
+}
+
+static void grow(void **p, int *cap, int need, size_t elem) {
+  if (need <= *cap) return;
+  int n = *cap > 0 ? *cap : 256;
+  while (n < need) n *= 2;
+  *p = jl_realloc(*p, (size_t)n, elem);
+  *cap = n;
+}
+
+/* is node a a neighbour of node b (sorted adjacency rows)? */
+static int adjacent(const JlModel *m, int a, int b) {
+  if (!m->adj) return 0;
+  for (int q = m->adj_start[a]; q < m->adj_start[a + 1]; q++)
+    if (m->adj[q] == b) return 1;
+  return 0;
+}
+
+/* ---- broad phase + phase 1 ---- */
+
+static void body_boxes(JlCollision *c, const JlModel *m, const double *x) {
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *body = &m->body[b];
+    double *bx = c->box + 6 * b;
+    bx[0] = bx[1] = bx[2] = INFINITY;
+    bx[3] = bx[4] = bx[5] = -INFINITY;
+    for (int i = body->node_begin; i < body->node_begin + body->node_count; i++)
+      for (int k = 0; k < 3; k++) {
+        double v = x[3 * i + k];
+        if (v < bx[k]) bx[k] = v;
+        if (v > bx[3 + k]) bx[3 + k] = v;
+      }
+  }
+  /* query region of b: union of its overlaps with other bodies (all of it with self-collision) */
+  for (int b = 0; b < m->nbody; b++) {
+    double *q = c->qbox + 6 * b;
+    const double *bb = c->box + 6 * b;
+    q[0] = q[1] = q[2] = INFINITY;
+    q[3] = q[4] = q[5] = -INFINITY;
+    c->active[b] = 0;
+    for (int o = 0; o < m->nbody; o++) {
+      const double *ob = c->box + 6 * o;
+      if (o == b ? !c->self[b] : !boxes_overlap(bb, ob)) continue;
+      c->active[b] = 1;
+      for (int k = 0; k < 3; k++) {
+        double lo = bb[k] > ob[k] ? bb[k] : ob[k], hi = bb[3 + k] < ob[3 + k] ? bb[3 + k] : ob[3 + k];
+        if (lo < q[k]) q[k] = lo;
+        if (hi > q[3 + k]) q[3 + k] = hi;
+      }
+    }
+  }
+}
+
+static void add_hit(JlCollision *c, int pbody, int node, int body, int tet, const double *w) {
+  grow((void **)&c->hit, &c->hit_cap, c->nhit + 1, sizeof(Hit));
+  Hit *h = &c->hit[c->nhit++];
+  h->pbody = pbody;
+  h->node = node;
+  h->body = body;
+  h->tet = tet;
+  memcpy(h->w, w, sizeof h->w);
+  double mw = w[0];
+  for (int k = 1; k < 4; k++) mw = w[k] < mw ? w[k] : mw;
+  h->minw = mw;
+}
+
+static int hit_cmp(const void *pa, const void *pb) {
+  const Hit *a = pa, *b = pb;
+  if (a->pbody != b->pbody) return a->pbody < b->pbody ? -1 : 1;
+  if (a->body != b->body) return a->body < b->body ? -1 : 1;
+  if (a->node != b->node) return a->node < b->node ? -1 : 1;
+  if (a->minw != b->minw) return a->minw > b->minw ? -1 : 1; /* deepest tet first */
+  return a->tet < b->tet ? -1 : a->tet > b->tet;
+}
+
+static void broad_and_points(JlCollision *c, const JlModel *m, const double *x) {
+  JlCollisionStats *st = &c->stats;
+  JlHash *h = &c->nodes;
+  body_boxes(c, m, x);
+  /* pass 1: nodes in their body's query region */
+  jl_hash_begin(h);
+  for (int b = 0; b < m->nbody; b++) {
+    if (!c->active[b]) continue;
+    const JlBody *body = &m->body[b];
+    const double *q = c->qbox + 6 * b;
+    for (int i = body->node_begin; i < body->node_begin + body->node_count; i++) {
+      if (!in_box(q, x + 3 * i)) continue;
+      int cell[3];
+      jl_hash_cell(h, x + 3 * i, cell);
+      jl_hash_insert(h, cell, i);
+      st->hashed_nodes++;
+    }
+  }
+  /* pass 2: each tet's box cells; exact point-in-tet on candidates */
+  c->nhit = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    if (!c->active[b]) continue;
+    const JlBody *body = &m->body[b];
+    const double *q = c->qbox + 6 * b;
+    int self = c->self[b];
+    for (int t = body->tet_begin; t < body->tet_begin + body->tet_count; t++) {
+      const int *tn = m->tet + 4 * t;
+      double tb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+      for (int k = 0; k < 4; k++)
+        for (int a = 0; a < 3; a++) {
+          double v = x[3 * tn[k] + a];
+          if (v < tb[a]) tb[a] = v;
+          if (v > tb[3 + a]) tb[3 + a] = v;
+        }
+      int c0[3], c1[3];
+      if (!cell_range(h, tb, q, c0, c1)) continue;
+      st->queried_tets++;
+      for (int i = c0[0]; i <= c1[0]; i++)
+        for (int j = c0[1]; j <= c1[1]; j++)
+          for (int k = c0[2]; k <= c1[2]; k++) {
+            int cell[3] = {i, j, k};
+            for (int e = jl_hash_first(h, cell); e >= 0; e = jl_hash_next(h, e, cell)) {
+              int p = h->item[e];
+              if (m->node_body[p] == b) {
+                if (!self) continue;
+                if (p == tn[0] || p == tn[1] || p == tn[2] || p == tn[3]) continue;
+                if (adjacent(m, p, tn[0]) || adjacent(m, p, tn[1]) || adjacent(m, p, tn[2]) ||
+                    adjacent(m, p, tn[3]))
+                  continue;
+              }
+              if (!in_box(tb, x + 3 * p)) continue;
+              st->candidates++;
+              double w[4];
+              if (jl_point_in_tet(x, tn, x + 3 * p, w)) add_hit(c, m->node_body[p], p, b, t, w);
+            }
+          }
+    }
+  }
+  /* one contact per (node, Q): the deepest containing tet */
+  if (c->nhit > 1) qsort(c->hit, (size_t)c->nhit, sizeof(Hit), hit_cmp);
+  c->ncontact = 0;
+  for (int i = 0; i < c->nhit; i++) {
+    const Hit *hh = &c->hit[i];
+    if (i > 0 && hh->node == c->hit[i - 1].node && hh->body == c->hit[i - 1].body) continue;
+    grow((void **)&c->contact, &c->contact_cap, c->ncontact + 1, sizeof(JlContactPoint));
+    JlContactPoint *cp = &c->contact[c->ncontact++];
+    memset(cp, 0, sizeof *cp);
+    cp->node = hh->node;
+    cp->body = hh->body;
+    cp->tet = hh->tet;
+    memcpy(cp->w, hh->w, sizeof cp->w);
+  }
+}
+
+/* ---- phases 2-4 ---- */
+
+/* area-weighted normal (twice the area, outward) of boundary face f */
+static void face_area_normal(const JlModel *m, const double *x, int f, double n[3]) {
+  const int *fv = m->face + 3 * f;
+  const double *a = x + 3 * fv[0], *b = x + 3 * fv[1], *cc = x + 3 * fv[2];
+  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
+  n[0] = u[1] * v[2] - u[2] * v[1];
+  n[1] = u[2] * v[0] - u[0] * v[2];
+  n[2] = u[0] * v[1] - u[1] * v[0];
+}
+
+/* Normal at the point with weights bary[3] of boundary face f: the
+ * interpolation of the face's three corner normals (Heidelberger et al. 2004,
+ * sec. 4.2 interpolate vertex normals). A corner normal averages, weighted by
+ * area, only the faces around the corner that are within JL_CREASE_COS of f
+ * itself, so at a sharp edge (a box's rim) the faces on the other side do not
+ * tilt the normal: a point on a box's top face is pushed straight up, a point
+ * on a smooth surface still gets a normal that varies continuously. */
+#define JL_CREASE_COS 0.5 /* cos 60 deg */
+static int face_normal(const JlCollision *c, const JlModel *m, const double *x, int f, const double bary[3],
+                       double n[3]) {
+  double nf[3];
+  face_area_normal(m, x, f, nf);
+  if (!normalize3(nf)) return 0;
+  n[0] = n[1] = n[2] = 0.0;
+  for (int k = 0; k < 3; k++) {
+    int v = m->face[3 * f + k];
+    double cn[3] = {0, 0, 0};
+    for (int q = c->vf_start[v]; q < c->vf_start[v + 1]; q++) {
+      double ng[3];
+      face_area_normal(m, x, c->vf[q], ng);
+      double l = sqrt(dot3(ng, ng));
+      if (!(l > 0.0) || dot3(ng, nf) < JL_CREASE_COS * l) continue;
+      cn[0] += ng[0], cn[1] += ng[1], cn[2] += ng[2];
+    }
+    if (!normalize3(cn)) memcpy(cn, nf, sizeof cn);
+    for (int d = 0; d < 3; d++) n[d] += bary[k] * cn[d];
+  }
+  if (!normalize3(n)) memcpy(n, nf, sizeof nf);
+  return 1;
+}
+
+/* boundary faces of active bodies near their query region, in every cell their box touches */
+static void hash_faces(JlCollision *c, const JlModel *m, const double *x) {
+  JlHash *h = &c->faces;
+  jl_hash_begin(h);
+  for (int b = 0; b < m->nbody; b++) {
+    if (!c->active[b]) continue;
+    const double *q = c->qbox + 6 * b;
+    for (int f = c->face_begin[b]; f < c->face_begin[b] + c->face_count[b]; f++) {
+      const int *fv = m->face + 3 * f;
+      double fb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+      for (int k = 0; k < 3; k++)
+        for (int a = 0; a < 3; a++) {
+          double v = x[3 * fv[k] + a];
+          if (v < fb[a]) fb[a] = v;
+          if (v > fb[3 + a]) fb[3 + a] = v;
+        }
+      int c0[3], c1[3];
+      if (!cell_range(h, fb, q, c0, c1)) continue;
+      for (int i = c0[0]; i <= c1[0]; i++)
+        for (int j = c0[1]; j <= c1[1]; j++)
+          for (int k = c0[2]; k <= c1[2]; k++) {
+            int cell[3] = {i, j, k};
+            jl_hash_insert(h, cell, f);
+          }
+    }
+  }
+}
+
+/* first crossing (nearest p) of segment p-n with Q's surface: point xi, normal ni */
+static int edge_crossing(JlCollision *c, const JlModel *m, const double *x, int p, int n, int qbody,
+                         double xi[3], double ni[3]) {
+  JlHash *h = &c->faces;
+  const double *a = x + 3 * p, *b = x + 3 * n;
+  double sb[6];
+  for (int k = 0; k < 3; k++) {
+    sb[k] = a[k] < b[k] ? a[k] : b[k];
+    sb[3 + k] = a[k] < b[k] ? b[k] : a[k];
+  }
+  int c0[3], c1[3];
+  if (!cell_range(h, sb, c->qbox + 6 * qbody, c0, c1)) return 0;
+  c->query++;
+  double best = INFINITY, best_bary[3] = {0, 0, 0};
+  int best_face = -1;
+  for (int i = c0[0]; i <= c1[0]; i++)
+    for (int j = c0[1]; j <= c1[1]; j++)
+      for (int k = c0[2]; k <= c1[2]; k++) {
+        int cell[3] = {i, j, k};
+        for (int e = jl_hash_first(h, cell); e >= 0; e = jl_hash_next(h, e, cell)) {
+          int f = h->item[e];
+          if (c->face_mark[f] == c->query) continue;
+          c->face_mark[f] = c->query;
+          const int *fv = m->face + 3 * f;
+          if (m->node_body[fv[0]] != qbody) continue;
+          if (fv[0] == p || fv[1] == p || fv[2] == p || fv[0] == n || fv[1] == n || fv[2] == n) continue;
+          c->stats.segment_tests++;
+          double s, bary[3];
+          if (!jl_segment_triangle(a, b, x + 3 * fv[0], x + 3 * fv[1], x + 3 * fv[2], &s, bary)) continue;
+          if (s >= best) continue;
+          best = s;
+          best_face = f;
+          memcpy(best_bary, bary, sizeof bary);
+        }
+      }
+  if (best_face < 0) return 0;
+  for (int d = 0; d < 3; d++) xi[d] = a[d] + best * (b[d] - a[d]);
+  return face_normal(c, m, x, best_face, best_bary, ni);
+}
+
+/* Breadth-first propagation from the points of the current layer queue[0..nq)
+ * (already assigned, level = lev) to unassigned inside points of the group. */
+static void propagate(JlCollision *c, const JlModel *m, const double *x, int nq, int lev) {
+  if (!m->adj) return;
+  while (nq > 0) {
+    int nn = 0;
+    for (int qi = 0; qi < nq; qi++) {
+      int p = c->contact[c->queue[qi]].node;
+      for (int a = m->adj_start[p]; a < m->adj_start[p + 1]; a++) {
+        int n = m->adj[a];
+        if (c->in_stamp[n] != c->gstamp) continue;
+        int idx = c->in_idx[n];
+        if (c->level[idx] != -1) continue;
+        c->level[idx] = -2; /* queued */
+        c->next_queue[nn++] = idx;
+      }
+    }
+    /* each new point from its neighbours of earlier layers (Heidelberger et al. 2004, eq. 5-6) */
+    for (int qi = 0; qi < nn; qi++) {
+      int idx = c->next_queue[qi];
+      JlContactPoint *cp = &c->contact[idx];
+      const double *xp = x + 3 * cp->node;
+      double sw = 0, sd = 0, r[3] = {0, 0, 0};
+      for (int a = m->adj_start[cp->node]; a < m->adj_start[cp->node + 1]; a++) {
+        int n = m->adj[a];
+        if (c->in_stamp[n] != c->gstamp) continue;
+        const JlContactPoint *cq = &c->contact[c->in_idx[n]];
+        int ql = c->level[c->in_idx[n]];
+        if (ql < 0 || ql > lev) continue;
+        double dx[3] = {x[3 * n] - xp[0], x[3 * n + 1] - xp[1], x[3 * n + 2] - xp[2]};
+        double d2 = dot3(dx, dx), mu = d2 > 0 ? 1.0 / d2 : 1e30;
+        sw += mu;
+        sd += mu * (dot3(dx, cq->dir) + cq->depth);
+        for (int k = 0; k < 3; k++) r[k] += mu * cq->dir[k];
+      }
+      if (sw > 0 && normalize3(r)) {
+        cp->depth = sd / sw > 0 ? sd / sw : 0.0;
+        memcpy(cp->dir, r, sizeof r);
+      } else {
+        cp->dir[0] = 0, cp->dir[1] = 1.0, cp->dir[2] = 0;
+      }
+    }
+    lev++;
+    for (int qi = 0; qi < nn; qi++) {
+      c->level[c->next_queue[qi]] = lev;
+      c->contact[c->next_queue[qi]].kind = JL_CONTACT_INNER;
+    }
+    memcpy(c->queue, c->next_queue, (size_t)nn * sizeof(int));
+    nq = nn;
+  }
+}
+
+static int near_cmp(const void *pa, const void *pb) {
+  const Near *a = pa, *b = pb;
+  if (a->d != b->d) return a->d < b->d ? -1 : 1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* nearest point of Q's surface to p: depth and outward direction */
+static void nearest_surface(const JlCollision *c, const JlModel *m, const double *x, int p, int qbody,
+                            double *depth, double dir[3]) {
+  double best = INFINITY, q[3], bary[3], bq[3] = {0, 0, 0}, bn[3] = {0, 1, 0}, bb[3] = {1, 0, 0};
+  int bf = -1;
+  const double *xp = x + 3 * p;
+  for (int f = c->face_begin[qbody]; f < c->face_begin[qbody] + c->face_count[qbody]; f++) {
+    const int *fv = m->face + 3 * f;
+    double d2 = jl_closest_point_triangle(xp, x + 3 * fv[0], x + 3 * fv[1], x + 3 * fv[2], q, bary);
+    if (d2 < best) {
+      best = d2;
+      memcpy(bq, q, sizeof q);
+      memcpy(bb, bary, sizeof bb);
+      bf = f;
+    }
+  }
+  if (bf >= 0 && !face_normal(c, m, x, bf, bb, bn)) bn[0] = 0, bn[1] = 1, bn[2] = 0;
+  double d[3] = {bq[0] - xp[0], bq[1] - xp[1], bq[2] - xp[2]};
+  *depth = sqrt(dot3(d, d));
+  if (!normalize3(d)) {
+    memcpy(d, bn, sizeof d);
+    if (!normalize3(d)) d[0] = 0, d[1] = 1, d[2] = 0;
+  }
+  memcpy(dir, d, sizeof d);
+}
+
+/* previous contact of (node, Q), or NULL */
+static const JlContactPoint *previous(const JlCollision *c, int node, int qbody) {
+  if (c->prev_stamp[node] != c->pstamp) return NULL;
+  for (int i = c->prev_head[node]; i >= 0; i = c->prev_next[i])
+    if (c->prev[i].body == qbody) return &c->prev[i];
+  return NULL;
+}
+
+static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g0, int g1) {
+  JlCollisionStats *st = &c->stats;
+  int qbody = c->contact[g0].body;
+  /* mark the group's inside points */
+  c->gstamp++;
+  for (int i = g0; i < g1; i++) {
+    c->in_stamp[c->contact[i].node] = c->gstamp;
+    c->in_idx[c->contact[i].node] = i;
+    c->level[i] = -1;
+  }
+  /* phases 2-3: border points from the edges leaving Q */
+  int nq = 0;
+  for (int i = g0; i < g1; i++) {
+    JlContactPoint *cp = &c->contact[i];
+    int p = cp->node;
+    const double *xp = x + 3 * p;
+    double sw = 0, sd = 0, r[3] = {0, 0, 0};
+    for (int a = m->adj ? m->adj_start[p] : 0; m->adj && a < m->adj_start[p + 1]; a++) {
+      int n = m->adj[a];
+      if (c->in_stamp[n] == c->gstamp) continue;
+      double xi[3] = {0, 0, 0}, ni[3] = {0, 0, 0};
+      if (!edge_crossing(c, m, x, p, n, qbody, xi, ni)) continue;
+      double dx[3] = {xi[0] - xp[0], xi[1] - xp[1], xi[2] - xp[2]};
+      double d2 = dot3(dx, dx), w = d2 > 0 ? 1.0 / d2 : 1e30;
+      sw += w;
+      sd += w * dot3(dx, ni);
+      for (int k = 0; k < 3; k++) r[k] += w * ni[k];
+    }
+    if (sw > 0 && normalize3(r)) {
+      cp->depth = sd / sw > 0 ? sd / sw : 0.0;
+      memcpy(cp->dir, r, sizeof r);
+      cp->kind = JL_CONTACT_BORDER;
+      c->level[i] = 0;
+      c->queue[nq++] = i;
+    }
+  }
+  /* phase 4: propagation */
+  propagate(c, m, x, nq, 0);
+  /* unreached points with history: previous direction, current gap of the previous anchor */
+  nq = 0;
+  if (c->def.use_history) {
+    for (int i = g0; i < g1; i++) {
+      if (c->level[i] != -1) continue;
+      JlContactPoint *cp = &c->contact[i];
+      const JlContactPoint *pc = previous(c, cp->node, qbody);
+      if (!pc) continue;
+      const int *tn = m->tet + 4 * pc->tet;
+      double y[3] = {0, 0, 0};
+      for (int k = 0; k < 4; k++)
+        for (int a = 0; a < 3; a++) y[a] += pc->w[k] * x[3 * tn[k] + a];
+      double g[3] = {y[0] - x[3 * cp->node], y[1] - x[3 * cp->node + 1], y[2] - x[3 * cp->node + 2]};
+      double d = pc->depth + dot3(pc->dir, g);
+      cp->depth = d > 0 ? d : 0.0;
+      memcpy(cp->dir, pc->dir, sizeof cp->dir);
+      cp->kind = JL_CONTACT_HISTORY;
+      c->level[i] = 0;
+      c->queue[nq++] = i;
+    }
+    propagate(c, m, x, nq, 0);
+  }
+  /* still unreached: nearest surface point of the closest point per region, then propagate */
+  int nr = 0;
+  for (int i = g0; i < g1; i++)
+    if (c->level[i] == -1) {
+      double dir[3];
+      c->order[nr].idx = i;
+      nearest_surface(c, m, x, c->contact[i].node, qbody, &c->order[nr].d, dir);
+      nr++;
+    }
+  if (nr > 0) {
+    qsort(c->order, (size_t)nr, sizeof(Near), near_cmp);
+    for (int o = 0; o < nr; o++) {
+      int i = c->order[o].idx;
+      if (c->level[i] != -1) continue;
+      JlContactPoint *cp = &c->contact[i];
+      nearest_surface(c, m, x, cp->node, qbody, &cp->depth, cp->dir);
+      cp->kind = JL_CONTACT_NEAREST;
+      c->level[i] = 0;
+      c->queue[0] = i;
+      propagate(c, m, x, 1, 0);
+    }
+  }
+  for (int i = g0; i < g1; i++) {
+    switch (c->contact[i].kind) {
+      case JL_CONTACT_BORDER: st->border++; break;
+      case JL_CONTACT_INNER: st->inner++; break;
+      case JL_CONTACT_HISTORY: st->history++; break;
+      default: st->nearest++; break;
+    }
+  }
+}
+
+int jl_collision_detect(JlCollision *c, const JlModel *m, const double *x) {
+  JL_ASSERT(c && m && x && m->nnode == c->nnode, "jl_collision_detect: collision object was made for another model");
+  memset(&c->stats, 0, sizeof c->stats);
+  /* the previous contacts become the history */
+  grow((void **)&c->prev, &c->prev_cap, c->ncontact, sizeof(JlContactPoint));
+  if (c->prev_next_cap < c->prev_cap) {
+    c->prev_next = jl_realloc(c->prev_next, (size_t)c->prev_cap, sizeof(int));
+    c->prev_next_cap = c->prev_cap;
+  }
+  if (c->ncontact > 0) {
+    memcpy(c->prev, c->contact, (size_t)c->ncontact * sizeof(JlContactPoint));
+  }
+  c->nprev = c->ncontact;
+  if (++c->pstamp == 0) {
+    memset(c->prev_stamp, 0, (size_t)c->nnode * sizeof(unsigned));
+    c->pstamp = 1;
+  }
+  for (int i = c->nprev - 1; i >= 0; i--) {
+    int p = c->prev[i].node;
+    if (c->prev_stamp[p] != c->pstamp) {
+      c->prev_stamp[p] = c->pstamp;
+      c->prev_head[p] = -1;
+    }
+    c->prev_next[i] = c->prev_head[p];
+    c->prev_head[p] = i;
+  }
+
+  double t0 = jl_seconds();
+  broad_and_points(c, m, x);
+  double t1 = jl_seconds();
+  c->stats.detect_s = t1 - t0;
+  c->stats.penetrating = c->ncontact;
+  if (c->ncontact == 0) return 0;
+
+  /* scratch for the depth phases */
+  int cap = c->contact_cap;
+  if (cap > c->scratch_cap) {
+    c->level = jl_realloc(c->level, (size_t)cap, sizeof(int));
+    c->queue = jl_realloc(c->queue, (size_t)cap, sizeof(int));
+    c->next_queue = jl_realloc(c->next_queue, (size_t)cap, sizeof(int));
+    c->order = jl_realloc(c->order, (size_t)cap, sizeof(Near));
+    c->scratch_cap = cap;
+  }
+  hash_faces(c, m, x);
+  /* groups of equal (P, Q) */
+  int g0 = 0;
+  while (g0 < c->ncontact) {
+    int pb = m->node_body[c->contact[g0].node], qb = c->contact[g0].body, g1 = g0 + 1;
+    while (g1 < c->ncontact && m->node_body[c->contact[g1].node] == pb && c->contact[g1].body == qb) g1++;
+    depth_group(c, m, x, g0, g1);
+    g0 = g1;
+  }
+  c->stats.depth_s = jl_seconds() - t1;
+  return c->ncontact;
+}

@@ -1,0 +1,99 @@
+/* Spatial hash with timestamps (Teschner et al. 2003; see collision/hash.h).
+ *
+ * Buckets hold singly linked lists threaded through an entry pool. Inserting
+ * is O(1); starting a pass only increments the timestamp. A lookup walks the
+ * bucket's list and keeps entries whose stored cell equals the queried one.
+ * The pool is sized by the caller's first passes and doubled when full, so
+ * steady-state steps allocate nothing. */
+#include "collision/hash.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_prime(int n) {
+  if (n < 2) return 0;
+  for (int d = 2; (long)d * d <= n; d++)
+    if (n % d == 0) return 0;
+  return 1;
+}
+
+void jl_hash_init(JlHash *h, int min_size, double cell) {
+  JL_ASSERT(h && cell > 0.0 && isfinite(cell), "jl_hash_init: cell size must be positive and finite");
+  memset(h, 0, sizeof *h);
+  int n = min_size < 1021 ? 1021 : min_size;
+  while (!is_prime(n)) n++;
+  h->size = n;
+  h->cell = cell;
+  h->inv_cell = 1.0 / cell;
+  h->bucket_stamp = jl_calloc((size_t)n, sizeof(unsigned));
+  h->head = jl_calloc((size_t)n, sizeof(int));
+  h->capacity = 1024;
+  h->next = jl_calloc((size_t)h->capacity, sizeof(int));
+  h->item = jl_calloc((size_t)h->capacity, sizeof(int));
+  h->cellk = jl_calloc(3 * (size_t)h->capacity, sizeof(int));
+}
+
+void jl_hash_free(JlHash *h) {
+  if (!h) return;
+  free(h->bucket_stamp);
+  free(h->head);
+  free(h->next);
+  free(h->item);
+  free(h->cellk);
+  memset(h, 0, sizeof *h);
+}
+
+void jl_hash_begin(JlHash *h) {
+  h->nentry = 0;
+  if (++h->stamp == 0) { /* wrapped after 2^32 passes: clear once */
+    memset(h->bucket_stamp, 0, (size_t)h->size * sizeof(unsigned));
+    h->stamp = 1;
+  }
+}
+
+void jl_hash_cell(const JlHash *h, const double *p, int cell[3]) {
+  for (int k = 0; k < 3; k++) {
+    double c = floor(p[k] * h->inv_cell);
+    cell[k] = c < -1e9 ? -1000000000 : c > 1e9 ? 1000000000 : (int)c;
+  }
+}
+
+static int bucket(const JlHash *h, const int c[3]) {
+  unsigned v = ((unsigned)c[0] * 73856093u) ^ ((unsigned)c[1] * 19349663u) ^ ((unsigned)c[2] * 83492791u);
+  return (int)(v % (unsigned)h->size);
+}
+
+void jl_hash_insert(JlHash *h, const int cell[3], int item) {
+  if (h->nentry == h->capacity) {
+    h->capacity *= 2;
+    h->next = jl_realloc(h->next, (size_t)h->capacity, sizeof(int));
+    h->item = jl_realloc(h->item, (size_t)h->capacity, sizeof(int));
+    h->cellk = jl_realloc(h->cellk, 3 * (size_t)h->capacity, sizeof(int));
+  }
+  int b = bucket(h, cell), e = h->nentry++;
+  if (h->bucket_stamp[b] != h->stamp) {
+    h->bucket_stamp[b] = h->stamp;
+    h->head[b] = -1;
+  }
+  h->next[e] = h->head[b];
+  h->item[e] = item;
+  memcpy(h->cellk + 3 * e, cell, 3 * sizeof(int));
+  h->head[b] = e;
+}
+
+static int same_cell(const int *a, const int *b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+
+int jl_hash_next(const JlHash *h, int e, const int cell[3]) {
+  for (e = h->next[e]; e >= 0; e = h->next[e])
+    if (same_cell(h->cellk + 3 * e, cell)) return e;
+  return -1;
+}
+
+int jl_hash_first(const JlHash *h, const int cell[3]) {
+  int b = bucket(h, cell);
+  if (h->bucket_stamp[b] != h->stamp) return -1;
+  int e = h->head[b];
+  if (e >= 0 && same_cell(h->cellk + 3 * e, cell)) return e;
+  return e >= 0 ? jl_hash_next(h, e, cell) : -1;
+}
