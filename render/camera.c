@@ -130,6 +130,17 @@ int jl_camera_world_box(const JlWorld *w, double lo[3], double hi[3]) {
       }
   }
   free(x);
+  /* bounded obstacles are drawn too: keep them in view (planes are the ground) */
+  for (int o = 0; o < m->nobstacle; o++) {
+    double olo[3], ohi[3];
+    jl_obstacle_aabb(&m->obstacle[o], olo, ohi);
+    if (!(ohi[0] - olo[0] < 1e3 && ohi[1] - olo[1] < 1e3 && ohi[2] - olo[2] < 1e3)) continue;
+    for (int k = 0; k < 3; k++) {
+      if (olo[k] < lo[k]) lo[k] = olo[k];
+      if (ohi[k] > hi[k]) hi[k] = ohi[k];
+    }
+    any = 1;
+  }
   if (!any) {
     for (int k = 0; k < 3; k++) lo[k] = -0.5, hi[k] = 0.5;
     return 0;

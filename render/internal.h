@@ -43,6 +43,9 @@ void jl_camera_basis(const JlCamera *c, double right[3], double up[3], double fw
 JlRenderer *jl_renderer_wrap(SDL_Renderer *sdl, int width, int height);
 /* grows r->out to hold n vertices */
 void jl_renderer_reserve_out(JlRenderer *r, int n);
+/* render/obstacle_mesh.c: world-space surface of a bounded obstacle (box,
+ * sphere, capsule) for drawing; out is empty for planes and hulls. */
+void jl_obstacle_mesh(const JlObstacle *o, JlSurface *out);
 
 /* render/overlay.c: debug layers over the shaded surfaces */
 void jl_overlay_draw(JlRenderer *r, const JlWorld *w, const JlCamera *c, unsigned layers);

@@ -196,6 +196,16 @@ static void ground_extent(const JlModel *m, Ground *g) {
       if (v > hi[k]) hi[k] = v;
     }
   if (m->nnode == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
+  /* bounded obstacles stand on the ground too: the grid reaches under them */
+  for (int o = 0; o < m->nobstacle; o++) {
+    double olo[3], ohi[3];
+    jl_obstacle_aabb(&m->obstacle[o], olo, ohi);
+    if (!(ohi[0] - olo[0] < 1e3 && ohi[2] - olo[2] < 1e3)) continue;
+    for (int k = 0; k < 3; k += 2) {
+      if (olo[k] < lo[k]) lo[k] = olo[k];
+      if (ohi[k] > hi[k]) hi[k] = ohi[k];
+    }
+  }
   g->y = m->world.has_ground ? m->world.ground_y : lo[1];
   g->cx = 0.5 * (lo[0] + hi[0]);
   g->cz = 0.5 * (lo[2] + hi[2]);
@@ -321,89 +331,169 @@ static int key_cmp(const void *pa, const void *pb) {
   return a->tri - b->tri;
 }
 
-static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Proj *p,
-                         Uint8 alpha) {
+/* lighting of one frame: headlight direction l and Blinn-Phong half vector hv */
+typedef struct Light {
+  double l[3], hv[3];
+} Light;
+
+/* Projects and shades nv vertices (x, normals n) into the scratch arrays at
+ * voff and appends the front-facing triangles as sort keys of item `item`. */
+static void shade_item(JlRenderer *r, const Proj *p, const Light *li, int nv, const double *x,
+                       const double *n, int ntri, const int *tri, const unsigned char base[3],
+                       Uint8 alpha, int voff, int item, int *nkey) {
+  for (int i = 0; i < nv; i++) {
+    float *s = r->sx + 3 * (size_t)(voff + i);
+    r->ok[voff + i] = (unsigned char)proj_point(p, x[3 * i], x[3 * i + 1], x[3 * i + 2], s);
+    double nl = n[3 * i] * li->l[0] + n[3 * i + 1] * li->l[1] + n[3 * i + 2] * li->l[2];
+    double nh = n[3 * i] * li->hv[0] + n[3 * i + 1] * li->hv[1] + n[3 * i + 2] * li->hv[2];
+    double diff = 0.30 + 0.70 * (nl > 0 ? nl : 0);
+    double spec = nh > 0 ? 0.28 * pow(nh, 32) : 0;
+    SDL_Color col;
+    col.r = lerp8(0, base[0] * diff + 255 * spec, 1);
+    col.g = lerp8(0, base[1] * diff + 255 * spec, 1);
+    col.b = lerp8(0, base[2] * diff + 255 * spec, 1);
+    col.a = alpha;
+    r->col[voff + i] = col;
+  }
+  for (int t = 0; t < ntri; t++) {
+    int a = voff + tri[3 * t], bb = voff + tri[3 * t + 1], cc = voff + tri[3 * t + 2];
+    if (!r->ok[a] || !r->ok[bb] || !r->ok[cc]) continue;
+    const float *sa = r->sx + 3 * a, *sb = r->sx + 3 * bb, *sc = r->sx + 3 * cc;
+    /* counter-clockwise from outside is clockwise on a y-down screen */
+    float area = (sb[0] - sa[0]) * (sc[1] - sa[1]) - (sb[1] - sa[1]) * (sc[0] - sa[0]);
+    if (!(area < 0)) continue;
+    JlSortKey *k = &r->key[(*nkey)++];
+    k->depth = sa[2] + sb[2] + sc[2];
+    k->body = item;
+    k->tri = t;
+  }
+}
+
+/* 1 when the segment from a to b passes through the box [lo, hi] (slab test) */
+static int segment_hits_box(const double a[3], const double b[3], const double lo[3], const double hi[3]) {
+  double t0 = 0.0, t1 = 1.0;
+  for (int k = 0; k < 3; k++) {
+    double d = b[k] - a[k];
+    if (fabs(d) < 1e-300) {
+      if (a[k] < lo[k] || a[k] > hi[k]) return 0;
+      continue;
+    }
+    double u = (lo[k] - a[k]) / d, v = (hi[k] - a[k]) / d;
+    if (u > v) {
+      double tmp = u;
+      u = v;
+      v = tmp;
+    }
+    if (u > t0) t0 = u;
+    if (v < t1) t1 = v;
+    if (t0 > t1) return 0;
+  }
+  return 1;
+}
+
+/* An obstacle that stands between the eye and a body's centre is drawn
+ * see-through (x-ray), so walls around bodies (a chute, a bowl) never hide
+ * what moves inside them. */
+static Uint8 obstacle_alpha(const JlWorld *w, const JlCamera *c, const JlObstacle *o) {
   const JlModel *m = &w->model;
-  int nvert = 0, ntri = 0;
-  for (int b = 0; b < m->nbody; b++) {
-    nvert += m->body[b].surface.nvert;
-    ntri += m->body[b].surface.ntri;
-  }
-  if (ntri == 0) return 0;
-  reserve(r, nvert, ntri);
-
-  /* headlight: slightly above and left of the eye; half vector for the highlight */
-  double right[3], up[3], fwd[3], l[3], hv[3], ln = 0, hn = 0;
-  jl_camera_basis(c, right, up, fwd);
-  for (int k = 0; k < 3; k++) {
-    l[k] = -fwd[k] + 0.45 * up[k] - 0.3 * right[k];
-    ln += l[k] * l[k];
-  }
-  for (int k = 0; k < 3; k++) {
-    l[k] /= sqrt(ln);
-    hv[k] = l[k] - fwd[k];
-    hn += hv[k] * hv[k];
-  }
-  for (int k = 0; k < 3; k++) hv[k] /= sqrt(hn);
-
-  /* evaluate, shade and project every vertex; collect front-facing triangles */
-  int nkey = 0, voff = 0;
+  double eye[3], lo[3], hi[3];
+  jl_camera_eye(c, eye);
+  jl_obstacle_aabb(o, lo, hi);
   for (int b = 0; b < m->nbody; b++) {
     const JlBody *body = &m->body[b];
-    int nv = body->surface.nvert;
-    if (nv == 0 || body->embed.nvert != nv) continue;
-    double *x = r->xd + 3 * (size_t)voff, *n = r->nd + 3 * (size_t)voff;
-    jl_world_surface(w, b, x);
-    jl_surface_normals(nv, x, body->surface.ntri, body->surface.tri, n);
-    unsigned char base[3];
-    jl_render_body_color(b, base);
-    for (int i = 0; i < nv; i++) {
-      float *s = r->sx + 3 * (size_t)(voff + i);
-      r->ok[voff + i] = (unsigned char)proj_point(p, x[3 * i], x[3 * i + 1], x[3 * i + 2], s);
-      double nl = n[3 * i] * l[0] + n[3 * i + 1] * l[1] + n[3 * i + 2] * l[2];
-      double nh = n[3 * i] * hv[0] + n[3 * i + 1] * hv[1] + n[3 * i + 2] * hv[2];
-      double diff = 0.30 + 0.70 * (nl > 0 ? nl : 0);
-      double spec = nh > 0 ? 0.28 * pow(nh, 32) : 0;
-      SDL_Color col;
-      col.r = lerp8(0, base[0] * diff + 255 * spec, 1);
-      col.g = lerp8(0, base[1] * diff + 255 * spec, 1);
-      col.b = lerp8(0, base[2] * diff + 255 * spec, 1);
-      col.a = alpha;
-      r->col[voff + i] = col;
-    }
-    const int *tri = body->surface.tri;
-    for (int t = 0; t < body->surface.ntri; t++) {
-      int a = voff + tri[3 * t], bb = voff + tri[3 * t + 1], cc = voff + tri[3 * t + 2];
-      if (!r->ok[a] || !r->ok[bb] || !r->ok[cc]) continue;
-      const float *sa = r->sx + 3 * a, *sb = r->sx + 3 * bb, *sc = r->sx + 3 * cc;
-      /* counter-clockwise from outside is clockwise on a y-down screen */
-      float area = (sb[0] - sa[0]) * (sc[1] - sa[1]) - (sb[1] - sa[1]) * (sc[0] - sa[0]);
-      if (!(area < 0)) continue;
-      JlSortKey *k = &r->key[nkey++];
-      k->depth = sa[2] + sb[2] + sc[2];
-      k->body = b;
-      k->tri = t;
-    }
-    voff += nv;
+    double centre[3] = {0, 0, 0};
+    for (int i = body->node_begin; i < body->node_begin + body->node_count; i++)
+      for (int k = 0; k < 3; k++) centre[k] += w->state.x[3 * i + k];
+    for (int k = 0; k < 3; k++) centre[k] /= body->node_count > 0 ? body->node_count : 1;
+    if (segment_hits_box(eye, centre, lo, hi)) return 80;
   }
+  return 255;
+}
 
-  /* painter's order: far to near */
-  qsort(r->key, (size_t)nkey, sizeof *r->key, key_cmp);
-  jl_renderer_reserve_out(r, 3 * nkey);
-  int *body_off = jl_calloc((size_t)m->nbody + 1, sizeof(int));
-  for (int b = 0; b < m->nbody; b++) body_off[b + 1] = body_off[b] + m->body[b].surface.nvert;
-  for (int k = 0; k < nkey; k++) {
-    const int *tri = m->body[r->key[k].body].surface.tri + 3 * r->key[k].tri;
-    int off = body_off[r->key[k].body];
-    for (int j = 0; j < 3; j++) {
-      int v = off + tri[j];
-      r->out[3 * k + j] = vtx(r->sx + 3 * v, r->col[v]);
+/* Bodies' embedded surfaces and the bounded obstacles, shaded and sorted
+ * together so they occlude each other correctly. Returns the triangles drawn. */
+static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Proj *p,
+                         Uint8 alpha) {
+  static const unsigned char obstacle_rgb[3] = {150, 156, 168};
+  const JlModel *m = &w->model;
+  int nitem = m->nbody + m->nobstacle;
+  JlSurface *obs = jl_calloc((size_t)m->nobstacle + 1, sizeof *obs);
+  const int **item_tri = jl_calloc((size_t)nitem + 1, sizeof *item_tri);
+  int *item_off = jl_calloc((size_t)nitem + 1, sizeof(int));
+  int nvert = 0, ntri = 0;
+  for (int i = 0; i < nitem; i++) {
+    const JlSurface *s = &m->body[i < m->nbody ? i : 0].surface;
+    if (i >= m->nbody) {
+      jl_obstacle_mesh(&m->obstacle[i - m->nbody], &obs[i - m->nbody]);
+      s = &obs[i - m->nbody];
     }
+    item_tri[i] = s->tri;
+    item_off[i] = nvert;
+    nvert += s->nvert;
+    ntri += s->ntri;
   }
-  free(body_off);
-  SDL_SetRenderDrawBlendMode(r->sdl, alpha < 255 ? SDL_BLENDMODE_BLEND : SDL_BLENDMODE_NONE);
-  if (nkey) SDL_RenderGeometry(r->sdl, NULL, r->out, 3 * nkey, NULL, 0);
-  SDL_SetRenderDrawBlendMode(r->sdl, SDL_BLENDMODE_NONE);
+  int nkey = 0, blend = alpha < 255;
+  if (ntri > 0) {
+    reserve(r, nvert, ntri);
+
+    /* headlight: slightly above and left of the eye; half vector for the highlight */
+    Light li;
+    double right[3], up[3], fwd[3], ln = 0, hn = 0;
+    jl_camera_basis(c, right, up, fwd);
+    for (int k = 0; k < 3; k++) {
+      li.l[k] = -fwd[k] + 0.45 * up[k] - 0.3 * right[k];
+      ln += li.l[k] * li.l[k];
+    }
+    for (int k = 0; k < 3; k++) {
+      li.l[k] /= sqrt(ln);
+      li.hv[k] = li.l[k] - fwd[k];
+      hn += li.hv[k] * li.hv[k];
+    }
+    for (int k = 0; k < 3; k++) li.hv[k] /= sqrt(hn);
+
+    /* evaluate, shade and project every vertex; collect front-facing triangles */
+    for (int i = 0; i < nitem; i++) {
+      int voff = item_off[i];
+      double *x = r->xd + 3 * (size_t)voff, *n = r->nd + 3 * (size_t)voff;
+      unsigned char base[3];
+      const JlSurface *s;
+      if (i < m->nbody) {
+        const JlBody *body = &m->body[i];
+        s = &body->surface;
+        if (s->nvert == 0 || body->embed.nvert != s->nvert) continue;
+        jl_world_surface(w, i, x);
+        jl_render_body_color(i, base);
+      } else {
+        s = &obs[i - m->nbody];
+        if (s->nvert == 0) continue;
+        memcpy(x, s->vert, sizeof(double) * 3 * (size_t)s->nvert);
+        memcpy(base, obstacle_rgb, 3);
+      }
+      Uint8 a = i < m->nbody ? alpha : obstacle_alpha(w, c, &m->obstacle[i - m->nbody]);
+      if (a < 255) blend = 1;
+      jl_surface_normals(s->nvert, x, s->ntri, s->tri, n);
+      shade_item(r, p, &li, s->nvert, x, n, s->ntri, s->tri, base, a, voff, i, &nkey);
+    }
+
+    /* painter's order: far to near */
+    qsort(r->key, (size_t)nkey, sizeof *r->key, key_cmp);
+    jl_renderer_reserve_out(r, 3 * nkey);
+    for (int k = 0; k < nkey; k++) {
+      const int *tri = item_tri[r->key[k].body] + 3 * r->key[k].tri;
+      int off = item_off[r->key[k].body];
+      for (int j = 0; j < 3; j++) {
+        int v = off + tri[j];
+        r->out[3 * k + j] = vtx(r->sx + 3 * v, r->col[v]);
+      }
+    }
+    SDL_SetRenderDrawBlendMode(r->sdl, blend ? SDL_BLENDMODE_BLEND : SDL_BLENDMODE_NONE);
+    if (nkey) SDL_RenderGeometry(r->sdl, NULL, r->out, 3 * nkey, NULL, 0);
+    SDL_SetRenderDrawBlendMode(r->sdl, SDL_BLENDMODE_NONE);
+  }
+  for (int o = 0; o < m->nobstacle; o++) jl_surface_free(&obs[o]);
+  free(obs);
+  free(item_tri);
+  free(item_off);
   return nkey;
 }
 
