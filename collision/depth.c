@@ -11,9 +11,21 @@
  * smallest barycentric weight (ties: smaller tet id), so a node on a face
  * shared by two tets is counted once. Contacts are sorted by (P, Q, node);
  * phases 2-4 (Heidelberger et al. 2004, sec. 4.1-4.3; seed 003) run once per
- * (P, Q) group. Q's boundary faces near the overlap go into a second hash of
- * the same kind (a face in every cell its box touches), so each border edge
- * tests only nearby faces. The normal at a crossing point interpolates the
+ * (P, Q) group, with work proportional to the group's border edges (edges
+ * from a penetrating point to a point outside Q), not to the bodies' sizes.
+ * A border edge is followed through Q's tets from the tet that holds its
+ * inside point, across shared faces (each tet's exit face is the one whose
+ * barycentric coordinate reaches zero first along the edge), until it leaves
+ * Q through a boundary face: that is its first crossing, confirmed and
+ * located by the exact segment-triangle test. When the walk cannot decide (a
+ * flat tet, a face through the edge's own nodes, an exit the exact test does
+ * not confirm) the edge falls back to a second spatial hash holding only
+ * the boundary faces of Q reached by a breadth-first walk over Q's tets from
+ * the group's tets, keeping to tets whose box meets the box of the border
+ * edges; that walk misses no face an edge can first cross (the part of an
+ * edge before its first crossing lies inside Q and in that box, and the tets
+ * it passes through are face-connected). Face area normals are computed once
+ * per group. The normal at a crossing point interpolates the
  * struck face's corner normals, each the area-weighted average of the faces
  * around the corner that are within 60 degrees of the struck face (a crease
  * angle), at the current positions: smooth surfaces get the paper's
@@ -60,6 +72,18 @@ struct JlCollision {
   JlHash nodes, faces;
   int *face_mark;           /* nface: last segment query that saw the face */
   int query;
+  /* tet adjacency, for gathering the candidate faces of a group */
+  int *tet_nb;              /* ntet x 4: tet across the face opposite corner k, -1 = boundary */
+  int *tet_bf;              /* ntet x 4: boundary face (model->face index) opposite corner k, -1 = none */
+  unsigned *tet_stamp;      /* ntet: last group walk that reached the tet */
+  unsigned *face_stamp;     /* nface: last group that collected the face */
+  unsigned *fn_stamp;       /* nface: last group that computed the face's area normal */
+  double *fbox;             /* nface x 6: box of a collected face */
+  double *fn;               /* nface x 4: area normal (twice the area, outward) and its length */
+  unsigned wstamp;          /* walk / face / normal stamp of the current group */
+  int *walk;                /* walk_cap: tets queued in the group's walk */
+  int walk_cap;
+  int gathered;             /* the face hash holds the current group's faces */
   int *vf_start, *vf;       /* nnode + 1 / 3 nface: boundary faces around each node (CSR) */
   /* hits and contacts */
   int nhit, hit_cap;
@@ -82,6 +106,79 @@ struct JlCollision {
   int prev_next_cap;
   JlCollisionStats stats;
 };
+
+/* a triangle by its sorted node ids, and where it came from */
+typedef struct FaceKey {
+  int v[3];
+  int owner; /* 4 tet + corner for tet faces, face id for boundary faces */
+} FaceKey;
+
+static int key_less(const int *a, const int *b) {
+  for (int k = 0; k < 3; k++)
+    if (a[k] != b[k]) return a[k] < b[k];
+  return 0;
+}
+
+static int face_key_cmp(const void *pa, const void *pb) {
+  const FaceKey *a = pa, *b = pb;
+  if (key_less(a->v, b->v)) return -1;
+  if (key_less(b->v, a->v)) return 1;
+  return a->owner < b->owner ? -1 : a->owner > b->owner;
+}
+
+static void sort3(const int *in, int out[3]) {
+  int a = in[0], b = in[1], cc = in[2], t;
+  if (a > b) t = a, a = b, b = t;
+  if (b > cc) t = b, b = cc, cc = t;
+  if (a > b) t = a, a = b, b = t;
+  out[0] = a, out[1] = b, out[2] = cc;
+}
+
+/* tet neighbours across faces and the boundary face on each unshared tet face
+ * (sorting the 4 ntet tet faces once at creation) */
+static void tet_adjacency(JlCollision *c, const JlModel *m) {
+  size_t nt = (size_t)m->ntet;
+  c->tet_nb = jl_calloc(4 * nt + 4, sizeof(int));
+  c->tet_bf = jl_calloc(4 * nt + 4, sizeof(int));
+  for (size_t i = 0; i < 4 * nt; i++) c->tet_nb[i] = c->tet_bf[i] = -1;
+  if (nt == 0) return;
+  FaceKey *tk = jl_calloc(4 * nt, sizeof(FaceKey));
+  for (size_t t = 0; t < nt; t++)
+    for (int k = 0; k < 4; k++) {
+      int tri[3], q = 0;
+      for (int j = 0; j < 4; j++)
+        if (j != k) tri[q++] = m->tet[4 * t + (size_t)j];
+      sort3(tri, tk[4 * t + (size_t)k].v);
+      tk[4 * t + (size_t)k].owner = (int)(4 * t + (size_t)k);
+    }
+  qsort(tk, 4 * nt, sizeof(FaceKey), face_key_cmp);
+  FaceKey *bk = jl_calloc((size_t)m->nface + 1, sizeof(FaceKey));
+  for (int f = 0; f < m->nface; f++) {
+    sort3(m->face + 3 * f, bk[f].v);
+    bk[f].owner = f;
+  }
+  if (m->nface > 1) qsort(bk, (size_t)m->nface, sizeof(FaceKey), face_key_cmp);
+  for (size_t i = 0; i < 4 * nt;) {
+    size_t j = i + 1;
+    while (j < 4 * nt && !key_less(tk[i].v, tk[j].v)) j++;
+    if (j == i + 2) { /* shared by two tets */
+      c->tet_nb[tk[i].owner] = tk[i + 1].owner / 4;
+      c->tet_nb[tk[i + 1].owner] = tk[i].owner / 4;
+    } else if (j == i + 1) { /* on the boundary: find its face (lower bound by nodes) */
+      size_t lo = 0, hi = (size_t)m->nface;
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (key_less(bk[mid].v, tk[i].v)) lo = mid + 1;
+        else hi = mid;
+      }
+      const FaceKey *hit = lo < (size_t)m->nface && !key_less(tk[i].v, bk[lo].v) ? &bk[lo] : NULL;
+      if (hit) c->tet_bf[tk[i].owner] = hit->owner;
+    }
+    i = j;
+  }
+  free(tk);
+  free(bk);
+}
 
 JlCollisionDef jl_default_collision_def(void) {
   JlCollisionDef d;
@@ -123,6 +220,12 @@ JlCollision *jl_collision_create(const JlModel *m, const JlCollisionDef *def) {
   jl_hash_init(&c->nodes, 2 * m->nnode, cell);
   jl_hash_init(&c->faces, 2 * m->nface, cell);
   c->face_mark = jl_calloc((size_t)m->nface + 1, sizeof(int));
+  c->face_stamp = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
+  c->fn_stamp = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
+  c->fbox = jl_calloc(6 * (size_t)m->nface + 6, sizeof(double));
+  c->fn = jl_calloc(4 * (size_t)m->nface + 4, sizeof(double));
+  c->tet_stamp = jl_calloc((size_t)m->ntet + 1, sizeof(unsigned));
+  tet_adjacency(c, m);
   /* faces around each node, for the crease-aware corner normals */
   c->vf_start = jl_calloc((size_t)m->nnode + 2, sizeof(int));
   c->vf = jl_calloc(3 * (size_t)m->nface + 1, sizeof(int));
@@ -156,6 +259,14 @@ void jl_collision_destroy(JlCollision *c) {
   jl_hash_free(&c->nodes);
   jl_hash_free(&c->faces);
   free(c->face_mark);
+  free(c->tet_nb);
+  free(c->tet_bf);
+  free(c->tet_stamp);
+  free(c->face_stamp);
+  free(c->fn_stamp);
+  free(c->fbox);
+  free(c->fn);
+  free(c->walk);
   free(c->vf_start);
   free(c->vf);
   free(c->hit);
@@ -387,19 +498,30 @@ static void face_area_normal(const JlModel *m, const double *x, int f, double n[
  * tilt the normal: a point on a box's top face is pushed straight up, a point
  * on a smooth surface still gets a normal that varies continuously. */
 #define JL_CREASE_COS 0.5 /* cos 60 deg */
-static int face_normal(const JlCollision *c, const JlModel *m, const double *x, int f, const double bary[3],
+
+/* area normal and its length of face f, computed once per group (wstamp) */
+static const double *cached_normal(JlCollision *c, const JlModel *m, const double *x, int f) {
+  double *n = c->fn + 4 * f;
+  if (c->fn_stamp[f] != c->wstamp) {
+    c->fn_stamp[f] = c->wstamp;
+    face_area_normal(m, x, f, n);
+    n[3] = sqrt(dot3(n, n));
+  }
+  return n;
+}
+
+static int face_normal(JlCollision *c, const JlModel *m, const double *x, int f, const double bary[3],
                        double n[3]) {
-  double nf[3];
-  face_area_normal(m, x, f, nf);
-  if (!normalize3(nf)) return 0;
+  const double *cf = cached_normal(c, m, x, f);
+  if (!(cf[3] > 0.0) || !isfinite(cf[3])) return 0;
+  double nf[3] = {cf[0] / cf[3], cf[1] / cf[3], cf[2] / cf[3]};
   n[0] = n[1] = n[2] = 0.0;
   for (int k = 0; k < 3; k++) {
     int v = m->face[3 * f + k];
     double cn[3] = {0, 0, 0};
     for (int q = c->vf_start[v]; q < c->vf_start[v + 1]; q++) {
-      double ng[3];
-      face_area_normal(m, x, c->vf[q], ng);
-      double l = sqrt(dot3(ng, ng));
+      const double *ng = cached_normal(c, m, x, c->vf[q]);
+      double l = ng[3];
       if (!(l > 0.0) || dot3(ng, nf) < JL_CREASE_COS * l) continue;
       cn[0] += ng[0], cn[1] += ng[1], cn[2] += ng[2];
     }
@@ -410,37 +532,151 @@ static int face_normal(const JlCollision *c, const JlModel *m, const double *x, 
   return 1;
 }
 
-/* boundary faces of active bodies near their query region, in every cell their box touches */
-static void hash_faces(JlCollision *c, const JlModel *m, const double *x) {
+static void tet_box(const JlModel *m, const double *x, int t, double b[6]) {
+  const int *tn = m->tet + 4 * t;
+  b[0] = b[1] = b[2] = INFINITY;
+  b[3] = b[4] = b[5] = -INFINITY;
+  for (int k = 0; k < 4; k++)
+    for (int a = 0; a < 3; a++) {
+      double v = x[3 * tn[k] + a];
+      if (v < b[a]) b[a] = v;
+      if (v > b[3 + a]) b[3 + a] = v;
+    }
+}
+
+static void push_walk(JlCollision *c, int *nw, int t) {
+  c->tet_stamp[t] = c->wstamp;
+  grow((void **)&c->walk, &c->walk_cap, *nw + 1, sizeof(int));
+  c->walk[(*nw)++] = t;
+}
+
+/* Candidate faces of Q for the group's border edges (their box eb): a
+ * breadth-first walk over Q's tets through shared faces from the tets that
+ * hold the group's points, expanding only tets whose box meets ebox; the
+ * boundary faces of the walked tets whose box meets ebox go into the face
+ * hash, in the cells of their box within ebox. */
+static void gather_faces(JlCollision *c, const JlModel *m, const double *x, int g0, int g1) {
   JlHash *h = &c->faces;
   jl_hash_begin(h);
-  for (int b = 0; b < m->nbody; b++) {
-    if (!c->active[b]) continue;
-    const double *q = c->qbox + 6 * b;
-    for (int f = c->face_begin[b]; f < c->face_begin[b] + c->face_count[b]; f++) {
+  /* box of the border edges (inside point to outside neighbour) */
+  double eb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  for (int i = g0; i < g1 && m->adj; i++) {
+    int p = c->contact[i].node;
+    for (int a = m->adj_start[p]; a < m->adj_start[p + 1]; a++) {
+      int n = m->adj[a];
+      if (c->in_stamp[n] == c->gstamp) continue;
+      for (int k = 0; k < 3; k++) {
+        double u = x[3 * p + k], v = x[3 * n + k];
+        double lo = u < v ? u : v, hi = u < v ? v : u;
+        if (lo < eb[k]) eb[k] = lo;
+        if (hi > eb[3 + k]) eb[3 + k] = hi;
+      }
+    }
+  }
+  /* walk Q's tets from the group's tets, keeping to those that meet the box */
+  int nw = 0;
+  for (int i = g0; i < g1; i++)
+    if (c->tet_stamp[c->contact[i].tet] != c->wstamp) push_walk(c, &nw, c->contact[i].tet);
+  for (int wi = 0; wi < nw; wi++) {
+    int t = c->walk[wi];
+    double tb[6];
+    tet_box(m, x, t, tb);
+    if (!boxes_overlap(tb, eb)) continue;
+    for (int k = 0; k < 4; k++) {
+      int nb = c->tet_nb[4 * t + k];
+      if (nb >= 0) {
+        if (c->tet_stamp[nb] != c->wstamp) push_walk(c, &nw, nb);
+        continue;
+      }
+      int f = c->tet_bf[4 * t + k];
+      if (f < 0 || c->face_stamp[f] == c->wstamp) continue;
+      c->face_stamp[f] = c->wstamp;
       const int *fv = m->face + 3 * f;
-      double fb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
-      for (int k = 0; k < 3; k++)
+      double *fb = c->fbox + 6 * f;
+      fb[0] = fb[1] = fb[2] = INFINITY;
+      fb[3] = fb[4] = fb[5] = -INFINITY;
+      for (int j = 0; j < 3; j++)
         for (int a = 0; a < 3; a++) {
-          double v = x[3 * fv[k] + a];
+          double v = x[3 * fv[j] + a];
           if (v < fb[a]) fb[a] = v;
           if (v > fb[3 + a]) fb[3 + a] = v;
         }
       int c0[3], c1[3];
-      if (!cell_range(h, fb, q, c0, c1)) continue;
-      for (int i = c0[0]; i <= c1[0]; i++)
-        for (int j = c0[1]; j <= c1[1]; j++)
-          for (int k = c0[2]; k <= c1[2]; k++) {
-            int cell[3] = {i, j, k};
+      if (!cell_range(h, fb, eb, c0, c1)) continue;
+      c->stats.gathered_faces++;
+      for (int ci = c0[0]; ci <= c1[0]; ci++)
+        for (int cj = c0[1]; cj <= c1[1]; cj++)
+          for (int ck = c0[2]; ck <= c1[2]; ck++) {
+            int cell[3] = {ci, cj, ck};
             jl_hash_insert(h, cell, f);
           }
     }
   }
+  c->stats.walked_tets += nw;
 }
 
-/* first crossing (nearest p) of segment p-n with Q's surface: point xi, normal ni */
-static int edge_crossing(JlCollision *c, const JlModel *m, const double *x, int p, int n, int qbody,
-                         double xi[3], double ni[3]) {
+/* Walk along segment a-b through Q's tets from tet t (which holds a),
+ * crossing shared faces, until it leaves Q through a boundary face: the
+ * first crossing of the segment with Q's surface (every face before it is
+ * shared by two tets). Each tet's exit face is the one whose barycentric
+ * coordinate falls to zero first along the segment. Returns the boundary
+ * face hit (s, bary from jl_segment_triangle, as the hash path computes
+ * them), -1 when the segment ends inside Q, -2 when the walk cannot decide
+ * (a flat tet, a face through p or n, an exit the exact test does not
+ * confirm, too many steps): the caller then uses the face hash. */
+static int walk_crossing(JlCollision *c, const JlModel *m, const double *x, int t, int p, int n, double *s,
+                         double bary[3]) {
+  const double *a = x + 3 * p, *b = x + 3 * n;
+  for (int step = 0; step < 64; step++) {
+    const int *tn = m->tet + 4 * t;
+    const double *v0 = x + 3 * tn[0], *v1 = x + 3 * tn[1], *v2 = x + 3 * tn[2], *v3 = x + 3 * tn[3];
+    double e1[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
+    double e2[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
+    double e3[3] = {v3[0] - v0[0], v3[1] - v0[1], v3[2] - v0[2]};
+    /* rows of the inverse of [e1 e2 e3] (times det): e2 x e3, e3 x e1, e1 x e2 */
+    double r1[3] = {e2[1] * e3[2] - e2[2] * e3[1], e2[2] * e3[0] - e2[0] * e3[2], e2[0] * e3[1] - e2[1] * e3[0]};
+    double r2[3] = {e3[1] * e1[2] - e3[2] * e1[1], e3[2] * e1[0] - e3[0] * e1[2], e3[0] * e1[1] - e3[1] * e1[0]};
+    double r3[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    double det = dot3(e1, r1);
+    if (!(fabs(det) > 0.0) || !isfinite(det)) return -2;
+    double pa[3] = {a[0] - v0[0], a[1] - v0[1], a[2] - v0[2]}, pb[3] = {b[0] - v0[0], b[1] - v0[1], b[2] - v0[2]};
+    /* barycentric coordinates times det (sign of det folded in) */
+    double la[4], lb[4];
+    la[1] = dot3(r1, pa), la[2] = dot3(r2, pa), la[3] = dot3(r3, pa);
+    lb[1] = dot3(r1, pb), lb[2] = dot3(r2, pb), lb[3] = dot3(r3, pb);
+    la[0] = det - la[1] - la[2] - la[3];
+    lb[0] = det - lb[1] - lb[2] - lb[3];
+    if (det < 0)
+      for (int k = 0; k < 4; k++) la[k] = -la[k], lb[k] = -lb[k];
+    /* exit face: the coordinate that reaches zero first while decreasing */
+    int exit_k = -1;
+    double best = INFINITY;
+    for (int k = 0; k < 4; k++) {
+      if (!(lb[k] < 0.0) || !(lb[k] < la[k])) continue;
+      double tk = la[k] / (la[k] - lb[k]);
+      if (tk < best) best = tk, exit_k = k;
+    }
+    if (exit_k < 0) return -1; /* b inside this tet */
+    int nb = c->tet_nb[4 * t + exit_k];
+    if (nb >= 0) {
+      t = nb;
+      continue;
+    }
+    int f = c->tet_bf[4 * t + exit_k];
+    if (f < 0) return -2;
+    const int *fv = m->face + 3 * f;
+    if (fv[0] == p || fv[1] == p || fv[2] == p || fv[0] == n || fv[1] == n || fv[2] == n) return -2;
+    c->stats.segment_tests++;
+    if (!jl_segment_triangle(a, b, x + 3 * fv[0], x + 3 * fv[1], x + 3 * fv[2], s, bary)) return -2;
+    return f;
+  }
+  return -2;
+}
+
+/* first crossing (smallest s) of segment p-n with the faces gather_faces put
+ * in the hash; the face, or -1 */
+static int hash_crossing(JlCollision *c, const JlModel *m, const double *x, int p, int n, double *s_out,
+                         double bary_out[3]) {
   JlHash *h = &c->faces;
   const double *a = x + 3 * p, *b = x + 3 * n;
   double sb[6];
@@ -449,7 +685,8 @@ static int edge_crossing(JlCollision *c, const JlModel *m, const double *x, int 
     sb[3 + k] = a[k] < b[k] ? b[k] : a[k];
   }
   int c0[3], c1[3];
-  if (!cell_range(h, sb, c->qbox + 6 * qbody, c0, c1)) return 0;
+  jl_hash_cell(h, sb, c0);
+  jl_hash_cell(h, sb + 3, c1);
   c->query++;
   double best = INFINITY, best_bary[3] = {0, 0, 0};
   int best_face = -1;
@@ -462,7 +699,7 @@ static int edge_crossing(JlCollision *c, const JlModel *m, const double *x, int 
           if (c->face_mark[f] == c->query) continue;
           c->face_mark[f] = c->query;
           const int *fv = m->face + 3 * f;
-          if (m->node_body[fv[0]] != qbody) continue;
+          if (!boxes_overlap(c->fbox + 6 * f, sb)) continue;
           if (fv[0] == p || fv[1] == p || fv[2] == p || fv[0] == n || fv[1] == n || fv[2] == n) continue;
           c->stats.segment_tests++;
           double s, bary[3];
@@ -473,9 +710,30 @@ static int edge_crossing(JlCollision *c, const JlModel *m, const double *x, int 
           memcpy(best_bary, bary, sizeof bary);
         }
       }
-  if (best_face < 0) return 0;
-  for (int d = 0; d < 3; d++) xi[d] = a[d] + best * (b[d] - a[d]);
-  return face_normal(c, m, x, best_face, best_bary, ni);
+  *s_out = best;
+  memcpy(bary_out, best_bary, sizeof best_bary);
+  return best_face;
+}
+
+/* First crossing (nearest p) of the border edge p-n with Q's surface: point
+ * xi and normal ni. The walk through Q's tets from p's tet t decides almost
+ * every edge; the rest use the face hash, gathered once per group. */
+static int edge_crossing(JlCollision *c, const JlModel *m, const double *x, int t, int p, int n, int g0,
+                         int g1, double xi[3], double ni[3]) {
+  double s = 0, bary[3] = {0, 0, 0};
+  int f = walk_crossing(c, m, x, t, p, n, &s, bary);
+  if (f < 0) {
+    if (!c->gathered) {
+      gather_faces(c, m, x, g0, g1);
+      c->gathered = 1;
+    }
+    c->stats.hashed_edges++;
+    f = hash_crossing(c, m, x, p, n, &s, bary);
+  }
+  if (f < 0) return 0;
+  const double *a = x + 3 * p, *b = x + 3 * n;
+  for (int d = 0; d < 3; d++) xi[d] = a[d] + s * (b[d] - a[d]);
+  return face_normal(c, m, x, f, bary, ni);
 }
 
 /* Breadth-first propagation from the points of the current layer queue[0..nq)
@@ -537,7 +795,7 @@ static int near_cmp(const void *pa, const void *pb) {
 }
 
 /* nearest point of Q's surface to p: depth and outward direction */
-static void nearest_surface(const JlCollision *c, const JlModel *m, const double *x, int p, int qbody,
+static void nearest_surface(JlCollision *c, const JlModel *m, const double *x, int p, int qbody,
                             double *depth, double dir[3]) {
   double best = INFINITY, q[3], bary[3], bq[3] = {0, 0, 0}, bn[3] = {0, 1, 0}, bb[3] = {1, 0, 0};
   int bf = -1;
@@ -580,6 +838,14 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
     c->in_idx[c->contact[i].node] = i;
     c->level[i] = -1;
   }
+  /* new stamp for the tet walk, face and normal caches */
+  if (++c->wstamp == 0) {
+    memset(c->tet_stamp, 0, (size_t)m->ntet * sizeof(unsigned));
+    memset(c->face_stamp, 0, (size_t)m->nface * sizeof(unsigned));
+    memset(c->fn_stamp, 0, (size_t)m->nface * sizeof(unsigned));
+    c->wstamp = 1;
+  }
+  c->gathered = 0;
   /* phases 2-3: border points from the edges leaving Q */
   int nq = 0;
   for (int i = g0; i < g1; i++) {
@@ -590,8 +856,9 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
     for (int a = m->adj ? m->adj_start[p] : 0; m->adj && a < m->adj_start[p + 1]; a++) {
       int n = m->adj[a];
       if (c->in_stamp[n] == c->gstamp) continue;
+      st->border_edges++;
       double xi[3] = {0, 0, 0}, ni[3] = {0, 0, 0};
-      if (!edge_crossing(c, m, x, p, n, qbody, xi, ni)) continue;
+      if (!edge_crossing(c, m, x, cp->tet, p, n, g0, g1, xi, ni)) continue;
       double dx[3] = {xi[0] - xp[0], xi[1] - xp[1], xi[2] - xp[2]};
       double d2 = dot3(dx, dx), w = d2 > 0 ? 1.0 / d2 : 1e30;
       sw += w;
@@ -705,7 +972,6 @@ int jl_collision_detect(JlCollision *c, const JlModel *m, const double *x) {
     c->order = jl_realloc(c->order, (size_t)cap, sizeof(Near));
     c->scratch_cap = cap;
   }
-  hash_faces(c, m, x);
   /* groups of equal (P, Q) */
   int g0 = 0;
   while (g0 < c->ncontact) {

@@ -70,6 +70,10 @@ typedef struct JlCollisionStats {
   int penetrating;    /* contacts = penetrating (node, body) pairs */
   int border, inner, history, nearest; /* contacts by kind */
   int segment_tests;  /* segment-triangle tests in phase 2 */
+  int border_edges;   /* edges of P from a penetrating node to a node outside Q (phase 2) */
+  int hashed_edges;   /* border edges the tet walk left to the face hash */
+  int walked_tets;    /* tets of Q visited while gathering the faces for those edges */
+  int gathered_faces; /* boundary faces of Q hashed for them */
   double detect_s;    /* s, hashing + point-in-tet (Teschner's "collision detection") */
   double depth_s;     /* s, phases 2-4 (edge intersections, border points, propagation) */
 } JlCollisionStats;

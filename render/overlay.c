@@ -7,13 +7,24 @@
  * structure (tets, springs) visible: the surfaces are drawn translucent while
  * those layers are on (render/raster.c). Strain colours follow the usual
  * diverging map: blue for compression, white at rest length, red for
- * stretching, saturating at 10 % strain. Contacts are the nodes below the
- * ground plane (the only collider so far); the arrow shows the penetration
- * depth along the plane normal, 5x exaggerated. */
+ * stretching, saturating at 10 % strain.
+ *
+ * Contacts: the body-body contacts of the world's contact element (found by
+ * its name "contacts", read through src/contact.h), the nodes inside static
+ * obstacles (collision/obstacle.h, the same test the contact element makes)
+ * and the nodes below the ground plane; each is a dot with an arrow along
+ * its push-out direction, as long as 5x the penetration depth plus 1 cm.
+ * Colours: orange for body-body, magenta for obstacles, yellow for ground.
+ * Obstacles: boxes as their 12 edges, spheres as three great circles,
+ * capsules as two cap circles, four side lines and the caps' outlines,
+ * planes (and the ground) as a grid around the scene, hulls as their points. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "collision/obstacle.h"
 #include "render/internal.h"
+#include "src/contact.h"
 
 typedef struct Ctx {
   JlRenderer *r;
@@ -103,19 +114,45 @@ static void springs(const Ctx *c, const JlWorld *w) {
   }
 }
 
+/* a dot at p and an arrow along dir (unit) of 5x depth + 1 cm */
+static void contact_arrow(const Ctx *c, const double *p, const double *dir, double depth, const SDL_Color *col) {
+  double len = 5.0 * depth + 0.01;
+  double tip[3] = {p[0] + len * dir[0], p[1] + len * dir[1], p[2] + len * dir[2]};
+  SDL_SetRenderDrawColor(c->r->sdl, col->r, col->g, col->b, 255);
+  line(c, p, tip);
+  SDL_SetRenderDrawColor(c->r->sdl, 255, 60, 50, 255);
+  dot(c, p, 4);
+}
+
 static void contacts(const Ctx *c, const JlWorld *w) {
   const JlModel *m = &w->model;
-  if (!m->world.has_ground) return;
   const double *x = w->state.x;
-  double gy = m->world.ground_y;
+  /* body against body: the contact element's points */
+  static const SDL_Color body_col = {255, 150, 40, 255}, obst_col = {240, 80, 240, 255}, ground_col = {255, 210, 60, 255};
+  for (int f = 0; f < w->nforce; f++) {
+    if (!w->force[f] || strcmp(w->force[f]->name, "contacts") != 0) continue;
+    int n = 0;
+    const JlContactPoint *cp = jl_contact_points(w->force[f], &n);
+    for (int i = 0; cp && i < n; i++) contact_arrow(c, x + 3 * cp[i].node, cp[i].dir, cp[i].depth, &body_col);
+  }
+  /* nodes inside static obstacles */
+  for (int o = 0; o < m->nobstacle; o++) {
+    const JlObstacle *ob = &m->obstacle[o];
+    double lo[3], hi[3];
+    jl_obstacle_aabb(ob, lo, hi);
+    for (int i = 0; i < m->nnode; i++) {
+      const double *p = x + 3 * i;
+      if (p[0] < lo[0] || p[1] < lo[1] || p[2] < lo[2] || p[0] > hi[0] || p[1] > hi[1] || p[2] > hi[2]) continue;
+      double depth, dir[3];
+      if (jl_obstacle_penetration(ob, p, &depth, dir)) contact_arrow(c, p, dir, depth, &obst_col);
+    }
+  }
+  /* nodes below the ground plane */
+  if (!m->world.has_ground) return;
+  double gy = m->world.ground_y, up[3] = {0, 1, 0};
   for (int i = 0; i < m->nnode; i++) {
     const double *p = x + 3 * i;
-    if (!(p[1] < gy)) continue;
-    double tip[3] = {p[0], p[1] + 5.0 * (gy - p[1]) + 0.01, p[2]};
-    SDL_SetRenderDrawColor(c->r->sdl, 255, 210, 60, 255);
-    line(c, p, tip);
-    SDL_SetRenderDrawColor(c->r->sdl, 255, 80, 60, 255);
-    dot(c, p, 4);
+    if (p[1] < gy) contact_arrow(c, p, up, gy - p[1], &ground_col);
   }
 }
 
@@ -126,17 +163,121 @@ static void pins(const Ctx *c, const JlWorld *w) {
     if (m->pinned[i]) dot(c, w->state.x + 3 * i, 5);
 }
 
+/* local point q of obstacle o to world coordinates */
+static void to_world(const JlObstacle *o, const double q[3], double out[3]) {
+  for (int r = 0; r < 3; r++)
+    out[r] = o->translate[r] + o->rot[3 * r] * q[0] + o->rot[3 * r + 1] * q[1] + o->rot[3 * r + 2] * q[2];
+}
+
+static void local_line(const Ctx *c, const JlObstacle *o, const double *a, const double *b) {
+  double wa[3], wb[3];
+  to_world(o, a, wa);
+  to_world(o, b, wb);
+  line(c, wa, wb);
+}
+
+/* circle of radius rad about local centre cen in the local plane of axes (i, j); arc from a0 to a1 */
+static void local_arc(const Ctx *c, const JlObstacle *o, const double cen[3], double rad, int i, int j, double a0,
+                      double a1) {
+  const int nseg = 32;
+  double prev[3] = {0, 0, 0};
+  for (int k = 0; k <= nseg; k++) {
+    double a = a0 + (a1 - a0) * k / nseg, q[3];
+    memcpy(q, cen, sizeof q);
+    q[i] += rad * cos(a);
+    q[j] += rad * sin(a);
+    if (k > 0) local_line(c, o, prev, q);
+    memcpy(prev, q, sizeof q);
+  }
+}
+
+/* grid of 2 n + 1 lines each way over the square of half-size hs in the local xz plane */
+static void local_grid(const Ctx *c, const JlObstacle *o, const double cen[3], double hs, int n) {
+  for (int k = -n; k <= n; k++) {
+    double s = hs * k / n;
+    double a[3] = {cen[0] + s, cen[1], cen[2] - hs}, b[3] = {cen[0] + s, cen[1], cen[2] + hs};
+    double e[3] = {cen[0] - hs, cen[1], cen[2] + s}, f[3] = {cen[0] + hs, cen[1], cen[2] + s};
+    local_line(c, o, a, b);
+    local_line(c, o, e, f);
+  }
+}
+
+static void obstacle_shape(const Ctx *c, const JlObstacle *o, const double scene_c[3], double scene_h) {
+  const double pi = acos(-1.0);
+  switch (o->type) {
+    case JL_OBSTACLE_BOX: {
+      double h[3] = {0.5 * o->size[0], 0.5 * o->size[1], 0.5 * o->size[2]};
+      for (int a = 0; a < 3; a++) { /* 4 edges along each axis */
+        int b = (a + 1) % 3, d = (a + 2) % 3;
+        for (int sb = -1; sb <= 1; sb += 2)
+          for (int sd = -1; sd <= 1; sd += 2) {
+            double p[3], q[3];
+            p[a] = -h[a], q[a] = h[a];
+            p[b] = q[b] = sb * h[b];
+            p[d] = q[d] = sd * h[d];
+            local_line(c, o, p, q);
+          }
+      }
+      break;
+    }
+    case JL_OBSTACLE_SPHERE: {
+      double z[3] = {0, 0, 0};
+      local_arc(c, o, z, o->radius, 0, 1, 0, 2 * pi);
+      local_arc(c, o, z, o->radius, 1, 2, 0, 2 * pi);
+      local_arc(c, o, z, o->radius, 2, 0, 0, 2 * pi);
+      break;
+    }
+    case JL_OBSTACLE_CAPSULE: {
+      double hl = 0.5 * o->length, top[3] = {0, hl, 0}, bot[3] = {0, -hl, 0}, rad = o->radius;
+      local_arc(c, o, top, rad, 2, 0, 0, 2 * pi); /* cap rims (local xz) */
+      local_arc(c, o, bot, rad, 2, 0, 0, 2 * pi);
+      local_arc(c, o, top, rad, 0, 1, 0, pi); /* cap outlines in xy and zy */
+      local_arc(c, o, bot, rad, 0, 1, pi, 2 * pi);
+      local_arc(c, o, top, rad, 2, 1, 0, pi);
+      local_arc(c, o, bot, rad, 2, 1, pi, 2 * pi);
+      for (int k = 0; k < 4; k++) {
+        double a = 0.5 * pi * k, p[3] = {rad * cos(a), -hl, rad * sin(a)}, q[3] = {rad * cos(a), hl, rad * sin(a)};
+        local_line(c, o, p, q);
+      }
+      break;
+    }
+    case JL_OBSTACLE_PLANE: {
+      /* the plane's point nearest the scene centre, in local coordinates */
+      double d[3] = {scene_c[0] - o->translate[0], scene_c[1] - o->translate[1], scene_c[2] - o->translate[2]}, q[3];
+      for (int k = 0; k < 3; k++) q[k] = o->rot[k] * d[0] + o->rot[3 + k] * d[1] + o->rot[6 + k] * d[2];
+      q[1] = 0.0;
+      local_grid(c, o, q, scene_h, 8);
+      break;
+    }
+    case JL_OBSTACLE_HULL:
+      for (int k = 0; k < o->npoint; k++) {
+        double p[3];
+        to_world(o, o->point + 3 * k, p);
+        dot(c, p, 3);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
 static void obstacles(const Ctx *c, const JlWorld *w) {
   const JlModel *m = &w->model;
-  if (!m->world.has_ground) return;
   double lo[3], hi[3];
   jl_camera_world_box(w, lo, hi);
-  double cx = 0.5 * (lo[0] + hi[0]), cz = 0.5 * (lo[2] + hi[2]);
-  double h = fmax(fmax(hi[0] - lo[0], hi[2] - lo[2]), 0.5), y = m->world.ground_y;
-  double q[5][3] = {{cx - h, y, cz - h}, {cx + h, y, cz - h}, {cx + h, y, cz + h},
-                    {cx - h, y, cz + h}, {cx - h, y, cz - h}};
-  SDL_SetRenderDrawColor(c->r->sdl, 255, 160, 60, 220);
-  for (int k = 0; k < 4; k++) line(c, q[k], q[k + 1]);
+  double cen[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
+  double h = fmax(fmax(hi[0] - lo[0], hi[2] - lo[2]), 0.5);
+  SDL_SetRenderDrawColor(c->r->sdl, 60, 200, 255, 230);
+  for (int o = 0; o < m->nobstacle; o++) obstacle_shape(c, &m->obstacle[o], cen, h);
+  if (!m->world.has_ground) return;
+  /* the ground: a grid as for a plane obstacle */
+  JlObstacle g = jl_default_obstacle();
+  g.type = JL_OBSTACLE_PLANE;
+  memset(g.translate, 0, sizeof g.translate);
+  g.translate[1] = m->world.ground_y;
+  SDL_SetRenderDrawColor(c->r->sdl, 255, 160, 60, 110);
+  double q[3] = {cen[0], 0.0, cen[2]};
+  local_grid(c, &g, q, h, 2);
 }
 
 static void velocities(const Ctx *c, const JlWorld *w) {
