@@ -12,6 +12,7 @@ int jl_cli_run(int argc, char **argv);
 int jl_cli_bench(int argc, char **argv);
 int jl_cli_view(int argc, char **argv);   /* src/cli_view.c */
 int jl_cli_render(int argc, char **argv); /* src/cli_render.c */
+int jl_cli_study(int argc, char **argv);  /* src/cli_study.c: integrator study */
 
 /* src/cli_render.c: the default scene (models/scenes/default.json relative to
  * the working directory, else to the executable); "WxH" image sizes (16 to

@@ -15,6 +15,7 @@ static void usage(FILE *out) {
           "  check FILE     validate a surface mesh\n"
           "  mesh FILE      tetrahedralize a surface mesh and report quality\n"
           "  bench          print performance figures\n"
+          "  study [SCENE]  every integrator over a sweep of time steps (study.csv, study.svg)\n"
           "  help           this text\n"
           "\n"
           "`jelly <command> --help` describes a command's options.\n");
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "check") == 0) return jl_cli_check(argc - 2, argv + 2);
   if (strcmp(cmd, "mesh") == 0) return jl_cli_mesh(argc - 2, argv + 2);
   if (strcmp(cmd, "bench") == 0) return jl_cli_bench(argc - 2, argv + 2);
+  if (strcmp(cmd, "study") == 0) return jl_cli_study(argc - 2, argv + 2);
   if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
     usage(stdout);
     return 0;

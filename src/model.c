@@ -85,6 +85,7 @@ JlWorldDef jl_default_world_def(void) {
   d.contact_damping = 10.0;
   d.contact_friction = 0.3;
   d.contact_cell = 0.0;
+  d.wind_gust_period = 2.0;
   d.nobstacle = 0;
   d.obstacle = NULL;
   return d;
@@ -103,6 +104,7 @@ void jl_model_free(JlModel *m) {
   free(m->spring_kd);
   free(m->node_spring_start);
   free(m->node_spring);
+  free(m->spring_kind);
   free(m->tet);
   free(m->tet_volume);
   free(m->face);

@@ -17,6 +17,16 @@ extern "C" {
 
 #define JL_NAME_MAX 64
 
+/* What a body is made of (scene "kind"; docs/scenes.md). Cloth and rope
+ * bodies have no tets: their render surface is their nodes themselves
+ * (src/model_cloth.h). */
+typedef enum JlBodyKind {
+  JL_BODY_VOLUME, /* tet mesh, surface embedded barycentrically */
+  JL_BODY_CLOTH,  /* triangle sheet: nodes = surface vertices */
+  JL_BODY_ROPE,   /* chain of nodes: a rope or hair strand, drawn as a thick line */
+  JL_BODY_KIND_COUNT
+} JlBodyKind;
+
 /* Per-body material and initial conditions (scene "bodies" entries). */
 typedef struct JlBodyDef {
   char name[JL_NAME_MAX];  /* default "body<i>" */
@@ -49,6 +59,11 @@ typedef struct JlWorldDef {
   double contact_cell;      /* m, spatial-hash cell edge; 0 = average rest edge length; default 0 */
   int nobstacle;            /* static obstacles; default 0 */
   const JlObstacle *obstacle; /* nobstacle entries, copied by jl_model_build (model->obstacle); may be NULL when 0 */
+  /* wind on cloth triangles (src/wind.h); off while wind_drag == 0 or no cloth body exists */
+  double wind[3];           /* m/s, mean air velocity; default 0 */
+  double wind_gust;         /* relative gust amplitude: speed x (1 + gust sin(2 pi t / period)); default 0 */
+  double wind_gust_period;  /* s, default 2 */
+  double wind_drag;         /* kg/m^3, drag coefficient x air density (about 1.2 x 1); default 0 */
 } JlWorldDef;
 
 JlWorldDef jl_default_world_def(void);
@@ -63,6 +78,8 @@ typedef struct JlBody {
   JlSurface surface;              /* render surface at build time (world coords) */
   JlEmbedding embed;              /* surface in the body's tets; embed.tet is local to the body */
   int self_collision;             /* from JlBodyDef */
+  JlBodyKind kind;                /* JL_BODY_VOLUME for jl_model_build bodies */
+  double stretch_limit;           /* Provot 1995 limit on structural/shear strain (0.1 = 10 %); 0 = off */
 } JlBody;
 
 typedef struct JlModel {
@@ -83,6 +100,9 @@ typedef struct JlModel {
    * node is spring_node[2s], -(s+1) when it is spring_node[2s+1]. */
   int *node_spring_start; /* nnode + 1 */
   int *node_spring;       /* 2 * nspring */
+  /* nspring, JlSpringKind (mesh/cloth.h): stretch, shear or bend; NULL when
+   * every spring is a stretch spring (volumes) */
+  unsigned char *spring_kind;
 
   int ntet;
   int *tet;              /* ntet x 4, global node ids */

@@ -29,6 +29,7 @@
 
 #include "src/contact.h"
 #include "src/linalg.h"
+#include "src/wind.h"
 
 static const char *const integrator_names[JL_INTEGRATOR_COUNT] = {
     "implicit", "symplectic", "euler", "midpoint", "rk4", "verlet"};
@@ -134,6 +135,11 @@ JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err
   w->force[w->nforce++] = jl_gravity_create(mm);
   if (mm->world.has_ground) w->force[w->nforce++] = jl_ground_create(mm);
   if (jl_contact_needed(mm)) w->force[w->nforce++] = jl_contact_create(mm);
+  /* wind on cloth (src/wind.c); substep() sets its gust time */
+  if (mm->world.wind_drag > 0.0) {
+    JlForce *wind = jl_wind_create(mm);
+    if (wind) w->force[w->nforce++] = wind;
+  }
 
   w->work = work_create(mm->nnode);
   return JL_OK;
@@ -253,7 +259,9 @@ static void load_state(JlState *s, const double *x, const double *v, const doubl
 
 /* one step of length h with the configured integrator */
 static void substep(JlWorld *w, double h, JlStepReport *rep) {
-  /* per-step set-up (collision detection) on the state at the step's start */
+  /* per-step set-up (collision detection, wind gust time) on the state at the step's start */
+  for (int e = 0; e < w->nforce; e++)
+    if (strcmp(w->force[e]->name, "wind") == 0) jl_wind_set_time(w->force[e], w->state.t);
   for (int e = 0; e < w->nforce; e++)
     if (w->force[e]->begin_step) w->force[e]->begin_step(w->force[e], &w->model, w->state.x, w->state.v, h);
   if (w->def.integrator == JL_INTEGRATOR_IMPLICIT) {
@@ -263,6 +271,8 @@ static void substep(JlWorld *w, double h, JlStepReport *rep) {
   } else {
     jl_step_explicit(w, h);
   }
+  /* Provot's stretch limit on cloth and ropes (src/provot.c) */
+  if (jl_provot_needed(&w->model)) jl_provot_apply(&w->model, w->state.x, w->state.v, h, 50);
   w->state.t += h;
 }
 
@@ -404,6 +414,12 @@ void jl_world_surface(const JlWorld *w, int b, double *out) {
   const JlModel *m = &w->model;
   JL_ASSERT(b >= 0 && b < m->nbody, "jl_world_surface: body index out of range");
   const JlBody *body = &m->body[b];
+  /* cloth and ropes: the surface vertices are the body's nodes */
+  if (body->kind != JL_BODY_VOLUME) {
+    int n = body->surface.nvert < body->node_count ? body->surface.nvert : body->node_count;
+    memcpy(out, w->state.x + 3 * (size_t)body->node_begin, 3 * (size_t)n * sizeof(double));
+    return;
+  }
   if (body->embed.nvert <= 0) return;
   /* embed.tet indexes the body's tets; their node ids in model->tet are global */
   jl_embed_apply(&body->embed, m->tet + 4 * (size_t)body->tet_begin, 0, w->state.x, out);
