@@ -27,6 +27,8 @@ int jl_cli_bench_render(int json, const char *cpu);
 /* Parses a strictly positive/any finite double or an int flag value; prints
  * "jelly <cmd>: --flag expects ..., got '...'" and returns 0 on failure. */
 int jl_cli_parse_double(const char *cmd, const char *flag, const char *text, double *out);
+/* mkdir -p: 0 when path is (now) a directory, -1 otherwise (errno set) */
+int jl_cli_make_dirs(const char *path);
 int jl_cli_parse_int(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out);
 
 #endif

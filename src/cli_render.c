@@ -107,21 +107,6 @@ static int have_ffmpeg(void) {
   return system("command -v ffmpeg >/dev/null 2>&1") == 0;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *path) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-  struct stat st;
-  return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
 int jl_cli_render(int argc, char **argv) {
   const char *scene = NULL, *out = NULL;
   int width = 1280, height = 720, frames = -1, has_cam = 0, movie = 1;
@@ -205,7 +190,7 @@ int jl_cli_render(int argc, char **argv) {
   }
   JlRenderer *ren = NULL;
   int status = 0;
-  if (make_dirs(outdir) != 0) {
+  if (jl_cli_make_dirs(outdir) != 0) {
     fprintf(stderr, "jelly render: cannot create output folder '%s': %s\n", outdir, strerror(errno));
     status = 2;
     goto done;

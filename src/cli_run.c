@@ -113,21 +113,6 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
   return 1;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *path) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-  struct stat st;
-  return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
 /* scene file name without folder and extension */
 static void scene_stem(const char *path, char *out, size_t n) {
   const char *base = strrchr(path, '/');
@@ -289,7 +274,7 @@ int jl_cli_run(int argc, char **argv) {
     jl_scene_free(&sc);
     return r;
   }
-  if (make_dirs(outdir) != 0) {
+  if (jl_cli_make_dirs(outdir) != 0) {
     fprintf(stderr, "jelly run: cannot create output folder '%s': %s\n", outdir, strerror(errno));
     jl_world_destroy(&w);
     jl_scene_free(&sc);

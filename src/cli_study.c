@@ -31,21 +31,6 @@ static void study_usage(FILE *f) {
           "bad input.\n");
 }
 
-/* mkdir -p */
-static int make_dirs(const char *path) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-  struct stat st;
-  return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
 int jl_cli_study(int argc, char **argv) {
   const char *scene = NULL, *out = "out/study";
   int full = 0;
@@ -91,7 +76,7 @@ int jl_cli_study(int argc, char **argv) {
     fprintf(stderr, "jelly study: %s\n", err);
     return r;
   }
-  if (make_dirs(out) != 0) {
+  if (jl_cli_make_dirs(out) != 0) {
     fprintf(stderr, "jelly study: cannot create output folder '%s': %s\n", out, strerror(errno));
     jl_model_free(&m);
     return 2;

@@ -55,3 +55,17 @@ const char *jl_cli_default_scene(char *buf, size_t n) {
     return DEFAULT_SCENE;
   return buf;
 }
+
+int jl_cli_make_dirs(const char *path) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+  struct stat st;
+  return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
