@@ -113,11 +113,13 @@ int jl_camera_world_box(const JlWorld *w, double lo[3], double hi[3]) {
   const JlModel *m = &w->model;
   int maxv = 0, any = 0;
   for (int b = 0; b < m->nbody; b++)
-    if (m->body[b].embed.nvert > maxv) maxv = m->body[b].embed.nvert;
+    if (m->body[b].surface.nvert > maxv) maxv = m->body[b].surface.nvert;
   for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
   double *x = maxv ? jl_calloc((size_t)maxv * 3, sizeof(double)) : NULL;
   for (int b = 0; b < m->nbody; b++) {
-    int n = m->body[b].embed.nvert;
+    /* cloth and ropes have no embedding: their surface is their nodes */
+    int n = m->body[b].surface.nvert;
+    if (m->body[b].kind == JL_BODY_VOLUME && m->body[b].embed.nvert != n) continue;
     if (n <= 0) continue;
     jl_world_surface(w, b, x);
     for (int i = 0; i < n; i++)

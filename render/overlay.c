@@ -59,7 +59,7 @@ static void wireframe(const Ctx *c, const JlWorld *w) {
   for (int b = 0; b < m->nbody; b++) {
     const JlBody *body = &m->body[b];
     int nv = body->surface.nvert;
-    if (nv == 0 || body->embed.nvert != nv) continue;
+    if (nv == 0 || (body->kind == JL_BODY_VOLUME && body->embed.nvert != nv)) continue;
     double *x = jl_calloc((size_t)nv * 3, sizeof(double));
     SDL_FPoint *s = jl_calloc((size_t)nv, sizeof(SDL_FPoint));
     unsigned char *ok = jl_calloc((size_t)nv, 1);

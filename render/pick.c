@@ -36,13 +36,15 @@ int jl_pick_ray(const JlWorld *w, const double origin[3], const double dir[3], J
   const JlModel *m = &w->model;
   int maxv = 0, found = 0;
   for (int b = 0; b < m->nbody; b++)
-    if (m->body[b].embed.nvert > maxv) maxv = m->body[b].embed.nvert;
+    if (m->body[b].surface.nvert > maxv) maxv = m->body[b].surface.nvert;
   if (maxv == 0) return 0;
   double *x = jl_calloc((size_t)maxv * 3, sizeof(double));
   double best = INFINITY;
   for (int b = 0; b < m->nbody; b++) {
     const JlBody *body = &m->body[b];
-    if (body->embed.nvert == 0 || body->embed.nvert != body->surface.nvert) continue;
+    if (body->surface.nvert == 0 ||
+        (body->kind == JL_BODY_VOLUME && body->embed.nvert != body->surface.nvert))
+      continue;
     jl_world_surface(w, b, x);
     for (int t = 0; t < body->surface.ntri; t++) {
       const int *tri = body->surface.tri + 3 * t;

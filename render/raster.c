@@ -5,7 +5,10 @@
  * given area-weighted vertex normals, lit per vertex (Gouraud) with ambient +
  * Lambert + a small Blinn-Phong highlight from a headlight that sits just
  * above and left of the eye, projected with the camera's cglm matrix, culled
- * when back-facing, and sorted far to near by the view depth of their
+ * when back-facing (except cloth, which has no inside: both sides are drawn
+ * and lit with |n.l|; ropes become screen-space ribbons a few pixels wide,
+ * lit like hair by the angle between strand and light, after Kajiya & Kay
+ * 1989), and sorted far to near by the view depth of their
  * centroids (painter's algorithm: exact for separate bodies and for convex
  * parts, as there is no depth buffer in SDL_Renderer). The ground is a
  * checkerboard of tiles fading into the background, with a soft round shadow
@@ -337,15 +340,18 @@ typedef struct Light {
 } Light;
 
 /* Projects and shades nv vertices (x, normals n) into the scratch arrays at
- * voff and appends the front-facing triangles as sort keys of item `item`. */
+ * voff and appends the front-facing triangles (all of them when two_sided)
+ * as sort keys of item `item`. */
 static void shade_item(JlRenderer *r, const Proj *p, const Light *li, int nv, const double *x,
                        const double *n, int ntri, const int *tri, const unsigned char base[3],
-                       Uint8 alpha, int voff, int item, int *nkey) {
+                       Uint8 alpha, int two_sided, int voff, int item, int *nkey) {
   for (int i = 0; i < nv; i++) {
     float *s = r->sx + 3 * (size_t)(voff + i);
     r->ok[voff + i] = (unsigned char)proj_point(p, x[3 * i], x[3 * i + 1], x[3 * i + 2], s);
     double nl = n[3 * i] * li->l[0] + n[3 * i + 1] * li->l[1] + n[3 * i + 2] * li->l[2];
     double nh = n[3 * i] * li->hv[0] + n[3 * i + 1] * li->hv[1] + n[3 * i + 2] * li->hv[2];
+    /* a sheet seen from behind is lit on that side: the headlight sits at the eye */
+    if (two_sided) nl = fabs(nl), nh = fabs(nh);
     double diff = 0.30 + 0.70 * (nl > 0 ? nl : 0);
     double spec = nh > 0 ? 0.28 * pow(nh, 32) : 0;
     SDL_Color col;
@@ -361,12 +367,73 @@ static void shade_item(JlRenderer *r, const Proj *p, const Light *li, int nv, co
     const float *sa = r->sx + 3 * a, *sb = r->sx + 3 * bb, *sc = r->sx + 3 * cc;
     /* counter-clockwise from outside is clockwise on a y-down screen */
     float area = (sb[0] - sa[0]) * (sc[1] - sa[1]) - (sb[1] - sa[1]) * (sc[0] - sa[0]);
-    if (!(area < 0)) continue;
+    if (!(area < 0) && !(two_sided && area > 0)) continue;
     JlSortKey *k = &r->key[(*nkey)++];
     k->depth = sa[2] + sb[2] + sc[2];
     k->body = item;
     k->tri = t;
   }
+}
+
+/* A rope of nv nodes x as a ribbon of screen width `width` pixels: vertex
+ * voff + 2i and voff + 2i + 1 sit either side of node i, across the strand's
+ * screen direction; triangles come from rope_triangles. Lit by the strand's
+ * angle to the light (diffuse ~ sin, Kajiya & Kay 1989). */
+static void shade_rope(JlRenderer *r, const Proj *p, const Light *li, int nv, const double *x,
+                       const unsigned char base[3], Uint8 alpha, float width, int voff, int item, int *nkey) {
+  float *node = jl_calloc(3 * (size_t)nv, sizeof(float));
+  unsigned char *ok = jl_calloc((size_t)nv, 1);
+  for (int i = 0; i < nv; i++) ok[i] = (unsigned char)proj_point(p, x[3 * i], x[3 * i + 1], x[3 * i + 2], node + 3 * i);
+  for (int i = 0; i < nv; i++) {
+    int a = i > 0 ? i - 1 : i, b = i + 1 < nv ? i + 1 : i;
+    /* strand direction in space (lighting) and on screen (ribbon offset) */
+    double t[3], tl = 0, tt = 0;
+    for (int k = 0; k < 3; k++) {
+      t[k] = x[3 * b + k] - x[3 * a + k];
+      tt += t[k] * t[k];
+      tl += t[k] * li->l[k];
+    }
+    double cos2 = tt > 0 ? tl * tl / tt : 0, sin_tl = sqrt(cos2 < 1 ? 1 - cos2 : 0);
+    double diff = 0.30 + 0.70 * sin_tl, spec = 0.18 * pow(sin_tl, 24);
+    SDL_Color col;
+    col.r = lerp8(0, base[0] * diff + 255 * spec, 1);
+    col.g = lerp8(0, base[1] * diff + 255 * spec, 1);
+    col.b = lerp8(0, base[2] * diff + 255 * spec, 1);
+    col.a = alpha;
+    float dx = node[3 * b] - node[3 * a], dy = node[3 * b + 1] - node[3 * a + 1];
+    float len = sqrtf(dx * dx + dy * dy);
+    float ox = len > 1e-6f ? -dy / len * 0.5f * width : 0.5f * width, oy = len > 1e-6f ? dx / len * 0.5f * width : 0;
+    for (int side = 0; side < 2; side++) {
+      int v = voff + 2 * i + side;
+      float sgn = side ? -1.0f : 1.0f;
+      r->sx[3 * (size_t)v] = node[3 * i] + sgn * ox;
+      r->sx[3 * (size_t)v + 1] = node[3 * i + 1] + sgn * oy;
+      r->sx[3 * (size_t)v + 2] = node[3 * i + 2];
+      r->ok[v] = ok[i] && ok[a] && ok[b];
+      r->col[v] = col;
+    }
+  }
+  for (int sgm = 0; sgm + 1 < nv; sgm++)
+    for (int h = 0; h < 2; h++) {
+      if (!r->ok[voff + 2 * sgm] || !r->ok[voff + 2 * sgm + 2]) continue;
+      JlSortKey *k = &r->key[(*nkey)++];
+      k->depth = 1.5f * (node[3 * sgm + 2] + node[3 * sgm + 5]); /* comparable with 3-vertex sums */
+      k->body = item;
+      k->tri = 2 * sgm + h;
+    }
+  free(node);
+  free(ok);
+}
+
+/* the ribbon triangles of a rope of nv nodes (2 per segment) */
+static int *rope_triangles(int nv) {
+  int *tri = jl_calloc(6 * (size_t)(nv > 1 ? nv - 1 : 0) + 1, sizeof(int));
+  for (int s = 0; s + 1 < nv; s++) {
+    int a = 2 * s, b = 2 * s + 1, c = 2 * s + 2, d = 2 * s + 3;
+    int *t = tri + 6 * (size_t)s;
+    t[0] = a, t[1] = b, t[2] = c, t[3] = b, t[4] = d, t[5] = c;
+  }
+  return tri;
 }
 
 /* 1 when the segment from a to b passes through the box [lo, hi] (slab test) */
@@ -419,6 +486,7 @@ static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, con
   int nitem = m->nbody + m->nobstacle;
   JlSurface *obs = jl_calloc((size_t)m->nobstacle + 1, sizeof *obs);
   const int **item_tri = jl_calloc((size_t)nitem + 1, sizeof *item_tri);
+  int **rope_tri = jl_calloc((size_t)m->nbody + 1, sizeof *rope_tri);
   int *item_off = jl_calloc((size_t)nitem + 1, sizeof(int));
   int nvert = 0, ntri = 0;
   for (int i = 0; i < nitem; i++) {
@@ -429,6 +497,14 @@ static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, con
     }
     item_tri[i] = s->tri;
     item_off[i] = nvert;
+    if (i < m->nbody && m->body[i].kind == JL_BODY_ROPE && s->nvert > 1) {
+      /* a ribbon: two screen vertices per node, two triangles per segment */
+      rope_tri[i] = rope_triangles(s->nvert);
+      item_tri[i] = rope_tri[i];
+      nvert += 2 * s->nvert;
+      ntri += 2 * (s->nvert - 1);
+      continue;
+    }
     nvert += s->nvert;
     ntri += s->ntri;
   }
@@ -460,9 +536,16 @@ static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, con
       if (i < m->nbody) {
         const JlBody *body = &m->body[i];
         s = &body->surface;
-        if (s->nvert == 0 || body->embed.nvert != s->nvert) continue;
+        if (s->nvert == 0 || (body->kind == JL_BODY_VOLUME && body->embed.nvert != s->nvert)) continue;
         jl_world_surface(w, i, x);
         jl_render_body_color(i, base);
+        if (body->kind == JL_BODY_ROPE) {
+          if (!rope_tri[i]) continue;
+          /* about 3 px at 1280 wide, never thinner than 2 px */
+          float width = p->w / 420.0f < 2.0f ? 2.0f : p->w / 420.0f;
+          shade_rope(r, p, &li, s->nvert, x, base, alpha, width, voff, i, &nkey);
+          continue;
+        }
       } else {
         s = &obs[i - m->nbody];
         if (s->nvert == 0) continue;
@@ -472,7 +555,8 @@ static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, con
       Uint8 a = i < m->nbody ? alpha : obstacle_alpha(w, c, &m->obstacle[i - m->nbody]);
       if (a < 255) blend = 1;
       jl_surface_normals(s->nvert, x, s->ntri, s->tri, n);
-      shade_item(r, p, &li, s->nvert, x, n, s->ntri, s->tri, base, a, voff, i, &nkey);
+      int two_sided = i < m->nbody && m->body[i].kind == JL_BODY_CLOTH;
+      shade_item(r, p, &li, s->nvert, x, n, s->ntri, s->tri, base, a, two_sided, voff, i, &nkey);
     }
 
     /* painter's order: far to near */
@@ -492,6 +576,8 @@ static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, con
   }
   for (int o = 0; o < m->nobstacle; o++) jl_surface_free(&obs[o]);
   free(obs);
+  for (int b = 0; b < m->nbody; b++) free(rope_tri[b]);
+  free(rope_tri);
   free(item_tri);
   free(item_off);
   return nkey;

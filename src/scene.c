@@ -159,15 +159,22 @@ static JlResult get_obj(const Ctx *c, const cJSON *obj, const char *path, const 
     if (r_ != JL_OK) return r_;  \
   } while (0)
 
-/* "shape": { "type": "box"|"sphere"|"torus", ... } */
+/* "shape": { "type": "box"|"sphere"|"torus"|"grid"|"chain", ... } */
 static JlResult parse_shape(const Ctx *c, const cJSON *o, const char *path, JlSceneBody *b) {
-  static const char *const keys[] = {"type", "size", "radius", "major", "minor", "resolution", NULL};
+  static const char *const keys[] = {"type", "size", "radius", "major", "minor", "resolution",
+                                     "cells", "length", "segments", NULL};
+  static const char *const grid_keys[] = {"type", "size", "cells", NULL};
+  static const char *const chain_keys[] = {"type", "length", "segments", NULL};
   TRY(check_keys(c, o, path, keys));
   const char *type = NULL;
   TRY(get_str(c, o, path, "type", &type));
   char kp[512];
   key_path(kp, sizeof kp, path, "type");
-  if (!type) return bad(c, kp, "missing (box, sphere or torus)", 0);
+  if (!type) return bad(c, kp, "missing (box, sphere, torus, grid or chain)", 0);
+  int volume = strcmp(type, "box") == 0 || strcmp(type, "sphere") == 0 || strcmp(type, "torus") == 0;
+  if (volume && (cJSON_GetObjectItemCaseSensitive(o, "cells") || cJSON_GetObjectItemCaseSensitive(o, "length") ||
+                 cJSON_GetObjectItemCaseSensitive(o, "segments")))
+    return bad(c, path, "cells/length/segments belong to the cloth \"grid\" and rope \"chain\" shapes", 0);
   TRY(get_num(c, o, path, "resolution", &b->shape_resolution, 0, 1, 1e6));
   if (strcmp(type, "box") == 0) {
     b->shape = JL_SHAPE_BOX;
@@ -194,9 +201,43 @@ static JlResult parse_shape(const Ctx *c, const cJSON *o, const char *path, JlSc
     if (!(b->minor < b->major)) return bad(c, path, "minor must be smaller than major", 0);
     if (cJSON_GetObjectItemCaseSensitive(o, "size") || cJSON_GetObjectItemCaseSensitive(o, "radius"))
       return bad(c, path, "a torus takes \"major\" and \"minor\", not size/radius", 0);
+  } else if (strcmp(type, "grid") == 0) {
+    /* cloth sheet: "size": [w, h] (m), "cells": [nx, ny] */
+    TRY(check_keys(c, o, path, grid_keys));
+    b->shape = JL_SHAPE_GRID;
+    b->grid_size[0] = b->grid_size[1] = 1;
+    b->grid_cells[0] = b->grid_cells[1] = 10;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "size");
+    key_path(kp, sizeof kp, path, "size");
+    if (v && (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2))
+      return bad(c, kp, "expected [width, height] (m)", 0);
+    TRY(get_vec(c, o, path, "size", b->grid_size, 2));
+    for (int i = 0; i < 2; i++)
+      if (!(b->grid_size[i] > 0) || b->grid_size[i] > 1e6)
+        return bad(c, kp, "width and height must be in (0, 1e6], got %g", b->grid_size[i]);
+    v = cJSON_GetObjectItemCaseSensitive(o, "cells");
+    key_path(kp, sizeof kp, path, "cells");
+    if (v) {
+      if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2) return bad(c, kp, "expected [nx, ny] (whole numbers >= 1)", 0);
+      for (int i = 0; i < 2; i++) {
+        const cJSON *e = cJSON_GetArrayItem(v, i);
+        if (!cJSON_IsNumber(e) || !(e->valuedouble >= 1) || e->valuedouble > 2000 ||
+            e->valuedouble != floor(e->valuedouble))
+          return bad(c, kp, "cell counts must be whole numbers in [1, 2000]", 0);
+        b->grid_cells[i] = (int)e->valuedouble;
+      }
+    }
+  } else if (strcmp(type, "chain") == 0) {
+    /* rope or hair strand: "length" (m), "segments" */
+    TRY(check_keys(c, o, path, chain_keys));
+    b->shape = JL_SHAPE_CHAIN;
+    b->chain_length = 1;
+    b->chain_segments = 20;
+    TRY(get_num(c, o, path, "length", &b->chain_length, 0, 1, 1e6));
+    TRY(get_int(c, o, path, "segments", &b->chain_segments, 1, 1000000));
   } else {
-    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: unknown shape '%s' (box, sphere or torus)",
-                   c->file, kp, type);
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                   "%s: %s: unknown shape '%s' (box, sphere, torus, grid or chain)", c->file, kp, type);
   }
   return JL_OK;
 }
@@ -287,8 +328,11 @@ static void dir_of(const char *path, char *out, size_t n) {
 static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *scene_dir,
                            JlSceneBody *b) {
   static const char *const keys[] = {
-      "name", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
-      "translate", "rotate_deg", "scale", "velocity", "pin", "self_collision", NULL};
+      "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
+      "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
+      "velocity", "pin", "self_collision", NULL};
+  static const char *const volume_only[] = {"tetgen", "young_modulus", "self_collision", NULL};
+  static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
   if (!cJSON_IsObject(o)) return bad(c, path, "expected an object { ... }", 0);
@@ -297,12 +341,40 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
   b->def = jl_default_body_def();
   b->tetgen = jl_default_tetgen_def();
   b->scale = 1.0;
+  b->cloth = jl_default_cloth_def();
   snprintf(b->def.name, sizeof b->def.name, "body%d", index);
+
+  /* "kind" first: it decides which keys, shapes and units apply */
+  const char *kind = NULL;
+  char kp[512];
+  TRY(get_str(c, o, path, "kind", &kind));
+  b->kind = JL_BODY_VOLUME;
+  if (kind) {
+    if (strcmp(kind, "cloth") == 0)
+      b->kind = JL_BODY_CLOTH;
+    else if (strcmp(kind, "rope") == 0)
+      b->kind = JL_BODY_ROPE;
+    else if (strcmp(kind, "volume") != 0)
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.kind: unknown kind '%s' (volume, cloth or rope)",
+                     c->file, path, kind);
+  }
+  const char *const *forbidden = b->kind == JL_BODY_VOLUME ? cloth_only : volume_only;
+  for (const char *const *k = forbidden; *k; k++)
+    if (cJSON_GetObjectItemCaseSensitive(o, *k)) {
+      key_path(kp, sizeof kp, path, *k);
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: only %s bodies take this key (this one is %s)",
+                     c->file, kp, b->kind == JL_BODY_VOLUME ? "cloth and rope" : "volume",
+                     b->kind == JL_BODY_VOLUME ? "a volume" : b->kind == JL_BODY_CLOTH ? "cloth" : "a rope");
+    }
+  if (b->kind != JL_BODY_VOLUME) {
+    b->cloth.kind = b->kind;
+    /* areal (kg/m^2) or linear (kg/m) density of thin fabric and string */
+    b->def.density = b->kind == JL_BODY_CLOTH ? 0.2 : 0.05;
+  }
 
   const char *name = NULL, *mesh = NULL;
   TRY(get_str(c, o, path, "name", &name));
   if (name) {
-    char kp[512];
     key_path(kp, sizeof kp, path, "name");
     if (!*name || strlen(name) >= JL_NAME_MAX) return bad(c, kp, "must have 1 to 63 characters", 0);
     for (const char *p = name; *p; p++)
@@ -316,6 +388,8 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
   TRY(get_obj(c, o, path, "shape", &shape));
   if (mesh && shape) return bad(c, path, "give either \"mesh\" or \"shape\", not both", 0);
   if (!mesh && !shape) return bad(c, path, "needs a \"mesh\" file or a \"shape\"", 0);
+  if (mesh && b->kind == JL_BODY_ROPE)
+    return bad(c, path, "a rope takes a \"shape\" of type \"chain\", not a \"mesh\"", 0);
   if (mesh) {
     if (!*mesh) return bad(c, path, "\"mesh\" is empty", 0);
     int len = mesh[0] == '/'
@@ -330,6 +404,16 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
     char sp[96];
     snprintf(sp, sizeof sp, "%s.shape", path);
     TRY(parse_shape(c, shape, sp, b));
+    static const char *const want[JL_BODY_KIND_COUNT] = {"box, sphere or torus", "grid", "chain"};
+    int ok = b->kind == JL_BODY_VOLUME ? b->shape == JL_SHAPE_BOX || b->shape == JL_SHAPE_SPHERE || b->shape == JL_SHAPE_TORUS
+             : b->kind == JL_BODY_CLOTH ? b->shape == JL_SHAPE_GRID
+                                        : b->shape == JL_SHAPE_CHAIN;
+    if (!ok) {
+      key_path(kp, sizeof kp, sp, "type");
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: a %s body takes a %s shape%s", c->file, kp,
+                     b->kind == JL_BODY_VOLUME ? "volume" : b->kind == JL_BODY_CLOTH ? "cloth" : "rope", want[b->kind],
+                     b->kind == JL_BODY_VOLUME ? " (set \"kind\" for cloth or ropes)" : "");
+    }
   }
 
   TRY(get_obj(c, o, path, "tetgen", &tetgen));
@@ -339,7 +423,18 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
     TRY(parse_tetgen(c, tetgen, tp, &b->tetgen));
   }
   TRY(get_num(c, o, path, "density", &b->def.density, 0, 1, 1e9));
-  TRY(get_num(c, o, path, "stiffness", &b->def.stiffness, 0, 1, 1e15));
+  if (b->kind == JL_BODY_VOLUME) {
+    TRY(get_num(c, o, path, "stiffness", &b->def.stiffness, 0, 1, 1e15));
+  } else {
+    TRY(get_num(c, o, path, "stiffness", &b->cloth.stretch, 0, 1, 1e15));
+    if (b->kind == JL_BODY_ROPE && cJSON_GetObjectItemCaseSensitive(o, "shear_stiffness")) {
+      key_path(kp, sizeof kp, path, "shear_stiffness");
+      return bad(c, kp, "a rope has no shear springs (only stiffness and bend_stiffness)", 0);
+    }
+    TRY(get_num(c, o, path, "shear_stiffness", &b->cloth.shear, 0, 0, 1e15));
+    TRY(get_num(c, o, path, "bend_stiffness", &b->cloth.bend, 0, 0, 1e15));
+    TRY(get_num(c, o, path, "stretch_limit", &b->cloth.stretch_limit, 0, 0, 10));
+  }
   TRY(get_num(c, o, path, "young_modulus", &b->def.young_modulus, 0, 1, 1e15));
   TRY(get_num(c, o, path, "damping", &b->def.damping, 0, 0, 1e15));
   TRY(get_vec(c, o, path, "translate", b->translate, 3));
@@ -426,7 +521,7 @@ static JlResult parse_obstacle(const Ctx *c, const cJSON *o, int index, const ch
 static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
   static const char *const keys[] = {"description", "duration", "fps", "dt", "integrator",
                                      "gravity", "solver", "adaptive", "ground", "bodies",
-                                     "threads", "contact", "obstacles", NULL};
+                                     "threads", "contact", "obstacles", "wind", NULL};
   if (!cJSON_IsObject(root))
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: the scene must be a JSON object { ... }", c->file);
   TRY(check_keys(c, root, "", keys));
@@ -480,6 +575,18 @@ static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
     TRY(get_num(c, contact, "contact", "damping", &sc->world.contact_damping, 0, 0, 1e15));
     TRY(get_num(c, contact, "contact", "friction", &sc->world.contact_friction, 0, 0, 1e3));
     TRY(get_num(c, contact, "contact", "cell_size", &sc->world.contact_cell, 0, 1, 1e6));
+  }
+  /* "wind": air moving past cloth (src/wind.h); its presence turns air drag on */
+  const cJSON *wind = NULL;
+  TRY(get_obj(c, root, "", "wind", &wind));
+  if (wind) {
+    static const char *const wkeys[] = {"velocity", "gust", "period", "drag", NULL};
+    TRY(check_keys(c, wind, "wind", wkeys));
+    sc->world.wind_drag = 1.2;
+    TRY(get_vec(c, wind, "wind", "velocity", sc->world.wind, 3));
+    TRY(get_num(c, wind, "wind", "gust", &sc->world.wind_gust, 0, 0, 100));
+    TRY(get_num(c, wind, "wind", "period", &sc->world.wind_gust_period, 0, 1, 1e6));
+    TRY(get_num(c, wind, "wind", "drag", &sc->world.wind_drag, 0, 0, 1e6));
   }
   const cJSON *obstacles = cJSON_GetObjectItemCaseSensitive(root, "obstacles");
   if (obstacles) {
@@ -623,16 +730,63 @@ static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, char
   return JL_OK;
 }
 
+/* one cloth or rope body as a one-body model: generated or loaded topology,
+ * transformed to world coordinates */
+static JlResult build_cloth_body(const JlSceneBody *b, const JlWorldDef *wd, JlModel *m, char *err, size_t errsz) {
+  JlClothMesh cm;
+  char msg[2048];
+  JlResult r;
+  if (b->shape == JL_SHAPE_GRID) {
+    r = jl_cloth_grid(&cm, b->grid_size[0], b->grid_size[1], b->grid_cells[0], b->grid_cells[1], msg, sizeof msg);
+  } else if (b->shape == JL_SHAPE_CHAIN) {
+    r = jl_cloth_chain(&cm, b->chain_length, b->chain_segments, msg, sizeof msg);
+  } else {
+    JlSurface s;
+    r = jl_surface_load(b->mesh_path, &s, msg, sizeof msg);
+    if (!r) {
+      r = jl_cloth_from_surface(&cm, &s, b->mesh_path, msg, sizeof msg);
+      jl_surface_free(&s);
+    }
+  }
+  if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
+  jl_transform_points(cm.node, cm.nnode, b->scale, b->rotate_deg, b->translate);
+  /* rope lengths and cloth areas scale with the body */
+  double f = b->kind == JL_BODY_ROPE ? b->scale : b->scale * b->scale;
+  for (int i = 0; i < cm.nnode; i++) cm.measure[i] *= f;
+  r = jl_model_build_cloth(m, &cm, &b->def, &b->cloth, wd, err, errsz);
+  jl_cloth_free(&cm);
+  return r;
+}
+
+/* Volumes only: one jl_model_build over all bodies. With cloth or ropes:
+ * each run of consecutive volume bodies is one jl_model_build, each cloth or
+ * rope body one jl_model_build_cloth, joined in scene order by
+ * jl_model_concat (same JlWorldDef for all). */
 JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, size_t errsz) {
   int n = sc->nbody;
   JlSurface *surf = jl_calloc((size_t)n, sizeof *surf);
   JlTetMesh *tets = jl_calloc((size_t)n, sizeof *tets);
   JlBodyDef *defs = jl_calloc((size_t)n, sizeof *defs);
+  JlModel *parts = jl_calloc((size_t)n, sizeof *parts);
+  int nparts = 0, all_volume = 1;
+  for (int i = 0; i < n; i++) all_volume &= sc->body[i].kind == JL_BODY_VOLUME;
+  JlWorldDef wd = sc->world;
+  wd.nobstacle = sc->nobstacle;
+  wd.obstacle = sc->obstacle;
   JlResult r = JL_OK;
   for (int i = 0; i < n && r == JL_OK; i++) {
     const JlSceneBody *b = &sc->body[i];
     defs[i] = b->def;
     char msg[3072];
+    if (b->kind != JL_BODY_VOLUME) {
+      r = build_cloth_body(b, &wd, &parts[nparts], msg, sizeof msg);
+      if (r) {
+        r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
+        break;
+      }
+      nparts++;
+      continue;
+    }
     r = body_surface(b, &surf[i], log, msg, sizeof msg);
     if (r) {
       r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
@@ -655,19 +809,31 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
         defs[i].young_modulus *= ratio;
       }
     }
+    /* the end of a run of volume bodies: build them together */
+    if (!all_volume && (i + 1 == n || sc->body[i + 1].kind != JL_BODY_VOLUME)) {
+      int first = i;
+      while (first > 0 && sc->body[first - 1].kind == JL_BODY_VOLUME) first--;
+      r = jl_model_build(&parts[nparts], i + 1 - first, tets + first, surf + first, defs + first, &wd, msg,
+                         sizeof msg);
+      if (r) {
+        r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
+        break;
+      }
+      nparts++;
+    }
   }
   if (r == JL_OK) {
     char msg[1024];
-    JlWorldDef wd = sc->world;
-    wd.nobstacle = sc->nobstacle;
-    wd.obstacle = sc->obstacle;
-    r = jl_model_build(m, n, tets, surf, defs, &wd, msg, sizeof msg);
+    r = all_volume ? jl_model_build(m, n, tets, surf, defs, &wd, msg, sizeof msg)
+                   : jl_model_concat(m, nparts, parts, msg, sizeof msg);
     if (r) r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
   }
   for (int i = 0; i < n; i++) {
     jl_surface_free(&surf[i]);
     jl_tetmesh_free(&tets[i]);
   }
+  for (int p = 0; p < nparts; p++) jl_model_free(&parts[p]);
+  free(parts);
   free(surf);
   free(tets);
   free(defs);

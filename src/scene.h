@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "mesh/tetmesh.h"
+#include "src/model_cloth.h"
 #include "src/world.h"
 
 #ifdef __cplusplus
@@ -24,6 +25,8 @@ typedef enum JlShapeType {
   JL_SHAPE_BOX,    /* size[3] */
   JL_SHAPE_SPHERE, /* radius */
   JL_SHAPE_TORUS,  /* major, minor */
+  JL_SHAPE_GRID,   /* cloth: grid_size[2], grid_cells[2] (x-y plane, centred on the origin) */
+  JL_SHAPE_CHAIN,  /* rope: chain_length, chain_segments (origin down along -y) */
   JL_SHAPE_COUNT
 } JlShapeType;
 
@@ -40,6 +43,13 @@ typedef struct JlSceneBody {
   double rotate_deg[3];   /* degrees, XYZ Euler: x first, then y, then z (world axes) */
   double scale;           /* uniform, default 1 */
   int *pin_nodes;         /* def.npin entries, owned */
+  /* cloth and ropes ("kind"; docs/scenes.md) */
+  JlBodyKind kind;        /* default JL_BODY_VOLUME */
+  JlClothDef cloth;       /* per-kind stiffness and Provot limit; cloth.kind == kind for cloth/rope */
+  double grid_size[2];    /* m, grid width (x) and height (y) */
+  int grid_cells[2];      /* grid cells along x and y */
+  double chain_length;    /* m */
+  int chain_segments;
 } JlSceneBody;
 
 typedef struct JlScene {

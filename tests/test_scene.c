@@ -132,6 +132,33 @@ static void test_bad_scenes(void) {
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"name\": \"a/b\"}]}", "bodies[0].name", "'/'"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}, {\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}]}", "bodies[1].name", "already"},
       {"{\"dt\": 1, \"dt\": 2, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "twice"},
+      /* cloth, ropes and wind */
+      {"{\"bodies\": [{\"kind\": \"jelly\", \"shape\": {\"type\": \"box\"}}]}", "bodies[0].kind", "jelly"},
+      {"{\"bodies\": [{\"kind\": 1, \"shape\": {\"type\": \"box\"}}]}", "bodies[0].kind", "string"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"box\"}}]}", "bodies[0].shape.type", "grid"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"grid\"}}]}", "bodies[0].shape.type", "chain"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"grid\"}}]}", "bodies[0].shape.type", "kind"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"mesh\": \"../bunny.obj\"}]}", "bodies[0]", "chain"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"size\": [1, 0]}}]}", "bodies[0].shape.size", "(0, 1e6]"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"size\": [1, 1, 1]}}]}", "bodies[0].shape.size", "[width, height]"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [0, 4]}}]}", "bodies[0].shape.cells", "whole"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [2.5, 4]}}]}", "bodies[0].shape.cells", "whole"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"radius\": 1}}]}", "bodies[0].shape.radius", "unknown key"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"length\": -1}}]}", "bodies[0].shape.length", "> 0"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"segments\": 0}}]}", "bodies[0].shape.segments", ">= 1"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\", \"segments\": 3}}]}", "bodies[0].shape", "chain"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\"}, \"shear_stiffness\": 5}]}", "bodies[0].shear_stiffness", "no shear"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"bend_stiffness\": -1}]}", "bodies[0].bend_stiffness", ">= 0"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"stretch_limit\": -0.1}]}", "bodies[0].stretch_limit", ">= 0"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"density\": 0}]}", "bodies[0].density", "> 0"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"young_modulus\": 1e5}]}", "bodies[0].young_modulus", "only volume"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"tetgen\": {}}]}", "bodies[0].tetgen", "only volume"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"stretch_limit\": 0.1}]}", "bodies[0].stretch_limit", "only cloth and rope"},
+      {"{\"wind\": {\"speed\": 3}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.speed", "unknown key"},
+      {"{\"wind\": {\"velocity\": [1, 0]}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.velocity", "3 numbers"},
+      {"{\"wind\": {\"period\": 0}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.period", "> 0"},
+      {"{\"wind\": {\"drag\": -1}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.drag", ">= 0"},
+      {"{\"wind\": [1, 2, 3], \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind", "object"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     JlScene sc;
@@ -141,6 +168,94 @@ static void test_bad_scenes(void) {
     ENSURE_MSG(strstr(err, cases[i].want1) && strstr(err, cases[i].want2),
                "case %zu: message '%s' lacks '%s' / '%s'", i, err, cases[i].want1, cases[i].want2);
   }
+}
+
+/* the cloth, rope and wind keys parse into JlSceneBody / JlWorldDef, and
+ * jl_scene_build mixes volumes, cloth and ropes in scene order */
+static void test_cloth_rope_wind(void) {
+  const char *text =
+      "{ \"wind\": { \"velocity\": [3, 0, 1], \"gust\": 0.5, \"period\": 1.5, \"drag\": 0.8 },\n"
+      "  \"bodies\": [\n"
+      "    { \"name\": \"sheet\", \"kind\": \"cloth\", \"shape\": { \"type\": \"grid\", \"size\": [2, 1], \"cells\": [4, 2] },\n"
+      "      \"density\": 0.5, \"stiffness\": 900, \"shear_stiffness\": 300, \"bend_stiffness\": 7,\n"
+      "      \"stretch_limit\": 0.1, \"scale\": 2, \"rotate_deg\": [-90, 0, 0], \"translate\": [0, 1, 0],\n"
+      "      \"pin\": { \"nodes\": [10, 14] } },\n"
+      "    { \"name\": \"ball\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.2 }, \"tetgen\": { \"max_volume\": 1e-3 } },\n"
+      "    { \"name\": \"string\", \"kind\": \"rope\", \"shape\": { \"type\": \"chain\", \"length\": 1.5, \"segments\": 5 },\n"
+      "      \"density\": 0.1, \"stiffness\": 400, \"bend_stiffness\": 3, \"translate\": [1, 2, 0],\n"
+      "      \"pin\": { \"box\": [[0.9, 1.9, -0.1], [1.1, 2.1, 0.1]] } } ] }\n";
+  JlScene sc;
+  char err[1024] = "";
+  JlResult r = parse(text, &sc, err, sizeof err);
+  ENSURE_MSG(r == JL_OK, "%s", err);
+  if (r) return;
+  ENSURE_NEAR(sc.world.wind[0], 3, 0);
+  ENSURE_NEAR(sc.world.wind[2], 1, 0);
+  ENSURE_NEAR(sc.world.wind_gust, 0.5, 0);
+  ENSURE_NEAR(sc.world.wind_gust_period, 1.5, 0);
+  ENSURE_NEAR(sc.world.wind_drag, 0.8, 0);
+  const JlSceneBody *c = &sc.body[0], *v = &sc.body[1], *s = &sc.body[2];
+  ENSURE(c->kind == JL_BODY_CLOTH && c->cloth.kind == JL_BODY_CLOTH && c->shape == JL_SHAPE_GRID);
+  ENSURE(c->grid_size[0] == 2 && c->grid_size[1] == 1 && c->grid_cells[0] == 4 && c->grid_cells[1] == 2);
+  ENSURE_NEAR(c->def.density, 0.5, 0);
+  ENSURE_NEAR(c->cloth.stretch, 900, 0);
+  ENSURE_NEAR(c->cloth.shear, 300, 0);
+  ENSURE_NEAR(c->cloth.bend, 7, 0);
+  ENSURE_NEAR(c->cloth.stretch_limit, 0.1, 0);
+  ENSURE(v->kind == JL_BODY_VOLUME && v->def.density == 1000);
+  ENSURE(s->kind == JL_BODY_ROPE && s->shape == JL_SHAPE_CHAIN && s->chain_segments == 5);
+  ENSURE_NEAR(s->chain_length, 1.5, 0);
+  ENSURE_NEAR(s->cloth.stretch, 400, 0);
+
+  JlModel m;
+  r = jl_scene_build(&sc, &m, NULL, err, sizeof err);
+  ENSURE_MSG(r == JL_OK, "%s", err);
+  if (r == JL_OK) {
+    ENSURE(m.nbody == 3);
+    ENSURE(m.body[0].kind == JL_BODY_CLOTH && m.body[1].kind == JL_BODY_VOLUME && m.body[2].kind == JL_BODY_ROPE);
+    ENSURE(m.body[0].node_count == 15 && m.body[2].node_count == 6);
+    ENSURE(m.body[1].node_begin == 15 && m.body[2].node_begin == 15 + m.body[1].node_count);
+    /* cloth: area 2 x 1 scaled by 2 -> 8 m^2 at 0.5 kg/m^2; rope 1.5 m at 0.1 kg/m */
+    ENSURE_NEAR(m.body[0].mass, 4.0, 1e-12);
+    ENSURE_NEAR(m.body[2].mass, 0.15, 1e-12);
+    ENSURE_NEAR(m.body[0].stretch_limit, 0.1, 0);
+    /* grid in x-y (4 m x 2 m after scale), rotated -90 about x: flat at y = 1, top row (j = ny) at z = -1 */
+    for (int i = 0; i < 15; i++) ENSURE_NEAR(m.x0[3 * i + 1], 1.0, 1e-12);
+    ENSURE_NEAR(m.x0[3 * 10 + 0], -2.0, 1e-12);
+    ENSURE_NEAR(m.x0[3 * 10 + 2], -1.0, 1e-12);
+    ENSURE(m.pinned[10] && m.pinned[14] && !m.pinned[0]);
+    /* rope root at the translate, tip 1.5 m below; the pin box holds the root only */
+    int r0 = m.body[2].node_begin;
+    ENSURE_NEAR(m.x0[3 * r0 + 1], 2.0, 1e-12);
+    ENSURE_NEAR(m.x0[3 * (r0 + 5) + 1], 0.5, 1e-12);
+    ENSURE(m.pinned[r0] && !m.pinned[r0 + 1]);
+    /* stiffness by kind: the cloth's springs carry 900/300/7, the rope's 400/3 */
+    int seen[3] = {0, 0, 0};
+    for (int k = 0; k < m.body[0].spring_count; k++) {
+      int sp = m.body[0].spring_begin + k, kind = m.spring_kind[sp];
+      double want = kind == JL_SPRING_STRETCH ? 900 : kind == JL_SPRING_SHEAR ? 300 : 7;
+      ENSURE_NEAR(m.spring_k[sp], want, 0);
+      seen[kind] = 1;
+    }
+    ENSURE(seen[0] && seen[1] && seen[2]);
+    for (int k = 0; k < m.body[2].spring_count; k++) {
+      int sp = m.body[2].spring_begin + k;
+      ENSURE_NEAR(m.spring_k[sp], m.spring_kind[sp] == JL_SPRING_STRETCH ? 400 : 3, 0);
+    }
+    ENSURE(m.world.wind_drag == 0.8);
+    jl_model_free(&m);
+  }
+  jl_scene_free(&sc);
+
+  /* defaults: "wind" present turns drag on at 1.2 kg/m^3; cloth/rope densities per kind */
+  ENSURE(parse("{\"wind\": {}, \"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}},"
+               " {\"kind\": \"rope\", \"shape\": {\"type\": \"chain\"}}]}",
+               &sc, err, sizeof err) == JL_OK);
+  ENSURE_NEAR(sc.world.wind_drag, 1.2, 0);
+  ENSURE_NEAR(sc.body[0].def.density, 0.2, 0);
+  ENSURE_NEAR(sc.body[1].def.density, 0.05, 0);
+  ENSURE_NEAR(sc.body[0].cloth.stretch, 800, 0);
+  jl_scene_free(&sc);
 }
 
 static void test_transform(void) {
@@ -161,8 +276,9 @@ static void test_transform(void) {
 }
 
 static void test_shipped_scenes_parse(void) {
-  static const char *names[] = {"default", "hanging_bar", "drop", "stiff"};
-  for (int i = 0; i < 4; i++) {
+  static const char *names[] = {"default", "hanging_bar", "drop",  "stiff",       "curtain",
+                                "flag",    "drape",       "hair",  "rope_bridge"};
+  for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
     char path[1024], err[1024] = "";
     snprintf(path, sizeof path, JL_SOURCE_DIR "/models/scenes/%s.json", names[i]);
     JlScene sc;
@@ -172,5 +288,6 @@ static void test_shipped_scenes_parse(void) {
 }
 
 JL_TEST_MAIN({"full_example", test_full_example}, {"defaults", test_defaults},
-             {"bad_scenes", test_bad_scenes}, {"transform", test_transform},
+             {"bad_scenes", test_bad_scenes}, {"cloth_rope_wind", test_cloth_rope_wind},
+             {"transform", test_transform},
              {"shipped_scenes_parse", test_shipped_scenes_parse})
