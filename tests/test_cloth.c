@@ -2,13 +2,16 @@
  * orders of the explicit integrators on a swinging rope, the catenary limit
  * of a hanging rope, a stiff curtain under implicit vs forward Euler,
  * finite-difference checks of the bend-spring and wind Jacobians, Provot's
- * stretch limit and the identity render surface of cloth bodies. */
+ * stretch limit, the identity render surface of cloth bodies and a cloth
+ * draping over a soft sphere (contacts of cloth nodes with a volume body). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/contact.h"
 #include "src/model_cloth.h"
+#include "src/scene.h"
 #include "src/wind.h"
 #include "src/world.h"
 #include "tests/harness.h"
@@ -484,8 +487,139 @@ static void test_concat(void) {
   jl_cloth_free(&a), jl_cloth_free(&b);
 }
 
+/* --- cloth draped over a soft sphere -------------------------------------------------------- */
+
+/* a small drape.json: a soft ball of radius R resting on the ground and a
+ * square cloth laid flat (rotate -90 about x) a little above it; the
+ * contact stiffness is a parameter so the check below can be shown to fail */
+static int drape_world(JlWorld *w, double R, double size, int cells, double contact_stiffness) {
+  char text[2048], err[512];
+  snprintf(text, sizeof text,
+           "{ \"duration\": 1.5, \"dt\": 0.016666666666666666, \"integrator\": \"implicit\",\n"
+           "  \"ground\": {\"y\": 0.0, \"friction\": 0.6},\n"
+           "  \"contact\": {\"stiffness\": %.17g, \"friction\": 0.4},\n"
+           "  \"bodies\": [\n"
+           "   {\"name\": \"ball\", \"shape\": {\"type\": \"sphere\", \"radius\": %.17g}, \"translate\": [0, %.17g, 0],\n"
+           "    \"tetgen\": {\"max_volume\": %.17g}, \"density\": 200, \"young_modulus\": 1e5, \"damping\": 1.0},\n"
+           "   {\"name\": \"cloth\", \"kind\": \"cloth\",\n"
+           "    \"shape\": {\"type\": \"grid\", \"size\": [%.17g, %.17g], \"cells\": [%d, %d]},\n"
+           "    \"rotate_deg\": [-90, 0, 0], \"translate\": [0, %.17g, 0], \"density\": 0.3, \"stiffness\": 5000,\n"
+           "    \"shear_stiffness\": 1000, \"bend_stiffness\": 5, \"damping\": 0.1, \"stretch_limit\": 0.1} ] }\n",
+           contact_stiffness, R, R, R * R * R / 200.0, size, size, cells, cells, 2.0 * R + 0.05);
+  JlScene sc;
+  if (jl_scene_parse(text, "drape_test.json", &sc, err, sizeof err) != JL_OK) {
+    printf("  scene: %s\n", err);
+    return 0;
+  }
+  JlModel m;
+  JlResult r = jl_scene_build(&sc, &m, NULL, err, sizeof err);
+  if (r == JL_OK) r = jl_world_create(w, &m, &sc.step, err, sizeof err);
+  if (r != JL_OK) printf("  build: %s\n", err);
+  jl_scene_free(&sc);
+  return r == JL_OK;
+}
+
+typedef struct DrapeResult {
+  double depth;         /* m, deepest cloth node inside the ball's rest radius around its centre of mass, at the end */
+  double peak_depth;    /* m, the same, largest over all steps */
+  double contact_depth; /* m, jl_contact_max_depth at the end */
+  double centre_y;      /* m, ball centre of mass */
+  double mid_y;         /* m, the cloth's centre node */
+  double corner_y;      /* m, the highest of the four corners */
+  double ke;            /* J, kinetic energy at the end */
+  double cloth_mass;    /* kg */
+  int contacts;         /* largest contact count seen */
+} DrapeResult;
+
+/* deepest cloth node inside the ball's rest radius around the ball's centre of mass c (m, <= 0 when none) */
+static double drape_depth(const JlWorld *w, double R, double c[3]) {
+  const JlModel *m = &w->model;
+  const JlBody *ball = &m->body[0], *cloth = &m->body[1];
+  c[0] = c[1] = c[2] = 0;
+  for (int i = ball->node_begin; i < ball->node_begin + ball->node_count; i++)
+    for (int a = 0; a < 3; a++) c[a] += m->mass[i] * w->state.x[3 * i + a] / ball->mass;
+  double depth = -INFINITY;
+  for (int i = cloth->node_begin; i < cloth->node_begin + cloth->node_count; i++) {
+    const double *p = w->state.x + 3 * i;
+    depth = fmax(depth, R - sqrt((p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) +
+                                     (p[2] - c[2]) * (p[2] - c[2])));
+  }
+  return depth;
+}
+
+static int run_drape(double contact_stiffness, int cells, DrapeResult *out) {
+  const double R = 0.2, size = 0.8, h = 1.0 / 60.0;
+  JlWorld w;
+  if (!drape_world(&w, R, size, cells, contact_stiffness)) return 0;
+  const JlModel *m = &w.model;
+  if (m->nbody != 2 || m->body[0].kind != JL_BODY_VOLUME || m->body[1].kind != JL_BODY_CLOTH) {
+    jl_world_destroy(&w);
+    return 0;
+  }
+  JlForce *contact = NULL;
+  for (int f = 0; f < w.nforce; f++)
+    if (strcmp(w.force[f]->name, "contacts") == 0) contact = w.force[f];
+  memset(out, 0, sizeof *out);
+  int ok = contact != NULL;
+  const int steps = 90; /* 1.5 s */
+  for (int s = 0; s < steps && ok; s++) {
+    JlStepReport rep;
+    ok = jl_world_step(&w, h, &rep) == JL_OK;
+    if (!ok) printf("  step %d: %s\n", s, rep.message);
+    int n = jl_contact_count(contact);
+    out->contacts = n > out->contacts ? n : out->contacts;
+    /* penetration at every step, so a cloth falling through the ball is caught on its way */
+    double c[3], depth = drape_depth(&w, R, c);
+    out->peak_depth = fmax(out->peak_depth, depth);
+    if (s == steps - 1) out->depth = depth, out->centre_y = c[1];
+  }
+  if (ok) {
+    const JlBody *cloth = &m->body[1];
+    /* node (i, j) is i + (cells + 1) j; the centre and the four corners */
+    const double *x = w.state.x + 3 * cloth->node_begin;
+    int mid = cells / 2 + (cells + 1) * (cells / 2), last = (cells + 1) * (cells + 1) - 1;
+    int corner[4] = {0, cells, last - cells, last};
+    out->mid_y = x[3 * mid + 1];
+    out->corner_y = -INFINITY;
+    for (int k = 0; k < 4; k++) out->corner_y = fmax(out->corner_y, x[3 * corner[k] + 1]);
+    out->contact_depth = jl_contact_max_depth(contact);
+    JlEnergy e;
+    jl_world_energy(&w, &e);
+    out->ke = e.kinetic;
+    out->cloth_mass = cloth->mass;
+  }
+  jl_world_destroy(&w);
+  return ok;
+}
+
+static void test_cloth_drapes_on_sphere(void) {
+  const double R = 0.2;
+  int cells = quick() ? 10 : 16;
+  DrapeResult d;
+  ENSURE(run_drape(1e5, cells, &d));
+  printf("  %dx%d cloth on a ball of radius %.2f m after 1.5 s: deepest node %.4f m inside (%.4f m at any step,\n"
+         "  contact depth %.4f m), ball centre %.4f m, cloth centre %.4f m, highest corner %.4f m,\n"
+         "  kinetic %.3e J, max %d contacts\n",
+         cells, cells, R, d.depth, d.peak_depth, d.contact_depth, d.centre_y, d.mid_y, d.corner_y, d.ke, d.contacts);
+  ENSURE_MSG(d.contacts > 0, "the cloth never touched the ball");
+  /* (a) no node ends inside the ball beyond 10 % of its radius; on the way none went beyond 25 %
+   * (contacts are detected at the start of each step, so at impact a node travels one step,
+   * ~1.7 cm at 1 m/s, before it is pushed back; without contacts it falls through, depth ~R) */
+  ENSURE_MSG(d.depth < 0.1 * R, "a cloth node ended %.4f m inside the ball (tolerance %.4f m)", d.depth, 0.1 * R);
+  ENSURE_MSG(d.peak_depth < 0.25 * R, "a cloth node went %.4f m inside the ball (tolerance %.4f m)", d.peak_depth,
+             0.25 * R);
+  /* (b) draped: the centre rests on the top of the ball, the corners hang below its equator */
+  ENSURE_MSG(fabs(d.mid_y - (d.centre_y + R)) < 0.03, "cloth centre at %.4f m, ball top at %.4f m", d.mid_y,
+             d.centre_y + R);
+  ENSURE_MSG(d.corner_y < d.centre_y, "a corner at %.4f m did not hang below the equator (%.4f m)", d.corner_y,
+             d.centre_y);
+  /* (c) settled: kinetic energy (ball and cloth) far below the cloth's m g R */
+  ENSURE_MSG(d.ke < 2e-3 * d.cloth_mass * 9.81 * R, "still moving: kinetic energy %.3g J (cloth m g R = %.3g J)",
+             d.ke, d.cloth_mass * 9.81 * R);
+}
+
 JL_TEST_MAIN({"topology", test_topology}, {"rope_convergence_orders", test_rope_convergence_orders},
              {"catenary", test_catenary}, {"curtain_implicit_vs_euler", test_curtain_implicit_vs_euler},
              {"bend_jacobian", test_bend_jacobian}, {"wind_jacobian", test_wind_jacobian},
              {"provot_limit", test_provot_limit}, {"cloth_surface_and_wind", test_cloth_surface_and_wind},
-             {"concat", test_concat})
+             {"concat", test_concat}, {"cloth_drapes_on_sphere", test_cloth_drapes_on_sphere})
