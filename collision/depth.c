@@ -50,6 +50,7 @@
 
 #include "collision/hash.h"
 #include "collision/narrow.h"
+#include "mesh/vec3.h"
 
 typedef struct Near {
   double d;
@@ -299,10 +300,8 @@ void jl_collision_reset(JlCollision *c) {
 }
 
 /* ---- small vector helpers ---- */
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 static int normalize3(double *a) {
-  double l = sqrt(dot3(a, a));
+  double l = sqrt(jl_vec3_dot(a, a));
   if (!(l > 0.0) || !isfinite(l)) return 0;
   a[0] /= l, a[1] /= l, a[2] /= l;
   return 1;
@@ -505,7 +504,7 @@ static const double *cached_normal(JlCollision *c, const JlModel *m, const doubl
   if (c->fn_stamp[f] != c->wstamp) {
     c->fn_stamp[f] = c->wstamp;
     face_area_normal(m, x, f, n);
-    n[3] = sqrt(dot3(n, n));
+    n[3] = sqrt(jl_vec3_dot(n, n));
   }
   return n;
 }
@@ -522,7 +521,7 @@ static int face_normal(JlCollision *c, const JlModel *m, const double *x, int f,
     for (int q = c->vf_start[v]; q < c->vf_start[v + 1]; q++) {
       const double *ng = cached_normal(c, m, x, c->vf[q]);
       double l = ng[3];
-      if (!(l > 0.0) || dot3(ng, nf) < JL_CREASE_COS * l) continue;
+      if (!(l > 0.0) || jl_vec3_dot(ng, nf) < JL_CREASE_COS * l) continue;
       cn[0] += ng[0], cn[1] += ng[1], cn[2] += ng[2];
     }
     if (!normalize3(cn)) memcpy(cn, nf, sizeof cn);
@@ -637,13 +636,13 @@ static int walk_crossing(JlCollision *c, const JlModel *m, const double *x, int 
     double r1[3] = {e2[1] * e3[2] - e2[2] * e3[1], e2[2] * e3[0] - e2[0] * e3[2], e2[0] * e3[1] - e2[1] * e3[0]};
     double r2[3] = {e3[1] * e1[2] - e3[2] * e1[1], e3[2] * e1[0] - e3[0] * e1[2], e3[0] * e1[1] - e3[1] * e1[0]};
     double r3[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-    double det = dot3(e1, r1);
+    double det = jl_vec3_dot(e1, r1);
     if (!(fabs(det) > 0.0) || !isfinite(det)) return -2;
     double pa[3] = {a[0] - v0[0], a[1] - v0[1], a[2] - v0[2]}, pb[3] = {b[0] - v0[0], b[1] - v0[1], b[2] - v0[2]};
     /* barycentric coordinates times det (sign of det folded in) */
     double la[4], lb[4];
-    la[1] = dot3(r1, pa), la[2] = dot3(r2, pa), la[3] = dot3(r3, pa);
-    lb[1] = dot3(r1, pb), lb[2] = dot3(r2, pb), lb[3] = dot3(r3, pb);
+    la[1] = jl_vec3_dot(r1, pa), la[2] = jl_vec3_dot(r2, pa), la[3] = jl_vec3_dot(r3, pa);
+    lb[1] = jl_vec3_dot(r1, pb), lb[2] = jl_vec3_dot(r2, pb), lb[3] = jl_vec3_dot(r3, pb);
     la[0] = det - la[1] - la[2] - la[3];
     lb[0] = det - lb[1] - lb[2] - lb[3];
     if (det < 0)
@@ -766,9 +765,9 @@ static void propagate(JlCollision *c, const JlModel *m, const double *x, int nq,
         int ql = c->level[c->in_idx[n]];
         if (ql < 0 || ql > lev) continue;
         double dx[3] = {x[3 * n] - xp[0], x[3 * n + 1] - xp[1], x[3 * n + 2] - xp[2]};
-        double d2 = dot3(dx, dx), mu = d2 > 0 ? 1.0 / d2 : 1e30;
+        double d2 = jl_vec3_dot(dx, dx), mu = d2 > 0 ? 1.0 / d2 : 1e30;
         sw += mu;
-        sd += mu * (dot3(dx, cq->dir) + cq->depth);
+        sd += mu * (jl_vec3_dot(dx, cq->dir) + cq->depth);
         for (int k = 0; k < 3; k++) r[k] += mu * cq->dir[k];
       }
       if (sw > 0 && normalize3(r)) {
@@ -812,7 +811,7 @@ static void nearest_surface(JlCollision *c, const JlModel *m, const double *x, i
   }
   if (bf >= 0 && !face_normal(c, m, x, bf, bb, bn)) bn[0] = 0, bn[1] = 1, bn[2] = 0;
   double d[3] = {bq[0] - xp[0], bq[1] - xp[1], bq[2] - xp[2]};
-  *depth = sqrt(dot3(d, d));
+  *depth = sqrt(jl_vec3_dot(d, d));
   if (!normalize3(d)) {
     memcpy(d, bn, sizeof d);
     if (!normalize3(d)) d[0] = 0, d[1] = 1, d[2] = 0;
@@ -860,9 +859,9 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
       double xi[3] = {0, 0, 0}, ni[3] = {0, 0, 0};
       if (!edge_crossing(c, m, x, cp->tet, p, n, g0, g1, xi, ni)) continue;
       double dx[3] = {xi[0] - xp[0], xi[1] - xp[1], xi[2] - xp[2]};
-      double d2 = dot3(dx, dx), w = d2 > 0 ? 1.0 / d2 : 1e30;
+      double d2 = jl_vec3_dot(dx, dx), w = d2 > 0 ? 1.0 / d2 : 1e30;
       sw += w;
-      sd += w * dot3(dx, ni);
+      sd += w * jl_vec3_dot(dx, ni);
       for (int k = 0; k < 3; k++) r[k] += w * ni[k];
     }
     if (sw > 0 && normalize3(r)) {
@@ -888,7 +887,7 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
       for (int k = 0; k < 4; k++)
         for (int a = 0; a < 3; a++) y[a] += pc->w[k] * x[3 * tn[k] + a];
       double g[3] = {y[0] - x[3 * cp->node], y[1] - x[3 * cp->node + 1], y[2] - x[3 * cp->node + 2]};
-      double d = pc->depth + dot3(pc->dir, g);
+      double d = pc->depth + jl_vec3_dot(pc->dir, g);
       cp->depth = d > 0 ? d : 0.0;
       memcpy(cp->dir, pc->dir, sizeof cp->dir);
       cp->kind = JL_CONTACT_HISTORY;

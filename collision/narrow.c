@@ -15,6 +15,7 @@
 #include "collision/narrow.h"
 
 #include <math.h>
+#include "mesh/vec3.h"
 
 double jl_orient3d(const double *a, const double *b, const double *c, const double *d) {
   double u0 = b[0] - a[0], u1 = b[1] - a[1], u2 = b[2] - a[2];
@@ -69,8 +70,6 @@ int jl_segment_triangle(const double *p0, const double *p1, const double *a, con
   return 1;
 }
 
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 double jl_closest_point_triangle(const double *p, const double *a, const double *b, const double *c,
                                  double q[3], double bary[3]) {
   double ab[3], ac[3], ap[3], bp[3], cp[3];
@@ -82,9 +81,9 @@ double jl_closest_point_triangle(const double *p, const double *a, const double 
     cp[k] = p[k] - c[k];
   }
   double u = 1, v = 0, w = 0; /* weights of a, b, c */
-  double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-  double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
-  double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+  double d1 = jl_vec3_dot(ab, ap), d2 = jl_vec3_dot(ac, ap);
+  double d3 = jl_vec3_dot(ab, bp), d4 = jl_vec3_dot(ac, bp);
+  double d5 = jl_vec3_dot(ab, cp), d6 = jl_vec3_dot(ac, cp);
   double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
   if (d1 <= 0 && d2 <= 0) {
     u = 1, v = 0, w = 0; /* vertex a */

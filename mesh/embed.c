@@ -16,23 +16,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mesh/vec3.h"
 
 /* weights within this of zero count as inside */
 #define INSIDE_TOL 1e-12
-
-static void sub3(const double *a, const double *b, double *out) {
-  out[0] = a[0] - b[0];
-  out[1] = a[1] - b[1];
-  out[2] = a[2] - b[2];
-}
-
-static void cross3(const double *a, const double *b, double *out) {
-  out[0] = a[1] * b[2] - a[2] * b[1];
-  out[1] = a[2] * b[0] - a[0] * b[2];
-  out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 /* barycentric weights of p in tet x[0..3] (Cramer's rule on
  * p - x0 = w1 (x1 - x0) + w2 (x2 - x0) + w3 (x3 - x0)); returns the smallest */
@@ -44,17 +31,17 @@ static double barycentric(const double *const x[4], const double *p, double w[4]
       return 0.0;
     }
   double e1[3], e2[3], e3[3], q[3], c[3];
-  sub3(x[1], x[0], e1);
-  sub3(x[2], x[0], e2);
-  sub3(x[3], x[0], e3);
-  sub3(p, x[0], q);
-  cross3(e2, e3, c);
-  double det = dot3(e1, c);
-  w[1] = dot3(q, c) / det;
-  cross3(q, e3, c);
-  w[2] = dot3(e1, c) / det;
-  cross3(e2, q, c);
-  w[3] = dot3(e1, c) / det;
+  jl_vec3_sub(x[1], x[0], e1);
+  jl_vec3_sub(x[2], x[0], e2);
+  jl_vec3_sub(x[3], x[0], e3);
+  jl_vec3_sub(p, x[0], q);
+  jl_vec3_cross(e2, e3, c);
+  double det = jl_vec3_dot(e1, c);
+  w[1] = jl_vec3_dot(q, c) / det;
+  jl_vec3_cross(q, e3, c);
+  w[2] = jl_vec3_dot(e1, c) / det;
+  jl_vec3_cross(e2, q, c);
+  w[3] = jl_vec3_dot(e1, c) / det;
   w[0] = 1.0 - w[1] - w[2] - w[3];
   return fmin(fmin(w[0], w[1]), fmin(w[2], w[3]));
 }
@@ -63,17 +50,17 @@ static double barycentric(const double *const x[4], const double *p, double w[4]
  * Detection, 5.1.5: closest point by Voronoi regions) */
 static double dist2_triangle(const double *p, const double *a, const double *b, const double *c) {
   double ab[3], ac[3], ap[3], bp[3], cp[3], q[3];
-  sub3(b, a, ab);
-  sub3(c, a, ac);
-  sub3(p, a, ap);
-  double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+  jl_vec3_sub(b, a, ab);
+  jl_vec3_sub(c, a, ac);
+  jl_vec3_sub(p, a, ap);
+  double d1 = jl_vec3_dot(ab, ap), d2 = jl_vec3_dot(ac, ap);
   double v, w;
   if (d1 <= 0 && d2 <= 0) {
     memcpy(q, a, sizeof q);
     goto done;
   }
-  sub3(p, b, bp);
-  double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+  jl_vec3_sub(p, b, bp);
+  double d3 = jl_vec3_dot(ab, bp), d4 = jl_vec3_dot(ac, bp);
   if (d3 >= 0 && d4 <= d3) {
     memcpy(q, b, sizeof q);
     goto done;
@@ -84,8 +71,8 @@ static double dist2_triangle(const double *p, const double *a, const double *b, 
     for (int k = 0; k < 3; k++) q[k] = a[k] + v * ab[k];
     goto done;
   }
-  sub3(p, c, cp);
-  double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+  jl_vec3_sub(p, c, cp);
+  double d5 = jl_vec3_dot(ab, cp), d6 = jl_vec3_dot(ac, cp);
   if (d6 >= 0 && d5 <= d6) {
     memcpy(q, c, sizeof q);
     goto done;
@@ -109,8 +96,8 @@ static double dist2_triangle(const double *p, const double *a, const double *b, 
     for (int k = 0; k < 3; k++) q[k] = a[k] + ab[k] * v + ac[k] * w;
   }
 done:
-  sub3(p, q, ap);
-  return dot3(ap, ap);
+  jl_vec3_sub(p, q, ap);
+  return jl_vec3_dot(ap, ap);
 }
 
 /* squared distance from p to a tet (0 inside) */
@@ -306,16 +293,16 @@ void jl_surface_normals(int nvert, const double *vert, int ntri, const int *tri,
   for (int t = 0; t < ntri; t++) {
     const int *f = tri + 3 * t;
     double a[3], b[3], n[3];
-    sub3(vert + 3 * f[1], vert + 3 * f[0], a);
-    sub3(vert + 3 * f[2], vert + 3 * f[0], b);
-    cross3(a, b, n);
+    jl_vec3_sub(vert + 3 * f[1], vert + 3 * f[0], a);
+    jl_vec3_sub(vert + 3 * f[2], vert + 3 * f[0], b);
+    jl_vec3_cross(a, b, n);
     for (int c = 0; c < 3; c++)
       for (int k = 0; k < 3; k++) normal[3 * f[c] + k] += n[k];
   }
   /* unit length; a vertex with no area around it points up (+y) */
   for (int i = 0; i < nvert; i++) {
     double *n = normal + 3 * i;
-    double len = sqrt(dot3(n, n));
+    double len = sqrt(jl_vec3_dot(n, n));
     if (len > 0) {
       n[0] /= len;
       n[1] /= len;

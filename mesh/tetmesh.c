@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mesh/vec3.h"
 
 JlTetgenDef jl_default_tetgen_def(void) {
   JlTetgenDef def;
@@ -59,29 +60,15 @@ JlTetgenDef jl_default_tetgen_def(void) {
 /* upper bound on embedded-mode lattice points (memory and TetGen time) */
 #define MAX_LATTICE_POINTS 4000000
 
-/* ---- small vector helpers ------------------------------------------------ */
-
-static void sub3(const double *a, const double *b, double *out) {
-  out[0] = a[0] - b[0];
-  out[1] = a[1] - b[1];
-  out[2] = a[2] - b[2];
-}
-
-static void cross3(const double *a, const double *b, double *out) {
-  out[0] = a[1] * b[2] - a[2] * b[1];
-  out[1] = a[2] * b[0] - a[0] * b[2];
-  out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+/* ---- geometry helpers (vectors: mesh/vec3.h) ----------------------------- */
 
 double jl_tet_volume(const double *a, const double *b, const double *c, const double *d) {
   double u[3], v[3], w[3], n[3];
-  sub3(b, a, u);
-  sub3(c, a, v);
-  sub3(d, a, w);
-  cross3(v, w, n);
-  return dot3(u, n) / 6.0;
+  jl_vec3_sub(b, a, u);
+  jl_vec3_sub(c, a, v);
+  jl_vec3_sub(d, a, w);
+  jl_vec3_cross(v, w, n);
+  return jl_vec3_dot(u, n) / 6.0;
 }
 
 static void bbox_of(int n, const double *x, double lo[3], double hi[3]) {
@@ -203,9 +190,9 @@ static int count_crossings(const JlSurface *s, const Grid *g, const double *p, i
     /* where the line meets the triangle's plane */
     const double *a = s->vert + 3 * t[0];
     double e1[3], e2[3], n[3];
-    sub3(s->vert + 3 * t[1], a, e1);
-    sub3(s->vert + 3 * t[2], a, e2);
-    cross3(e1, e2, n);
+    jl_vec3_sub(s->vert + 3 * t[1], a, e1);
+    jl_vec3_sub(s->vert + 3 * t[2], a, e2);
+    jl_vec3_cross(e1, e2, n);
     if (n[0] == 0.0) continue;
     double x = a[0] - (n[1] * (p[1] - a[1]) + n[2] * (p[2] - a[2])) / n[0];
     if (x == p[0]) return 1;
@@ -237,12 +224,12 @@ static int point_inside(const JlSurface *s, const Grid *g, const double *p) {
 static int separated_on(const double *axis, const double *const *p, int np, const double *const *q, int nq) {
   double pmin = DBL_MAX, pmax = -DBL_MAX, qmin = DBL_MAX, qmax = -DBL_MAX;
   for (int i = 0; i < np; i++) {
-    double d = dot3(axis, p[i]);
+    double d = jl_vec3_dot(axis, p[i]);
     pmin = fmin(pmin, d);
     pmax = fmax(pmax, d);
   }
   for (int i = 0; i < nq; i++) {
-    double d = dot3(axis, q[i]);
+    double d = jl_vec3_dot(axis, q[i]);
     qmin = fmin(qmin, d);
     qmax = fmax(qmax, d);
   }
@@ -258,20 +245,20 @@ static int tet_triangle_overlap(const double *const tv[4], const double *const r
   static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
   double axis[3], u[3], v[3];
   for (int f = 0; f < 4; f++) {
-    sub3(tv[face[f][1]], tv[face[f][0]], u);
-    sub3(tv[face[f][2]], tv[face[f][0]], v);
-    cross3(u, v, axis);
+    jl_vec3_sub(tv[face[f][1]], tv[face[f][0]], u);
+    jl_vec3_sub(tv[face[f][2]], tv[face[f][0]], v);
+    jl_vec3_cross(u, v, axis);
     if (separated_on(axis, tv, 4, rv, 3)) return 0;
   }
   double re[3][3];
-  for (int k = 0; k < 3; k++) sub3(rv[(k + 1) % 3], rv[k], re[k]);
-  cross3(re[0], re[1], axis);
+  for (int k = 0; k < 3; k++) jl_vec3_sub(rv[(k + 1) % 3], rv[k], re[k]);
+  jl_vec3_cross(re[0], re[1], axis);
   if (separated_on(axis, tv, 4, rv, 3)) return 0;
   for (int e = 0; e < 6; e++) {
-    sub3(tv[edge[e][1]], tv[edge[e][0]], u);
+    jl_vec3_sub(tv[edge[e][1]], tv[edge[e][0]], u);
     for (int k = 0; k < 3; k++) {
-      cross3(u, re[k], axis);
-      if (dot3(axis, axis) <= 1e-24 * dot3(u, u) * dot3(re[k], re[k])) continue;
+      jl_vec3_cross(u, re[k], axis);
+      if (jl_vec3_dot(axis, axis) <= 1e-24 * jl_vec3_dot(u, u) * jl_vec3_dot(re[k], re[k])) continue;
       if (separated_on(axis, tv, 4, rv, 3)) return 0;
     }
   }
@@ -643,13 +630,13 @@ void jl_tetmesh_quality(const JlTetMesh *t, JlTetQuality *q) {
     double n[4][3];
     for (int f = 0; f < 4; f++) {
       double a[3], b[3];
-      sub3(x[tet_face[f][1]], x[tet_face[f][0]], a);
-      sub3(x[tet_face[f][2]], x[tet_face[f][0]], b);
-      cross3(a, b, n[f]);
+      jl_vec3_sub(x[tet_face[f][1]], x[tet_face[f][0]], a);
+      jl_vec3_sub(x[tet_face[f][2]], x[tet_face[f][0]], b);
+      jl_vec3_cross(a, b, n[f]);
     }
     for (int f = 0; f < 4; f++)
       for (int g = f + 1; g < 4; g++) {
-        double c = dot3(n[f], n[g]) / sqrt(dot3(n[f], n[f]) * dot3(n[g], n[g]));
+        double c = jl_vec3_dot(n[f], n[g]) / sqrt(jl_vec3_dot(n[f], n[f]) * jl_vec3_dot(n[g], n[g]));
         double deg = 180.0 - acos(fmax(-1.0, fmin(1.0, c))) * (180.0 / 3.14159265358979323846);
         q->min_dihedral_deg = fmin(q->min_dihedral_deg, deg);
         q->max_dihedral_deg = fmax(q->max_dihedral_deg, deg);

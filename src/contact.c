@@ -39,6 +39,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mesh/vec3.h"
 
 typedef struct Contact {
   int n;          /* 1 (obstacle) or 5 (node + Q's tet) */
@@ -80,8 +81,6 @@ static void contact_z(const Contact *ct, const double *x, double z[3]) {
   }
 }
 
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 static Contact *push(ContactElem *ce) {
   if (ce->ncontact == ce->cap) {
     ce->cap = ce->cap ? 2 * ce->cap : 256;
@@ -96,9 +95,9 @@ static Contact *push(ContactElem *ce) {
 static void choose_regime(Contact *ct, const double *v, double h, double mu) {
   double zd[3];
   contact_z(ct, v, zd);
-  double vn = dot3(ct->r, zd);
+  double vn = jl_vec3_dot(ct->r, zd);
   double vt[3] = {zd[0] - vn * ct->r[0], zd[1] - vn * ct->r[1], zd[2] - vn * ct->r[2]};
-  double st = sqrt(dot3(vt, vt));
+  double st = sqrt(jl_vec3_dot(vt, vt));
   ct->st0 = st;
   ct->slide = (ct->k * h + ct->c) * st > mu * ct->k * ct->d0;
 }
@@ -161,11 +160,11 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
 static double contact_phi(const Contact *ct, double mu, const double *z, const double *zd, double phi[3]) {
   const double *r = ct->r;
   double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
-  double g = ct->d0 - dot3(r, dz);
+  double g = ct->d0 - jl_vec3_dot(r, dz);
   phi[0] = phi[1] = phi[2] = 0.0;
   if (!(g > 0.0)) return g;
   /* normal penalty and damping */
-  double vn = dot3(r, zd), fn = ct->k * g - ct->c * vn;
+  double vn = jl_vec3_dot(r, zd), fn = ct->k * g - ct->c * vn;
   for (int a = 0; a < 3; a++) phi[a] = fn * r[a];
   /* friction */
   double vt[3] = {zd[0] - vn * r[0], zd[1] - vn * r[1], zd[2] - vn * r[2]};
@@ -175,9 +174,9 @@ static double contact_phi(const Contact *ct, double mu, const double *z, const d
     double s = cap / ct->st0;
     for (int a = 0; a < 3; a++) ft[a] = -s * vt[a];
   } else {
-    double sn = dot3(r, dz);
+    double sn = jl_vec3_dot(r, dz);
     for (int a = 0; a < 3; a++) ft[a] = -ct->k * (dz[a] - sn * r[a]) - ct->c * vt[a];
-    double fm = sqrt(dot3(ft, ft));
+    double fm = sqrt(jl_vec3_dot(ft, ft));
     if (fm > cap) {
       double s = cap / fm;
       for (int a = 0; a < 3; a++) ft[a] *= s;
@@ -223,11 +222,11 @@ static void contact_linearize(JlForce *e, const JlModel *m, const double *x, con
     contact_z(ct, v, zd);
     const double *r = ct->r;
     double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
-    double g = ct->d0 - dot3(r, dz);
+    double g = ct->d0 - jl_vec3_dot(r, dz);
     ct->active = g > 0.0;
     if (!ct->active) continue;
     double *D = ct->D;
-    double vn = dot3(r, zd);
+    double vn = jl_vec3_dot(r, zd);
     double vt[3] = {zd[0] - vn * r[0], zd[1] - vn * r[1], zd[2] - vn * r[2]};
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++) {
