@@ -6,8 +6,8 @@
  * Conforming mode feeds the surface to TetGen as a PLC (-p), with quality
  * (-q, radius-edge ratio) and maximum-volume (-a) refinement, and -Y: the
  * surface triangles are kept as they are, Steiner points go only inside. So
- * every surface vertex is a tet node (nodes 0..nvert-1, the embedding is
- * exact), the tet mesh's boundary is the render surface, and the tet volumes
+ * every surface vertex is a tet node (the embedding is exact: weight 1 on
+ * that node), the tet mesh's boundary is the render surface, and the tet volumes
  * add up to the surface's volume to rounding. Without -Y, TetGen re-meshes
  * nearly coplanar facets (the bunny's flat base) and the volume drifts by
  * ~1e-7; the price of -Y is somewhat flatter tets next to the surface.
@@ -477,8 +477,8 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
     }
   }
 
-  /* drop nodes no tet uses, keeping the order of the rest (in conforming
-   * mode the surface vertices normally stay nodes 0..nvert-1) */
+  /* drop nodes no tet uses (then jl_tetmesh_reorder numbers the rest along
+   * a Hilbert curve, mesh/order.c) */
   int *remap = jl_calloc((size_t)nnode, sizeof(int));
   for (int i = 0; i < 4 * ntet; i++) remap[tet[i]] = 1;
   int used = 0;
@@ -497,6 +497,7 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
   out->node = jl_realloc(node, (size_t)used * 3, sizeof(double));
   out->ntet = ntet;
   out->tet = jl_realloc(tet, (size_t)ntet * 4, sizeof(int));
+  jl_tetmesh_reorder(out);
   jl_tetmesh_topology(out);
   return JL_OK;
 }

@@ -64,6 +64,11 @@ JlResult jl_tetgen_raw(const char *switches,
 JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def,
                          JlTetMesh *out, char *err, size_t errsz);
 
+/* Renumbers nodes and tets along a 3D Hilbert curve through their positions
+ * (centroids for tets) so that neighbours in the mesh are mostly neighbours in
+ * memory; recomputes the topology if it was there. jl_tetgen_build does it. */
+void jl_tetmesh_reorder(JlTetMesh *t);
+
 /* (Re)computes edges, boundary faces and adjacency from node/tet. */
 void jl_tetmesh_topology(JlTetMesh *t);
 
