@@ -16,21 +16,26 @@
  * A border edge is followed through Q's tets from the tet that holds its
  * inside point, across shared faces (each tet's exit face is the one whose
  * barycentric coordinate reaches zero first along the edge), until it leaves
- * Q through a boundary face: that is its first crossing, confirmed and
- * located by the exact segment-triangle test. When the walk cannot decide (a
- * flat tet, a face through the edge's own nodes, an exit the exact test does
- * not confirm) the edge falls back to a second spatial hash holding only
+ * Q through a boundary face: that is its first crossing, located on the face
+ * by the same barycentric coordinates. Each tet's coordinate frame is
+ * computed once per detection and shared by the walks through it (a border
+ * point's edges all start in its tet). When the walk cannot decide (a flat
+ * tet, a face through the edge's own nodes, a crossing outside the face by
+ * more than rounding) the edge falls back to exact segment-triangle tests
+ * against a second spatial hash holding only
  * the boundary faces of Q reached by a breadth-first walk over Q's tets from
  * the group's tets, keeping to tets whose box meets the box of the border
  * edges; that walk misses no face an edge can first cross (the part of an
  * edge before its first crossing lies inside Q and in that box, and the tets
- * it passes through are face-connected). Face area normals are computed once
- * per group. The normal at a crossing point interpolates the
- * struck face's corner normals, each the area-weighted average of the faces
- * around the corner that are within 60 degrees of the struck face (a crease
- * angle), at the current positions: smooth surfaces get the paper's
- * interpolated vertex normals, a box's face keeps its own normal up to the
- * rim instead of tilting by up to 45 degrees towards the side faces.
+ * it passes through are face-connected). The normal at a crossing point
+ * interpolates the struck face's corner normals, each the area-weighted
+ * average (at the current positions) of the faces around the corner that are
+ * within 60 degrees of the struck face in the rest shape (a crease angle):
+ * smooth surfaces get the paper's interpolated vertex normals, a box's face
+ * keeps its own normal up to the rim instead of tilting by up to 45 degrees
+ * towards the side faces. Face normals, corner normals and, at nodes without
+ * a crease, the corner normal shared by all the node's faces are computed
+ * once per detection.
  *
  * The paper's known gap, points that no border point reaches, is closed in
  * two stages: the point's contact with the same Q in the previous call gives
@@ -42,9 +47,10 @@
  *
  * The depth phases touch few bytes but in scattered places, and in a
  * simulation step the solve evicts them from the caches: each tet's
- * neighbours and boundary faces share one 32-byte record, and the walk
- * prefetches the start tets of a group and, at each step, the neighbour
- * tets (prefetches change no result).
+ * neighbours and boundary faces share one 32-byte record, and the start
+ * tets of a group are prefetched together (prefetches change no result).
+ * Meshes from jl_tetgen_build are numbered along a Hilbert curve
+ * (mesh/order.c), so a contact region's tets and nodes are close in memory.
  *
  * Everything is sequential and ordered by ids: results do not depend on
  * threads or timing. */
@@ -63,6 +69,16 @@ typedef struct Near {
   double d;
   int idx;
 } Near;
+
+/* a tet's frame for barycentric coordinates (see tet_inv) */
+typedef struct TetInv {
+  double v0[3], r[3][3], det;
+} TetInv;
+
+typedef struct TetSlot {
+  unsigned stamp; /* detection that computed the tet's TetInv */
+  int slot;       /* its index in tinv */
+} TetSlot;
 
 typedef struct Hit {
   int pbody, node, body, tet;
@@ -88,14 +104,25 @@ struct JlCollision {
   int *tet_link_mem;        /* allocation holding tet_link (aligned to 32 bytes inside it) */
   unsigned *tet_stamp;      /* ntet: last group walk that reached the tet */
   unsigned *face_stamp;     /* nface: last group that collected the face */
-  unsigned *fn_stamp;       /* nface: last group that computed the face's area normal */
+  unsigned *fn_stamp;       /* nface: last detection that computed the face's area normal */
+  unsigned *fc_stamp;       /* nface: last detection that computed the face's corner normals */
   double *fbox;             /* nface x 6: box of a collected face */
   double *fn;               /* nface x 4: area normal (twice the area, outward) and its length */
-  unsigned wstamp;          /* walk / face / normal stamp of the current group */
+  double *fc;               /* nface x 12: unit normal and the three crease-aware corner normals */
+  unsigned wstamp;          /* walk / face-collection stamp of the current group */
+  unsigned dstamp;          /* stamp of the current detection (normals, tet frames) */
+  TetSlot *tslot;           /* ntet */
+  TetInv *tinv;             /* ntinv of tinv_cap: frames of the tets walked in this detection */
+  int ntinv, tinv_cap;
   int *walk;                /* walk_cap: tets queued in the group's walk */
   int walk_cap;
   int gathered;             /* the face hash holds the current group's faces */
   int *vf_start, *vf;       /* nnode + 1 / 3 nface: boundary faces around each node (CSR) */
+  /* crease-aware corner normals, creases found once on the rest shape */
+  unsigned char *vsmooth;   /* nnode: no crease at the node, its corner normal is shared by its faces */
+  int *cl_start, *cl;       /* 3 nface + 1 / ...: faces a creased corner 3 f + k averages (CSR) */
+  unsigned *vn_stamp;       /* nnode: last detection that computed the node's shared normal */
+  double *vn;               /* nnode x 4: shared unit normal, [3] = 1 if it exists */
   /* hits and contacts */
   int nhit, hit_cap;
   Hit *hit;
@@ -202,6 +229,8 @@ JlCollisionDef jl_default_collision_def(void) {
   return d;
 }
 
+static void rest_creases(JlCollision *c, const JlModel *m);
+
 JlCollision *jl_collision_create(const JlModel *m, const JlCollisionDef *def) {
   JL_ASSERT(m && def, "jl_collision_create: model and def must not be NULL");
   JlCollision *c = jl_calloc(1, sizeof *c);
@@ -239,6 +268,9 @@ JlCollision *jl_collision_create(const JlModel *m, const JlCollisionDef *def) {
   c->fn_stamp = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
   c->fbox = jl_calloc(6 * (size_t)m->nface + 6, sizeof(double));
   c->fn = jl_calloc(4 * (size_t)m->nface + 4, sizeof(double));
+  c->fc_stamp = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
+  c->fc = jl_calloc(12 * (size_t)m->nface + 12, sizeof(double));
+  c->tslot = jl_calloc((size_t)m->ntet + 1, sizeof(TetSlot));
   c->tet_stamp = jl_calloc((size_t)m->ntet + 1, sizeof(unsigned));
   tet_adjacency(c, m);
   /* faces around each node, for the crease-aware corner normals */
@@ -256,6 +288,7 @@ JlCollision *jl_collision_create(const JlModel *m, const JlCollisionDef *def) {
       }
     free(fill);
   }
+  rest_creases(c, m);
   c->prev_head = jl_calloc((size_t)m->nnode + 1, sizeof(int));
   c->prev_stamp = jl_calloc((size_t)m->nnode + 1, sizeof(unsigned));
   c->in_stamp = jl_calloc((size_t)m->nnode + 1, sizeof(unsigned));
@@ -280,9 +313,18 @@ void jl_collision_destroy(JlCollision *c) {
   free(c->fn_stamp);
   free(c->fbox);
   free(c->fn);
+  free(c->fc_stamp);
+  free(c->fc);
+  free(c->tslot);
+  free(c->tinv);
   free(c->walk);
   free(c->vf_start);
   free(c->vf);
+  free(c->vsmooth);
+  free(c->cl_start);
+  free(c->cl);
+  free(c->vn_stamp);
+  free(c->vn);
   free(c->hit);
   free(c->contact);
   free(c->prev);
@@ -512,41 +554,128 @@ static void face_area_normal(const JlModel *m, const double *x, int f, double n[
  * interpolation of the face's three corner normals (Heidelberger et al. 2004,
  * sec. 4.2 interpolate vertex normals). A corner normal averages, weighted by
  * area, only the faces around the corner that are within JL_CREASE_COS of f
- * itself, so at a sharp edge (a box's rim) the faces on the other side do not
- * tilt the normal: a point on a box's top face is pushed straight up, a point
- * on a smooth surface still gets a normal that varies continuously. */
+ * itself in the rest shape, so at a sharp edge (a box's rim) the faces on the
+ * other side do not tilt the normal: a point on a box's top face is pushed
+ * straight up, a point on a smooth surface still gets a normal that varies
+ * continuously. Creases are a property of the body's shape and are found
+ * once, on the rest positions: at a node without one (almost all nodes of a
+ * smooth body) the corner normal is the same for all its faces and is
+ * computed once per detection. */
 #define JL_CREASE_COS 0.5 /* cos 60 deg */
 
-/* area normal and its length of face f, computed once per group (wstamp) */
+/* vsmooth, cl_start and cl from the rest positions x0 */
+static void rest_creases(JlCollision *c, const JlModel *m) {
+  size_t nf = (size_t)m->nface;
+  double *rn = jl_calloc(4 * nf + 4, sizeof(double)); /* unit rest normal, [3] = |area normal| */
+  for (size_t f = 0; f < nf; f++) {
+    double *n = rn + 4 * f;
+    face_area_normal(m, m->x0, (int)f, n);
+    n[3] = sqrt(jl_vec3_dot(n, n));
+    if (n[3] > 0.0 && isfinite(n[3]))
+      for (int d = 0; d < 3; d++) n[d] /= n[3];
+    else
+      n[3] = 0.0;
+  }
+  /* g is averaged into f's corner when f and g are both non-degenerate and
+   * within the crease angle (or f is degenerate: then all faces are) */
+#define KEEPS(f, g) (rn[4 * (size_t)(g) + 3] > 0.0 && \
+                     (!(rn[4 * (size_t)(f) + 3] > 0.0) || jl_vec3_dot(rn + 4 * (size_t)(g), rn + 4 * (size_t)(f)) >= JL_CREASE_COS))
+  c->vsmooth = jl_calloc((size_t)m->nnode + 1, 1);
+  for (int v = 0; v < m->nnode; v++) {
+    int smooth = 1;
+    for (int a = c->vf_start[v]; a < c->vf_start[v + 1] && smooth; a++)
+      for (int b = c->vf_start[v]; b < c->vf_start[v + 1]; b++) {
+        int g = c->vf[b];
+        if (rn[4 * (size_t)g + 3] > 0.0 && !KEEPS(c->vf[a], g)) {
+          smooth = 0;
+          break;
+        }
+      }
+    c->vsmooth[v] = (unsigned char)smooth;
+  }
+  c->cl_start = jl_calloc(3 * nf + 1, sizeof(int));
+  for (int pass = 0; pass < 2; pass++) {
+    int n = 0;
+    for (size_t f = 0; f < nf; f++)
+      for (int k = 0; k < 3; k++) {
+        int v = m->face[3 * f + k];
+        if (pass == 0) c->cl_start[3 * f + k] = n;
+        if (c->vsmooth[v]) continue;
+        for (int b = c->vf_start[v]; b < c->vf_start[v + 1]; b++)
+          if (KEEPS(f, c->vf[b])) {
+            if (pass == 1) c->cl[n] = c->vf[b];
+            n++;
+          }
+      }
+    if (pass == 0) {
+      c->cl_start[3 * nf] = n;
+      c->cl = jl_calloc((size_t)n + 1, sizeof(int));
+    }
+  }
+#undef KEEPS
+  free(rn);
+  c->vn_stamp = jl_calloc((size_t)m->nnode + 1, sizeof(unsigned));
+  c->vn = jl_calloc(4 * (size_t)m->nnode + 4, sizeof(double));
+}
+
+/* area normal and its length of face f, computed once per detection */
 static const double *cached_normal(JlCollision *c, const JlModel *m, const double *x, int f) {
   double *n = c->fn + 4 * f;
-  if (c->fn_stamp[f] != c->wstamp) {
-    c->fn_stamp[f] = c->wstamp;
+  if (c->fn_stamp[f] != c->dstamp) {
+    c->fn_stamp[f] = c->dstamp;
     face_area_normal(m, x, f, n);
     n[3] = sqrt(jl_vec3_dot(n, n));
   }
   return n;
 }
 
-static int face_normal(JlCollision *c, const JlModel *m, const double *x, int f, const double bary[3],
-                       double n[3]) {
+/* unit normal and corner normals of face f (fc + 12 f: nf, then corners
+ * 0-2), computed once per detection; 0 for a degenerate face */
+static const double *face_corners(JlCollision *c, const JlModel *m, const double *x, int f) {
+  double *fc = c->fc + 12 * (size_t)f;
+  if (c->fc_stamp[f] == c->dstamp) return fc;
   const double *cf = cached_normal(c, m, x, f);
-  if (!(cf[3] > 0.0) || !isfinite(cf[3])) return 0;
-  double nf[3] = {cf[0] / cf[3], cf[1] / cf[3], cf[2] / cf[3]};
-  n[0] = n[1] = n[2] = 0.0;
+  if (!(cf[3] > 0.0) || !isfinite(cf[3])) return NULL;
+  double *nf = fc;
+  nf[0] = cf[0] / cf[3], nf[1] = cf[1] / cf[3], nf[2] = cf[2] / cf[3];
   for (int k = 0; k < 3; k++) {
     int v = m->face[3 * f + k];
-    double cn[3] = {0, 0, 0};
-    for (int q = c->vf_start[v]; q < c->vf_start[v + 1]; q++) {
-      const double *ng = cached_normal(c, m, x, c->vf[q]);
-      double l = ng[3];
-      if (!(l > 0.0) || jl_vec3_dot(ng, nf) < JL_CREASE_COS * l) continue;
-      cn[0] += ng[0], cn[1] += ng[1], cn[2] += ng[2];
+    double *cn = fc + 3 + 3 * k;
+    if (c->vsmooth[v]) {
+      /* shared by the node's faces: the area-weighted sum of all of them */
+      double *vn = c->vn + 4 * (size_t)v;
+      if (c->vn_stamp[v] != c->dstamp) {
+        c->vn_stamp[v] = c->dstamp;
+        vn[0] = vn[1] = vn[2] = 0.0;
+        for (int q = c->vf_start[v]; q < c->vf_start[v + 1]; q++) {
+          const double *ng = cached_normal(c, m, x, c->vf[q]);
+          if (ng[3] > 0.0) vn[0] += ng[0], vn[1] += ng[1], vn[2] += ng[2];
+        }
+        vn[3] = normalize3(vn);
+      }
+      memcpy(cn, vn[3] != 0.0 ? vn : nf, 3 * sizeof(double));
+      continue;
     }
-    if (!normalize3(cn)) memcpy(cn, nf, sizeof cn);
-    for (int d = 0; d < 3; d++) n[d] += bary[k] * cn[d];
+    cn[0] = cn[1] = cn[2] = 0.0;
+    for (int q = c->cl_start[3 * f + k]; q < c->cl_start[3 * f + k + 1]; q++) {
+      const double *ng = cached_normal(c, m, x, c->cl[q]);
+      if (ng[3] > 0.0) cn[0] += ng[0], cn[1] += ng[1], cn[2] += ng[2];
+    }
+    if (!normalize3(cn)) memcpy(cn, nf, 3 * sizeof(double));
   }
-  if (!normalize3(n)) memcpy(n, nf, sizeof nf);
+  c->fc_stamp[f] = c->dstamp;
+  return fc;
+}
+
+static int face_normal(JlCollision *c, const JlModel *m, const double *x, int f, const double bary[3],
+                       double n[3]) {
+  const double *fc = face_corners(c, m, x, f);
+  if (!fc) return 0;
+  const double *c0 = fc + 3, *c1 = fc + 6, *c2 = fc + 9;
+  n[0] = bary[0] * c0[0] + bary[1] * c1[0] + bary[2] * c2[0];
+  n[1] = bary[0] * c0[1] + bary[1] * c1[1] + bary[2] * c2[1];
+  n[2] = bary[0] * c0[2] + bary[1] * c1[2] + bary[2] * c2[2];
+  if (!normalize3(n)) memcpy(n, fc, 3 * sizeof(double));
   return 1;
 }
 
@@ -633,51 +762,76 @@ static void gather_faces(JlCollision *c, const JlModel *m, const double *x, int 
   c->stats.walked_tets += nw;
 }
 
-/* Walk along segment a-b through Q's tets from tet t (which holds a),
- * crossing shared faces, until it leaves Q through a boundary face: the
- * first crossing of the segment with Q's surface (every face before it is
- * shared by two tets). Each tet's exit face is the one whose barycentric
- * coordinate falls to zero first along the segment. Returns the boundary
- * face hit (s, bary from jl_segment_triangle, as the hash path computes
- * them), -1 when the segment ends inside Q, -2 when the walk cannot decide
- * (a flat tet, a face through p or n, an exit the exact test does not
- * confirm, too many steps): the caller then uses the face hash. */
+/* The frame of tet t for barycentric coordinates, computed at its first
+ * visit in this detection (the edges of a border point all start in its tet,
+ * neighbouring points' walks cross the same tets): corner 0 and the rows of
+ * the inverse of [v1-v0 v2-v0 v3-v0] times |det|, signed so that the
+ * coordinates of points inside are positive. */
+static const TetInv *tet_inv_new(JlCollision *c, const JlModel *m, const double *x, int t) {
+  TetSlot *ts = &c->tslot[t];
+  grow((void **)&c->tinv, &c->tinv_cap, c->ntinv + 1, sizeof(TetInv));
+  TetInv *ti = &c->tinv[c->ntinv];
+  ts->stamp = c->dstamp;
+  ts->slot = c->ntinv++;
+  const int *tn = m->tet + 4 * t;
+  const double *v0 = x + 3 * tn[0], *v1 = x + 3 * tn[1], *v2 = x + 3 * tn[2], *v3 = x + 3 * tn[3];
+  double e1[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
+  double e2[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
+  double e3[3] = {v3[0] - v0[0], v3[1] - v0[1], v3[2] - v0[2]};
+  /* e2 x e3, e3 x e1, e1 x e2 */
+  double r[3][3] = {{e2[1] * e3[2] - e2[2] * e3[1], e2[2] * e3[0] - e2[0] * e3[2], e2[0] * e3[1] - e2[1] * e3[0]},
+                    {e3[1] * e1[2] - e3[2] * e1[1], e3[2] * e1[0] - e3[0] * e1[2], e3[0] * e1[1] - e3[1] * e1[0]},
+                    {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]}};
+  double det = jl_vec3_dot(e1, r[0]), sign = det < 0 ? -1.0 : 1.0;
+  det *= sign;
+  if (!(det > 0.0) || !isfinite(det)) det = 0.0; /* flat: the walk gives up */
+  for (int i = 0; i < 3; i++) {
+    ti->v0[i] = v0[i];
+    for (int k = 0; k < 3; k++) ti->r[i][k] = sign * r[i][k];
+  }
+  ti->det = det;
+  return ti;
+}
+
+static inline const TetInv *tet_inv(JlCollision *c, const JlModel *m, const double *x, int t) {
+  const TetSlot *ts = &c->tslot[t];
+  return ts->stamp == c->dstamp ? &c->tinv[ts->slot] : tet_inv_new(c, m, x, t);
+}
+
+/* barycentric coordinates of y in frame ti, times det */
+static void tet_coords(const TetInv *ti, const double *y, double l[4]) {
+  double d[3] = {y[0] - ti->v0[0], y[1] - ti->v0[1], y[2] - ti->v0[2]};
+  l[1] = jl_vec3_dot(ti->r[0], d), l[2] = jl_vec3_dot(ti->r[1], d), l[3] = jl_vec3_dot(ti->r[2], d);
+  l[0] = ti->det - l[1] - l[2] - l[3];
+}
+
+/* Walk along segment a-b through Q's tets from tet t (which holds a), crossing shared faces, until it leaves Q through a
+ * boundary face: the first crossing of the segment with Q's surface (every
+ * face before it is shared by two tets). Each tet's exit face is the one
+ * whose barycentric coordinate falls to zero first along the segment; at a
+ * boundary face, the crossing's parameter s on a-b and its weights bary on
+ * the face's corners come from the same coordinates. Returns the boundary
+ * face, -1 when the segment ends inside Q, -2 when the walk cannot decide (a
+ * flat tet, a face through p or n, a crossing outside the face by more than
+ * rounding, too many steps): the caller then uses the face hash. */
 static int walk_crossing(JlCollision *c, const JlModel *m, const double *x, int t, int p, int n, double *s,
                          double bary[3]) {
   const double *a = x + 3 * p, *b = x + 3 * n;
   for (int step = 0; step < 64; step++) {
-    const int *tn = m->tet + 4 * t;
-    /* the next tet is one of the neighbours: start loading them during this step */
-    for (int k = 0; k < 4; k++) {
-      int nb = c->tet_link[8 * t + k];
-      if (nb >= 0) PREFETCH(c->tet_link + 8 * (size_t)nb), PREFETCH(m->tet + 4 * (size_t)nb);
-    }
-    const double *v0 = x + 3 * tn[0], *v1 = x + 3 * tn[1], *v2 = x + 3 * tn[2], *v3 = x + 3 * tn[3];
-    double e1[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
-    double e2[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
-    double e3[3] = {v3[0] - v0[0], v3[1] - v0[1], v3[2] - v0[2]};
-    /* rows of the inverse of [e1 e2 e3] (times det): e2 x e3, e3 x e1, e1 x e2 */
-    double r1[3] = {e2[1] * e3[2] - e2[2] * e3[1], e2[2] * e3[0] - e2[0] * e3[2], e2[0] * e3[1] - e2[1] * e3[0]};
-    double r2[3] = {e3[1] * e1[2] - e3[2] * e1[1], e3[2] * e1[0] - e3[0] * e1[2], e3[0] * e1[1] - e3[1] * e1[0]};
-    double r3[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-    double det = jl_vec3_dot(e1, r1);
-    if (!(fabs(det) > 0.0) || !isfinite(det)) return -2;
-    double pa[3] = {a[0] - v0[0], a[1] - v0[1], a[2] - v0[2]}, pb[3] = {b[0] - v0[0], b[1] - v0[1], b[2] - v0[2]};
-    /* barycentric coordinates times det (sign of det folded in) */
+    const TetInv *ti = tet_inv(c, m, x, t);
+    double det = ti->det;
+    if (!(det > 0.0)) return -2;
     double la[4], lb[4];
-    la[1] = jl_vec3_dot(r1, pa), la[2] = jl_vec3_dot(r2, pa), la[3] = jl_vec3_dot(r3, pa);
-    lb[1] = jl_vec3_dot(r1, pb), lb[2] = jl_vec3_dot(r2, pb), lb[3] = jl_vec3_dot(r3, pb);
-    la[0] = det - la[1] - la[2] - la[3];
-    lb[0] = det - lb[1] - lb[2] - lb[3];
-    if (det < 0)
-      for (int k = 0; k < 4; k++) la[k] = -la[k], lb[k] = -lb[k];
-    /* exit face: the coordinate that reaches zero first while decreasing */
+    tet_coords(ti, a, la);
+    tet_coords(ti, b, lb);
+    /* exit face: the coordinate that reaches zero first while decreasing,
+     * at s = la / (la - lb); fractions compared by cross-multiplying */
     int exit_k = -1;
-    double best = INFINITY;
+    double num = 1.0, den = 0.0;
     for (int k = 0; k < 4; k++) {
       if (!(lb[k] < 0.0) || !(lb[k] < la[k])) continue;
-      double tk = la[k] / (la[k] - lb[k]);
-      if (tk < best) best = tk, exit_k = k;
+      double dk = la[k] - lb[k];
+      if (exit_k < 0 || la[k] * den < num * dk) num = la[k], den = dk, exit_k = k;
     }
     if (exit_k < 0) return -1; /* b inside this tet */
     int nb = c->tet_link[8 * t + exit_k];
@@ -689,8 +843,22 @@ static int walk_crossing(JlCollision *c, const JlModel *m, const double *x, int 
     if (f < 0) return -2;
     const int *fv = m->face + 3 * f;
     if (fv[0] == p || fv[1] == p || fv[2] == p || fv[0] == n || fv[1] == n || fv[2] == n) return -2;
+    /* the crossing: s on a-b, weights of the face's corners */
+    double best = num / den, sc = best > 0.0 ? (best < 1.0 ? best : 1.0) : 0.0, sum = 0.0;
+    const int *tn = m->tet + 4 * t;
+    for (int i = 0; i < 3; i++) {
+      int k = 0;
+      while (k < 4 && tn[k] != fv[i]) k++;
+      if (k == 4 || k == exit_k) return -2; /* not this tet's face: inconsistent topology */
+      double l = la[k] + sc * (lb[k] - la[k]);
+      if (l < -1e-9 * det) return -2;
+      bary[i] = l > 0.0 ? l : 0.0;
+      sum += bary[i];
+    }
+    if (!(sum > 0.0)) return -2;
+    for (int i = 0; i < 3; i++) bary[i] /= sum;
+    *s = sc;
     c->stats.segment_tests++;
-    if (!jl_segment_triangle(a, b, x + 3 * fv[0], x + 3 * fv[1], x + 3 * fv[2], s, bary)) return -2;
     return f;
   }
   return -2;
@@ -865,7 +1033,6 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
   if (++c->wstamp == 0) {
     memset(c->tet_stamp, 0, (size_t)m->ntet * sizeof(unsigned));
     memset(c->face_stamp, 0, (size_t)m->nface * sizeof(unsigned));
-    memset(c->fn_stamp, 0, (size_t)m->nface * sizeof(unsigned));
     c->wstamp = 1;
   }
   c->gathered = 0;
@@ -986,6 +1153,14 @@ int jl_collision_detect(JlCollision *c, const JlModel *m, const double *x) {
     c->prev_next[i] = c->prev_head[p];
     c->prev_head[p] = i;
   }
+
+  if (++c->dstamp == 0) {
+    memset(c->fn_stamp, 0, (size_t)m->nface * sizeof(unsigned));
+    memset(c->fc_stamp, 0, (size_t)m->nface * sizeof(unsigned));
+    memset(c->tslot, 0, (size_t)m->ntet * sizeof(TetSlot));
+    c->dstamp = 1;
+  }
+  c->ntinv = 0;
 
   double t0 = jl_seconds();
   broad_and_points(c, m, x);

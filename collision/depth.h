@@ -11,7 +11,8 @@
  *   phase 2       edges of P from an inside to an outside node crossing Q's
  *                 boundary faces: intersection points x_i and normals n_i
  *                 interpolated from the struck face's corner normals (vertex
- *                 normals that leave out faces beyond a 60 degree crease);
+ *                 normals that leave out faces beyond a 60 degree crease
+ *                 of the rest shape);
  *   phase 3       border points: depth d = sum w_i (x_i - p).n_i / sum w_i,
  *                 direction r = normalized sum w_i n_i, w_i = 1/|x_i - p|^2;
  *   phase 4       breadth-first propagation through P's node adjacency:

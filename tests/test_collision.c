@@ -519,6 +519,44 @@ static void body_centre(const JlWorld *w, int b, double c[3], double v[3]) {
     }
 }
 
+/* A small cube pressed 1 cm into the top of a box, next to the box's rim:
+ * its nodes 5 mm from the side face are closer to the side than to the top,
+ * yet the penalty direction is straight up with the depth to the top face.
+ * The crossings lie on top faces with corners on the rim, whose vertex
+ * normals would tilt outwards if the side faces beyond the 90 degree crease
+ * were averaged in. */
+static void test_crease_normals_at_rim(void) {
+  BoxSpec s[2];
+  memset(s, 0, sizeof s);
+  double blo[3] = {-0.1, 0, -0.1}, bhi[3] = {0.1, 0.12, 0.1};
+  memcpy(s[0].lo, blo, sizeof blo), memcpy(s[0].hi, bhi, sizeof bhi);
+  s[0].n[0] = 4, s[0].n[1] = 2, s[0].n[2] = 4;
+  double clo[3] = {0.06, 0.11, -0.02}, chi[3] = {0.095, 0.15, 0.02};
+  memcpy(s[1].lo, clo, sizeof clo), memcpy(s[1].hi, chi, sizeof chi);
+  s[1].n[0] = s[1].n[1] = s[1].n[2] = 1;
+  JlWorldDef wd = no_gravity();
+  JlModel m;
+  ENSURE(boxes_model(&m, 2, s, &wd) == JL_OK);
+  JlCollisionDef def = jl_default_collision_def();
+  JlCollision *c = jl_collision_create(&m, &def);
+  int n = jl_collision_detect(c, &m, m.x0);
+  const JlContactPoint *cp = jl_collision_contacts(c, &n);
+  int inside = 0;
+  double worst = 0;
+  for (int i = 0; i < n; i++) {
+    if (cp[i].body != 0) continue;
+    inside++;
+    ENSURE(cp[i].kind == JL_CONTACT_BORDER);
+    worst = fmax(worst, fabs(cp[i].dir[0]) + fabs(cp[i].dir[1] - 1.0) + fabs(cp[i].dir[2]));
+    ENSURE_NEAR(cp[i].depth, 0.01, 1e-9);
+  }
+  printf("  %d cube nodes in the box, direction error %.1e\n", inside, worst);
+  ENSURE(inside == 4);
+  ENSURE(worst < 1e-9);
+  jl_collision_destroy(c);
+  jl_model_free(&m);
+}
+
 static void test_no_tunneling(void) {
   /* a ball-like body (lattice cube rounded? no: a sphere from TetGen) at 10 m/s into a pinned slab, dt = 1/60 */
   BoxSpec s[2];
@@ -701,6 +739,7 @@ JL_TEST_MAIN({"hash_matches_brute_force", test_hash_matches_brute_force},
              {"contact_jacobian_fd", test_contact_jacobian_fd},
              {"two_cubes_momentum", test_two_cubes_momentum},
              {"consistent_through_thin_slab", test_consistent_through_thin_slab},
+             {"crease_normals_at_rim", test_crease_normals_at_rim},
              {"no_tunneling", test_no_tunneling},
              {"stack_settles", test_stack_settles},
              {"tilted_box_friction", test_tilted_box_friction},
