@@ -164,6 +164,17 @@ typedef struct CollideRow {
   double solve_ms;      /* the rest of the implicit step */
 } CollideRow;
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* median of v[0..n) (sorts v) */
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* copy of a tet mesh's nodes and tets moved by dy, with its topology */
 static void shifted_copy(const JlTetMesh *t, double dy, JlTetMesh *out) {
   memset(out, 0, sizeof *out);
@@ -219,25 +230,34 @@ static JlResult collide_row(int target, int nstep, CollideRow *row, char *err, s
   const JlForce *contacts = NULL;
   for (int f = 0; f < w.nforce; f++)
     if (strcmp(w.force[f]->name, "contacts") == 0) contacts = w.force[f];
-  double h = 1.0 / 60.0, step_s = 0;
+  double h = 1.0 / 60.0;
+  double *detect = jl_calloc((size_t)nstep, sizeof(double)), *depth = jl_calloc((size_t)nstep, sizeof(double));
+  double *solve = jl_calloc((size_t)nstep, sizeof(double));
   JlStepReport rep;
   jl_world_step(&w, h, &rep); /* warm-up: buffers grow to the contact count */
+  int done = 0;
   for (int k = 0; k < nstep && contacts; k++) {
     double t0 = jl_seconds();
     r = jl_world_step(&w, h, &rep);
-    step_s += jl_seconds() - t0;
+    double step_s = jl_seconds() - t0;
     const JlCollisionStats *st = jl_contact_stats(contacts);
     row->candidates += st->candidates;
     row->penetrating += st->penetrating;
-    row->detect_ms += 1e3 * st->detect_s;
-    row->depth_ms += 1e3 * st->depth_s;
+    detect[k] = 1e3 * st->detect_s;
+    depth[k] = 1e3 * st->depth_s;
+    solve[k] = 1e3 * step_s - detect[k] - depth[k];
+    done++;
     if (r) break;
   }
-  row->candidates /= nstep;
-  row->penetrating /= nstep;
-  row->detect_ms /= nstep;
-  row->depth_ms /= nstep;
-  row->solve_ms = 1e3 * step_s / nstep - row->detect_ms - row->depth_ms;
+  /* counts: means; times: medians over the steps (robust to other processes) */
+  if (done > 0) {
+    row->candidates /= done;
+    row->penetrating /= done;
+    row->detect_ms = median(detect, done);
+    row->depth_ms = median(depth, done);
+    row->solve_ms = median(solve, done);
+  }
+  free(detect), free(depth), free(solve);
   snprintf(row->name, sizeof row->name, "collide_%dk", (target + 500) / 1000);
   jl_world_destroy(&w);
   if (!contacts) return jl_fail(err, errsz, JL_ERR_RUNTIME, "collision row: the world has no contact element");
@@ -254,7 +274,7 @@ static int collide_rows(int json, int quick, int nstep, const char *cpu) {
   for (int k = 0; k < ntarget; k++) {
     CollideRow row;
     char err[1024];
-    int steps = nstep ? nstep : (targets[k] >= 50000 ? 2 : 5);
+    int steps = nstep ? nstep : (targets[k] >= 50000 ? 5 : 9);
     if (collide_row(targets[k], steps, &row, err, sizeof err)) {
       fprintf(stderr, "jelly bench: %s\n", err);
       return 1;
@@ -295,7 +315,7 @@ int jl_cli_bench(int argc, char **argv) {
              "spheres of about 1k, 10k, 50k and 100k tets at 1 and 2 threads.\n"
              "Collision rows (collide_*): two such spheres pressed into each other, per\n"
              "step: detection and depth time, us per tet and per colliding point, and the\n"
-             "implicit solve of the same step (one thread).\n"
+             "implicit solve of the same step (one thread; times are medians over the steps).\n"
              "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n");
       return 0;
     } else {
