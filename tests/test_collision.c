@@ -50,6 +50,16 @@ typedef struct BoxSpec {
   int pin_below;                 /* pin the nodes of the bottom layer */
 } BoxSpec;
 
+/* a box from x0 y0 z0 to x1 y1 z1 with nx x ny x nz cubes, everything else default */
+static BoxSpec box_spec(double x0, double y0, double z0, double x1, double y1, double z1, int nx, int ny, int nz) {
+  BoxSpec b;
+  memset(&b, 0, sizeof b);
+  b.lo[0] = x0, b.lo[1] = y0, b.lo[2] = z0;
+  b.hi[0] = x1, b.hi[1] = y1, b.hi[2] = z1;
+  b.n[0] = nx, b.n[1] = ny, b.n[2] = nz;
+  return b;
+}
+
 static JlResult boxes_model(JlModel *m, int nb, const BoxSpec *spec, const JlWorldDef *wd) {
   JlTetMesh *t = jl_calloc((size_t)nb, sizeof *t);
   JlBodyDef *defs = jl_calloc((size_t)nb, sizeof *defs);
@@ -432,14 +442,8 @@ static void naive_dir(const JlModel *m, const double *x, int p, int q, double di
 
 static void test_consistent_through_thin_slab(void) {
   /* slab 1 x 0.1 x 1 (y in [0, 0.1]); a small cube 0.04 coming down through it */
-  BoxSpec s[2];
-  memset(s, 0, sizeof s);
-  double slo[3] = {-0.5, 0, -0.5}, shi[3] = {0.5, 0.1, 0.5};
-  memcpy(s[0].lo, slo, sizeof slo), memcpy(s[0].hi, shi, sizeof shi);
-  s[0].n[0] = 10, s[0].n[1] = 2, s[0].n[2] = 10;
-  double clo[3] = {0.013, 0.102, 0.017}, chi[3] = {0.053, 0.142, 0.057};
-  memcpy(s[1].lo, clo, sizeof clo), memcpy(s[1].hi, chi, sizeof chi);
-  s[1].n[0] = s[1].n[1] = s[1].n[2] = 2;
+  BoxSpec s[2] = {box_spec(-0.5, 0, -0.5, 0.5, 0.1, 0.5, 10, 2, 10),
+                  box_spec(0.013, 0.102, 0.017, 0.053, 0.142, 0.057, 2, 2, 2)};
   JlWorldDef wd = no_gravity();
   JlModel m;
   ENSURE(boxes_model(&m, 2, s, &wd) == JL_OK);
@@ -526,14 +530,7 @@ static void body_centre(const JlWorld *w, int b, double c[3], double v[3]) {
  * normals would tilt outwards if the side faces beyond the 90 degree crease
  * were averaged in. */
 static void test_crease_normals_at_rim(void) {
-  BoxSpec s[2];
-  memset(s, 0, sizeof s);
-  double blo[3] = {-0.1, 0, -0.1}, bhi[3] = {0.1, 0.12, 0.1};
-  memcpy(s[0].lo, blo, sizeof blo), memcpy(s[0].hi, bhi, sizeof bhi);
-  s[0].n[0] = 4, s[0].n[1] = 2, s[0].n[2] = 4;
-  double clo[3] = {0.06, 0.11, -0.02}, chi[3] = {0.095, 0.15, 0.02};
-  memcpy(s[1].lo, clo, sizeof clo), memcpy(s[1].hi, chi, sizeof chi);
-  s[1].n[0] = s[1].n[1] = s[1].n[2] = 1;
+  BoxSpec s[2] = {box_spec(-0.1, 0, -0.1, 0.1, 0.12, 0.1, 4, 2, 4), box_spec(0.06, 0.11, -0.02, 0.095, 0.15, 0.02, 1, 1, 1)};
   JlWorldDef wd = no_gravity();
   JlModel m;
   ENSURE(boxes_model(&m, 2, s, &wd) == JL_OK);
@@ -559,16 +556,9 @@ static void test_crease_normals_at_rim(void) {
 
 static void test_no_tunneling(void) {
   /* a ball-like body (lattice cube rounded? no: a sphere from TetGen) at 10 m/s into a pinned slab, dt = 1/60 */
-  BoxSpec s[2];
-  memset(s, 0, sizeof s);
-  double slo[3] = {-0.5, 0, -0.5}, shi[3] = {0.5, 0.3, 0.5};
-  memcpy(s[0].lo, slo, sizeof slo), memcpy(s[0].hi, shi, sizeof shi);
-  s[0].n[0] = 6, s[0].n[1] = 2, s[0].n[2] = 6;
+  BoxSpec s[2] = {box_spec(-0.5, 0, -0.5, 0.5, 0.3, 0.5, 6, 2, 6), box_spec(-0.08, 0.45, -0.07, 0.08, 0.61, 0.09, 3, 3, 3)};
   s[0].pin_below = 1;
   s[0].young = 1e6;
-  double clo[3] = {-0.08, 0.45, -0.07}, chi[3] = {0.08, 0.61, 0.09};
-  memcpy(s[1].lo, clo, sizeof clo), memcpy(s[1].hi, chi, sizeof chi);
-  s[1].n[0] = s[1].n[1] = s[1].n[2] = 3;
   s[1].rot_axis[0] = 1, s[1].rot_axis[1] = 0.3, s[1].rot_axis[2] = 0.2, s[1].rot_angle = 0.7;
   s[1].velocity[1] = -10.0;
   JlWorldDef wd = no_gravity();
