@@ -392,6 +392,22 @@ static void test_cli_render(void) {
   double frac;
   ENSURE(sscanf(out, "%d %d %d %lf", &w, &h, &ncol, &frac) == 4);
   ENSURE_MSG(ncol > 50 && frac > 0.2, "%s", out);
+  /* movie.mp4 when ffmpeg is on PATH (CI does not install it: checked where it is present) */
+  if (system("command -v ffprobe >/dev/null 2>&1") == 0) {
+    snprintf(cmd, sizeof cmd, "%s render %s --out %s/movie --size 99x60 --frames 3", JELLY, scene, dir);
+    ENSURE(jl_test_run(cmd, out, sizeof out) == 0 && strstr(out, "movie.mp4"));
+    snprintf(cmd, sizeof cmd,
+             "ffprobe -v error -count_frames -show_entries stream=nb_read_frames,width,height -of csv=p=0 "
+             "%s/movie/movie.mp4",
+             dir);
+    ENSURE(jl_test_run(cmd, out, sizeof out) == 0);
+    int mw = 0, mh = 0, mf = 0;
+    ENSURE_MSG(sscanf(out, "%d,%d,%d", &mw, &mh, &mf) == 3, "%s", out);
+    printf("  movie.mp4: %dx%d, %d frames\n", mw, mh, mf);
+    ENSURE(mw == 100 && mh == 60 && mf == 4); /* odd width padded to even for yuv420p */
+  } else {
+    printf("  movie.mp4 not checked: no ffmpeg/ffprobe on PATH\n");
+  }
   /* an explicit camera */
   snprintf(cmd, sizeof cmd, "%s render %s --out %s/cam --size 64x48 --frames 0 --camera 0,1,2,0,0.4,0", JELLY, scene, dir);
   ENSURE(jl_test_run(cmd, out, sizeof out) == 0);
