@@ -47,7 +47,8 @@
  *
  * The depth phases touch few bytes but in scattered places, and in a
  * simulation step the solve evicts them from the caches: each tet's
- * neighbours and boundary faces share one 32-byte record, and the start
+ * neighbours, boundary faces, frame slot and stamps share one 32-byte
+ * record (a walk step touches one cache line of tet data), and the start
  * tets of a group are prefetched together (prefetches change no result).
  * Meshes from jl_tetgen_build are numbered along a Hilbert curve
  * (mesh/order.c), so a contact region's tets and nodes are close in memory.
@@ -75,10 +76,15 @@ typedef struct TetInv {
   double v0[3], r[3][3], det;
 } TetInv;
 
-typedef struct TetSlot {
-  unsigned stamp; /* detection that computed the tet's TetInv */
-  int slot;       /* its index in tinv */
-} TetSlot;
+/* what a walk step needs of a tet, in one 32-byte record (one cache line) */
+typedef struct TetRec {
+  int link[4];     /* across the face opposite corner k: the neighbour tet (>= 0), or
+                      -2 - f for boundary face f (model->face index), or -1 */
+  unsigned stamp;  /* detection that computed the tet's frame */
+  int slot;        /* the frame's index in tinv */
+  unsigned wstamp; /* last group whose face gathering reached the tet */
+  int pad;
+} TetRec;
 
 typedef struct Hit {
   int pbody, node, body, tet;
@@ -97,12 +103,8 @@ struct JlCollision {
   int *face_mark;           /* nface: last segment query that saw the face */
   int query;
   /* tet adjacency, for gathering the candidate faces of a group */
-  /* ntet x 8, one 32-byte record per tet (a walk step touches one cache line):
-   * [8t + k] tet across the face opposite corner k, -1 = boundary;
-   * [8t + 4 + k] boundary face (model->face index) opposite corner k, -1 = none */
-  int *tet_link;
-  int *tet_link_mem;        /* allocation holding tet_link (aligned to 32 bytes inside it) */
-  unsigned *tet_stamp;      /* ntet: last group walk that reached the tet */
+  TetRec *trec;             /* ntet, aligned to 32 bytes: links, frame slot, stamps */
+  void *trec_mem;           /* the allocation holding trec */
   unsigned *face_stamp;     /* nface: last group that collected the face */
   unsigned *fn_stamp;       /* nface: last detection that computed the face's area normal */
   unsigned *fc_stamp;       /* nface: last detection that computed the face's corner normals */
@@ -111,7 +113,6 @@ struct JlCollision {
   double *fc;               /* nface x 12: unit normal and the three crease-aware corner normals */
   unsigned wstamp;          /* walk / face-collection stamp of the current group */
   unsigned dstamp;          /* stamp of the current detection (normals, tet frames) */
-  TetSlot *tslot;           /* ntet */
   TetInv *tinv;             /* ntinv of tinv_cap: frames of the tets walked in this detection */
   int ntinv, tinv_cap;
   int *walk;                /* walk_cap: tets queued in the group's walk */
@@ -172,17 +173,18 @@ static void sort3(const int *in, int out[3]) {
   out[0] = a, out[1] = b, out[2] = cc;
 }
 
-/* index in tet_link of the neighbour slot of tet face owner = 4 tet + corner */
-static size_t link_at(int owner) { return 8 * (size_t)(owner / 4) + (size_t)(owner % 4); }
+/* the link of tet face owner = 4 tet + corner */
+static int *link_at(JlCollision *c, int owner) { return &c->trec[owner / 4].link[owner % 4]; }
 
 /* tet neighbours across faces and the boundary face on each unshared tet face
  * (sorting the 4 ntet tet faces once at creation) */
 static void tet_adjacency(JlCollision *c, const JlModel *m) {
   size_t nt = (size_t)m->ntet;
-  c->tet_link_mem = jl_calloc(8 * nt + 16, sizeof(int));
-  size_t mis = (size_t)((uintptr_t)c->tet_link_mem % 32) / sizeof(int);
-  c->tet_link = c->tet_link_mem + (mis ? 8 - mis : 0);
-  for (size_t i = 0; i < 8 * nt; i++) c->tet_link[i] = -1;
+  c->trec_mem = jl_calloc(nt + 2, sizeof(TetRec));
+  uintptr_t mis = (uintptr_t)c->trec_mem % sizeof(TetRec);
+  c->trec = (TetRec *)((char *)c->trec_mem + (mis ? sizeof(TetRec) - mis : 0));
+  for (size_t t = 0; t < nt; t++)
+    for (int k = 0; k < 4; k++) c->trec[t].link[k] = -1;
   if (nt == 0) return;
   FaceKey *tk = jl_calloc(4 * nt, sizeof(FaceKey));
   for (size_t t = 0; t < nt; t++)
@@ -204,8 +206,8 @@ static void tet_adjacency(JlCollision *c, const JlModel *m) {
     size_t j = i + 1;
     while (j < 4 * nt && !key_less(tk[i].v, tk[j].v)) j++;
     if (j == i + 2) { /* shared by two tets */
-      c->tet_link[link_at(tk[i].owner)] = tk[i + 1].owner / 4;
-      c->tet_link[link_at(tk[i + 1].owner)] = tk[i].owner / 4;
+      *link_at(c, tk[i].owner) = tk[i + 1].owner / 4;
+      *link_at(c, tk[i + 1].owner) = tk[i].owner / 4;
     } else if (j == i + 1) { /* on the boundary: find its face (lower bound by nodes) */
       size_t lo = 0, hi = (size_t)m->nface;
       while (lo < hi) {
@@ -214,7 +216,7 @@ static void tet_adjacency(JlCollision *c, const JlModel *m) {
         else hi = mid;
       }
       const FaceKey *hit = lo < (size_t)m->nface && !key_less(tk[i].v, bk[lo].v) ? &bk[lo] : NULL;
-      if (hit) c->tet_link[link_at(tk[i].owner) + 4] = hit->owner;
+      if (hit) *link_at(c, tk[i].owner) = -2 - hit->owner;
     }
     i = j;
   }
@@ -270,8 +272,6 @@ JlCollision *jl_collision_create(const JlModel *m, const JlCollisionDef *def) {
   c->fn = jl_calloc(4 * (size_t)m->nface + 4, sizeof(double));
   c->fc_stamp = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
   c->fc = jl_calloc(12 * (size_t)m->nface + 12, sizeof(double));
-  c->tslot = jl_calloc((size_t)m->ntet + 1, sizeof(TetSlot));
-  c->tet_stamp = jl_calloc((size_t)m->ntet + 1, sizeof(unsigned));
   tet_adjacency(c, m);
   /* faces around each node, for the crease-aware corner normals */
   c->vf_start = jl_calloc((size_t)m->nnode + 2, sizeof(int));
@@ -307,15 +307,13 @@ void jl_collision_destroy(JlCollision *c) {
   jl_hash_free(&c->nodes);
   jl_hash_free(&c->faces);
   free(c->face_mark);
-  free(c->tet_link_mem);
-  free(c->tet_stamp);
+  free(c->trec_mem);
   free(c->face_stamp);
   free(c->fn_stamp);
   free(c->fbox);
   free(c->fn);
   free(c->fc_stamp);
   free(c->fc);
-  free(c->tslot);
   free(c->tinv);
   free(c->walk);
   free(c->vf_start);
@@ -692,7 +690,7 @@ static void tet_box(const JlModel *m, const double *x, int t, double b[6]) {
 }
 
 static void push_walk(JlCollision *c, int *nw, int t) {
-  c->tet_stamp[t] = c->wstamp;
+  c->trec[t].wstamp = c->wstamp;
   grow((void **)&c->walk, &c->walk_cap, *nw + 1, sizeof(int));
   c->walk[(*nw)++] = t;
 }
@@ -723,19 +721,19 @@ static void gather_faces(JlCollision *c, const JlModel *m, const double *x, int 
   /* walk Q's tets from the group's tets, keeping to those that meet the box */
   int nw = 0;
   for (int i = g0; i < g1; i++)
-    if (c->tet_stamp[c->contact[i].tet] != c->wstamp) push_walk(c, &nw, c->contact[i].tet);
+    if (c->trec[c->contact[i].tet].wstamp != c->wstamp) push_walk(c, &nw, c->contact[i].tet);
   for (int wi = 0; wi < nw; wi++) {
     int t = c->walk[wi];
     double tb[6];
     tet_box(m, x, t, tb);
     if (!boxes_overlap(tb, eb)) continue;
     for (int k = 0; k < 4; k++) {
-      int nb = c->tet_link[8 * t + k];
+      int nb = c->trec[t].link[k];
       if (nb >= 0) {
-        if (c->tet_stamp[nb] != c->wstamp) push_walk(c, &nw, nb);
+        if (c->trec[nb].wstamp != c->wstamp) push_walk(c, &nw, nb);
         continue;
       }
-      int f = c->tet_link[8 * t + 4 + k];
+      int f = -2 - nb;
       if (f < 0 || c->face_stamp[f] == c->wstamp) continue;
       c->face_stamp[f] = c->wstamp;
       const int *fv = m->face + 3 * f;
@@ -768,7 +766,7 @@ static void gather_faces(JlCollision *c, const JlModel *m, const double *x, int 
  * the inverse of [v1-v0 v2-v0 v3-v0] times |det|, signed so that the
  * coordinates of points inside are positive. */
 static const TetInv *tet_inv_new(JlCollision *c, const JlModel *m, const double *x, int t) {
-  TetSlot *ts = &c->tslot[t];
+  TetRec *ts = &c->trec[t];
   grow((void **)&c->tinv, &c->tinv_cap, c->ntinv + 1, sizeof(TetInv));
   TetInv *ti = &c->tinv[c->ntinv];
   ts->stamp = c->dstamp;
@@ -794,7 +792,7 @@ static const TetInv *tet_inv_new(JlCollision *c, const JlModel *m, const double 
 }
 
 static inline const TetInv *tet_inv(JlCollision *c, const JlModel *m, const double *x, int t) {
-  const TetSlot *ts = &c->tslot[t];
+  const TetRec *ts = &c->trec[t];
   return ts->stamp == c->dstamp ? &c->tinv[ts->slot] : tet_inv_new(c, m, x, t);
 }
 
@@ -834,12 +832,12 @@ static int walk_crossing(JlCollision *c, const JlModel *m, const double *x, int 
       if (exit_k < 0 || la[k] * den < num * dk) num = la[k], den = dk, exit_k = k;
     }
     if (exit_k < 0) return -1; /* b inside this tet */
-    int nb = c->tet_link[8 * t + exit_k];
+    int nb = c->trec[t].link[exit_k];
     if (nb >= 0) {
       t = nb;
       continue;
     }
-    int f = c->tet_link[8 * t + 4 + exit_k];
+    int f = -2 - nb;
     if (f < 0) return -2;
     const int *fv = m->face + 3 * f;
     if (fv[0] == p || fv[1] == p || fv[2] == p || fv[0] == n || fv[1] == n || fv[2] == n) return -2;
@@ -1031,7 +1029,7 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
   }
   /* new stamp for the tet walk, face and normal caches */
   if (++c->wstamp == 0) {
-    memset(c->tet_stamp, 0, (size_t)m->ntet * sizeof(unsigned));
+    for (int t = 0; t < m->ntet; t++) c->trec[t].wstamp = 0;
     memset(c->face_stamp, 0, (size_t)m->nface * sizeof(unsigned));
     c->wstamp = 1;
   }
@@ -1040,7 +1038,7 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
    * (independent misses overlap) rather than one by one in the edge loop */
   for (int i = g0; i < g1; i++) {
     int t = c->contact[i].tet;
-    PREFETCH(c->tet_link + 8 * (size_t)t);
+    PREFETCH(c->trec + t);
     PREFETCH(m->tet + 4 * (size_t)t);
     if (m->adj) PREFETCH(m->adj + m->adj_start[c->contact[i].node]);
   }
@@ -1157,7 +1155,7 @@ int jl_collision_detect(JlCollision *c, const JlModel *m, const double *x) {
   if (++c->dstamp == 0) {
     memset(c->fn_stamp, 0, (size_t)m->nface * sizeof(unsigned));
     memset(c->fc_stamp, 0, (size_t)m->nface * sizeof(unsigned));
-    memset(c->tslot, 0, (size_t)m->ntet * sizeof(TetSlot));
+    for (int t = 0; t < m->ntet; t++) c->trec[t].stamp = 0;
     c->dstamp = 1;
   }
   c->ntinv = 0;
