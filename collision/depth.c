@@ -803,9 +803,10 @@ static void tet_coords(const TetInv *ti, const double *y, double l[4]) {
   l[0] = ti->det - l[1] - l[2] - l[3];
 }
 
-/* Walk along segment a-b through Q's tets from tet t (which holds a), crossing shared faces, until it leaves Q through a
- * boundary face: the first crossing of the segment with Q's surface (every
- * face before it is shared by two tets). Each tet's exit face is the one
+/* Walk along segment a-b through Q's tets from tet t (which holds a),
+ * crossing shared faces, until it leaves Q through a boundary face: the
+ * first crossing of the segment with Q's surface (every face before it is
+ * shared by two tets). Each tet's exit face is the one
  * whose barycentric coordinate falls to zero first along the segment; at a
  * boundary face, the crossing's parameter s on a-b and its weights bary on
  * the face's corners come from the same coordinates. Returns the boundary
@@ -856,7 +857,6 @@ static int walk_crossing(JlCollision *c, const JlModel *m, const double *x, int 
     if (!(sum > 0.0)) return -2;
     for (int i = 0; i < 3; i++) bary[i] /= sum;
     *s = sc;
-    c->stats.segment_tests++;
     return f;
   }
   return -2;
@@ -1155,6 +1155,7 @@ int jl_collision_detect(JlCollision *c, const JlModel *m, const double *x) {
   if (++c->dstamp == 0) {
     memset(c->fn_stamp, 0, (size_t)m->nface * sizeof(unsigned));
     memset(c->fc_stamp, 0, (size_t)m->nface * sizeof(unsigned));
+    memset(c->vn_stamp, 0, (size_t)m->nnode * sizeof(unsigned));
     for (int t = 0; t < m->ntet; t++) c->trec[t].stamp = 0;
     c->dstamp = 1;
   }

@@ -70,7 +70,7 @@ typedef struct JlCollisionStats {
   int candidates;     /* (node, tet) pairs of different bodies with the node in the tet's box */
   int penetrating;    /* contacts = penetrating (node, body) pairs */
   int border, inner, history, nearest; /* contacts by kind */
-  int segment_tests;  /* segment-triangle tests in phase 2 */
+  int segment_tests;  /* exact segment-triangle tests in phase 2 (the face-hash fallback) */
   int border_edges;   /* edges of P from a penetrating node to a node outside Q (phase 2) */
   int hashed_edges;   /* border edges the tet walk left to the face hash */
   int walked_tets;    /* tets of Q visited while gathering the faces for those edges */
