@@ -5,26 +5,53 @@
  * consistent penetration depth of Heidelberger et al. 2004 with breadth-first
  * propagation), node against obstacle through collision/obstacle.c. Each
  * contact then acts through the linear gap
- *     g(x) = d0 - r.(z - z0),   z = x_p - sum_k w_k x_k   (z = x_p for obstacles)
+ *     g(x) = d0 - s - r.(z - z0),   z = x_p - sum_k w_k x_k   (z = x_p for obstacles)
  * for the rest of the step, so the force is linear in x within the step and
  * its Jacobian is exact; implicit Euler and every explicit stage see the same
  * contact set.
  *
- * Force on p while g > 0 (r unit, k = stiffness m_p, c = damping m_p):
+ * What is carried from step to step (docs/collision.md), keyed by (node, body
+ * or obstacle):
+ *   - the friction anchor: the material point of the other side (a point of
+ *     Q's tet, or a fixed point for an obstacle) that the node sticks to. It
+ *     moves only when the node slips (Coulomb cone |F_t| <= mu F_n), so a
+ *     resting body does not creep when its contacts settle up and down;
+ *   - the push-out slack s: a contact first seen already deep (bodies that
+ *     start overlapping, a hit the detection missed) would store 1/2 k d^2 of
+ *     penalty energy that nothing paid for. Its depth beyond what its approach
+ *     speed explains becomes slack, which shrinks by push_out_speed x h per
+ *     step, so such bodies separate at most at that speed (Box2D v3 caps its
+ *     soft contacts' push-out velocity the same way, contactPushMaxVelocity).
+ *
+ * One normal per contact patch: the nodes of P inside Q and the nodes of Q
+ * inside P get directions from different surfaces (a box node inside a ball
+ * radially, a ball node inside the box straight up); with few nodes on one
+ * side their tangential parts do not cancel and push bodies sideways. Contacts
+ * between the same two bodies that touch (adjacent nodes, or a node in a tet
+ * of the other's node) form a patch, and all of a patch's contacts push along
+ * the patch's mean direction (depth x mass weighted), with their depths
+ * projected on it. Tangential force then comes only from friction.
+ *
+ * Force on p while the contact is on (r unit, k = stiffness m_p + spring_scale
+ * x the summed stiffness of p's springs, c = damping m_p):
  *     normal    F_n = (k g - c r.z') r
- *     friction  sticking: F_t = -k P (z - z0) - c P z'   (P = I - r r^T),
- *               a tangential penalty spring anchored at the step's start,
+ *     friction  sticking: F_t = k (delta - P (z - z0)) - c P z'  (P = I - r r^T,
+ *               delta the anchor's tangential offset at the step's start),
  *               capped at mu k g;
  *               sliding:  F_t = -mu k g P z' / |P z'_0|  (lagged-viscosity
  *               Coulomb: the speed |P z'_0| is frozen at the step's start, so
  *               the force is mu k g at the start velocity and linear in z';
  *               implicit Euler can slow the sliding down but never reverse
- *               it, which the constant -mu k g t of src/ground.c can).
+ *               it).
  * The regime is chosen at begin_step: sliding when the sticking force the
- * current tangential velocity would need over the step, (k h + c)|P z'|,
- * exceeds mu k d0. The force on Q's tet nodes is -w_k times the force on p,
- * so linear momentum is balanced exactly, and at detection the two points of
- * application coincide (sum w_k x_k = x_p), so angular momentum is too.
+ * anchor and the tangential velocity would need at the end of the step
+ * exceeds mu k g0. The force on Q's tet nodes is -w_k times the force on p,
+ * so linear momentum is balanced exactly.
+ *
+ * On/off: explicit steppers apply a contact while g > 0. The implicit stepper
+ * holds the set of contacts that are on fixed for each linear solve and
+ * corrects it from the end-of-step state (refine), so a contact whose gap
+ * closes during the step acts in that step.
  *
  * Jacobian: every contact force is coef_i Phi(z, z') with coef = (1, -w_0,
  * .., -w_3), so d F_i / d x_j = coef_i coef_j dPhi/dz, one 3x3 block per
@@ -39,21 +66,40 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "collision/narrow.h"
 #include "mesh/vec3.h"
+
+enum { FRICTION_NONE, FRICTION_STICK, FRICTION_SLIDE };
 
 typedef struct Contact {
   int n;          /* 1 (obstacle) or 5 (node + Q's tet) */
   int node[5];
   double coef[5]; /* 1, -w_0 .. -w_3 */
+  int other;      /* body index Q, or nbody + obstacle index */
+  int tet;        /* Q's tet (global id); -1 for obstacles */
   double r[3];    /* unit normal: force direction on node[0] */
   double d0;      /* m, depth at detection */
+  double slack;   /* m, push-out slack: the penalty acts on g - slack */
   double z0[3];   /* z at detection */
+  double delta[3];/* m, tangential offset from the node to its friction anchor at the step's start */
   double k, c;    /* N/m, N s/m */
-  int slide;      /* friction regime for this step */
+  int friction;   /* FRICTION_NONE / STICK / SLIDE for this step */
   double st0;     /* m/s, tangential speed |P z'| at the step's start (> 0 when sliding) */
-  int active;     /* g > 0 at the last linearize */
+  int active;     /* on in the current linear solve (implicit) or g > 0 at the last linearize */
   double D[9];    /* a dPhi/dz + b dPhi/dz' at the last linearize */
 } Contact;
+
+/* what a contact leaves for the next step */
+typedef struct Memory {
+  int node, other;
+  double slack;       /* m */
+  /* the contact's linear gap, to predict its depth at the next step's start */
+  int n, nodes[5];
+  double coef[5], r[3], z0[3], d0;
+  int anchored;       /* 1: anchor holds the friction anchor */
+  int anchor_tet;     /* body contacts: Q's tet the weights refer to; -1 for obstacles */
+  double anchor[4];   /* body: barycentric weights in anchor_tet (may lie outside it); obstacle: world point */
+} Memory;
 
 typedef struct ContactElem {
   JlCollision *col; /* NULL when there is nothing to collide body against body */
@@ -61,6 +107,14 @@ typedef struct ContactElem {
   Contact *contact;
   int nbody_contacts; /* of ncontact, from body-body detection */
   double mu;
+  int use_set;        /* 1: implicit solve with a fixed on/off set (refine) */
+  int nmem, memcap;
+  Memory *mem;        /* previous step's contacts, sorted by (node, other) */
+  double *knode;      /* nnode: summed stiffness of each node's springs, N/m */
+  /* patch scratch */
+  int *first, *next, *parent;
+  double *patch;      /* 3 per contact */
+  int scratch_cap;
 } ContactElem;
 
 int jl_contact_needed(const JlModel *m) {
@@ -88,24 +142,233 @@ static Contact *push(ContactElem *ce) {
   }
   Contact *ct = &ce->contact[ce->ncontact++];
   memset(ct, 0, sizeof *ct);
+  ct->tet = -1;
   return ct;
 }
 
-/* friction regime from the velocity at the start of the step */
-static void choose_regime(Contact *ct, const double *v, double h, double mu) {
+static int mem_cmp(const void *a, const void *b) {
+  const Memory *p = a, *q = b;
+  if (p->node != q->node) return p->node < q->node ? -1 : 1;
+  return (p->other > q->other) - (p->other < q->other);
+}
+
+static const Memory *mem_find(const ContactElem *ce, int node, int other) {
+  int lo = 0, hi = ce->nmem - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    const Memory *q = &ce->mem[mid];
+    if (q->node == node && q->other == other) return q;
+    if (q->node < node || (q->node == node && q->other < other))
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- patches */
+
+static int uf_find(int *parent, int i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+static void uf_union(int *parent, int a, int b) {
+  a = uf_find(parent, a), b = uf_find(parent, b);
+  if (a == b) return;
+  if (a < b) parent[b] = a; else parent[a] = b; /* smallest index is the root: order-independent */
+}
+
+/* the body contact of node with body `other`, or -1 */
+static int lookup(const ContactElem *ce, int node, int other) {
+  for (int j = ce->first[node]; j >= 0; j = ce->next[j])
+    if (ce->contact[j].other == other) return j;
+  return -1;
+}
+
+/* one normal per patch of touching contacts between the same two bodies */
+static void patch_normals(ContactElem *ce, const JlModel *m) {
+  int n = ce->nbody_contacts;
+  if (n == 0) return;
+  if (n > ce->scratch_cap) {
+    ce->scratch_cap = 2 * n;
+    free(ce->next), free(ce->parent), free(ce->patch);
+    ce->next = jl_calloc((size_t)ce->scratch_cap, sizeof(int));
+    ce->parent = jl_calloc((size_t)ce->scratch_cap, sizeof(int));
+    ce->patch = jl_calloc(3 * (size_t)ce->scratch_cap, sizeof(double));
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    int p = ce->contact[i].node[0];
+    ce->next[i] = ce->first[p];
+    ce->first[p] = i;
+    ce->parent[i] = i;
+  }
+  for (int i = 0; i < n; i++) {
+    const Contact *ct = &ce->contact[i];
+    int p = ct->node[0], P = m->node_body[p], Q = ct->other;
+    /* neighbours of p in P that are inside Q too */
+    for (int a = m->adj_start[p]; a < m->adj_start[p + 1]; a++) {
+      int j = lookup(ce, m->adj[a], Q);
+      if (j >= 0) uf_union(ce->parent, i, j);
+    }
+    /* nodes of Q's tet around p that are inside P */
+    for (int k = 1; k < 5; k++) {
+      int j = lookup(ce, ct->node[k], P);
+      if (j >= 0) uf_union(ce->parent, i, j);
+    }
+  }
+  /* mean direction per patch, oriented out of the higher-numbered body */
+  for (int i = 0; i < 3 * n; i++) ce->patch[i] = 0.0;
+  for (int i = 0; i < n; i++) {
+    const Contact *ct = &ce->contact[i];
+    int P = m->node_body[ct->node[0]];
+    double wgt = m->mass[ct->node[0]] * ct->d0 * (P < ct->other ? 1.0 : -1.0);
+    double *s = ce->patch + 3 * uf_find(ce->parent, i);
+    for (int a = 0; a < 3; a++) s[a] += wgt * ct->r[a];
+  }
+  for (int i = 0; i < n; i++) {
+    Contact *ct = &ce->contact[i];
+    const double *s = ce->patch + 3 * uf_find(ce->parent, i);
+    double len = sqrt(jl_vec3_dot(s, s));
+    if (!(len > 0.0) || !isfinite(len)) continue;
+    double sign = m->node_body[ct->node[0]] < ct->other ? 1.0 : -1.0, r[3];
+    for (int a = 0; a < 3; a++) r[a] = sign * s[a] / len;
+    /* a contact that points against its patch (an outlier of the depth
+     * estimate) would only pull: it is dropped */
+    double cosv = jl_vec3_dot(r, ct->r);
+    ct->d0 = cosv > 0.0 ? ct->d0 * cosv : -1.0;
+    memcpy(ct->r, r, sizeof r);
+  }
+  for (int i = 0; i < n; i++) ce->first[ce->contact[i].node[0]] = -1;
+  int kept = 0;
+  for (int i = 0; i < n; i++)
+    if (ce->contact[i].d0 >= 0.0) ce->contact[kept++] = ce->contact[i];
+  ce->ncontact = ce->nbody_contacts = kept;
+}
+
+/* ---------------------------------------------------------------- step set-up */
+
+/* the anchor point of memory q at positions x (world); 0 when it has none */
+static int anchor_point(const JlModel *m, const Memory *q, const double *x, double y[3]) {
+  if (!q || !q->anchored) return 0;
+  if (q->anchor_tet < 0) {
+    memcpy(y, q->anchor, 3 * sizeof(double));
+    return 1;
+  }
+  const int *t = m->tet + 4 * q->anchor_tet;
+  y[0] = y[1] = y[2] = 0.0;
+  for (int k = 0; k < 4; k++)
+    for (int a = 0; a < 3; a++) y[a] += q->anchor[k] * x[3 * t[k] + a];
+  return 1;
+}
+
+/* stiffness, slack, friction anchor and regime of contact ct at (x, v) */
+static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const double *x, const double *v,
+                          double h) {
+  const JlWorldDef *wd = &m->world;
+  int p = ct->node[0];
+  double mp = m->mass[p];
+  ct->k = wd->contact_stiffness * mp + wd->contact_spring_scale * ce->knode[p];
+  ct->c = wd->contact_damping * mp;
+  contact_z(ct, x, ct->z0);
   double zd[3];
   contact_z(ct, v, zd);
-  double vn = jl_vec3_dot(ct->r, zd);
-  double vt[3] = {zd[0] - vn * ct->r[0], zd[1] - vn * ct->r[1], zd[2] - vn * ct->r[2]};
-  double st = sqrt(jl_vec3_dot(vt, vt));
-  ct->st0 = st;
-  ct->slide = (ct->k * h + ct->c) * st > mu * ct->k * ct->d0;
+  const double *r = ct->r;
+  double vn = jl_vec3_dot(r, zd);
+  double vt[3] = {zd[0] - vn * r[0], zd[1] - vn * r[1], zd[2] - vn * r[2]};
+  ct->st0 = sqrt(jl_vec3_dot(vt, vt));
+  const Memory *q = mem_find(ce, p, ct->other);
+  /* slack: a known contact keeps (and works off) its slack; a new one keeps
+   * the depth its approach speed explains, at most the depth whose penalty
+   * energy equals the node's kinetic energy of approach */
+  double d0 = ct->d0 > 0.0 ? ct->d0 : 0.0;
+  if (q) {
+    /* depth the motion does not explain (the estimate jumped: another border
+     * edge, a new patch normal) joins the slack; the slack shrinks by
+     * push_out h per step, and with the depth when the bodies separate
+     * faster: then g - s = 0 and the contact stops pushing, so they separate
+     * at push_out_speed at most */
+    double zq[3] = {0, 0, 0};
+    for (int j = 0; j < q->n; j++)
+      for (int a = 0; a < 3; a++) zq[a] += q->coef[j] * x[3 * q->nodes[j] + a];
+    double pred = q->d0 - (q->r[0] * (zq[0] - q->z0[0]) + q->r[1] * (zq[1] - q->z0[1]) + q->r[2] * (zq[2] - q->z0[2]));
+    double jump = d0 - (pred > 0.0 ? pred : 0.0);
+    double s = q->slack + (jump > 0.0 ? jump : 0.0) - wd->contact_push_out * h;
+    ct->slack = s < d0 ? s : d0;
+  } else {
+    double approach = vn < 0.0 ? -vn : 0.0, omega = ct->k > 0.0 && mp > 0.0 ? sqrt(ct->k / mp) : 0.0;
+    double allow = approach * (omega > 0.0 && 1.0 / omega < h ? 1.0 / omega : h);
+    ct->slack = d0 > allow ? d0 - allow : 0.0;
+  }
+  if (ct->slack < 0.0) ct->slack = 0.0;
+  /* friction anchor: the stored material point, dragged onto the Coulomb cone */
+  double g0 = ct->d0 - ct->slack;
+  memset(ct->delta, 0, sizeof ct->delta);
+  ct->friction = FRICTION_NONE;
+  if (!(g0 > 0.0) || !(ce->mu > 0.0)) return;
+  double y[3];
+  if (anchor_point(m, q, x, y)) {
+    double d[3] = {y[0] - x[3 * p], y[1] - x[3 * p + 1], y[2] - x[3 * p + 2]};
+    double dn = jl_vec3_dot(r, d);
+    for (int a = 0; a < 3; a++) ct->delta[a] = d[a] - dn * r[a];
+    double len = sqrt(jl_vec3_dot(ct->delta, ct->delta)), lim = ce->mu * g0;
+    if (len > lim) {
+      double s = lim / len;
+      for (int a = 0; a < 3; a++) ct->delta[a] *= s;
+    }
+  }
+  /* sticking if the anchor can hold the node over the step */
+  double need[3];
+  for (int a = 0; a < 3; a++) need[a] = ct->k * (ct->delta[a] - h * vt[a]) - ct->c * vt[a];
+  int slide = sqrt(jl_vec3_dot(need, need)) > ce->mu * ct->k * g0 && ct->st0 > 0.0;
+  ct->friction = slide ? FRICTION_SLIDE : FRICTION_STICK;
+}
+
+/* the memory this step leaves: slack and anchor of each contact */
+static void remember(ContactElem *ce, const JlModel *m, const double *x) {
+  if (ce->ncontact > ce->memcap) {
+    ce->memcap = 2 * ce->ncontact;
+    free(ce->mem);
+    ce->mem = jl_calloc((size_t)ce->memcap, sizeof(Memory));
+  }
+  ce->nmem = ce->ncontact;
+  for (int i = 0; i < ce->ncontact; i++) {
+    const Contact *ct = &ce->contact[i];
+    Memory *q = &ce->mem[i];
+    memset(q, 0, sizeof *q);
+    q->node = ct->node[0];
+    q->other = ct->other;
+    q->slack = ct->slack;
+    q->anchor_tet = ct->tet;
+    q->n = ct->n;
+    memcpy(q->nodes, ct->node, sizeof q->nodes);
+    memcpy(q->coef, ct->coef, sizeof q->coef);
+    memcpy(q->r, ct->r, sizeof q->r);
+    memcpy(q->z0, ct->z0, sizeof q->z0);
+    q->d0 = ct->d0;
+    if (ct->friction != FRICTION_STICK) continue;
+    const double *xp = x + 3 * ct->node[0];
+    double y[3] = {xp[0] + ct->delta[0], xp[1] + ct->delta[1], xp[2] + ct->delta[2]};
+    if (ct->tet < 0) {
+      memcpy(q->anchor, y, sizeof y);
+      q->anchored = 1;
+    } else {
+      double w[4];
+      jl_point_in_tet(x, m->tet + 4 * ct->tet, y, w);
+      q->anchored = (w[0] + w[1] + w[2] + w[3]) > 0.5; /* 0 for a flat tet */
+      memcpy(q->anchor, w, sizeof w);
+    }
+  }
+  qsort(ce->mem, (size_t)ce->nmem, sizeof(Memory), mem_cmp);
 }
 
 static void contact_begin(JlForce *e, const JlModel *m, const double *x, const double *v, double h) {
   ContactElem *ce = e->self;
-  const JlWorldDef *wd = &m->world;
   ce->ncontact = 0;
+  ce->use_set = 0;
   /* soft body against soft body */
   if (ce->col) {
     int n;
@@ -121,11 +384,14 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
         ct->node[k + 1] = tn[k];
         ct->coef[k + 1] = -cp[i].w[k];
       }
+      ct->other = cp[i].body;
+      ct->tet = cp[i].tet;
       memcpy(ct->r, cp[i].dir, sizeof ct->r);
       ct->d0 = cp[i].depth;
     }
   }
   ce->nbody_contacts = ce->ncontact;
+  patch_normals(ce, m);
   /* soft body against static obstacles */
   for (int o = 0; o < m->nobstacle; o++) {
     const JlObstacle *ob = &m->obstacle[o];
@@ -141,41 +407,49 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
       ct->n = 1;
       ct->node[0] = i;
       ct->coef[0] = 1.0;
+      ct->other = m->nbody + o;
       memcpy(ct->r, dir, sizeof dir);
       ct->d0 = depth;
     }
   }
-  /* stiffness and damping per kg of the penetrating node; anchor and friction regime */
-  for (int q = 0; q < ce->ncontact; q++) {
-    Contact *ct = &ce->contact[q];
-    double mp = m->mass[ct->node[0]];
-    ct->k = wd->contact_stiffness * mp;
-    ct->c = wd->contact_damping * mp;
-    contact_z(ct, x, ct->z0);
-    choose_regime(ct, v, h, ce->mu);
-  }
+  for (int q = 0; q < ce->ncontact; q++) contact_setup(ce, m, &ce->contact[q], x, v, h);
+  remember(ce, m, x);
 }
 
-/* Phi: force on the penetrating node at (z, z'); returns g (<= 0: no force) */
-static double contact_phi(const Contact *ct, double mu, const double *z, const double *zd, double phi[3]) {
+/* ---------------------------------------------------------------- force */
+
+/* Phi: force on the penetrating node at (z, z'); returns g. *spring (may be
+ * NULL) = the elastic energy of the friction anchor spring. on: apply the
+ * normal force whatever the sign of g (implicit solve with a fixed set). */
+static double contact_phi(const Contact *ct, double mu, int on, const double *z, const double *zd, double phi[3],
+                          double *spring) {
   const double *r = ct->r;
   double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
-  double g = ct->d0 - jl_vec3_dot(r, dz);
+  double g = ct->d0 - ct->slack - jl_vec3_dot(r, dz);
   phi[0] = phi[1] = phi[2] = 0.0;
-  if (!(g > 0.0)) return g;
+  if (spring) *spring = 0.0;
+  if (!on) return g;
   /* normal penalty and damping */
   double vn = jl_vec3_dot(r, zd), fn = ct->k * g - ct->c * vn;
   for (int a = 0; a < 3; a++) phi[a] = fn * r[a];
+  if (ct->friction == FRICTION_NONE || !(g > 0.0)) return g;
   /* friction */
   double vt[3] = {zd[0] - vn * r[0], zd[1] - vn * r[1], zd[2] - vn * r[2]};
   double cap = mu * ct->k * g, ft[3];
-  if (ct->slide) {
+  if (ct->friction == FRICTION_SLIDE) {
     /* lagged-viscosity Coulomb: -mu k g P z' / |P z'_0| */
     double s = cap / ct->st0;
     for (int a = 0; a < 3; a++) ft[a] = -s * vt[a];
   } else {
-    double sn = jl_vec3_dot(r, dz);
-    for (int a = 0; a < 3; a++) ft[a] = -ct->k * (dz[a] - sn * r[a]) - ct->c * vt[a];
+    double sn = jl_vec3_dot(r, dz), fs[3];
+    for (int a = 0; a < 3; a++) fs[a] = ct->k * (ct->delta[a] - (dz[a] - sn * r[a]));
+    double fsm = sqrt(jl_vec3_dot(fs, fs));
+    if (fsm > cap) { /* the anchor spring holds at most mu k g; beyond that the node slips */
+      for (int a = 0; a < 3; a++) fs[a] *= cap / fsm;
+      fsm = cap;
+    }
+    if (spring) *spring = 0.5 * fsm * fsm / ct->k;
+    for (int a = 0; a < 3; a++) ft[a] = fs[a] - ct->c * vt[a];
     double fm = sqrt(jl_vec3_dot(ft, ft));
     if (fm > cap) {
       double s = cap / fm;
@@ -194,12 +468,15 @@ static void contact_force(const JlForce *e, const JlModel *m, const double *x, c
   /* sequential: contacts share Q's nodes; the order is fixed, so sums are deterministic */
   for (int q = 0; q < ce->ncontact; q++) {
     const Contact *ct = &ce->contact[q];
-    double z[3], zd[3], phi[3];
+    double z[3], zd[3], phi[3], spring;
     contact_z(ct, x, z);
     contact_z(ct, v, zd);
-    double g = contact_phi(ct, ce->mu, z, zd, phi);
-    if (!(g > 0.0)) continue;
-    en += 0.5 * ct->k * g * g;
+    double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
+    double g = ct->d0 - ct->slack - jl_vec3_dot(ct->r, dz);
+    int on = ce->use_set ? ct->active : g > 0.0;
+    if (!on) continue;
+    contact_phi(ct, ce->mu, 1, z, zd, phi, &spring);
+    if (g > 0.0) en += 0.5 * ct->k * g * g + spring;
     for (int j = 0; j < ct->n; j++) {
       double *fj = f + 3 * ct->node[j];
       fj[0] += ct->coef[j] * phi[0];
@@ -222,20 +499,21 @@ static void contact_linearize(JlForce *e, const JlModel *m, const double *x, con
     contact_z(ct, v, zd);
     const double *r = ct->r;
     double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
-    double g = ct->d0 - jl_vec3_dot(r, dz);
-    ct->active = g > 0.0;
+    double g = ct->d0 - ct->slack - jl_vec3_dot(r, dz);
+    if (!ce->use_set) ct->active = g > 0.0;
     if (!ct->active) continue;
     double *D = ct->D;
     double vn = jl_vec3_dot(r, zd);
     double vt[3] = {zd[0] - vn * r[0], zd[1] - vn * r[1], zd[2] - vn * r[2]};
+    int fric = g > 0.0 ? ct->friction : FRICTION_NONE;
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++) {
         double rr = r[i] * r[j], P = (i == j) - rr;
         double dx = -ct->k * rr, dv = -ct->c * rr;
-        if (!ct->slide) {
+        if (fric == FRICTION_STICK) {
           dx -= ct->k * P;
           dv -= ct->c * P;
-        } else {
+        } else if (fric == FRICTION_SLIDE) {
           double s = ce->mu * ct->k * g / ct->st0;
           dv -= s * P;
           if (exact) dx += ce->mu * ct->k * (vt[i] / ct->st0) * r[j];
@@ -270,12 +548,47 @@ static void contact_multiply(const JlForce *e, const JlModel *m, const double *u
   }
 }
 
+/* active-set update for the implicit stepper (JlForce.refine) */
+static int contact_refine(JlForce *e, const JlModel *m, const double *x1, const double *v1) {
+  (void)m, (void)v1;
+  ContactElem *ce = e->self;
+  if (!x1) {
+    /* start of the step: on where the gap is open at the step's start */
+    ce->use_set = 1;
+    for (int q = 0; q < ce->ncontact; q++) {
+      Contact *ct = &ce->contact[q];
+      ct->active = ct->d0 - ct->slack > 0.0;
+    }
+    return 0;
+  }
+  int changed = 0;
+  for (int q = 0; q < ce->ncontact; q++) {
+    Contact *ct = &ce->contact[q];
+    double z[3];
+    contact_z(ct, x1, z);
+    double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
+    double g = ct->d0 - ct->slack - jl_vec3_dot(ct->r, dz);
+    int want = g > 0.0;
+    if (want != ct->active) {
+      ct->active = want;
+      changed++;
+    }
+  }
+  return changed;
+}
+
 static void contact_destroy(JlForce *e) {
   if (!e) return;
   ContactElem *ce = e->self;
   if (ce) {
     jl_collision_destroy(ce->col);
     free(ce->contact);
+    free(ce->mem);
+    free(ce->knode);
+    free(ce->first);
+    free(ce->next);
+    free(ce->parent);
+    free(ce->patch);
     free(ce);
   }
   free(e);
@@ -298,6 +611,13 @@ JlForce *jl_contact_create(const JlModel *m) {
     ce->col = jl_collision_create(m, &def);
   }
   free(flags);
+  ce->knode = jl_calloc((size_t)m->nnode + 1, sizeof(double));
+  for (int s = 0; s < m->nspring; s++) {
+    ce->knode[m->spring_node[2 * s]] += m->spring_k[s];
+    ce->knode[m->spring_node[2 * s + 1]] += m->spring_k[s];
+  }
+  ce->first = jl_calloc((size_t)m->nnode + 1, sizeof(int));
+  for (int i = 0; i < m->nnode; i++) ce->first[i] = -1;
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "contacts";
   e->self = ce;
@@ -306,6 +626,7 @@ JlForce *jl_contact_create(const JlModel *m) {
   e->multiply = contact_multiply;
   e->destroy = contact_destroy;
   e->begin_step = contact_begin;
+  e->refine = contact_refine;
   return e;
 }
 

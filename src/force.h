@@ -45,6 +45,16 @@ struct JlForce {
    * step length h (s). Contacts use it to run collision detection and hold the
    * contact set fixed for the step. */
   void (*begin_step)(JlForce *e, const JlModel *m, const double *x, const double *v, double h);
+  /* Optional (may be NULL), implicit steppers only: elements whose force is
+   * piecewise linear with an on/off set (contacts) keep that set fixed for a
+   * whole linear solve. refine(e, m, NULL, NULL) after begin_step switches the
+   * element to that mode and takes the set from the step's start; after a
+   * solve, refine(e, m, x1, v1) with the end-of-step state updates the set
+   * (switches on contacts whose gap closed during the step, off those that
+   * would pull) and returns how many changed, so the stepper can solve again
+   * (a primal active-set iteration). begin_step leaves that mode again, so
+   * explicit steppers see the plain piecewise force. */
+  int (*refine)(JlForce *e, const JlModel *m, const double *x1, const double *v1);
 };
 
 /* The built-in families. Each returns a heap object freed by e->destroy(e). */

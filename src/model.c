@@ -85,6 +85,8 @@ JlWorldDef jl_default_world_def(void) {
   d.contact_damping = 10.0;
   d.contact_friction = 0.3;
   d.contact_cell = 0.0;
+  d.contact_spring_scale = 1.0;
+  d.contact_push_out = 0.5;
   d.wind_gust_period = 2.0;
   d.nobstacle = 0;
   d.obstacle = NULL;
@@ -149,6 +151,11 @@ static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact damping must be >= 0, got %g", w->contact_damping);
   if (!(w->contact_friction >= 0.0) || !isfinite(w->contact_friction))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact friction must be >= 0, got %g", w->contact_friction);
+  if (!(w->contact_spring_scale >= 0.0) || !isfinite(w->contact_spring_scale))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact spring_scale must be >= 0, got %g",
+                   w->contact_spring_scale);
+  if (!(w->contact_push_out > 0.0) || !isfinite(w->contact_push_out))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact push_out_speed must be > 0, got %g", w->contact_push_out);
   if (!(w->contact_cell >= 0.0) || !isfinite(w->contact_cell))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact cell size must be >= 0, got %g", w->contact_cell);
   if (w->nobstacle < 0 || (w->nobstacle > 0 && !w->obstacle))

@@ -57,6 +57,10 @@ typedef struct JlWorldDef {
   double contact_damping;   /* 1/s per kg of the penetrating node's mass, along the normal; default 10 */
   double contact_friction;  /* Coulomb-like coefficient; default 0.3 */
   double contact_cell;      /* m, spatial-hash cell edge; 0 = average rest edge length; default 0 */
+  double contact_spring_scale; /* contact stiffness also gets this times the summed stiffness (N/m) of the
+                                  penetrating node's springs, so light nodes of stiff bodies resist; default 1 */
+  double contact_push_out;  /* m/s, largest speed at which contacts found already deep (overlapping starts,
+                               missed hits) push bodies apart; also the ground's; default 0.5 */
   int nobstacle;            /* static obstacles; default 0 */
   const JlObstacle *obstacle; /* nobstacle entries, copied by jl_model_build (model->obstacle); may be NULL when 0 */
   /* wind on cloth triangles (src/wind.h); off while wind_drag == 0 or no cloth body exists */

@@ -569,12 +569,15 @@ static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
   const cJSON *contact = NULL;
   TRY(get_obj(c, root, "", "contact", &contact));
   if (contact) {
-    static const char *const ckeys[] = {"stiffness", "damping", "friction", "cell_size", NULL};
+    static const char *const ckeys[] = {"stiffness", "damping", "friction", "cell_size", "spring_scale",
+                                        "push_out_speed", NULL};
     TRY(check_keys(c, contact, "contact", ckeys));
     TRY(get_num(c, contact, "contact", "stiffness", &sc->world.contact_stiffness, 0, 1, 1e15));
     TRY(get_num(c, contact, "contact", "damping", &sc->world.contact_damping, 0, 0, 1e15));
     TRY(get_num(c, contact, "contact", "friction", &sc->world.contact_friction, 0, 0, 1e3));
     TRY(get_num(c, contact, "contact", "cell_size", &sc->world.contact_cell, 0, 1, 1e6));
+    TRY(get_num(c, contact, "contact", "spring_scale", &sc->world.contact_spring_scale, 0, 0, 1e6));
+    TRY(get_num(c, contact, "contact", "push_out_speed", &sc->world.contact_push_out, 0, 1, 1e6));
   }
   /* "wind": air moving past cloth (src/wind.h); its presence turns air drag on */
   const cJSON *wind = NULL;
