@@ -1,16 +1,22 @@
 /* `jelly run`: simulate a scene headlessly and write what happened.
  *
- *   jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--integrator NAME]
- *             [--threads N] [--obj] [--quiet] [--no-preview]
+ *   jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]
+ *             [--integrator NAME] [--threads N] [--obj] [--quiet]
+ *             [--no-preview] [--strict]
  *
  * Output in DIR (default out/<scene name>): stats.csv (one row per output
  * frame, frame 0 being the initial state), scene.pvd + frame_NNNN.vtu (tet
  * meshes with velocity and strain fields, for ParaView) and, with --obj,
  * <body>_NNNN.obj embedded surfaces (for Blender), and preview.png, a contact
  * sheet of six evenly spaced frames drawn headless by render/ (not with
- * --no-preview). Each frame of 1/fps
- * seconds is split into equal steps no longer than dt. Divergence stops the
- * run with exit 1 naming body, frame and likely cause. */
+ * --no-preview). Each frame of 1/fps seconds is split into equal steps no
+ * longer than dt; a dt longer than a frame is bad input (exit 2). Divergence
+ * stops the run with exit 1 naming body, frame and likely cause. Steps whose
+ * linear solver stopped at its iteration cap are counted per frame
+ * (stats.csv cg_failed) and summed up in one warning; with --strict they make
+ * the run exit 1 once the outputs are written. Bodies that start inside each
+ * other, below the ground or inside an obstacle are warned about
+ * (src/overlap.h); the run goes on. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -24,6 +30,7 @@
 #include "src/cli.h"
 #include "src/contact.h"
 #include "src/output.h"
+#include "src/overlap.h"
 #include "src/scene.h"
 
 #define DEFAULT_SCENE "models/scenes/default.json"
@@ -33,24 +40,35 @@ typedef struct RunArgs {
   const char *out;
   int frames;          /* -1: duration * fps */
   double dt;           /* 0: from the scene */
+  double fps;          /* 0: from the scene */
   const char *integrator;
   int threads;         /* -1: from the scene */
   int obj;
   int quiet;
   int no_preview;
+  int strict;          /* exit 1 when any step's linear solver hit its iteration cap */
 } RunArgs;
 
 static void run_usage(FILE *f) {
   fprintf(f,
-          "usage: jelly run [SCENE] [--out DIR] [--frames N] [--dt S]\n"
+          "usage: jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]\n"
           "                 [--integrator implicit|symplectic|euler|midpoint|rk4|verlet]\n"
-          "                 [--threads N] [--obj] [--quiet] [--no-preview]\n"
+          "                 [--threads N] [--obj] [--quiet] [--no-preview] [--strict]\n"
           "\n"
           "Simulates SCENE (default " DEFAULT_SCENE ") and writes DIR/stats.csv,\n"
           "DIR/scene.pvd with one .vtu per frame, DIR/preview.png (a contact sheet of six\n"
           "frames; not with --no-preview) and, with --obj, DIR/<body>_NNNN.obj.\n"
-          "DIR defaults to out/<scene name>. Exit 0 on success, 1 if the simulation\n"
-          "diverged, 2 on bad input.\n");
+          "DIR defaults to out/<scene name>.\n"
+          "\n"
+          "  --frames N   output frames after frame 0 (default: the scene's duration x fps)\n"
+          "  --dt S       largest time step in seconds (overrides the scene's dt); at most 1/fps\n"
+          "  --fps F      output frames per second (overrides the scene's fps)\n"
+          "  --strict     exit 1 if the linear solver hit its iteration cap in any step\n"
+          "               (otherwise a warning), after writing the outputs\n"
+          "\n"
+          "Warns about bodies that start inside each other, below the ground or inside an\n"
+          "obstacle. Exit 0 on success, 1 if the simulation diverged (or, with --strict,\n"
+          "a step's linear solver hit its iteration cap), 2 on bad input.\n");
 }
 
 static int parse_args(int argc, char **argv, RunArgs *a) {
@@ -69,8 +87,10 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
       a->quiet = 1;
     } else if (strcmp(s, "--no-preview") == 0) {
       a->no_preview = 1;
+    } else if (strcmp(s, "--strict") == 0) {
+      a->strict = 1;
     } else if (strcmp(s, "--out") == 0 || strcmp(s, "--frames") == 0 || strcmp(s, "--dt") == 0 ||
-               strcmp(s, "--integrator") == 0 || strcmp(s, "--threads") == 0) {
+               strcmp(s, "--fps") == 0 || strcmp(s, "--integrator") == 0 || strcmp(s, "--threads") == 0) {
       if (!val) {
         fprintf(stderr, "jelly run: %s needs a value\n", s);
         return 0;
@@ -88,6 +108,12 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
         if (!jl_cli_parse_double("run", s, val, &a->dt)) return 0;
         if (!(a->dt > 0)) {
           fprintf(stderr, "jelly run: --dt must be > 0 seconds, got '%s'\n", val);
+          return 0;
+        }
+      } else if (strcmp(s, "--fps") == 0) {
+        if (!jl_cli_parse_double("run", s, val, &a->fps)) return 0;
+        if (!(a->fps > 0) || a->fps > 1e6) {
+          fprintf(stderr, "jelly run: --fps must be > 0 and at most 1e6 frames per second, got '%s'\n", val);
           return 0;
         }
       } else if (strcmp(s, "--integrator") == 0) {
@@ -216,6 +242,93 @@ static int run_contacts(const JlWorld *w) {
   return c ? jl_contact_count(c) : 0;
 }
 
+/* Applies --fps and --dt and checks what a run can honour, as the scene
+ * loader does for the file's own values (src/scene.c): a step no longer than
+ * one output frame (a longer one used to be cut to 1/fps silently; only the
+ * integrator's default dt still is), at most 1e7 steps per frame and 1e8
+ * frames, so both counts are sane ints. Messages name the flag, or the scene
+ * file and key, that set the value. Returns 0 after printing the error. */
+static int run_timing(const RunArgs *a, JlScene *sc, const char *path, int *nframes, int *steps) {
+  if (a->fps > 0) sc->fps = a->fps;
+  if (a->dt > 0) sc->dt = a->dt;
+  double frame = 1.0 / sc->fps;
+  if (sc->dt > frame * (1.0 + 1e-9)) {
+    if (a->dt > 0) {
+      fprintf(stderr, "jelly run: --dt %g s is longer than one output frame (1/fps = %g s); lower --dt or raise %s\n",
+              a->dt, frame, a->fps > 0 ? "--fps" : "fps (--fps)");
+      return 0;
+    }
+    if (sc->dt_set) {
+      fprintf(stderr, "jelly run: %s: dt: %g s is longer than one output frame (1/fps = %g s%s); %s\n", path, sc->dt,
+              frame, a->fps > 0 ? " with --fps" : "",
+              a->fps > 0 ? "give a smaller --dt or a lower --fps" : "lower dt (or --dt) or raise fps (or --fps)");
+      return 0;
+    }
+    sc->dt = frame;
+  }
+  double per_frame = frame / sc->dt;
+  if (per_frame > 1e7) {
+    if (a->dt > 0)
+      fprintf(stderr, "jelly run: --dt %g s would need %.3g steps per output frame of 1/fps = %g s (at most 1e7); "
+                      "raise --dt or --fps\n", a->dt, per_frame, frame);
+    else
+      fprintf(stderr, "jelly run: %s: dt: %g s%s would need %.3g steps per output frame of 1/fps = %g s%s (at most "
+                      "1e7); raise dt (or --dt) or fps\n", path, sc->dt, sc->dt_set ? "" : " (the default)", per_frame,
+              frame, a->fps > 0 ? " with --fps" : "");
+    return 0;
+  }
+  *steps = (int)ceil(per_frame - 1e-9);
+  if (*steps < 1) *steps = 1;
+  if (a->frames >= 0) {
+    *nframes = a->frames;
+  } else {
+    double nf = ceil(sc->duration * sc->fps - 1e-9);
+    if (nf > 1e8) {
+      fprintf(stderr, "jelly run: %s: duration %g s at %g frames per second%s is %.3g output frames (at most 1e8); "
+                      "shorten duration, lower fps or give --frames N\n", path, sc->duration, sc->fps,
+              a->fps > 0 ? " (--fps)" : "", nf);
+      return 0;
+    }
+    *nframes = (int)nf;
+  }
+  return 1;
+}
+
+/* a length in the unit that reads best */
+static void format_length(double d, char *out, size_t n) {
+  if (d >= 1.0)
+    snprintf(out, n, "%.3g m", d);
+  else if (d >= 0.01)
+    snprintf(out, n, "%.3g cm", 100.0 * d);
+  else
+    snprintf(out, n, "%.3g mm", 1000.0 * d);
+}
+
+/* one warning per pair of bodies, body and ground, body and obstacle that
+ * overlap at the start (src/overlap.h); the run goes on */
+static void warn_overlaps(const JlModel *m, const double *x) {
+  enum { SHOWN = 10 };
+  JlOverlap ov[SHOWN];
+  int n = jl_initial_overlaps(m, x, ov, SHOWN);
+  for (int i = 0; i < n && i < SHOWN; i++) {
+    char depth[64];
+    format_length(ov[i].depth, depth, sizeof depth);
+    const char *name = m->body[ov[i].a].name;
+    if (ov[i].b >= 0) {
+      fprintf(stderr, "jelly run: warning: bodies '%s' and '%s' overlap by %s at the start; contacts will push "
+                      "them apart\n", name, m->body[ov[i].b].name, depth);
+    } else if (ov[i].b == JL_OVERLAP_GROUND) {
+      fprintf(stderr, "jelly run: warning: body '%s' starts %s below the ground plane (y = %g m); the ground will "
+                      "push it up\n", name, depth, m->world.ground_y);
+    } else {
+      int o = -2 - ov[i].b;
+      fprintf(stderr, "jelly run: warning: body '%s' starts %s inside obstacles[%d] (%s); contacts will push it "
+                      "out\n", name, depth, o, jl_obstacle_type_name(m->obstacle[o].type));
+    }
+  }
+  if (n > SHOWN) fprintf(stderr, "jelly run: warning: and %d more overlaps at the start\n", n - SHOWN);
+}
+
 static void progress(int frame, int nframes, double sim_t, double wall) {
   int width = 30, filled = nframes ? (int)((double)width * frame / nframes) : width;
   double ratio = wall > 0 ? sim_t / wall : 0;
@@ -238,13 +351,14 @@ int jl_cli_run(int argc, char **argv) {
     if (!a.scene) fprintf(stderr, "jelly run: (run from the repository root, or name a scene file)\n");
     return 2;
   }
-  if (a.dt > 0) sc.dt = a.dt;
   if (a.integrator) sc.step.integrator = jl_integrator_parse(a.integrator);
   if (a.threads > 0) sc.step.threads = a.threads;
-  int nframes = a.frames >= 0 ? a.frames : (int)ceil(sc.duration * sc.fps - 1e-9);
+  int nframes, steps_per_frame;
+  if (!run_timing(&a, &sc, scene_path, &nframes, &steps_per_frame)) {
+    jl_scene_free(&sc);
+    return 2;
+  }
   double frame_dt = 1.0 / sc.fps;
-  int steps_per_frame = (int)ceil(frame_dt / sc.dt - 1e-9);
-  if (steps_per_frame < 1) steps_per_frame = 1;
   double h = frame_dt / steps_per_frame;
 
   char stem[256], outdir[4096];
@@ -293,6 +407,7 @@ int jl_cli_run(int argc, char **argv) {
     printf("built in   %.2f s\n", build_s);
     fflush(stdout);
   }
+  warn_overlaps(m, w.state.x);
 
   /* output buffers */
   Outputs o = {0};
@@ -320,16 +435,17 @@ int jl_cli_run(int argc, char **argv) {
     goto done;
   }
   fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
-                 "gravity_energy,max_strain,min_y,contacts\n");
+                 "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed\n");
 
   /* preview.png: thumbnails drawn as the chosen frames pass (no display needed) */
   JlPreview *preview = a.no_preview ? NULL : jl_preview_create(&w, nframes, err, sizeof err);
   if (!a.no_preview && !preview) fprintf(stderr, "jelly run: no preview.png: %s\n", err);
 
   double wall_total = 0, ke_max = 0;
-  long steps_total = 0, cg_total = 0;
+  long steps_total = 0, cg_total = 0, cg_failed_total = 0;
+  int cg_failed_first = -1; /* first frame with a step whose CG hit its iteration cap */
   for (int frame = 0; frame <= nframes; frame++) {
-    int steps = 0, cg = 0;
+    int steps = 0, cg = 0, cg_failed = 0;
     double ms = 0;
     if (frame > 0) {
       double f0 = jl_seconds();
@@ -338,6 +454,7 @@ int jl_cli_run(int argc, char **argv) {
         r = jl_world_step(&w, h, &rep);
         steps += rep.substeps;
         cg += rep.cg_iterations;
+        cg_failed += rep.cg_failed;
         if (r) {
           if (tty) fprintf(stderr, "\n");
           fprintf(stderr, "jelly run: diverged in frame %d: %s\n", frame, rep.message);
@@ -349,6 +466,8 @@ int jl_cli_run(int argc, char **argv) {
       wall_total += ms * 1e-3;
       steps_total += steps;
       cg_total += cg;
+      cg_failed_total += cg_failed;
+      if (cg_failed > 0 && cg_failed_first < 0) cg_failed_first = frame;
     }
     JlEnergy e;
     jl_world_energy(&w, &e);
@@ -356,8 +475,10 @@ int jl_cli_run(int argc, char **argv) {
     int contacts;
     double lo = min_node_y(&w, &contacts);
     contacts += run_contacts(&w); /* nodes in bodies or obstacles, as detected at the last step's start */
-    fprintf(stats, "%d,%.9g,%.3f,%d,%d,%.12g,%.12g,%.12g,%.9g,%.12g,%d\n", frame, w.state.t, ms,
-            steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts);
+    /* contact_energy: all penalty energy (ground plane, bodies, obstacles), which
+     * jl_world_energy gathers in e.ground */
+    fprintf(stats, "%d,%.9g,%.3f,%d,%d,%.12g,%.12g,%.12g,%.9g,%.12g,%d,%.12g,%d\n", frame, w.state.t, ms,
+            steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts, e.ground, cg_failed);
     if (status) break;
     if (write_frame(&o, &w, frame, a.obj, err, sizeof err)) {
       fprintf(stderr, "jelly run: %s\n", err);
@@ -387,6 +508,17 @@ int jl_cli_run(int argc, char **argv) {
            w.state.t, wall_total, wall_total > 0 ? w.state.t / wall_total : 0.0, steps_total, cg_total);
     printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames%s%s\n", outdir, outdir, o.nframe,
            a.obj ? ", .obj surfaces" : "", a.no_preview ? "" : ", preview.png");
+  }
+  /* steps whose linear solver stopped at its cap: one warning, or exit 1 with --strict */
+  if (cg_failed_total > 0) {
+    fflush(stdout);
+    fprintf(stderr, "jelly run: warning: the linear solver hit its iteration cap (%d) in %ld of %ld steps, first in "
+                    "frame %d; results may be inaccurate (try a smaller --dt or a larger solver.max_iterations in "
+                    "the scene)\n", w.def.max_iterations, cg_failed_total, steps_total, cg_failed_first);
+    if (a.strict && status == 0) {
+      fprintf(stderr, "jelly run: --strict: exit 1 because the linear solver did not converge in every step\n");
+      status = 1;
+    }
   }
 
 done:

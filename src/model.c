@@ -203,6 +203,16 @@ static JlResult check_def(const JlBodyDef *d, const char *name, int nnode, char 
   return JL_OK;
 }
 
+/* the error for a pin box that holds none of a body's n nodes, which span [lo, hi] */
+static JlResult empty_pin_box(const char *name, const double box[2][3], int n, const double lo[3],
+                              const double hi[3], char *err, size_t errsz) {
+  return jl_fail(err, errsz, JL_ERR_INPUT,
+                 "body '%s': pin.box [[%g, %g, %g], [%g, %g, %g]] holds none of its %d nodes (they span "
+                 "[[%g, %g, %g], [%g, %g, %g]], world coordinates after the transform); move or widen the box",
+                 name, box[0][0], box[0][1], box[0][2], box[1][0], box[1][1], box[1][2], n, lo[0], lo[1], lo[2],
+                 hi[0], hi[1], hi[2]);
+}
+
 /* nodes, tets and edges of one body's tet mesh */
 static JlResult check_mesh(const JlTetMesh *t, const char *name, char *err, size_t errsz) {
   if (t->nnode <= 0 || t->ntet <= 0 || !t->node || !t->tet)
@@ -457,13 +467,21 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
 
     /* pins: listed nodes and nodes inside the box; pinned nodes start at rest */
     for (int p = 0; p < d->npin; p++) m->pinned[node0 + d->pin[p]] = 1;
-    if (d->has_pin_box)
+    if (d->has_pin_box) {
+      int held = 0;
       for (int i = 0; i < t->nnode; i++) {
         const double *x = t->node + 3 * i;
         int in = 1;
         for (int k = 0; k < 3; k++) in &= x[k] >= d->pin_box[0][k] && x[k] <= d->pin_box[1][k];
         if (in) m->pinned[node0 + i] = 1;
+        held += in;
       }
+      /* a box that misses the body is a mistake (it used to leave the body free) */
+      if (held == 0) {
+        r = empty_pin_box(names[b], d->pin_box, t->nnode, lo, hi, err, errsz);
+        break;
+      }
+    }
     for (int i = 0; i < t->nnode; i++)
       if (m->pinned[node0 + i]) m->v0[3 * (node0 + i)] = m->v0[3 * (node0 + i) + 1] = m->v0[3 * (node0 + i) + 2] = 0.0;
 

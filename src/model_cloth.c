@@ -157,12 +157,25 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
   body->size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
   for (int p = 0; p < def->npin; p++) m->pinned[def->pin[p]] = 1;
-  if (def->has_pin_box)
+  if (def->has_pin_box) {
+    int held = 0;
     for (int i = 0; i < n; i++) {
       int in = 1;
       for (int k = 0; k < 3; k++) in &= c->node[3 * i + k] >= def->pin_box[0][k] && c->node[3 * i + k] <= def->pin_box[1][k];
       if (in) m->pinned[i] = 1;
+      held += in;
     }
+    /* a box that misses the body is a mistake (it used to leave the body free) */
+    if (held == 0) {
+      const double(*box)[3] = def->pin_box;
+      jl_model_free(m);
+      return jl_fail(err, errsz, JL_ERR_INPUT,
+                     "body '%s': pin.box [[%g, %g, %g], [%g, %g, %g]] holds none of its %d nodes (they span "
+                     "[[%g, %g, %g], [%g, %g, %g]], world coordinates after the transform); move or widen the box",
+                     name, box[0][0], box[0][1], box[0][2], box[1][0], box[1][1], box[1][2], n, lo[0], lo[1],
+                     lo[2], hi[0], hi[1], hi[2]);
+    }
+  }
   for (int i = 0; i < n; i++)
     if (m->pinned[i]) m->v0[3 * i] = m->v0[3 * i + 1] = m->v0[3 * i + 2] = 0.0;
 

@@ -518,6 +518,27 @@ static JlResult parse_obstacle(const Ctx *c, const cJSON *o, int index, const ch
   return JL_OK;
 }
 
+/* Time settings that a run can honour: a given dt no longer than one output
+ * frame (a longer one used to be cut to 1/fps silently; the default is still
+ * cut, see docs/scenes.md), at most 1e7 steps per frame and 1e8 frames, so
+ * that the step and frame counts are sane ints. */
+static JlResult check_timing(const Ctx *c, const JlScene *sc) {
+  double frame = 1.0 / sc->fps;
+  if (sc->dt_set && sc->dt > frame * (1.0 + 1e-9))
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                   "%s: dt: %g s is longer than one output frame (1/fps = %g s); lower dt or raise fps",
+                   c->file, sc->dt, frame);
+  if (frame / sc->dt > 1e7)
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                   "%s: dt: %g s%s would need %.3g steps per output frame of 1/fps = %g s (at most 1e7); "
+                   "raise dt or fps", c->file, sc->dt, sc->dt_set ? "" : " (the default)", frame / sc->dt, frame);
+  if (sc->duration * sc->fps > 1e8)
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                   "%s: duration, fps: %g s at %g frames per second is %.3g output frames (at most 1e8); "
+                   "shorten duration or lower fps", c->file, sc->duration, sc->fps, sc->duration * sc->fps);
+  return JL_OK;
+}
+
 static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
   static const char *const keys[] = {"description", "duration", "fps", "dt", "integrator",
                                      "gravity", "solver", "adaptive", "ground", "bodies",
@@ -540,6 +561,8 @@ static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
   }
   sc->dt = sc->step.integrator == JL_INTEGRATOR_IMPLICIT ? 1.0 / 60.0 : 1e-3;
   TRY(get_num(c, root, "", "dt", &sc->dt, 0, 1, 1e6));
+  sc->dt_set = cJSON_GetObjectItemCaseSensitive(root, "dt") != NULL;
+  TRY(check_timing(c, sc));
   TRY(get_vec(c, root, "", "gravity", sc->world.gravity, 3));
   TRY(get_bool(c, root, "", "adaptive", &sc->step.adaptive));
   TRY(get_int(c, root, "", "threads", &sc->step.threads, 0, 1024));

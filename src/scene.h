@@ -56,7 +56,8 @@ typedef struct JlScene {
   char path[4096];
   double duration;        /* s, default 2 */
   double fps;             /* output frames per second, default 60 */
-  double dt;              /* s, largest time step, default 1/60 for implicit */
+  double dt;              /* s, largest time step, default 1/60 for implicit; at most 1/fps */
+  int dt_set;             /* 1 when the file gives "dt", 0 when dt is the integrator's default */
   JlStepDef step;         /* integrator, solver tolerance, iteration cap, adaptive */
   JlWorldDef world;       /* gravity, ground, contact parameters (world.obstacle is set by jl_scene_build) */
   int nobstacle;

@@ -98,7 +98,8 @@ typedef struct JlEnergy {
   double kinetic;  /* J */
   double elastic;  /* J, springs */
   double gravity;  /* J, m g . x relative to y = 0 (i.e. -m g.x) */
-  double ground;   /* J, penalty energy of the ground plane */
+  double ground;   /* J, penalty energy of every other element: the ground plane and the body and
+                      obstacle contacts (stats.csv contact_energy); the name is historical */
 } JlEnergy;
 void jl_world_energy(const JlWorld *w, JlEnergy *e);
 

@@ -1,6 +1,7 @@
 /* End-to-end tests of the `jelly` program: outputs exist and parse, runs are
- * deterministic, stiff scenes behave as the integrators promise, and bad
- * input is rejected with exit code 2 and a message. */
+ * deterministic, stiff scenes behave as the integrators promise, solver
+ * failures and starting overlaps are reported, and bad input is rejected
+ * with exit code 2 and a message. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,20 @@
 #define SCENES JL_SOURCE_DIR "/models/scenes/"
 
 static char g_out[1 << 16];
+
+/* the stats.csv header: a contract, columns are only ever appended */
+#define STATS_HEADER                                                                                     \
+  "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,gravity_energy,max_strain,min_y," \
+  "contacts,contact_energy,cg_failed\n"
+
+/* writes text to dir/name and the file's path into path */
+static int write_scene(const char *dir, const char *name, const char *text, char *path, size_t n) {
+  snprintf(path, n, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) return 0;
+  fputs(text, f);
+  return fclose(f) == 0;
+}
 
 /* number of lines of a text */
 static int count_lines(const char *s) {
@@ -69,15 +84,14 @@ static void test_default_scene_outputs(void) {
   snprintf(path, sizeof path, "%s/run/stats.csv", dir);
   char *stats = jl_test_read_file(path, NULL);
   ENSURE_MSG(stats, "missing %s", path);
-  const char *header = "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
-                       "gravity_energy,max_strain,min_y,contacts\n";
-  ENSURE(strncmp(stats, header, strlen(header)) == 0);
+  ENSURE_MSG(strncmp(stats, STATS_HEADER, strlen(STATS_HEADER)) == 0, "header: %.200s", stats);
   ENSURE(count_lines(stats) == 5); /* header + frames 0..3 */
   ENSURE_NEAR(csv_value(stats, 3, 1), 3.0 / 60.0, 1e-9);
   ENSURE(csv_value(stats, 1, 3) >= 1);          /* steps */
   ENSURE(csv_value(stats, 1, 4) >= 1);          /* CG iterations */
   ENSURE(csv_value(stats, 3, 5) > 0);           /* falling: kinetic energy */
   ENSURE(csv_value(stats, 3, 7) < csv_value(stats, 0, 7)); /* gravity energy decreases */
+  for (int r = 0; r <= 3; r++) ENSURE(csv_value(stats, r, 12) == 0); /* cg_failed: the solver converged */
   free(stats);
   snprintf(path, sizeof path, "%s/run/scene.pvd", dir);
   char *pvd = jl_test_read_file(path, NULL);
@@ -155,6 +169,137 @@ static void test_stiff_implicit_vs_euler(void) {
              "divergence message must name body and frame: %s", g_out);
 }
 
+/* A cube whose linear solver may take one iteration: every step stops at the cap. */
+static const char *const CG_CAP_SCENE =
+    "{ \"duration\": 0.1, \"solver\": { \"max_iterations\": 1 },\n"
+    "  \"bodies\": [ { \"name\": \"cube\", \"shape\": { \"type\": \"box\", \"size\": [0.3, 0.3, 0.3] },\n"
+    "                \"translate\": [0, 1, 0] } ] }\n";
+
+static void test_cg_failed_column_and_warning(void) {
+  const char *dir = jl_test_tmpdir("cli_cg_failed");
+  char scene[1024], cmd[4096], path[2048];
+  ENSURE(write_scene(dir, "cap.json", CG_CAP_SCENE, scene, sizeof scene));
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '%s' --quiet --no-preview --out %s/run", scene, dir);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "without --strict the run succeeds, got exit %d: %s", rc, g_out);
+  /* one warning with the cap, the count and the first frame */
+  const char *warn = strstr(g_out, "jelly run: warning: the linear solver hit its iteration cap (1) in ");
+  ENSURE_MSG(warn, "no solver warning in: %s", g_out);
+  ENSURE_MSG(strstr(strstr(warn, "hit its") + 1, "hit its") == NULL, "more than one solver warning: %s", g_out);
+  int failed = 0, steps = 0;
+  ENSURE(sscanf(warn, "jelly run: warning: the linear solver hit its iteration cap (1) in %d of %d steps", &failed,
+                &steps) == 2);
+  ENSURE_MSG(failed > 0 && steps == 6, "%d of %d steps", failed, steps);
+  ENSURE_MSG(strstr(warn, "first in frame 1;") && strstr(warn, "solver.max_iterations") && strstr(warn, "--dt"),
+             "warning lacks the first frame or the remedies: %s", warn);
+  /* stats.csv: the two new columns last, cg_failed per frame summing to the warning's count */
+  snprintf(path, sizeof path, "%s/run/stats.csv", dir);
+  char *stats = jl_test_read_file(path, NULL);
+  ENSURE(stats);
+  ENSURE_MSG(strncmp(stats, STATS_HEADER, strlen(STATS_HEADER)) == 0, "header: %.200s", stats);
+  ENSURE(count_lines(stats) == 8);
+  ENSURE(csv_value(stats, 0, 12) == 0); /* frame 0 takes no step */
+  ENSURE(csv_value(stats, 1, 12) >= 1);
+  double sum = 0;
+  for (int r = 0; r <= 6; r++) sum += csv_value(stats, r, 12);
+  ENSURE_MSG(sum == failed, "cg_failed sums to %g, the warning says %d", sum, failed);
+  free(stats);
+  /* --strict: exit 1 with the reason, outputs still written */
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '%s' --quiet --no-preview --strict --out %s/strict", scene, dir);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 1, "--strict should exit 1, got %d: %s", rc, g_out);
+  ENSURE_MSG(strstr(g_out, "iteration cap") && strstr(g_out, "--strict"), "no reason given: %s", g_out);
+  snprintf(path, sizeof path, "%s/strict/stats.csv", dir);
+  char *strict_stats = jl_test_read_file(path, NULL);
+  ENSURE_MSG(strict_stats && count_lines(strict_stats) == 8, "--strict did not write all of %s", path);
+  free(strict_stats);
+  snprintf(path, sizeof path, "%s/strict/scene.pvd", dir);
+  char *pvd = jl_test_read_file(path, NULL);
+  ENSURE_MSG(pvd, "--strict did not write %s", path);
+  free(pvd);
+  /* --strict on a scene whose solver converges: exit 0, no warning */
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 3 --quiet --no-preview --strict --out %s/ok",
+           dir);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "--strict on drop.json: exit %d: %s", rc, g_out);
+  ENSURE_MSG(!strstr(g_out, "warning"), "unexpected warning: %s", g_out);
+}
+
+static void test_fps_flag(void) {
+  const char *dir = jl_test_tmpdir("cli_fps");
+  char cmd[4096], path[2048];
+  /* drop.json: dt 1/120 s at 60 fps; at 30 fps a frame takes 4 steps */
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --fps 30 --frames 2 --quiet --no-preview --out %s/a",
+           dir);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
+  snprintf(path, sizeof path, "%s/a/stats.csv", dir);
+  char *stats = jl_test_read_file(path, NULL);
+  ENSURE(stats && count_lines(stats) == 4);
+  ENSURE_NEAR(csv_value(stats, 2, 1), 2.0 / 30.0, 1e-9);
+  ENSURE(csv_value(stats, 1, 3) == 4);
+  free(stats);
+  /* fps = 1/dt = 30: one step per frame */
+  snprintf(cmd, sizeof cmd,
+           "'" JELLY "' run '" SCENES "drop.json' --fps 30 --dt 0.03333333333333333 --frames 2 --quiet --no-preview "
+           "--out %s/b", dir);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
+  snprintf(path, sizeof path, "%s/b/stats.csv", dir);
+  stats = jl_test_read_file(path, NULL);
+  ENSURE(stats && count_lines(stats) == 4);
+  ENSURE_NEAR(csv_value(stats, 2, 1), 2.0 / 30.0, 1e-9);
+  ENSURE(csv_value(stats, 1, 3) == 1);
+  free(stats);
+  /* without --frames: the scene's duration (0.1 s) at 30 fps is 3 frames */
+  char scene[1024];
+  ENSURE(write_scene(dir, "short.json", CG_CAP_SCENE, scene, sizeof scene));
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '%s' --fps 30 --quiet --no-preview --out %s/c", scene, dir);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
+  snprintf(path, sizeof path, "%s/c/stats.csv", dir);
+  stats = jl_test_read_file(path, NULL);
+  ENSURE(stats && count_lines(stats) == 5);
+  ENSURE_NEAR(csv_value(stats, 3, 1), 0.1, 1e-9);
+  free(stats);
+}
+
+/* two boxes 5 cm into each other, one 3 cm below the ground, one inside a sphere obstacle */
+static const char *const OVERLAP_SCENE =
+    "{ \"duration\": 0.05, \"ground\": { \"y\": 0 },\n"
+    "  \"obstacles\": [ { \"type\": \"sphere\", \"radius\": 0.3, \"translate\": [3, 0.5, 0] } ],\n"
+    "  \"bodies\": [\n"
+    "    { \"name\": \"left\", \"shape\": { \"type\": \"box\", \"size\": [0.5, 0.5, 0.5] }, \"translate\": [0, 0.5, 0] },\n"
+    "    { \"name\": \"right\", \"shape\": { \"type\": \"box\", \"size\": [0.5, 0.5, 0.5] }, \"translate\": [0.45, 0.5, 0] },\n"
+    "    { \"name\": \"low\", \"shape\": { \"type\": \"box\", \"size\": [0.5, 0.5, 0.5] }, \"translate\": [1.5, 0.22, 0] },\n"
+    "    { \"name\": \"stuck\", \"shape\": { \"type\": \"box\", \"size\": [0.5, 0.5, 0.5] }, \"translate\": [3, 0.9, 0] } ] }\n";
+
+static void test_overlap_warnings(void) {
+  const char *dir = jl_test_tmpdir("cli_overlap");
+  char scene[1024], cmd[4096], path[2048];
+  ENSURE(write_scene(dir, "overlap.json", OVERLAP_SCENE, scene, sizeof scene));
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '%s' --frames 1 --no-preview --out %s/run", scene, dir);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "a warning must not change the exit code, got %d: %s", rc, g_out);
+  const char *w = strstr(g_out, "jelly run: warning: bodies 'left' and 'right' overlap by ");
+  ENSURE_MSG(w, "no overlap warning naming both bodies: %s", g_out);
+  double cm = 0;
+  ENSURE(sscanf(w, "jelly run: warning: bodies 'left' and 'right' overlap by %lf cm", &cm) == 1);
+  ENSURE_NEAR(cm, 5.0, 0.5);
+  ENSURE_MSG(strstr(g_out, "jelly run: warning: body 'low' starts 3 cm below the ground plane"),
+             "no ground warning: %s", g_out);
+  ENSURE_MSG(strstr(g_out, "jelly run: warning: body 'stuck' starts 15 cm inside obstacles[0] (sphere)"),
+             "no obstacle warning: %s", g_out);
+  ENSURE_MSG(!strstr(g_out, "'left' and 'low'") && !strstr(g_out, "body 'left' starts"), "spurious warning: %s",
+             g_out);
+  /* contact_energy: the penalty energy of 'low' in the ground at frame 0 */
+  snprintf(path, sizeof path, "%s/run/stats.csv", dir);
+  char *stats = jl_test_read_file(path, NULL);
+  ENSURE(stats);
+  ENSURE_MSG(csv_value(stats, 0, 11) > 0, "contact_energy at frame 0 is %g", csv_value(stats, 0, 11));
+  free(stats);
+}
+
 typedef struct BadRun {
   const char *args;
   const char *want;
@@ -173,6 +318,21 @@ static void test_bad_input(void) {
   ENSURE(f);
   fputs("\x01\x02{{{ not json", f);
   fclose(f);
+  char path[1024];
+  ENSURE(write_scene(dir, "dt.json", "{ \"dt\": 0.05, \"bodies\": [ { \"shape\": { \"type\": \"box\" } } ] }\n",
+                     path, sizeof path));
+  ENSURE(write_scene(dir, "long.json",
+                     "{ \"duration\": 1e7, \"fps\": 1000, \"bodies\": [ { \"shape\": { \"type\": \"box\" } } ] }\n", path,
+                     sizeof path));
+  ENSURE(write_scene(dir, "pin.json",
+                     "{ \"bodies\": [ { \"name\": \"bar\", \"shape\": { \"type\": \"box\", \"size\": [1, 0.2, 0.2] },\n"
+                     "    \"pin\": { \"box\": [[2, -0.1, -0.1], [2.1, 0.1, 0.1]] } } ] }\n",
+                     path, sizeof path));
+  ENSURE(write_scene(dir, "pin_rope.json",
+                     "{ \"bodies\": [ { \"name\": \"strand\", \"kind\": \"rope\",\n"
+                     "    \"shape\": { \"type\": \"chain\", \"length\": 1, \"segments\": 4 },\n"
+                     "    \"pin\": { \"box\": [[3, 3, 3], [4, 4, 4]] } } ] }\n",
+                     path, sizeof path));
   const BadRun cases[] = {
       {"run /no/such/scene.json", "/no/such/scene.json"},
       {"run BAD/bad.json", "bodies[0].density"},
@@ -181,6 +341,16 @@ static void test_bad_input(void) {
       {"run " SCENES "drop.json --frames", "--frames"},
       {"run " SCENES "drop.json --dt 0", "--dt"},
       {"run " SCENES "drop.json --dt abc", "--dt"},
+      {"run " SCENES "drop.json --dt 0.1", "--dt 0.1 s is longer than one output frame (1/fps = 0.0166667 s)"},
+      {"run " SCENES "drop.json --fps 120 --dt 0.01", "--dt 0.01 s is longer than one output frame"},
+      {"run " SCENES "drop.json --dt 1e-12", "steps per output frame"},
+      {"run BAD/dt.json", "dt.json: dt: 0.05 s is longer than one output frame"},
+      {"run " SCENES "stiff.json --fps 60", "stiff.json: dt: "},
+      {"run BAD/long.json", "long.json: duration, fps:"},
+      {"run " SCENES "drop.json --fps 0", "--fps must be > 0"},
+      {"run " SCENES "drop.json --fps", "--fps expects a finite number"},
+      {"run BAD/pin.json", "body 'bar': pin.box [[2, -0.1, -0.1], [2.1, 0.1, 0.1]] holds none"},
+      {"run BAD/pin_rope.json", "body 'strand': pin.box"},
       {"run " SCENES "drop.json --integrator leapfrog", "leapfrog"},
       {"run " SCENES "drop.json --threads 0", "--threads"},
       {"run " SCENES "drop.json --bogus", "--bogus"},
@@ -205,7 +375,7 @@ static void test_bad_input(void) {
 
 static void test_help(void) {
   ENSURE(jl_test_run("'" JELLY "' run --help", g_out, sizeof g_out) == 0);
-  ENSURE(strstr(g_out, "--integrator") && strstr(g_out, "--obj"));
+  ENSURE(strstr(g_out, "--integrator") && strstr(g_out, "--obj") && strstr(g_out, "--fps") && strstr(g_out, "--strict"));
   ENSURE(jl_test_run("'" JELLY "' help", g_out, sizeof g_out) == 0);
   ENSURE(strstr(g_out, "run") && strstr(g_out, "check") && strstr(g_out, "mesh") && strstr(g_out, "bench"));
 }
@@ -231,5 +401,7 @@ static void test_bench_json_format(void) {
 JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs},
              {"determinism", test_determinism},
              {"stiff_implicit_vs_euler", test_stiff_implicit_vs_euler},
+             {"cg_failed_column_and_warning", test_cg_failed_column_and_warning},
+             {"fps_flag", test_fps_flag}, {"overlap_warnings", test_overlap_warnings},
              {"bad_input", test_bad_input}, {"help", test_help},
              {"bench_json_format", test_bench_json_format})

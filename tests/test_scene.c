@@ -37,6 +37,7 @@ static void test_full_example(void) {
   ENSURE_NEAR(sc.duration, 2.0, 0);
   ENSURE_NEAR(sc.fps, 60, 0);
   ENSURE_NEAR(sc.dt, 0.004, 0);
+  ENSURE(sc.dt_set == 1);
   ENSURE(sc.step.integrator == JL_INTEGRATOR_IMPLICIT);
   ENSURE_NEAR(sc.world.gravity[1], -9.81, 0);
   ENSURE_NEAR(sc.step.tolerance, 1e-6, 0);
@@ -132,6 +133,12 @@ static void test_bad_scenes(void) {
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"name\": \"a/b\"}]}", "bodies[0].name", "'/'"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}, {\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}]}", "bodies[1].name", "already"},
       {"{\"dt\": 1, \"dt\": 2, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "twice"},
+      /* time settings a run can honour: dt within one frame, at most 1e7 steps per frame and 1e8 frames */
+      {"{\"dt\": 0.05, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "longer than one output frame (1/fps = 0.0166667 s)"},
+      {"{\"fps\": 30, \"dt\": 0.04, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "1/fps = 0.0333333 s"},
+      {"{\"dt\": 1e-12, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "steps per output frame"},
+      {"{\"fps\": 1e-9, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "(the default)"},
+      {"{\"duration\": 1e7, \"fps\": 1000, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "duration, fps", "1e8"},
       /* cloth, ropes and wind */
       {"{\"bodies\": [{\"kind\": \"jelly\", \"shape\": {\"type\": \"box\"}}]}", "bodies[0].kind", "jelly"},
       {"{\"bodies\": [{\"kind\": 1, \"shape\": {\"type\": \"box\"}}]}", "bodies[0].kind", "string"},
@@ -194,6 +201,7 @@ static void test_cloth_rope_wind(void) {
   ENSURE_NEAR(sc.world.wind_gust, 0.5, 0);
   ENSURE_NEAR(sc.world.wind_gust_period, 1.5, 0);
   ENSURE_NEAR(sc.world.wind_drag, 0.8, 0);
+  ENSURE(sc.dt_set == 0); /* no "dt": the integrator's default */
   const JlSceneBody *c = &sc.body[0], *v = &sc.body[1], *s = &sc.body[2];
   ENSURE(c->kind == JL_BODY_CLOTH && c->cloth.kind == JL_BODY_CLOTH && c->shape == JL_SHAPE_GRID);
   ENSURE(c->grid_size[0] == 2 && c->grid_size[1] == 1 && c->grid_cells[0] == 4 && c->grid_cells[1] == 2);
