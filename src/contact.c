@@ -17,11 +17,13 @@
  *     moves only when the node slips (Coulomb cone |F_t| <= mu F_n), so a
  *     resting body does not creep when its contacts settle up and down;
  *   - the push-out slack s: a contact first seen already deep (bodies that
- *     start overlapping, a hit the detection missed) would store 1/2 k d^2 of
- *     penalty energy that nothing paid for. Its depth beyond what its approach
- *     speed explains becomes slack, which shrinks by push_out_speed x h per
- *     step, so such bodies separate at most at that speed (Box2D v3 caps its
- *     soft contacts' push-out velocity the same way, contactPushMaxVelocity).
+ *     start overlapping, a hit found only after the step that made it) would
+ *     store 1/2 k d^2 of penalty energy that nothing paid for. Its depth at
+ *     detection becomes slack, and so does any later jump of the depth
+ *     estimate that the motion does not explain; the slack shrinks by
+ *     push_out_speed x h per step, so such bodies separate at most at that
+ *     speed (Box2D v3 caps its soft contacts' push-out velocity the same
+ *     way, contactPushMaxVelocity).
  *
  * One normal per contact patch: the nodes of P inside Q and the nodes of Q
  * inside P get directions from different surfaces (a box node inside a ball
@@ -281,9 +283,7 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
   double vt[3] = {zd[0] - vn * r[0], zd[1] - vn * r[1], zd[2] - vn * r[2]};
   ct->st0 = sqrt(jl_vec3_dot(vt, vt));
   const Memory *q = mem_find(ce, p, ct->other);
-  /* slack: a known contact keeps (and works off) its slack; a new one keeps
-   * the depth its approach speed explains, at most the depth whose penalty
-   * energy equals the node's kinetic energy of approach */
+  /* slack: a known contact keeps (and works off) its slack */
   double d0 = ct->d0 > 0.0 ? ct->d0 : 0.0;
   if (q) {
     /* depth the motion does not explain (the estimate jumped: another border
@@ -299,6 +299,9 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
     double s = q->slack + (jump > 0.0 ? jump : 0.0) - wd->contact_push_out * h;
     ct->slack = s < d0 ? s : d0;
   } else {
+    /* a new contact keeps the depth its approach speed explains, at most the
+     * depth whose penalty energy equals the node's kinetic energy of
+     * approach; the rest is slack */
     double approach = vn < 0.0 ? -vn : 0.0, omega = ct->k > 0.0 && mp > 0.0 ? sqrt(ct->k / mp) : 0.0;
     double allow = approach * (omega > 0.0 && 1.0 / omega < h ? 1.0 / omega : h);
     ct->slack = d0 > allow ? d0 - allow : 0.0;
