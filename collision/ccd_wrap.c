@@ -4,10 +4,16 @@
  * translation t, support(d) = t + R support_local(R^T d). Box: the corner
  * sign(d_i) h_i; sphere: r d/|d|; capsule: the end cap centre on the side of
  * d plus r d/|d|; hull: the point with the largest dot product (linear scan,
- * fine for the tens to hundreds of points of a convex obstacle). A point and
- * a tetrahedron are the second objects. MPR (Snethen, Game Programming Gems
- * 7; libccd's ccdMPRPenetration) returns the depth and the direction that
- * moves the second object (the point) out of the first. */
+ * fine for the tens to hundreds of points of a convex obstacle). The second
+ * object is the convex hull of up to four points: a point, a segment (a
+ * node's path over a step) or a tetrahedron. MPR (Snethen, Game Programming
+ * Gems 7; libccd's ccdMPRPenetration) returns the depth and the direction
+ * that moves the second object out of the first; ccdMPRIntersect only answers
+ * yes/no. Both stop refining once the portal is within JL_CCD_TOLERANCE
+ * (1e-9 m) of the Minkowski difference's surface, so an overlap shallower than
+ * that may be reported as none. libccd 2.1 has no distance query and no ray
+ * cast: a path's first contact is found by the caller (collision/obstacle.c)
+ * by bisection on segment overlaps. */
 #include "collision/ccd_wrap.h"
 
 #include <ccd/ccd.h>
@@ -73,7 +79,7 @@ static void obstacle_center(const void *obj, ccd_vec3_t *c) {
   for (int r = 0; r < 3; r++) c->v[r] = o->rot[3 * r] * m[0] + o->rot[3 * r + 1] * m[1] + o->rot[3 * r + 2] * m[2] + o->translate[r];
 }
 
-/* a point set of up to 4 points (point or tetrahedron) */
+/* the second object: the convex hull of up to 4 points (a point, a segment, a tetrahedron) */
 typedef struct Points {
   int n;
   const double *p[4];
@@ -106,17 +112,17 @@ static void setup(ccd_t *ccd) {
   ccd->support2 = points_support;
   ccd->center2 = points_center;
   ccd->max_iterations = JL_CCD_MAX_ITERATIONS;
-  ccd->mpr_tolerance = 1e-9;
+  ccd->mpr_tolerance = JL_CCD_TOLERANCE;
 }
 
-int jl_ccd_point_penetration(const JlObstacle *o, const double p[3], double *depth, double dir[3]) {
+/* MPR penetration of s into o: 1 with depth and unit dir when they overlap */
+static int penetration(const JlObstacle *o, const Points *s, double *depth, double dir[3]) {
   if (sizeof(ccd_real_t) != sizeof(double) || o->type == JL_OBSTACLE_PLANE) return 0;
   ccd_t ccd;
   setup(&ccd);
-  Points pt = {1, {p, p, p, p}};
   ccd_real_t dep = 0;
   ccd_vec3_t dv, pos;
-  if (ccdMPRPenetration(o, &pt, &ccd, &dep, &dv, &pos) != 0) return 0;
+  if (ccdMPRPenetration(o, s, &ccd, &dep, &dv, &pos) != 0) return 0;
   double len = sqrt(dv.v[0] * dv.v[0] + dv.v[1] * dv.v[1] + dv.v[2] * dv.v[2]);
   if (!(len > 0) || !isfinite(dep)) return 0;
   *depth = dep;
@@ -124,11 +130,25 @@ int jl_ccd_point_penetration(const JlObstacle *o, const double p[3], double *dep
   return 1;
 }
 
-int jl_ccd_tet_overlap(const JlObstacle *o, const double *a, const double *b, const double *c,
-                       const double *d) {
+static int intersect(const JlObstacle *o, const Points *s) {
   if (sizeof(ccd_real_t) != sizeof(double) || o->type == JL_OBSTACLE_PLANE) return 0;
   ccd_t ccd;
   setup(&ccd);
+  return ccdMPRIntersect(o, s, &ccd) != 0;
+}
+
+int jl_ccd_point_penetration(const JlObstacle *o, const double p[3], double *depth, double dir[3]) {
+  Points pt = {1, {p, p, p, p}};
+  return penetration(o, &pt, depth, dir);
+}
+
+int jl_ccd_tet_overlap(const JlObstacle *o, const double *a, const double *b, const double *c,
+                       const double *d) {
   Points t = {4, {a, b, c, d}};
-  return ccdMPRIntersect(o, &t, &ccd) != 0;
+  return intersect(o, &t);
+}
+
+int jl_ccd_segment_overlap(const JlObstacle *o, const double a[3], const double b[3]) {
+  Points s = {2, {a, b, b, b}};
+  return intersect(o, &s);
 }
