@@ -365,7 +365,7 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
       memcpy(q->anchor, w, sizeof w);
     }
   }
-  qsort(ce->mem, (size_t)ce->nmem, sizeof(Memory), mem_cmp);
+  if (ce->nmem > 1) qsort(ce->mem, (size_t)ce->nmem, sizeof(Memory), mem_cmp);
 }
 
 static void contact_begin(JlForce *e, const JlModel *m, const double *x, const double *v, double h) {
