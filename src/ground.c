@@ -43,7 +43,24 @@ typedef struct Ground {
   double *blk;     /* nnode x 9: a dF/dx + b dF/dv of node active[q] at 9 q */
   double *partial; /* nblock energy partials */
   double *s0;      /* nnode: m/s, tangential speed at the step's start; < 0 = no step begun */
+  /* implicit steps (JlForce.refine): which nodes are on the plane for a
+   * whole linear solve, and the penetration the last solve ended with (the
+   * normal load the friction cap uses) */
+  int use_set;
+  unsigned char *on;
+  double *pen1;    /* nnode: m, end-of-solve penetration of on nodes; < 0 = none yet */
+  double *slack;   /* nnode: m, push-out slack; < 0 = the node was not below the plane */
+  /* friction (chosen at begin_step): a sticking node is held by a tangential
+   * spring to its anchor, a point of the plane that persists across steps and
+   * moves only when the node slips; a sliding node feels lagged-viscosity
+   * Coulomb friction */
+  unsigned char *mode;  /* nnode: FRICTION_* for this step */
+  double *anchor;       /* nnode x 2: m, (x, z) of the anchor for this step */
+  double *next_anchor;  /* nnode x 2: anchor for the next step (valid where has_anchor) */
+  unsigned char *has_anchor;
 } Ground;
+
+enum { FRICTION_VISCOUS, FRICTION_STICK, FRICTION_SLIDE };
 
 /* friction viscosity eta = min(c, mu k p / s0) with the frozen speed s0 (the
  * current speed st when no step has begun); *sliding = 1 on the cap branch */
@@ -53,11 +70,93 @@ static double friction_eta(double c, double cap, double s0, double st, int *slid
   return *sliding ? cap / s : c;
 }
 
-/* tangential speeds at the step's start */
+/* penetration beyond the push-out slack (m) */
+static double ground_pen(const Ground *g, const JlWorldDef *wd, const double *x, int i) {
+  double s = g->slack[i] > 0.0 ? g->slack[i] : 0.0;
+  return wd->ground_y - x[3 * i + 1] - s;
+}
+
+/* normal penetration the friction cap uses: the end of the last solve when
+ * there was one (the implicit, end-of-step normal load), else the current */
+static double ground_cap_pen(const Ground *g, double pen, int i) {
+  double p = g->use_set && g->pen1[i] >= 0.0 ? g->pen1[i] : pen;
+  return p > 0.0 ? p : 0.0;
+}
+
+/* tangential speeds, slack and the on/off set at the step's start */
 static void ground_begin(JlForce *e, const JlModel *m, const double *x, const double *v, double h) {
-  (void)x, (void)h;
   Ground *g = e->self;
-  for (int i = 0; i < m->nnode; i++) g->s0[i] = sqrt(v[3 * i] * v[3 * i] + v[3 * i + 2] * v[3 * i + 2]);
+  const JlWorldDef *wd = &m->world;
+  g->use_set = 0;
+  double k_per_kg = wd->ground_stiffness;
+  for (int i = 0; i < m->nnode; i++) {
+    const double *vi = v + 3 * i;
+    g->s0[i] = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
+    g->pen1[i] = -1.0;
+    /* slack: a node found below the plane that was not there at the last
+     * step (a body that starts below it; a node that crosses the plane
+     * within an implicit step is held by refine instead) keeps the depth its
+     * approach speed does not explain as slack, worked off at the push-out
+     * speed, instead of 1/2 k p^2 of energy from nowhere; slack never grows */
+    double pen = wd->ground_y - x[3 * i + 1];
+    if (!(pen > 0.0)) {
+      g->slack[i] = -1.0;
+    } else {
+      double s;
+      if (g->slack[i] < 0.0) {
+        double approach = vi[1] < 0.0 ? -vi[1] : 0.0, omega = sqrt(k_per_kg);
+        s = pen - approach * (1.0 / omega < h ? 1.0 / omega : h);
+      } else {
+        s = g->slack[i];
+      }
+      s -= wd->contact_push_out * h;
+      g->slack[i] = s < 0.0 ? 0.0 : s < pen ? s : pen;
+    }
+    double pe = ground_pen(g, wd, x, i);
+    g->on[i] = pe > 0.0;
+    /* friction: the stored anchor, dragged onto the Coulomb cone k |d| <= mu k p */
+    double *a = g->anchor + 2 * i, d[2] = {0.0, 0.0};
+    const double *xi = x + 3 * i;
+    double mu = wd->ground_friction, load = pe > 0.0 ? pe : 0.0;
+    if (g->has_anchor[i] && load > 0.0) {
+      d[0] = g->next_anchor[2 * i] - xi[0];
+      d[1] = g->next_anchor[2 * i + 1] - xi[2];
+      double len = sqrt(d[0] * d[0] + d[1] * d[1]), lim = mu * load;
+      if (len > lim) d[0] *= lim / len, d[1] *= lim / len;
+    }
+    a[0] = xi[0] + d[0];
+    a[1] = xi[2] + d[1];
+    /* sticking when the anchor spring can hold the node over the step */
+    double k = k_per_kg, c = wd->ground_damping; /* per kg: the node's mass cancels */
+    double need0 = k * (d[0] - h * vi[0]) - c * vi[0], need2 = k * (d[1] - h * vi[2]) - c * vi[2];
+    int slide = sqrt(need0 * need0 + need2 * need2) > mu * k * load && g->s0[i] > 0.0;
+    g->mode[i] = slide ? FRICTION_SLIDE : FRICTION_STICK;
+    g->has_anchor[i] = !slide && load > 0.0;
+    g->next_anchor[2 * i] = a[0];
+    g->next_anchor[2 * i + 1] = a[1];
+  }
+}
+
+/* active set for the implicit stepper (JlForce.refine): begin_step set the
+ * start-of-step set; after a solve, nodes whose penetration opened or closed
+ * during the step switch, so a node that crosses the plane within a step is
+ * held there instead of being found deep at the next step's start */
+static int ground_refine(JlForce *e, const JlModel *m, const double *x1, const double *v1) {
+  (void)v1;
+  Ground *g = e->self;
+  if (!x1) {
+    g->use_set = 1;
+    return 0;
+  }
+  int changed = 0;
+  for (int i = 0; i < m->nnode; i++) {
+    double pen = ground_pen(g, &m->world, x1, i);
+    unsigned char want = pen > 0.0;
+    changed += want != g->on[i];
+    g->on[i] = want;
+    g->pen1[i] = want ? pen : -1.0;
+  }
+  return changed;
 }
 
 static void ground_force(const JlForce *e, const JlModel *m, const double *x,
@@ -70,20 +169,38 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
     int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < n ? lo + JL_BLOCK : n;
     double en = 0.0;
     for (int i = lo; i < hi; i++) {
-      double pen = wd->ground_y - x[3 * i + 1];
-      if (!(pen > 0.0)) continue;
+      double pen = ground_pen(g, wd, x, i);
+      if (g->use_set ? !g->on[i] : !(pen > 0.0)) continue;
       double k = wd->ground_stiffness * m->mass[i], c = wd->ground_damping * m->mass[i];
       const double *vi = v + 3 * i;
-      /* normal penalty and damping */
-      double normal = k * pen;
-      f[3 * i + 1] += normal - c * vi[1];
-      en += 0.5 * k * pen * pen;
-      /* friction: lagged viscosity, min(c s0, mu N) at the start speed s0 */
-      double st = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
-      int sliding;
-      double eta = friction_eta(c, wd->ground_friction * normal, g->s0[i], st, &sliding);
-      f[3 * i] -= eta * vi[0];
-      f[3 * i + 2] -= eta * vi[2];
+      /* normal penalty and damping: linear in y while on, also where an
+       * implicit solve carries it through pen < 0 within the step */
+      f[3 * i + 1] += k * pen - c * vi[1];
+      if (pen > 0.0) en += 0.5 * k * pen * pen;
+      /* friction */
+      double cap = wd->ground_friction * k * ground_cap_pen(g, pen, i), ft[2];
+      int mode = g->s0[i] >= 0.0 ? g->mode[i] : FRICTION_VISCOUS;
+      if (mode == FRICTION_STICK) {
+        const double *a = g->anchor + 2 * i;
+        double fs[2] = {k * (a[0] - x[3 * i]), k * (a[1] - x[3 * i + 2])};
+        double fsm = sqrt(fs[0] * fs[0] + fs[1] * fs[1]);
+        if (fsm > cap) fs[0] *= cap / fsm, fs[1] *= cap / fsm, fsm = cap;
+        if (pen > 0.0) en += 0.5 * fsm * fsm / k;
+        ft[0] = fs[0] - c * vi[0];
+        ft[1] = fs[1] - c * vi[2];
+        double fm = sqrt(ft[0] * ft[0] + ft[1] * ft[1]);
+        if (fm > cap) ft[0] *= cap / fm, ft[1] *= cap / fm;
+      } else {
+        /* sliding: lagged viscosity, mu N at the start speed s0; before any
+         * step: min(c s, mu N) at the current speed */
+        double st = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
+        int sliding;
+        double eta = mode == FRICTION_SLIDE ? cap / g->s0[i] : friction_eta(c, cap, -1.0, st, &sliding);
+        ft[0] = -eta * vi[0];
+        ft[1] = -eta * vi[2];
+      }
+      f[3 * i] += ft[0];
+      f[3 * i + 2] += ft[1];
     }
     g->partial[blk] = en;
   }
@@ -97,8 +214,8 @@ static void ground_linearize(JlForce *e, const JlModel *m, const double *x,
   int exact = (flags & JL_LIN_EXACT) != 0;
   g->nactive = 0;
   for (int i = 0; i < m->nnode; i++) {
-    double pen = wd->ground_y - x[3 * i + 1];
-    if (!(pen > 0.0)) continue;
+    double pen = ground_pen(g, wd, x, i);
+    if (g->use_set ? !g->on[i] : !(pen > 0.0)) continue;
     double k = wd->ground_stiffness * m->mass[i], c = wd->ground_damping * m->mass[i];
     const double *vi = v + 3 * i;
     double *B = g->blk + 9 * g->nactive;
@@ -106,13 +223,19 @@ static void ground_linearize(JlForce *e, const JlModel *m, const double *x,
     memset(B, 0, 9 * sizeof(double));
     /* normal: rows/cols (1, 1) */
     B[4] = -a * k - b * c;
-    /* friction in the x-z plane: dF_t/dv_t = -eta I_t */
+    /* friction in the x-z plane: sticking -k I_t (x) and -c I_t (v);
+     * sliding (and before any step) dF_t/dv_t = -eta I_t */
     double st = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
-    int sliding;
-    double eta = friction_eta(c, wd->ground_friction * k * pen, g->s0[i], st, &sliding);
-    B[0] = -b * eta;
-    B[8] = -b * eta;
-    if (sliding && exact) {
+    int mode = g->s0[i] >= 0.0 ? g->mode[i] : FRICTION_VISCOUS, sliding = mode == FRICTION_SLIDE;
+    double cap = wd->ground_friction * k * ground_cap_pen(g, pen, i);
+    if (mode == FRICTION_STICK) {
+      B[0] = B[8] = -a * k - b * c;
+    } else {
+      double eta = sliding ? cap / g->s0[i] : friction_eta(c, cap, -1.0, st, &sliding);
+      B[0] = -b * eta;
+      B[8] = -b * eta;
+    }
+    if (sliding && exact && !(g->use_set && g->pen1[i] >= 0.0)) {
       /* dF_t/dy = (mu k / s0) v_t (unsymmetric); with no step begun s0 follows v and this is only the x part */
       double s = g->s0[i] >= 0.0 ? g->s0[i] : st;
       B[1] = a * wd->ground_friction * k / s * vi[0];
@@ -145,6 +268,13 @@ static void ground_destroy(JlForce *e) {
     free(g->blk);
     free(g->partial);
     free(g->s0);
+    free(g->on);
+    free(g->pen1);
+    free(g->slack);
+    free(g->mode);
+    free(g->anchor);
+    free(g->next_anchor);
+    free(g->has_anchor);
     free(g);
   }
   free(e);
@@ -157,7 +287,14 @@ JlForce *jl_ground_create(const JlModel *m) {
   g->blk = jl_calloc(9 * ((size_t)m->nnode + 1), sizeof(double));
   g->partial = jl_calloc((size_t)g->nblock + 1, sizeof(double));
   g->s0 = jl_calloc((size_t)m->nnode + 1, sizeof(double));
-  for (int i = 0; i < m->nnode; i++) g->s0[i] = -1.0;
+  g->on = jl_calloc((size_t)m->nnode + 1, 1);
+  g->pen1 = jl_calloc((size_t)m->nnode + 1, sizeof(double));
+  g->slack = jl_calloc((size_t)m->nnode + 1, sizeof(double));
+  g->mode = jl_calloc((size_t)m->nnode + 1, 1);
+  g->anchor = jl_calloc(2 * ((size_t)m->nnode + 1), sizeof(double));
+  g->next_anchor = jl_calloc(2 * ((size_t)m->nnode + 1), sizeof(double));
+  g->has_anchor = jl_calloc((size_t)m->nnode + 1, 1);
+  for (int i = 0; i < m->nnode; i++) g->s0[i] = g->pen1[i] = g->slack[i] = -1.0;
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "ground";
   e->self = g;
@@ -166,5 +303,6 @@ JlForce *jl_ground_create(const JlModel *m) {
   e->multiply = ground_multiply;
   e->destroy = ground_destroy;
   e->begin_step = ground_begin;
+  e->refine = ground_refine;
   return e;
 }

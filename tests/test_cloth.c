@@ -495,7 +495,7 @@ static void test_concat(void) {
 static int drape_world(JlWorld *w, double R, double size, int cells, double contact_stiffness) {
   char text[2048], err[512];
   snprintf(text, sizeof text,
-           "{ \"duration\": 1.5, \"dt\": 0.016666666666666666, \"integrator\": \"implicit\",\n"
+           "{ \"duration\": 3, \"dt\": 0.016666666666666666, \"integrator\": \"implicit\",\n"
            "  \"ground\": {\"y\": 0.0, \"friction\": 0.6},\n"
            "  \"contact\": {\"stiffness\": %.17g, \"friction\": 0.4},\n"
            "  \"bodies\": [\n"
@@ -561,7 +561,10 @@ static int run_drape(double contact_stiffness, int cells, DrapeResult *out) {
     if (strcmp(w.force[f]->name, "contacts") == 0) contact = w.force[f];
   memset(out, 0, sizeof *out);
   int ok = contact != NULL;
-  const int steps = 90; /* 1.5 s */
+  /* 3 s: with static friction on the ground the soft ball rocks on its
+   * flattened base for a few seconds before it settles (rigid rocking strains
+   * no spring, so only the contacts damp it) */
+  const int steps = 180;
   for (int s = 0; s < steps && ok; s++) {
     JlStepReport rep;
     ok = jl_world_step(&w, h, &rep) == JL_OK;
@@ -597,7 +600,7 @@ static void test_cloth_drapes_on_sphere(void) {
   int cells = quick() ? 10 : 16;
   DrapeResult d;
   ENSURE(run_drape(1e5, cells, &d));
-  printf("  %dx%d cloth on a ball of radius %.2f m after 1.5 s: deepest node %.4f m inside (%.4f m at any step,\n"
+  printf("  %dx%d cloth on a ball of radius %.2f m after 3 s: deepest node %.4f m inside (%.4f m at any step,\n"
          "  contact depth %.4f m), ball centre %.4f m, cloth centre %.4f m, highest corner %.4f m,\n"
          "  kinetic %.3e J, max %d contacts\n",
          cells, cells, R, d.depth, d.peak_depth, d.contact_depth, d.centre_y, d.mid_y, d.corner_y, d.ke, d.contacts);

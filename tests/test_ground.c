@@ -125,7 +125,9 @@ static void test_box_slides_to_rest(void) {
              run.v_half, 0.5 * v0);
   ENSURE_MSG(run.t_rest > 0 && run.t_rest < 1.0, "not at rest after 1 s (t_rest %.3f)", run.t_rest);
   ENSURE_MSG(run.final_speed < 0.01, "still moving at the end: %.3g m/s", run.final_speed);
-  ENSURE_MSG(run.min_vx > -1e-3, "the box turned round: vx = %.3g m/s", run.min_vx);
+  /* the bug this guards threw the box back at -1.8 m/s; what remains is the
+   * soft box's shear relaxing against its sticking base when it stops */
+  ENSURE_MSG(run.min_vx > -0.01 * v0, "the box turned round: vx = %.3g m/s", run.min_vx);
   ENSURE_MSG(run.max_vz < 0.02, "sideways motion |vz| = %.3g m/s", run.max_vz);
 }
 
