@@ -69,6 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collision/narrow.h"
+#include "collision/proximity.h"
 #include "mesh/vec3.h"
 
 enum { FRICTION_NONE, FRICTION_STICK, FRICTION_SLIDE };
@@ -79,6 +80,7 @@ typedef struct Contact {
   double coef[5]; /* 1, -w_0 .. -w_3 */
   int other;      /* body index Q, or nbody + obstacle index */
   int tet;        /* Q's tet (global id); -1 for obstacles */
+  int feature;    /* obstacle feature the node is measured against (box face it came in through); -1 */
   double r[3];    /* unit normal: force direction on node[0] */
   double d0;      /* m, depth at detection */
   double slack;   /* m, push-out slack: the penalty acts on g - slack */
@@ -94,6 +96,7 @@ typedef struct Contact {
 /* what a contact leaves for the next step */
 typedef struct Memory {
   int node, other;
+  int feature;        /* obstacle: the box face the node came in through; -1 */
   double slack;       /* m */
   /* the contact's linear gap, to predict its depth at the next step's start */
   int n, nodes[5];
@@ -105,6 +108,7 @@ typedef struct Memory {
 
 typedef struct ContactElem {
   JlCollision *col; /* NULL when there is nothing to collide body against body */
+  JlProximityFinder *prox; /* speculative body-body contacts; NULL with fewer than two bodies */
   int ncontact, cap;
   Contact *contact;
   int nbody_contacts; /* of ncontact, from body-body detection */
@@ -145,6 +149,7 @@ static Contact *push(ContactElem *ce) {
   Contact *ct = &ce->contact[ce->ncontact++];
   memset(ct, 0, sizeof *ct);
   ct->tet = -1;
+  ct->feature = -1;
   return ct;
 }
 
@@ -345,6 +350,7 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
     q->node = ct->node[0];
     q->other = ct->other;
     q->slack = ct->slack;
+    q->feature = ct->feature;
     q->anchor_tet = ct->tet;
     q->n = ct->n;
     memcpy(q->nodes, ct->node, sizeof q->nodes);
@@ -366,6 +372,89 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
     }
   }
   if (ce->nmem > 1) qsort(ce->mem, (size_t)ce->nmem, sizeof(Memory), mem_cmp);
+}
+
+/* Speculative contacts between bodies (collision/proximity.h): a node whose
+ * path over the step would meet another body's face, and that is not already
+ * inside that body, gets a contact with the face's plane at a negative depth
+ * (the gap). z = x_p - sum_k w_k x_k over the face's nodes, so g = -n.z: the
+ * node's distance from the plane through the face points, which the implicit
+ * solve switches on only if it closes (JlForce.refine). */
+static void speculative_contacts(ContactElem *ce, const JlModel *m, const double *x, const double *v, double h) {
+  const JlProximity *pr;
+  int np = jl_proximity_find(ce->prox, m, x, v, h, &pr), nb = ce->ncontact;
+  if (np == 0) return;
+  for (int i = nb - 1; i >= 0; i--) {
+    int p = ce->contact[i].node[0];
+    ce->next[i] = ce->first[p];
+    ce->first[p] = i;
+  }
+  for (int k = 0; k < np; k++) {
+    if (lookup(ce, pr[k].node, pr[k].body) >= 0) continue; /* inside already: its depth contact acts */
+    const int *fv = m->face + 3 * pr[k].face;
+    Contact *ct = push(ce);
+    ct->n = 4;
+    ct->node[0] = pr[k].node;
+    ct->coef[0] = 1.0;
+    for (int a = 0; a < 3; a++) {
+      ct->node[a + 1] = fv[a];
+      ct->coef[a + 1] = -pr[k].w[a];
+    }
+    ct->other = pr[k].body;
+    memcpy(ct->r, pr[k].n, sizeof ct->r);
+    ct->d0 = -pr[k].dist;
+  }
+  for (int i = 0; i < nb; i++) ce->first[ce->contact[i].node[0]] = -1;
+}
+
+/* Contacts of every node with obstacle o. A node inside is measured against
+ * the feature it came in through (for a box: the face its path over the last
+ * step crossed, kept while the contact lasts), not the nearest one, so a node
+ * that entered through the top near a side face is pushed back up. A node
+ * outside whose path over the step (its velocity and gravity) would reach the
+ * obstacle gets a speculative contact: the plane of the feature it would
+ * enter, with a negative gap. It acts only if the implicit solve closes that
+ * gap (JlForce.refine), so fast nodes are caught at the surface instead of
+ * being found deep inside, or beyond a thin obstacle, at the next step. */
+static void obstacle_contacts(ContactElem *ce, const JlModel *m, int o, const double *x, const double *v, double h) {
+  const JlObstacle *ob = &m->obstacle[o];
+  const double *gr = m->world.gravity;
+  double lo[3], hi[3], gh2 = h * h * sqrt(jl_vec3_dot(gr, gr));
+  jl_obstacle_aabb(ob, lo, hi);
+  for (int i = 0; i < m->nnode; i++) {
+    const double *xi = x + 3 * i, *vi = v + 3 * i;
+    double reach = h * sqrt(jl_vec3_dot(vi, vi)) + gh2 + 1e-9;
+    if (xi[0] < lo[0] - reach || xi[1] < lo[1] - reach || xi[2] < lo[2] - reach || xi[0] > hi[0] + reach ||
+        xi[1] > hi[1] + reach || xi[2] > hi[2] + reach)
+      continue;
+    const Memory *q = mem_find(ce, i, m->nbody + o);
+    JlObstacleHit hit;
+    int hint = q ? q->feature : -1, found = 0;
+    if (jl_obstacle_query(ob, xi, 0.0, hint, &hit) && !(hit.dist > 0.0)) {
+      if (!q && ob->type == JL_OBSTACLE_BOX) {
+        /* new and already inside: the face its last step came in through */
+        double back[3] = {xi[0] - h * vi[0], xi[1] - h * vi[1], xi[2] - h * vi[2]}, t;
+        JlObstacleHit entry;
+        if (jl_obstacle_sweep(ob, back, xi, &t, &entry)) jl_obstacle_query(ob, xi, 0.0, entry.feature, &hit);
+      }
+      found = 1;
+    } else {
+      /* outside: where the path over this step would enter, if it does */
+      double ahead[3], t;
+      for (int a = 0; a < 3; a++) ahead[a] = xi[a] + h * vi[a] + h * h * gr[a];
+      found = jl_obstacle_sweep(ob, xi, ahead, &t, &hit) ||
+              (jl_obstacle_query(ob, xi, reach, -1, &hit) && hit.dist > 0.0 && hit.dist < reach);
+    }
+    if (!found) continue;
+    Contact *ct = push(ce);
+    ct->n = 1;
+    ct->node[0] = i;
+    ct->coef[0] = 1.0;
+    ct->other = m->nbody + o;
+    ct->feature = ob->type == JL_OBSTACLE_BOX ? hit.feature : -1;
+    memcpy(ct->r, hit.n, sizeof ct->r);
+    ct->d0 = -hit.dist; /* > 0 inside (depth), < 0 speculative (gap) */
+  }
 }
 
 static void contact_begin(JlForce *e, const JlModel *m, const double *x, const double *v, double h) {
@@ -395,26 +484,9 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
   }
   ce->nbody_contacts = ce->ncontact;
   patch_normals(ce, m);
+  if (ce->prox) speculative_contacts(ce, m, x, v, h);
   /* soft body against static obstacles */
-  for (int o = 0; o < m->nobstacle; o++) {
-    const JlObstacle *ob = &m->obstacle[o];
-    double lo[3], hi[3];
-    jl_obstacle_aabb(ob, lo, hi);
-    for (int i = 0; i < m->nnode; i++) {
-      const double *xi = x + 3 * i;
-      if (xi[0] < lo[0] || xi[1] < lo[1] || xi[2] < lo[2] || xi[0] > hi[0] || xi[1] > hi[1] || xi[2] > hi[2])
-        continue;
-      double depth, dir[3];
-      if (!jl_obstacle_penetration(ob, xi, &depth, dir)) continue;
-      Contact *ct = push(ce);
-      ct->n = 1;
-      ct->node[0] = i;
-      ct->coef[0] = 1.0;
-      ct->other = m->nbody + o;
-      memcpy(ct->r, dir, sizeof dir);
-      ct->d0 = depth;
-    }
-  }
+  for (int o = 0; o < m->nobstacle; o++) obstacle_contacts(ce, m, o, x, v, h);
   for (int q = 0; q < ce->ncontact; q++) contact_setup(ce, m, &ce->contact[q], x, v, h);
   remember(ce, m, x);
 }
@@ -585,6 +657,7 @@ static void contact_destroy(JlForce *e) {
   ContactElem *ce = e->self;
   if (ce) {
     jl_collision_destroy(ce->col);
+    jl_proximity_destroy(ce->prox);
     free(ce->contact);
     free(ce->mem);
     free(ce->knode);
@@ -613,6 +686,7 @@ JlForce *jl_contact_create(const JlModel *m) {
     def.self_collision = flags;
     ce->col = jl_collision_create(m, &def);
   }
+  if (m->nbody > 1) ce->prox = jl_proximity_create(m);
   free(flags);
   ce->knode = jl_calloc((size_t)m->nnode + 1, sizeof(double));
   for (int s = 0; s < m->nspring; s++) {
@@ -635,7 +709,9 @@ JlForce *jl_contact_create(const JlModel *m) {
 
 int jl_contact_count(const JlForce *e) {
   const ContactElem *ce = e->self;
-  return ce->ncontact;
+  int n = 0; /* penetrating only: speculative contacts (d0 < 0) are not in anything yet */
+  for (int q = 0; q < ce->ncontact; q++) n += ce->contact[q].d0 > 0.0;
+  return n;
 }
 
 const JlContactPoint *jl_contact_points(const JlForce *e, int *n) {

@@ -382,11 +382,9 @@ static const Gap gaps[] = {
     {"head_on", DT60, "momentum_drift_rel"},
     {"rest_friction", 0, "drift_ball_1_4s"},
     {"stack8", 0, "*"},
-    {"tunnel_slab_soft", DT60, "*"},      {"tunnel_slab_stiff", DT60, "*"},
-    {"tunnel_slab_obstacle", 0, "*"},
-    {"edge_entry", 0, "*"},               {"contact_edge_entry.json", DT60, "energy"},
+    {"edge_entry", DT002, "*"},           {"contact_slab_soft.json", DT60, "energy"},
     {"large_step default.json", 1.0 / 15.0, "*"}, {"large_step stack.json", 1.0 / 15.0, "*"},
-    {"large_step squeeze.json", 1.0 / 15.0, "*"}, {"large_step stairs.json", 1.0 / 30.0, "*"},
+    {"large_step squeeze.json", 1.0 / 15.0, "*"}, {"large_step stairs.json", 1.0 / 15.0, "*"},
     {"large_step curtain.json", 0, "*"},  {"large_step drape.json", 0, "*"},
     {"large_step hair.json", 1.0 / 15.0, "*"},    {"large_step rope_bridge.json", 1.0 / 15.0, "*"},
 };

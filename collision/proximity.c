@@ -1,0 +1,244 @@
+/* Speculative contacts between soft bodies (collision/proximity.h). */
+#include "collision/proximity.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/hash.h"
+#include "collision/narrow.h"
+#include "mesh/vec3.h"
+
+struct JlProximityFinder {
+  JlHash hash;
+  double edge;         /* m, mean boundary edge length at rest */
+  int nbnode;
+  int *bnode;          /* boundary nodes (and cloth/rope nodes), ascending */
+  int *face_body;      /* nface */
+  double *fbox;        /* nface x 6: swept box of each face in this call */
+  unsigned *face_seen; /* nface: stamp of the last node that tested the face */
+  unsigned seen;
+  double *bbox;        /* nbody x 6: swept box of each body's boundary */
+  unsigned char *active; /* nbody: its box overlaps another body's */
+  /* per node: best face per body */
+  int *touched;        /* bodies touched by the current node */
+  int ntouched;
+  int *best;           /* nbody: index into out, -1 */
+  int nout, cap;
+  JlProximity *out;
+};
+
+JlProximityFinder *jl_proximity_create(const JlModel *m) {
+  JlProximityFinder *f = jl_calloc(1, sizeof *f);
+  unsigned char *mark = jl_calloc((size_t)m->nnode + 1, 1);
+  double sum = 0.0;
+  for (int k = 0; k < m->nface; k++) {
+    const int *fv = m->face + 3 * k;
+    for (int a = 0; a < 3; a++) {
+      mark[fv[a]] = 1;
+      double d[3];
+      jl_vec3_sub(m->x0 + 3 * fv[a], m->x0 + 3 * fv[(a + 1) % 3], d);
+      sum += sqrt(jl_vec3_dot(d, d));
+    }
+  }
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body[b].kind != JL_BODY_VOLUME)
+      for (int i = m->body[b].node_begin; i < m->body[b].node_begin + m->body[b].node_count; i++) mark[i] = 1;
+  f->edge = m->nface > 0 ? sum / (3.0 * m->nface) : 0.0;
+  for (int i = 0; i < m->nnode; i++) f->nbnode += mark[i];
+  f->bnode = jl_calloc((size_t)f->nbnode + 1, sizeof(int));
+  for (int i = 0, n = 0; i < m->nnode; i++)
+    if (mark[i]) f->bnode[n++] = i;
+  free(mark);
+  f->face_body = jl_calloc((size_t)m->nface + 1, sizeof(int));
+  for (int k = 0; k < m->nface; k++) f->face_body[k] = m->node_body[m->face[3 * k]];
+  f->fbox = jl_calloc(6 * ((size_t)m->nface + 1), sizeof(double));
+  f->face_seen = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
+  f->bbox = jl_calloc(6 * ((size_t)m->nbody + 1), sizeof(double));
+  f->active = jl_calloc((size_t)m->nbody + 1, 1);
+  f->touched = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  f->best = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  for (int b = 0; b < m->nbody; b++) f->best[b] = -1;
+  jl_hash_init(&f->hash, 2 * m->nface + 1024, f->edge > 0.0 ? f->edge : 1.0);
+  return f;
+}
+
+void jl_proximity_destroy(JlProximityFinder *f) {
+  if (!f) return;
+  jl_hash_free(&f->hash);
+  free(f->bnode), free(f->face_body), free(f->fbox), free(f->face_seen);
+  free(f->bbox), free(f->active), free(f->touched), free(f->best), free(f->out);
+  free(f);
+}
+
+static void box_empty(double *b) {
+  b[0] = b[1] = b[2] = INFINITY;
+  b[3] = b[4] = b[5] = -INFINITY;
+}
+
+/* grows box b by the segment p -> p + h v */
+static void box_add_path(double *b, const double *p, const double *v, double h) {
+  for (int a = 0; a < 3; a++) {
+    double e = p[a] + h * v[a], lo = p[a] < e ? p[a] : e, hi = p[a] < e ? e : p[a];
+    if (lo < b[a]) b[a] = lo;
+    if (hi > b[3 + a]) b[3 + a] = hi;
+  }
+}
+
+static int boxes_overlap(const double *a, const double *b) {
+  return a[0] <= b[3] && b[0] <= a[3] && a[1] <= b[4] && b[1] <= a[4] && a[2] <= b[5] && b[2] <= a[5];
+}
+
+/* node p against face k: the crossing of the face's plane within the step, if on the face */
+static int test_face(const JlModel *m, const double *x, const double *v, double h, double margin, double tol, int p,
+                     int k, JlProximity *r) {
+  const int *fv = m->face + 3 * k;
+  const double *xa = x + 3 * fv[0], *xb = x + 3 * fv[1], *xc = x + 3 * fv[2], *xp = x + 3 * p;
+  double e1[3], e2[3], n[3];
+  jl_vec3_sub(xb, xa, e1);
+  jl_vec3_sub(xc, xa, e2);
+  jl_vec3_cross(e1, e2, n);
+  double len = sqrt(jl_vec3_dot(n, n));
+  if (!(len > 0.0)) return 0;
+  for (int a = 0; a < 3; a++) n[a] /= len;
+  double dp[3];
+  jl_vec3_sub(xp, xa, dp);
+  double d0 = jl_vec3_dot(n, dp);
+  if (!(d0 >= 0.0)) return 0; /* behind the face: inside, the depth estimate's case */
+  /* the point of the face nearest p now, and the gap along n at the end of the step */
+  double q[3], w0[3];
+  jl_closest_point_triangle(xp, xa, xb, xc, q, w0);
+  double rel_end = d0;
+  for (int a = 0; a < 3; a++) {
+    double vf = w0[0] * v[3 * fv[0] + a] + w0[1] * v[3 * fv[1] + a] + w0[2] * v[3 * fv[2] + a];
+    rel_end += h * n[a] * (v[3 * p + a] - vf);
+  }
+  if (!(rel_end < margin)) return 0;
+  double t = rel_end < d0 ? d0 / (d0 - rel_end) : 1.0;
+  if (t > 1.0) t = 1.0;
+  /* where p meets the plane, on the face as it is then */
+  double pt[3], fa[3], fb[3], fc[3];
+  for (int a = 0; a < 3; a++) {
+    pt[a] = xp[a] + t * h * v[3 * p + a];
+    fa[a] = xa[a] + t * h * v[3 * fv[0] + a];
+    fb[a] = xb[a] + t * h * v[3 * fv[1] + a];
+    fc[a] = xc[a] + t * h * v[3 * fv[2] + a];
+  }
+  double w[3];
+  double d2 = jl_closest_point_triangle(pt, fa, fb, fc, q, w);
+  /* off the face (beside it, not above or below) by more than the tolerance:
+   * a neighbouring face takes it */
+  double dq[3];
+  jl_vec3_sub(pt, q, dq);
+  double along = jl_vec3_dot(dq, n), off2 = d2 - along * along;
+  if (!(off2 <= tol * tol)) return 0;
+  r->node = p;
+  r->body = m->node_body[fv[0]];
+  r->face = k;
+  memcpy(r->w, w, sizeof w);
+  memcpy(r->n, n, sizeof n);
+  r->dist = d0;
+  r->t = t;
+  return 1;
+}
+
+int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, const double *v, double h,
+                      const JlProximity **out) {
+  f->nout = 0;
+  *out = f->out;
+  if (m->nbody < 2 || m->nface == 0 || !(h > 0.0)) return 0;
+  const double *g = m->world.gravity;
+  double margin = h * h * sqrt(jl_vec3_dot(g, g)) + 1e-3 * f->edge + 1e-9;
+  double tol = 1e-3 * f->edge + 1e-12;
+  /* swept boxes of the bodies' boundaries; bodies whose boxes overlap another's take part */
+  for (int b = 0; b < m->nbody; b++) box_empty(f->bbox + 6 * b);
+  double maxdisp = 0.0;
+  for (int j = 0; j < f->nbnode; j++) {
+    int i = f->bnode[j];
+    box_add_path(f->bbox + 6 * m->node_body[i], x + 3 * i, v + 3 * i, h);
+    double s = h * sqrt(jl_vec3_dot(v + 3 * i, v + 3 * i));
+    if (s > maxdisp) maxdisp = s;
+  }
+  if (!isfinite(maxdisp)) return 0;
+  for (int b = 0; b < m->nbody; b++)
+    for (int a = 0; a < 3; a++) f->bbox[6 * b + a] -= margin, f->bbox[6 * b + 3 + a] += margin;
+  int any = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    f->active[b] = 0;
+    for (int c = 0; c < m->nbody; c++)
+      if (c != b && boxes_overlap(f->bbox + 6 * b, f->bbox + 6 * c)) f->active[b] = 1;
+    any |= f->active[b];
+  }
+  if (!any) return 0;
+  /* hash the swept faces; cells no smaller than half the largest step so a box spans few cells */
+  double cell = f->edge > 0.5 * maxdisp ? f->edge : 0.5 * maxdisp;
+  if (!(cell > 0.0)) cell = 1.0;
+  f->hash.cell = cell;
+  f->hash.inv_cell = 1.0 / cell;
+  jl_hash_begin(&f->hash);
+  for (int k = 0; k < m->nface; k++) {
+    if (!f->active[f->face_body[k]]) continue;
+    double *b = f->fbox + 6 * k;
+    box_empty(b);
+    for (int a = 0; a < 3; a++) box_add_path(b, x + 3 * m->face[3 * k + a], v + 3 * m->face[3 * k + a], h);
+    for (int a = 0; a < 3; a++) b[a] -= margin, b[3 + a] += margin;
+    int c0[3], c1[3], c[3];
+    jl_hash_cell(&f->hash, b, c0);
+    jl_hash_cell(&f->hash, b + 3, c1);
+    for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++)
+      for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
+        for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++) jl_hash_insert(&f->hash, c, k);
+  }
+  /* each node's swept path against the faces of other bodies in its cells */
+  for (int j = 0; j < f->nbnode; j++) {
+    int p = f->bnode[j], P = m->node_body[p];
+    if (!f->active[P]) continue;
+    double nb[6];
+    box_empty(nb);
+    box_add_path(nb, x + 3 * p, v + 3 * p, h);
+    if (++f->seen == 0) {
+      memset(f->face_seen, 0, (size_t)m->nface * sizeof(unsigned));
+      f->seen = 1;
+    }
+    f->ntouched = 0;
+    int c0[3], c1[3], c[3];
+    jl_hash_cell(&f->hash, nb, c0);
+    jl_hash_cell(&f->hash, nb + 3, c1);
+    for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++)
+      for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
+        for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++)
+          for (int en = jl_hash_first(&f->hash, c); en >= 0; en = jl_hash_next(&f->hash, en, c)) {
+            int k = f->hash.item[en], Q = f->face_body[k];
+            if (Q == P || f->face_seen[k] == f->seen) continue;
+            f->face_seen[k] = f->seen;
+            if (!boxes_overlap(nb, f->fbox + 6 * k)) continue;
+            JlProximity r;
+            if (!test_face(m, x, v, h, margin, tol, p, k, &r)) continue;
+            int bi = f->best[Q];
+            if (bi < 0) {
+              if (f->nout == f->cap) {
+                f->cap = f->cap ? 2 * f->cap : 256;
+                f->out = jl_realloc(f->out, (size_t)f->cap, sizeof(JlProximity));
+              }
+              f->best[Q] = f->nout;
+              f->out[f->nout++] = r;
+              f->touched[f->ntouched++] = Q;
+            } else {
+              JlProximity *o = &f->out[bi];
+              /* the face met first; ties: the nearer plane, then the lower face id */
+              if (r.t < o->t || (r.t == o->t && (r.dist < o->dist || (r.dist == o->dist && r.face < o->face)))) *o = r;
+            }
+          }
+    /* this node's entries in body order */
+    int first = f->nout - f->ntouched;
+    for (int a = 1; a < f->ntouched; a++)
+      for (int b = a; b > 0 && f->out[first + b].body < f->out[first + b - 1].body; b--) {
+        JlProximity t = f->out[first + b];
+        f->out[first + b] = f->out[first + b - 1];
+        f->out[first + b - 1] = t;
+      }
+    for (int a = 0; a < f->ntouched; a++) f->best[f->touched[a]] = -1;
+  }
+  *out = f->out;
+  return f->nout;
+}
