@@ -216,6 +216,7 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
   for (int i = 0; i < n; i++) {
     const Contact *ct = &ce->contact[i];
     int p = ct->node[0], P = m->node_body[p], Q = ct->other;
+    if (P == Q) continue; /* self-collision: the two sides of a fold are one body; each keeps its own direction */
     /* neighbours of p in P that are inside Q too */
     for (int a = m->adj_start[p]; a < m->adj_start[p + 1]; a++) {
       int j = lookup(ce, m->adj[a], Q);
@@ -232,12 +233,14 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
   for (int i = 0; i < n; i++) {
     const Contact *ct = &ce->contact[i];
     int P = m->node_body[ct->node[0]];
+    if (P == ct->other) continue;
     double wgt = m->mass[ct->node[0]] * ct->d0 * (P < ct->other ? 1.0 : -1.0);
     double *s = ce->patch + 3 * uf_find(ce->parent, i);
     for (int a = 0; a < 3; a++) s[a] += wgt * ct->r[a];
   }
   for (int i = 0; i < n; i++) {
     Contact *ct = &ce->contact[i];
+    if (m->node_body[ct->node[0]] == ct->other) continue;
     const double *s = ce->patch + 3 * uf_find(ce->parent, i);
     double len = sqrt(jl_vec3_dot(s, s));
     if (!(len > 0.0) || !isfinite(len)) continue;
@@ -312,6 +315,12 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
     ct->slack = d0 > allow ? d0 - allow : 0.0;
   }
   if (ct->slack < 0.0) ct->slack = 0.0;
+  /* a contact pushing out of its slack is damped critically, so the bodies
+   * leave at the push-out speed without overshooting it */
+  if (ct->slack > 0.0 && mp > 0.0) {
+    double crit = 2.0 * sqrt(ct->k * mp);
+    if (crit > ct->c) ct->c = crit;
+  }
   /* friction anchor: the stored material point, dragged onto the Coulomb cone */
   double g0 = ct->d0 - ct->slack;
   memset(ct->delta, 0, sizeof ct->delta);

@@ -76,6 +76,18 @@ static double ground_pen(const Ground *g, const JlWorldDef *wd, const double *x,
   return wd->ground_y - x[3 * i + 1] - s;
 }
 
+/* normal damping (N s/m): ground_damping m; a node being pushed out of its
+ * slack is damped critically, 2 sqrt(k m), so it leaves at the push-out
+ * speed without overshooting it */
+static double ground_c(const Ground *g, const JlWorldDef *wd, double mass, int i) {
+  double c = wd->ground_damping * mass;
+  if (g->slack[i] > 0.0) {
+    double crit = 2.0 * sqrt(wd->ground_stiffness) * mass;
+    if (crit > c) c = crit;
+  }
+  return c;
+}
+
 /* normal penetration the friction cap uses: the end of the last solve when
  * there was one (the implicit, end-of-step normal load), else the current */
 static double ground_cap_pen(const Ground *g, double pen, int i) {
@@ -171,7 +183,7 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
     for (int i = lo; i < hi; i++) {
       double pen = ground_pen(g, wd, x, i);
       if (g->use_set ? !g->on[i] : !(pen > 0.0)) continue;
-      double k = wd->ground_stiffness * m->mass[i], c = wd->ground_damping * m->mass[i];
+      double k = wd->ground_stiffness * m->mass[i], c = ground_c(g, wd, m->mass[i], i);
       const double *vi = v + 3 * i;
       /* normal penalty and damping: linear in y while on, also where an
        * implicit solve carries it through pen < 0 within the step */
@@ -216,7 +228,7 @@ static void ground_linearize(JlForce *e, const JlModel *m, const double *x,
   for (int i = 0; i < m->nnode; i++) {
     double pen = ground_pen(g, wd, x, i);
     if (g->use_set ? !g->on[i] : !(pen > 0.0)) continue;
-    double k = wd->ground_stiffness * m->mass[i], c = wd->ground_damping * m->mass[i];
+    double k = wd->ground_stiffness * m->mass[i], c = ground_c(g, wd, m->mass[i], i);
     const double *vi = v + 3 * i;
     double *B = g->blk + 9 * g->nactive;
     g->active[g->nactive++] = i;
