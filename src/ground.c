@@ -1,34 +1,44 @@
 /* Ground plane force element: penalty contact with the plane y = ground_y.
  *
- * A node i below the plane (penetration p = ground_y - y_i > 0) feels
- *   normal:   F_y = k p - c v_y,            k = ground_stiffness m_i,
- *                                           c = ground_damping m_i,
- *   friction: F_t = -eta v_t,  eta = min(c, mu k p / s0),
- *             with v_t = (v_x, 0, v_z) and s0 = |v_t| at the start of the
- *             step (begin_step),
- * and stores the penalty energy 1/2 k p^2. Scaling k and c with the node
- * mass makes the contact behave the same at every mesh resolution (each node
- * is a mass on a spring of frequency sqrt(ground_stiffness)). The friction is
- * the regularised Coulomb law (viscous -c v_t below the cap mu k p, sliding at
- * the cap above it; the cap uses the penalty part of the normal force only,
- * so it depends on x alone) written as a lagged viscosity: at the step's
- * start velocity its magnitude is min(c s0, mu k p), and within the step it
- * is linear in v_t with the speed frozen at s0. The usual sliding form, a
- * constant mu k p against the motion for the whole step with no derivative
- * along it, lets implicit Euler overshoot: a step can reverse the tangential
- * velocity, and the next reverses it back, which injects energy and makes
- * resting bodies jitter sideways (docs/collision.md; src/contact.c uses the
- * same remedy). With the lagged form a step can slow the sliding down to zero
- * but never reverse it. Without a begin_step (a force evaluated outside a
- * world step) s0 is the current speed.
+ * A node i below the plane by p = ground_y - y_i - s (s its push-out slack,
+ * below) feels
+ *   normal:   F_y = k p - c v_y,   k = ground_stiffness m_i, c = ground_damping m_i
+ *             (critically damped, c = 2 sqrt(k m_i), while it works off slack),
+ *   friction: sticking: F_t = k (a - x_t) - c v_t, capped at mu k p, with a
+ *             the node's anchor on the plane: it persists from step to step
+ *             while the node sticks and is dragged onto the Coulomb cone
+ *             |a - x_t| <= mu p when it slips, so a resting body does not
+ *             creep when its nodes settle up and down;
+ *             sliding: F_t = -(mu k p / s0) v_t, lagged-viscosity Coulomb
+ *             with the tangential speed s0 frozen at the step's start, so a
+ *             step can slow the sliding down to zero but never reverse it (a
+ *             constant mu k p against the motion lets implicit Euler
+ *             overshoot and reverse the velocity every step; docs/collision.md);
+ *             the regime is chosen at begin_step: sliding when the anchor
+ *             spring could not hold the node over the step;
+ * and stores the penalty energy 1/2 k p^2 plus the anchor spring's 1/2 |F|^2 / k.
+ * Scaling k and c with the node mass makes the contact behave the same at
+ * every mesh resolution (each node is a mass on a spring of frequency
+ * sqrt(ground_stiffness)). Without a begin_step (a force evaluated outside a
+ * world step) friction is the regularised law -min(c, mu k p / s) v_t at the
+ * current speed s.
  *
- * Jacobian blocks (per penetrating node, a full 3x3 since it is diagonal in
- * the node index): dF_y/dy = -k, dF_y/dv_y = -c, dF_t/dv_t = -eta I_t
- * (symmetric, negative semidefinite) and, when sliding (eta = mu k p / s0),
- * dF_t/dy = (mu k / s0) v_t, which is not symmetric and is therefore only
- * included with JL_LIN_EXACT. These blocks keep a body resting on the ground
- * stable under implicit Euler at large steps (Baraff & Witkin 1998, sec. 5:
- * stiff penalty forces need their derivatives in the implicit system). */
+ * Implicit steps (JlForce.refine): which nodes are on the plane is held fixed
+ * for each linear solve and corrected from the end-of-step state, so a node
+ * that crosses the plane within a step is held there instead of being found
+ * deep at the next step's start (1/2 k p^2 from nowhere); the friction cap
+ * uses the end-of-solve penetration. Slack: a node found below the plane
+ * deeper than its approach speed explains (a body that starts below it)
+ * keeps the excess as slack, worked off at contact.push_out_speed.
+ *
+ * Jacobian blocks (per node on the plane, a full 3x3 since it is diagonal in
+ * the node index): dF_y/dy = -k, dF_y/dv_y = -c; sticking dF_t/dx_t = -k I_t,
+ * dF_t/dv_t = -c I_t; sliding dF_t/dv_t = -(mu k p / s0) I_t (all symmetric,
+ * negative semidefinite) and dF_t/dy = (mu k / s0) v_t, which is not
+ * symmetric and is therefore only included with JL_LIN_EXACT. These blocks
+ * keep a body resting on the ground stable under implicit Euler at large
+ * steps (Baraff & Witkin 1998, sec. 5: stiff penalty forces need their
+ * derivatives in the implicit system). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
