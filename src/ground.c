@@ -2,7 +2,8 @@
  *
  * A node i below the plane by p = ground_y - y_i - s (s its push-out slack,
  * below) feels
- *   normal:   F_y = k p - c v_y,   k = ground_stiffness m_i, c = ground_damping m_i
+ *   normal:   F_y = k p - c v_y,   k = ground_stiffness m_i + ground_spring_scale x (summed
+ *             stiffness of the node's springs), c = ground_damping m_i
  *             (critically damped, c = 2 sqrt(k m_i), while it works off slack),
  *   friction: sticking: F_t = k (a - x_t) - c v_t, capped at mu k p, with a
  *             the node's anchor on the plane: it persists from step to step
@@ -60,6 +61,7 @@ typedef struct Ground {
   unsigned char *on;
   double *pen1;    /* nnode: m, end-of-solve penetration of on nodes; < 0 = none yet */
   double *slack;   /* nnode: m, push-out slack; < 0 = the node was not below the plane */
+  double *kn;      /* nnode: N/m, penalty stiffness of each node */
   /* friction (chosen at begin_step): a sticking node is held by a tangential
    * spring to its anchor, a point of the plane that persists across steps and
    * moves only when the node slips; a sliding node feels lagged-viscosity
@@ -92,7 +94,7 @@ static double ground_pen(const Ground *g, const JlWorldDef *wd, const double *x,
 static double ground_c(const Ground *g, const JlWorldDef *wd, double mass, int i) {
   double c = wd->ground_damping * mass;
   if (g->slack[i] > 0.0) {
-    double crit = 2.0 * sqrt(wd->ground_stiffness) * mass;
+    double crit = 2.0 * sqrt(g->kn[i] * mass);
     if (crit > c) c = crit;
   }
   return c;
@@ -110,7 +112,6 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
   Ground *g = e->self;
   const JlWorldDef *wd = &m->world;
   g->use_set = 0;
-  double k_per_kg = wd->ground_stiffness;
   for (int i = 0; i < m->nnode; i++) {
     const double *vi = v + 3 * i;
     g->s0[i] = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
@@ -126,8 +127,9 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
     } else {
       double s;
       if (g->slack[i] < 0.0) {
-        double approach = vi[1] < 0.0 ? -vi[1] : 0.0, omega = sqrt(k_per_kg);
-        s = pen - approach * (1.0 / omega < h ? 1.0 / omega : h);
+        double approach = vi[1] < 0.0 ? -vi[1] : 0.0;
+        double omega = m->mass[i] > 0.0 && g->kn[i] > 0.0 ? sqrt(g->kn[i] / m->mass[i]) : 0.0;
+        s = pen - approach * (omega > 0.0 && 1.0 / omega < h ? 1.0 / omega : h);
       } else {
         s = g->slack[i];
       }
@@ -149,7 +151,7 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
     a[0] = xi[0] + d[0];
     a[1] = xi[2] + d[1];
     /* sticking when the anchor spring can hold the node over the step */
-    double k = k_per_kg, c = wd->ground_damping; /* per kg: the node's mass cancels */
+    double k = g->kn[i], c = wd->ground_damping * m->mass[i];
     double need0 = k * (d[0] - h * vi[0]) - c * vi[0], need2 = k * (d[1] - h * vi[2]) - c * vi[2];
     int slide = sqrt(need0 * need0 + need2 * need2) > mu * k * load && g->s0[i] > 0.0;
     g->mode[i] = slide ? FRICTION_SLIDE : FRICTION_STICK;
@@ -193,7 +195,7 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
     for (int i = lo; i < hi; i++) {
       double pen = ground_pen(g, wd, x, i);
       if (g->use_set ? !g->on[i] : !(pen > 0.0)) continue;
-      double k = wd->ground_stiffness * m->mass[i], c = ground_c(g, wd, m->mass[i], i);
+      double k = g->kn[i], c = ground_c(g, wd, m->mass[i], i);
       const double *vi = v + 3 * i;
       /* normal penalty and damping: linear in y while on, also where an
        * implicit solve carries it through pen < 0 within the step */
@@ -238,7 +240,7 @@ static void ground_linearize(JlForce *e, const JlModel *m, const double *x,
   for (int i = 0; i < m->nnode; i++) {
     double pen = ground_pen(g, wd, x, i);
     if (g->use_set ? !g->on[i] : !(pen > 0.0)) continue;
-    double k = wd->ground_stiffness * m->mass[i], c = ground_c(g, wd, m->mass[i], i);
+    double k = g->kn[i], c = ground_c(g, wd, m->mass[i], i);
     const double *vi = v + 3 * i;
     double *B = g->blk + 9 * g->nactive;
     g->active[g->nactive++] = i;
@@ -293,6 +295,7 @@ static void ground_destroy(JlForce *e) {
     free(g->on);
     free(g->pen1);
     free(g->slack);
+    free(g->kn);
     free(g->mode);
     free(g->anchor);
     free(g->next_anchor);
@@ -317,6 +320,16 @@ JlForce *jl_ground_create(const JlModel *m) {
   g->next_anchor = jl_calloc(2 * ((size_t)m->nnode + 1), sizeof(double));
   g->has_anchor = jl_calloc((size_t)m->nnode + 1, 1);
   for (int i = 0; i < m->nnode; i++) g->s0[i] = g->pen1[i] = g->slack[i] = -1.0;
+  /* k = ground_stiffness m_i + ground_spring_scale x the summed stiffness of
+   * the node's springs: light nodes of stiff bodies (a 1 mm ball) resist as
+   * much as their springs, not just per kg */
+  g->kn = jl_calloc((size_t)m->nnode + 1, sizeof(double));
+  for (int s = 0; s < m->nspring; s++) {
+    g->kn[m->spring_node[2 * s]] += m->spring_k[s];
+    g->kn[m->spring_node[2 * s + 1]] += m->spring_k[s];
+  }
+  for (int i = 0; i < m->nnode; i++)
+    g->kn[i] = m->world.ground_stiffness * m->mass[i] + m->world.ground_spring_scale * g->kn[i];
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "ground";
   e->self = g;

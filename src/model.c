@@ -81,6 +81,7 @@ JlWorldDef jl_default_world_def(void) {
   d.ground_friction = 0.5;
   d.ground_stiffness = 1e6;
   d.ground_damping = 50.0;
+  d.ground_spring_scale = 1.0;
   d.contact_stiffness = 1e5;
   d.contact_damping = 10.0;
   d.contact_friction = 0.3;
@@ -143,6 +144,8 @@ static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground friction must be >= 0, got %g", w->ground_friction);
   if (!(w->ground_stiffness >= 0.0) || !isfinite(w->ground_stiffness))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground stiffness must be >= 0, got %g", w->ground_stiffness);
+  if (!(w->ground_spring_scale >= 0.0) || !isfinite(w->ground_spring_scale))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground spring_scale must be >= 0, got %g", w->ground_spring_scale);
   if (!(w->ground_damping >= 0.0) || !isfinite(w->ground_damping))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground damping must be >= 0, got %g", w->ground_damping);
   if (!(w->contact_stiffness >= 0.0) || !isfinite(w->contact_stiffness))

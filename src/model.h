@@ -52,6 +52,8 @@ typedef struct JlWorldDef {
   double ground_friction;  /* Coulomb-like coefficient, default 0.5 */
   double ground_stiffness; /* N/m per kg of node mass (penalty k = stiffness * m_i); default 1e6 */
   double ground_damping;   /* 1/s per kg of node mass (normal damping, friction viscosity); default 50 */
+  double ground_spring_scale; /* ground stiffness also gets this times the summed stiffness (N/m) of the node's
+                                 springs; default 1 */
   /* contacts between bodies and with obstacles (src/contact.h, docs/collision.md) */
   double contact_stiffness; /* N/m per kg of the penetrating node's mass; default 1e5 */
   double contact_damping;   /* 1/s per kg of the penetrating node's mass, along the normal; default 10 */

@@ -580,13 +580,14 @@ static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
   }
   TRY(get_obj(c, root, "", "ground", &ground));
   if (ground) {
-    static const char *const gkeys[] = {"y", "friction", "stiffness", "damping", NULL};
+    static const char *const gkeys[] = {"y", "friction", "stiffness", "damping", "spring_scale", NULL};
     TRY(check_keys(c, ground, "ground", gkeys));
     sc->world.has_ground = 1;
     TRY(get_num(c, ground, "ground", "y", &sc->world.ground_y, -1e9, 0, 1e9));
     TRY(get_num(c, ground, "ground", "friction", &sc->world.ground_friction, 0, 0, 1e3));
     TRY(get_num(c, ground, "ground", "stiffness", &sc->world.ground_stiffness, 0, 1, 1e15));
     TRY(get_num(c, ground, "ground", "damping", &sc->world.ground_damping, 0, 0, 1e15));
+    TRY(get_num(c, ground, "ground", "spring_scale", &sc->world.ground_spring_scale, 0, 0, 1e6));
   }
 
   const cJSON *contact = NULL;

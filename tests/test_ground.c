@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/scene.h"
 #include "src/world.h"
 #include "tests/harness.h"
 #include "tests/lattice.h"
@@ -156,6 +157,53 @@ static void test_frictionless_keeps_speed(void) {
   ENSURE_NEAR(run.travel, 1.0, 0.03);
 }
 
+/* A 1 mm soft ball resting on the ground sinks less than 2 % of its radius:
+ * the penalty stiffness includes the node's springs (ground.spring_scale), so
+ * light nodes of a small stiff body resist like the body. Per kg alone
+ * (spring_scale 0, the old law) it sank 0.33 mm, a third of its radius. */
+static double tiny_ball_depth(double spring_scale, double dt) {
+  char text[1024], err[512];
+  snprintf(text, sizeof text,
+           "{ \"ground\": {\"y\": 0.0, \"spring_scale\": %g},\n"
+           "  \"bodies\": [ {\"name\": \"bead\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.001},\n"
+           "    \"translate\": [0, 0.00105, 0], \"tetgen\": {\"max_volume\": 1e-10}, \"young_modulus\": 2e5} ] }",
+           spring_scale);
+  JlScene sc;
+  if (jl_scene_parse(text, "tiny_ball.json", &sc, err, sizeof err) != JL_OK) {
+    printf("  scene: %s\n", err);
+    return INFINITY;
+  }
+  JlModel m;
+  JlWorld w;
+  JlResult r = jl_scene_build(&sc, &m, NULL, err, sizeof err);
+  if (r == JL_OK) r = jl_world_create(&w, &m, &sc.step, err, sizeof err);
+  jl_scene_free(&sc);
+  if (r != JL_OK) {
+    printf("  build: %s\n", err);
+    return INFINITY;
+  }
+  int steps = (int)(1.0 / dt + 0.5);
+  for (int k = 0; k < steps; k++) {
+    JlStepReport rep;
+    if (jl_world_step(&w, dt, &rep) != JL_OK) break;
+  }
+  double depth = 0.0;
+  for (int i = 0; i < w.model.nnode; i++) depth = fmax(depth, -w.state.x[3 * i + 1]);
+  jl_world_destroy(&w);
+  return depth;
+}
+
+static void test_tiny_ball_rests(void) {
+  double dts[2] = {1.0 / 60.0, 0.002};
+  for (int k = 0; k < (getenv("JL_TEST_QUICK") ? 1 : 2); k++) {
+    double d = tiny_ball_depth(1.0, dts[k]), d0 = tiny_ball_depth(0.0, dts[k]);
+    printf("  dt %.4g: 1 mm ball rests %.3g mm deep (per kg only: %.3g mm)\n", dts[k], 1e3 * d, 1e3 * d0);
+    ENSURE_MSG(d < 0.02 * 0.001, "the 1 mm ball sank %g m (2 %% of its radius is 2e-5 m)", d);
+    ENSURE_MSG(d0 > 0.02 * 0.001, "per-kg stiffness alone should sink it deeper (%g m): the test lost its point", d0);
+  }
+}
+
 JL_TEST_MAIN({"box_slides_to_rest", test_box_slides_to_rest},
              {"sharp_friction_never_reverses", test_sharp_friction_never_reverses},
-             {"frictionless_keeps_speed", test_frictionless_keeps_speed})
+             {"frictionless_keeps_speed", test_frictionless_keeps_speed},
+             {"tiny_ball_rests", test_tiny_ball_rests})
