@@ -15,6 +15,7 @@
 #include "src/wind.h"
 #include "src/world.h"
 #include "tests/harness.h"
+#include "tests/scene_world.h"
 
 static unsigned long long rng_state = 0x2545F4914F6CDD1Dull;
 static double rnd(void) {
@@ -493,7 +494,7 @@ static void test_concat(void) {
  * square cloth laid flat (rotate -90 about x) a little above it; the
  * contact stiffness is a parameter so the check below can be shown to fail */
 static int drape_world(JlWorld *w, double R, double size, int cells, double contact_stiffness) {
-  char text[2048], err[512];
+  char text[2048];
   snprintf(text, sizeof text,
            "{ \"duration\": 3, \"dt\": 0.016666666666666666, \"integrator\": \"implicit\",\n"
            "  \"ground\": {\"y\": 0.0, \"friction\": 0.6},\n"
@@ -506,17 +507,7 @@ static int drape_world(JlWorld *w, double R, double size, int cells, double cont
            "    \"rotate_deg\": [-90, 0, 0], \"translate\": [0, %.17g, 0], \"density\": 0.3, \"stiffness\": 5000,\n"
            "    \"shear_stiffness\": 1000, \"bend_stiffness\": 5, \"damping\": 0.1, \"stretch_limit\": 0.1} ] }\n",
            contact_stiffness, R, R, R * R * R / 200.0, size, size, cells, cells, 2.0 * R + 0.05);
-  JlScene sc;
-  if (jl_scene_parse(text, "drape_test.json", &sc, err, sizeof err) != JL_OK) {
-    printf("  scene: %s\n", err);
-    return 0;
-  }
-  JlModel m;
-  JlResult r = jl_scene_build(&sc, &m, NULL, err, sizeof err);
-  if (r == JL_OK) r = jl_world_create(w, &m, &sc.step, err, sizeof err);
-  if (r != JL_OK) printf("  build: %s\n", err);
-  jl_scene_free(&sc);
-  return r == JL_OK;
+  return jl_test_scene_world(w, text, "drape_test.json");
 }
 
 typedef struct DrapeResult {

@@ -15,6 +15,7 @@
 #include "src/scene.h"
 #include "src/world.h"
 #include "tests/harness.h"
+#include "tests/scene_world.h"
 #include "tests/lattice.h"
 
 static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
@@ -694,27 +695,6 @@ static void test_tilted_box_friction(void) {
 
 /* ---------------------------------------------------------------- contact trust (scenes) */
 
-/* a world from scene text; 0 on failure (printed) */
-static int scene_world(JlWorld *w, const char *text, double dt, JlScene *keep) {
-  char err[1024];
-  JlScene sc;
-  if (jl_scene_parse(text, "contact_test.json", &sc, err, sizeof err) != JL_OK) {
-    printf("  scene: %s\n", err);
-    return 0;
-  }
-  JlModel m;
-  JlResult r = jl_scene_build(&sc, &m, NULL, err, sizeof err);
-  if (r == JL_OK) r = jl_world_create(w, &m, &sc.step, err, sizeof err);
-  if (r != JL_OK) printf("  build: %s\n", err);
-  if (keep) {
-    *keep = sc;
-    keep->dt = dt;
-  } else {
-    jl_scene_free(&sc);
-  }
-  return r == JL_OK;
-}
-
 static double total_energy(const JlWorld *w) {
   JlEnergy e;
   jl_world_energy(w, &e);
@@ -745,7 +725,7 @@ static void test_overlap_pushed_apart_gently(void) {
   double dts[2] = {1.0 / 60.0, 0.002};
   for (int k = 0; k < (quick() ? 1 : 2); k++) {
     JlWorld w;
-    ENSURE(scene_world(&w, text, dts[k], NULL));
+    ENSURE(jl_test_scene_world(&w, text, "contact_test.json"));
     double M = w.model.body[0].mass + w.model.body[1].mass, bound = 0.5 * M * 0.5 * 0.5, peak = 0;
     int steps = (int)(1.0 / dts[k] + 0.5);
     for (int s = 0; s < steps; s++) {
@@ -776,7 +756,7 @@ static void test_small_ball_rests_on_obstacle(void) {
   double dts[2] = {1.0 / 60.0, 0.002};
   for (int k = 0; k < (quick() ? 1 : 2); k++) {
     JlWorld w;
-    ENSURE(scene_world(&w, text, dts[k], NULL));
+    ENSURE(jl_test_scene_world(&w, text, "contact_test.json"));
     const JlModel *m = &w.model;
     int steps1 = (int)(1.0 / dts[k] + 0.5), lowest[4] = {-1, -1, -1, -1};
     double at1[4][3], slip = 0, depth = 0;
@@ -826,7 +806,7 @@ static void test_head_on_balls(void) {
   double dts[2] = {1.0 / 60.0, 0.002};
   for (int k = 0; k < (quick() ? 1 : 2); k++) {
     JlWorld w;
-    ENSURE(scene_world(&w, text, dts[k], NULL));
+    ENSURE(jl_test_scene_world(&w, text, "contact_test.json"));
     const JlModel *m = &w.model;
     double e0 = total_energy(&w), peak = e0, rise = 0, prev = e0;
     int steps = (int)(0.5 / dts[k] + 0.5), per_frame = dts[k] < 0.01 ? 8 : 1;

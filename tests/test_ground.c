@@ -13,6 +13,7 @@
 #include "src/scene.h"
 #include "src/world.h"
 #include "tests/harness.h"
+#include "tests/scene_world.h"
 #include "tests/lattice.h"
 
 typedef struct SlideRun {
@@ -162,26 +163,14 @@ static void test_frictionless_keeps_speed(void) {
  * light nodes of a small stiff body resist like the body. Per kg alone
  * (spring_scale 0, the old law) it sank 0.33 mm, a third of its radius. */
 static double tiny_ball_depth(double spring_scale, double dt) {
-  char text[1024], err[512];
+  char text[1024];
   snprintf(text, sizeof text,
            "{ \"ground\": {\"y\": 0.0, \"spring_scale\": %g},\n"
            "  \"bodies\": [ {\"name\": \"bead\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.001},\n"
            "    \"translate\": [0, 0.00105, 0], \"tetgen\": {\"max_volume\": 1e-10}, \"young_modulus\": 2e5} ] }",
            spring_scale);
-  JlScene sc;
-  if (jl_scene_parse(text, "tiny_ball.json", &sc, err, sizeof err) != JL_OK) {
-    printf("  scene: %s\n", err);
-    return INFINITY;
-  }
-  JlModel m;
   JlWorld w;
-  JlResult r = jl_scene_build(&sc, &m, NULL, err, sizeof err);
-  if (r == JL_OK) r = jl_world_create(&w, &m, &sc.step, err, sizeof err);
-  jl_scene_free(&sc);
-  if (r != JL_OK) {
-    printf("  build: %s\n", err);
-    return INFINITY;
-  }
+  if (!jl_test_scene_world(&w, text, "tiny_ball.json")) return INFINITY;
   int steps = (int)(1.0 / dt + 0.5);
   for (int k = 0; k < steps; k++) {
     JlStepReport rep;
