@@ -387,8 +387,7 @@ static const Gap gaps[] = {
     {"edge_entry", 0, "*"},               {"contact_edge_entry.json", DT60, "energy"},
     {"large_step default.json", 1.0 / 15.0, "*"}, {"large_step stack.json", 1.0 / 15.0, "*"},
     {"large_step squeeze.json", 1.0 / 15.0, "*"}, {"large_step stairs.json", 1.0 / 30.0, "*"},
-    {"large_step curtain.json", 0, "*"},  {"large_step drape.json", 0, "*"},
-    {"large_step hair.json", 1.0 / 15.0, "*"},    {"large_step rope_bridge.json", 1.0 / 15.0, "*"},
+    {"large_step drape.json", 0, "*"},
 };
 
 static int is_gap(const char *name, double dt, const char *metric) {
