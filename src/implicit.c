@@ -23,7 +23,42 @@
  * is solved again with the corrected set, at most JL_ACTIVE_SET_PASSES times
  * (a primal active-set iteration; docs/collision.md). Without it a contact
  * caught only at the next step's start is already deep, and its penalty
- * energy 1/2 k d^2 comes from nowhere. */
+ * energy 1/2 k d^2 comes from nowhere.
+ *
+ * Newton corrections. The solve above is one Newton iteration of backward
+ * Euler linearized at the step's start (Baraff & Witkin 1998, eq. 15-16),
+ * exact only for forces linear in x. A spring at its rest length has no
+ * stiffness across its axis (dF/dx = -k n n^T: the factor 1 - L/l is 0), so
+ * a node moving sideways next to a pin, or next to nodes held by stiff
+ * springs, is predicted free, and at the end of the step the spring is
+ * stretched by about (h v_perp)^2 / 2L: an energy 1/2 k (h v_perp)^4 / 4L^2
+ * that no force paid for, growing as h^4 (measured in one step: curtain.json
+ * +0.6 J at dt 1/30 and +7.2 J at 1/15 of 27 J; rope_bridge.json +18 J of
+ * 60 J and hair.json +5.9 J of 333 J at 1/15; the same with CG tolerance
+ * 1e-12 or the unclamped Jacobian, and the curtain gains 8.5 J without
+ * Provot's limit, which removes energy). The remedy is to solve the
+ * nonlinear equations. With v1 = v0 + dv and x1 = x0 + h v1 the residual
+ *     r = h F(x1, v1) - M dv
+ * is zero for the exact backward Euler step; a correction solves
+ *     (M - h dF/dv - h^2 dF/dx)|(x1, v1) d = r,   dv += d
+ * with the same matrix-free CG started from 0, to the absolute accuracy of
+ * the first solve but at most JL_NEWTON_CG_TOL relative to r (an inexact
+ * Newton step; Dembo, Eisenstat & Steihaug 1982). The energy error left in
+ * the step is about 1/2 r^T A^-1 r (half the squared Newton decrement; Boyd
+ * & Vandenberghe 2004, sec. 9.5.1), estimated with the Jacobi preconditioner
+ * of the first solve; corrections stop when it is below JL_NEWTON_TOL of the
+ * kinetic energy, when r is down to the first solve's CG tolerance, or after
+ * JL_NEWTON_PASSES corrections. A correction, or its half or quarter, is
+ * kept only if it lowers that estimate and does not raise the end-of-step
+ * energy 1/2 v1^T M v1 + U(x1): backward Euler dissipates energy where the
+ * potential is convex, but compressed springs are not (their clamped
+ * Jacobian makes the first solve the more dissipative step there; unguarded
+ * Newton was measured to add energy in squeeze.json and stairs.json). With
+ * wind, which does work, a correction is refused when it raises the energy.
+ * Contacts keep the set of the last active-set pass. When the first solve
+ * is already within the tolerance (small steps, slow motion) the check costs
+ * one force evaluation. */
+#include <math.h>
 #include <string.h>
 
 #include "src/linalg.h"
@@ -45,6 +80,93 @@ static void apply_matrix(void *ctx, const double *u, double *out) {
 
 /* at most this many linear solves per step while contacts switch on or off */
 #define JL_ACTIVE_SET_PASSES 4
+/* Newton corrections: at most this many per step; stop when the estimated
+ * energy error is below JL_NEWTON_TOL of the kinetic energy; loosest CG
+ * relative tolerance of a correction */
+#define JL_NEWTON_PASSES 8
+#define JL_NEWTON_TOL 1e-3
+#define JL_NEWTON_CG_TOL 1e-3
+
+/* v1 = v0 + dv + alpha d, x1 = x0 + h v1 into (xs, vs); r = h F(x1, v1) - M (dv + alpha d)
+ * into rhs (0 at pinned nodes). Returns r^T P r with the weights p (J); *ke =
+ * 1/2 v1^T M v1 and *energy = *ke + U(x1). */
+static double residual(JlWorld *w, double h, const double *d, double alpha, const double *p, double *ke,
+                       double *energy) {
+  const JlModel *m = &w->model;
+  JlWork *k = w->work;
+  const JlState *s = &w->state;
+  int n = m->nnode;
+  for (int i = 0; i < n; i++)
+    for (int c = 3 * i; c < 3 * i + 3; c++) {
+      double v1 = m->pinned[i] ? 0.0 : s->v[c] + s->dv[c] + alpha * d[c];
+      k->vs[c] = v1;
+      k->xs[c] = m->pinned[i] ? s->x[c] : s->x[c] + h * v1;
+    }
+  double potential = 0.0, rr = 0.0, kin = 0.0;
+  jl_world_forces(w, k->xs, k->vs, k->f, &potential);
+  for (int i = 0; i < n; i++)
+    for (int c = 3 * i; c < 3 * i + 3; c++) {
+      double r = m->pinned[i] ? 0.0 : h * k->f[c] - m->mass[i] * (s->dv[c] + alpha * d[c]);
+      k->rhs[c] = r;
+      rr += r * p[c] * r;
+      kin += 0.5 * m->mass[i] * k->vs[c] * k->vs[c];
+    }
+  *ke = kin;
+  *energy = kin + potential;
+  return rr;
+}
+
+/* Newton corrections of s->dv (file comment). On entry rhs and the CG
+ * preconditioner are those of the step's first solve. */
+static int newton_corrections(JlWorld *w, double h) {
+  const JlModel *m = &w->model;
+  JlWork *k = w->work;
+  JlState *s = &w->state;
+  int n = m->nnode, n3 = 3 * n, iterations = 0;
+  double *p = k->sv, *d = k->sx; /* weights (the first preconditioner) and the correction */
+  double bb = 0.0, b2 = 0.0, ke0 = 0.0;
+  for (int c = 0; c < n3; c++) {
+    p[c] = k->cg.inv_diag[c];
+    bb += k->rhs[c] * p[c] * k->rhs[c];
+    b2 += m->pinned[c / 3] ? 0.0 : k->rhs[c] * k->rhs[c];
+    ke0 += 0.5 * m->mass[c / 3] * s->v[c] * s->v[c];
+  }
+  double ke1, energy;
+  double rr = residual(w, h, d, 0.0, p, &ke1, &energy);
+  for (int pass = 0; pass < JL_NEWTON_PASSES; pass++) {
+    double ke = ke0 > ke1 ? ke0 : ke1;
+    if (!(0.5 * rr > JL_NEWTON_TOL * ke) || !(rr > w->def.tolerance * w->def.tolerance * bb)) break;
+
+    /* A at (x1, v1), whose residual rhs holds; A d = r */
+    memset(k->diag, 0, 9 * (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) k->diag[9 * i] = k->diag[9 * i + 4] = k->diag[9 * i + 8] = m->mass[i];
+    for (int e = 0; e < w->nforce; e++)
+      w->force[e]->linearize(w->force[e], m, k->xs, k->vs, -h * h, -h, 0, k->diag);
+    jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
+    /* CG to the first solve's absolute accuracy (so momentum is kept as well as
+     * there), but relative to r no looser than JL_NEWTON_CG_TOL */
+    double r2 = 0.0;
+    for (int c = 0; c < n3; c++) r2 += k->rhs[c] * k->rhs[c]; /* rhs is 0 at pinned nodes */
+    double tol = r2 > 0.0 ? w->def.tolerance * sqrt(b2 / r2) : w->def.tolerance;
+    if (tol > JL_NEWTON_CG_TOL) tol = JL_NEWTON_CG_TOL;
+    if (tol < w->def.tolerance) tol = w->def.tolerance;
+    memset(d, 0, (size_t)n3 * sizeof(double));
+    JlCgResult res = jl_cg_solve(&k->cg, apply_matrix, w, m->pinned, k->rhs, d, tol, w->def.max_iterations);
+    iterations += res.iterations;
+    if (!res.converged) break;
+
+    /* keep d, d/2 or d/4 if it lowers the error estimate and not the energy */
+    double alpha = 1.0, rr_a = 0.0, ke_a = 0.0, energy_a = 0.0;
+    for (; alpha > 0.2; alpha *= 0.5) {
+      rr_a = residual(w, h, d, alpha, p, &ke_a, &energy_a);
+      if (rr_a < rr && energy_a <= energy) break;
+    }
+    if (!(alpha > 0.2)) break;
+    for (int c = 0; c < n3; c++) s->dv[c] += alpha * d[c];
+    rr = rr_a, ke1 = ke_a, energy = energy_a;
+  }
+  return iterations;
+}
 
 int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
   const JlModel *m = &w->model;
@@ -94,6 +216,9 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
       if (w->force[e]->refine) changed += w->force[e]->refine(w->force[e], m, k->xs, k->vs);
     if (!changed) break;
   }
+
+  /* solve the nonlinear step: Newton corrections from the end-of-step state */
+  iterations += newton_corrections(w, h);
 
   /* v += dv, x += h v; pinned nodes stay at rest */
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))

@@ -54,7 +54,7 @@ typedef struct JlWork {
   double *x_step, *v_step, *dv_step; /* nnode x 3: state at the start of jl_world_step */
   double *x_sub, *v_sub, *dv_sub;    /* nnode x 3: state at the start of a sub-step */
   double *xs, *vs;  /* nnode x 3: explicit stage state */
-  double *sx, *sv;  /* nnode x 3: RK4 stage sums */
+  double *sx, *sv;  /* nnode x 3: RK4 stage sums; implicit Newton correction and its weights */
   double *rhs;      /* nnode x 3: implicit right-hand side */
   double *diag;     /* nnode x 9: diagonal 3x3 blocks of the implicit matrix */
   JlCg cg;

@@ -425,6 +425,95 @@ static void test_provot_limit(void) {
   ENSURE(strain[1] >= 0.1 && strain[1] < 0.105);
 }
 
+/* --- energy at large steps ------------------------------------------------------------------ */
+
+/* Runs `steps` implicit steps of h (one output frame each) and returns the
+ * largest rise of the total energy (kinetic + elastic + gravity + penalty)
+ * between frames as a fraction of |E(0)| (the rule of the contact issue:
+ * at most 1 % without external work); *at = its time (s). */
+static double frame_energy_rise(JlWorld *w, double h, int steps, double *at) {
+  JlEnergy e;
+  jl_world_energy(w, &e);
+  double e0 = e.kinetic + e.elastic + e.gravity + e.ground, prev = e0, worst = -INFINITY;
+  *at = NAN;
+  for (int s = 0; s < steps; s++) {
+    JlStepReport rep;
+    if (jl_world_step(w, h, &rep) != JL_OK) {
+      printf("  step %d: %s\n", s, rep.message);
+      return INFINITY;
+    }
+    jl_world_energy(w, &e);
+    double en = e.kinetic + e.elastic + e.gravity + e.ground;
+    if (!(en - prev <= worst)) worst = en - prev, *at = w->state.t;
+    prev = en;
+  }
+  return worst / fabs(e0);
+}
+
+/* A curtain (curtain.json without its rod: 2 m x 2 m, hung from 7 of the top
+ * row's nodes, pushed across at 0.6 m/s) and a rope pinned at both ends,
+ * released straight (rope_bridge.json without the box), at true steps of
+ * 1/30 and 1/15 s. The implicit step linearized once at the step's start
+ * sees no stiffness across a spring at its rest length, so nodes moving
+ * sideways stretch the springs next to the pins by (h v)^2 / 2L within one
+ * step: measured before the Newton corrections of src/implicit.c, the
+ * curtain gained 7.2 J of 27 J in its first step at 1/15 s, the rope 18 J of
+ * 60 J in its second. */
+static void test_large_step_energy(void) {
+  const double dts[2] = {1.0 / 30.0, 1.0 / 15.0};
+  char err[256];
+  for (int k = 0; k < 2; k++) {
+    double h = dts[k], at;
+    /* curtain */
+    int cells = quick() ? 12 : 24;
+    JlClothMesh g;
+    ENSURE(jl_cloth_grid(&g, 2.0, 2.0, cells, cells, err, sizeof err) == JL_OK);
+    for (int i = 0; i < g.nnode; i++) g.node[3 * i + 1] += 2.3;
+    JlBodyDef d = jl_default_body_def();
+    d.density = 0.3, d.damping = 0.2, d.velocity[2] = 0.6;
+    int pin[7];
+    for (int p = 0; p < 7; p++) pin[p] = cells * (cells + 1) + p * cells / 6; /* top row, evenly spaced */
+    d.npin = 7, d.pin = pin;
+    JlClothDef cd = jl_default_cloth_def();
+    cd.stretch = 1e4, cd.shear = 2e3, cd.bend = 20, cd.stretch_limit = 0.1;
+    JlWorldDef wd = jl_default_world_def();
+    JlModel m;
+    ENSURE(jl_model_build_cloth(&m, &g, &d, &cd, &wd, err, sizeof err) == JL_OK);
+    jl_cloth_free(&g);
+    JlWorld w;
+    ENSURE(make_world(&w, &m, JL_INTEGRATOR_IMPLICIT, 1e-6));
+    double rise = frame_energy_rise(&w, h, (int)lround(3.0 / h), &at);
+    printf("  curtain %dx%d, h = 1/%.0f s: largest energy rise between frames %.3g %% of E(0) (t = %.3f s)\n",
+           cells, cells, 1.0 / h, 100 * rise, at);
+    ENSURE_MSG(rise <= 0.01, "curtain at h = 1/%.0f s: energy rose by %.3g %% of E(0) at t = %.3f s", 1.0 / h,
+               100 * rise, at);
+    jl_world_destroy(&w);
+
+    /* rope pinned at both ends */
+    JlClothMesh c;
+    ENSURE(jl_cloth_chain(&c, 3.0, 40, err, sizeof err) == JL_OK);
+    for (int i = 0; i < c.nnode; i++) { /* along x at height 1.6 m */
+      c.node[3 * i] = -1.5 - c.node[3 * i + 1];
+      c.node[3 * i + 1] = 1.6;
+    }
+    JlBodyDef rd = jl_default_body_def();
+    rd.density = 0.3, rd.damping = 1.0;
+    int ends[2] = {0, 40};
+    rd.npin = 2, rd.pin = ends;
+    JlClothDef rc = jl_default_cloth_def();
+    rc.kind = JL_BODY_ROPE, rc.stretch = 2e4, rc.bend = 20;
+    ENSURE(jl_model_build_cloth(&m, &c, &rd, &rc, &wd, err, sizeof err) == JL_OK);
+    jl_cloth_free(&c);
+    ENSURE(make_world(&w, &m, JL_INTEGRATOR_IMPLICIT, 1e-6));
+    rise = frame_energy_rise(&w, h, (int)lround(3.0 / h), &at);
+    printf("  rope pinned at both ends, h = 1/%.0f s: largest energy rise between frames %.3g %% of E(0) (t = %.3f s)\n",
+           1.0 / h, 100 * rise, at);
+    ENSURE_MSG(rise <= 0.01, "rope at h = 1/%.0f s: energy rose by %.3g %% of E(0) at t = %.3f s", 1.0 / h,
+               100 * rise, at);
+    jl_world_destroy(&w);
+  }
+}
+
 static void test_cloth_surface_and_wind(void) {
   /* a flag pinned at its left edge in a wind along +x... and +z: it is blown downwind */
   char err[128];
@@ -451,15 +540,21 @@ static void test_cloth_surface_and_wind(void) {
   int has_wind = 0;
   for (int f = 0; f < w.nforce; f++) has_wind |= strcmp(w.force[f]->name, "wind") == 0;
   ENSURE(has_wind);
-  for (int s = 0; s < 120; s++) ENSURE(jl_world_step(&w, 1.0 / 60, NULL) == JL_OK);
+  /* the flag flaps (a run at h/20 swings its mean z between 0.01 and 0.42 m),
+   * so its mean z is averaged over the second second, not read at one instant */
+  double zavg = 0;
+  for (int s = 0; s < 120; s++) {
+    ENSURE(jl_world_step(&w, 1.0 / 60, NULL) == JL_OK);
+    for (int i = 0; s >= 60 && i < w.model.nnode; i++) zavg += w.state.x[3 * i + 2] / (60.0 * w.model.nnode);
+  }
   /* the render surface is the nodes themselves */
   double *sx = jl_calloc(3 * (size_t)w.model.nnode, sizeof(double));
   jl_world_surface(&w, 0, sx);
   ENSURE(memcmp(sx, w.state.x, 3 * (size_t)w.model.nnode * sizeof(double)) == 0);
   double zmean = 0;
   for (int i = 0; i < w.model.nnode; i++) zmean += w.state.x[3 * i + 2] / w.model.nnode;
-  printf("  flag: mean z after 2 s %.3f m\n", zmean);
-  ENSURE(zmean > 0.05); /* blown towards +z, the sheet's normal component of the wind */
+  printf("  flag: mean z after 2 s %.3f m, averaged over 1..2 s %.3f m\n", zmean, zavg);
+  ENSURE(zavg > 0.05); /* blown towards +z, the sheet's normal component of the wind */
   free(sx);
   jl_world_destroy(&w);
   jl_cloth_free(&g);
@@ -518,6 +613,7 @@ typedef struct DrapeResult {
   double mid_y;         /* m, the cloth's centre node */
   double corner_y;      /* m, the highest of the four corners */
   double ke;            /* J, kinetic energy at the end */
+  double cloth_ke;      /* J, the cloth's kinetic energy averaged over the last second */
   double cloth_mass;    /* kg */
   int contacts;         /* largest contact count seen */
 } DrapeResult;
@@ -566,6 +662,11 @@ static int run_drape(double contact_stiffness, int cells, DrapeResult *out) {
     double c[3], depth = drape_depth(&w, R, c);
     out->peak_depth = fmax(out->peak_depth, depth);
     if (s == steps - 1) out->depth = depth, out->centre_y = c[1];
+    if (ok && s >= steps - 60) {
+      const JlBody *cloth = &m->body[1];
+      for (int i = cloth->node_begin; i < cloth->node_begin + cloth->node_count; i++)
+        for (int a = 0; a < 3; a++) out->cloth_ke += m->mass[i] * w.state.v[3 * i + a] * w.state.v[3 * i + a] / 120.0;
+    }
   }
   if (ok) {
     const JlBody *cloth = &m->body[1];
@@ -593,8 +694,9 @@ static void test_cloth_drapes_on_sphere(void) {
   ENSURE(run_drape(1e5, cells, &d));
   printf("  %dx%d cloth on a ball of radius %.2f m after 3 s: deepest node %.4f m inside (%.4f m at any step,\n"
          "  contact depth %.4f m), ball centre %.4f m, cloth centre %.4f m, highest corner %.4f m,\n"
-         "  kinetic %.3e J, max %d contacts\n",
-         cells, cells, R, d.depth, d.peak_depth, d.contact_depth, d.centre_y, d.mid_y, d.corner_y, d.ke, d.contacts);
+         "  kinetic %.3e J (cloth, mean of the last second: %.3e J), max %d contacts\n",
+         cells, cells, R, d.depth, d.peak_depth, d.contact_depth, d.centre_y, d.mid_y, d.corner_y, d.ke, d.cloth_ke,
+         d.contacts);
   ENSURE_MSG(d.contacts > 0, "the cloth never touched the ball");
   /* (a) no node ends inside the ball beyond 10 % of its radius; on the way none went beyond 25 %
    * (contacts are detected at the start of each step, so at impact a node travels one step,
@@ -607,13 +709,20 @@ static void test_cloth_drapes_on_sphere(void) {
              d.centre_y + R);
   ENSURE_MSG(d.corner_y < d.centre_y, "a corner at %.4f m did not hang below the equator (%.4f m)", d.corner_y,
              d.centre_y);
-  /* (c) settled: kinetic energy (ball and cloth) far below the cloth's m g R */
-  ENSURE_MSG(d.ke < 2e-3 * d.cloth_mass * 9.81 * R, "still moving: kinetic energy %.3g J (cloth m g R = %.3g J)",
-             d.ke, d.cloth_mass * 9.81 * R);
+  /* (c) settled: the cloth's kinetic energy, averaged over the last second, far
+   * below its m g R. The ball itself still rocks on its flattened base, and
+   * the cloth with it (only the contacts damp that: a run at h/8 has 0.017 J
+   * of kinetic energy at 3 s); the bound 2e-3 m g R on the total at 3 s that
+   * stood here was met only through the damping added by the step linearized
+   * once at its start, which the Newton corrections of src/implicit.c remove */
+  ENSURE_MSG(d.cloth_ke < 1e-2 * d.cloth_mass * 9.81 * R,
+             "cloth still moving: kinetic energy %.3g J (cloth m g R = %.3g J)", d.cloth_ke,
+             d.cloth_mass * 9.81 * R);
 }
 
 JL_TEST_MAIN({"topology", test_topology}, {"rope_convergence_orders", test_rope_convergence_orders},
              {"catenary", test_catenary}, {"curtain_implicit_vs_euler", test_curtain_implicit_vs_euler},
              {"bend_jacobian", test_bend_jacobian}, {"wind_jacobian", test_wind_jacobian},
-             {"provot_limit", test_provot_limit}, {"cloth_surface_and_wind", test_cloth_surface_and_wind},
+             {"provot_limit", test_provot_limit}, {"large_step_energy", test_large_step_energy},
+             {"cloth_surface_and_wind", test_cloth_surface_and_wind},
              {"concat", test_concat}, {"cloth_drapes_on_sphere", test_cloth_drapes_on_sphere})
