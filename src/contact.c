@@ -451,8 +451,12 @@ static void obstacle_contacts(ContactElem *ce, const JlModel *m, int o, const do
       /* outside: where the path over this step would enter, if it does */
       double ahead[3], t;
       for (int a = 0; a < 3; a++) ahead[a] = xi[a] + h * vi[a] + h * h * gr[a];
-      found = jl_obstacle_sweep(ob, xi, ahead, &t, &hit) ||
-              (jl_obstacle_query(ob, xi, reach, -1, &hit) && hit.dist > 0.0 && hit.dist < reach);
+      found = jl_obstacle_sweep(ob, xi, ahead, &t, &hit);
+      /* a slow node resting just above the surface: the closest feature (a
+       * moving node's own path decides: the plane of an edge or corner it
+       * passes by would push it although it misses the obstacle) */
+      if (!found && h * sqrt(jl_vec3_dot(vi, vi)) <= 2.0 * gh2 + 1e-9)
+        found = jl_obstacle_query(ob, xi, reach, -1, &hit) && hit.dist > 0.0 && hit.dist < reach;
     }
     if (!found) continue;
     Contact *ct = push(ce);
