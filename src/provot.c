@@ -4,8 +4,9 @@
  *
  * After a step, every structural or shear spring of a body with
  * stretch_limit > 0 that is longer than (1 + limit) L is shortened to
- * exactly that length: both ends move half of the excess towards each other,
- * or the free end all of it when the other end is pinned; the velocities get
+ * exactly that length: both ends move towards each other by their
+ * inverse-mass shares of the excess (so no momentum is moved; equal halves
+ * for equal masses), or the free end all of it when the other end is pinned; the velocities get
  * the same displacement / h so the state stays consistent (a position-based
  * correction, as in Provot's "inverse dynamic" procedure). Bend springs are
  * left alone: they shorten when cloth folds. Sweeps are Gauss-Seidel in
@@ -42,9 +43,18 @@ int jl_provot_apply(const JlModel *m, double *x, double *v, double h, int iterat
         double d[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
         double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), lmax = (1.0 + limit) * m->spring_rest[s];
         if (!(l > lmax * (1.0 + 1e-12)) || !isfinite(l)) continue;
-        /* move the ends along d to length lmax: weights by which end is free */
-        double excess = (l - lmax) / l, wi = m->pinned[i] ? 0.0 : m->pinned[j] ? 1.0 : 0.5, wj = 1.0 - wi;
-        if (m->pinned[j]) wj = 0.0;
+        /* move the ends along d to length lmax, each by its inverse-mass
+         * share (w_i = m_j / (m_i + m_j)), so the correction moves no
+         * momentum: m_i dv_i + m_j dv_j = 0; a pinned end does not move */
+        double excess = (l - lmax) / l, mi = m->mass[i], mj = m->mass[j], wi, wj;
+        if (m->pinned[i])
+          wi = 0.0, wj = 1.0;
+        else if (m->pinned[j])
+          wi = 1.0, wj = 0.0;
+        else if (mi + mj > 0.0)
+          wi = mj / (mi + mj), wj = mi / (mi + mj);
+        else
+          wi = wj = 0.5;
         for (int k = 0; k < 3; k++) {
           double di = -wi * excess * d[k], dj = wj * excess * d[k];
           xi[k] += di;

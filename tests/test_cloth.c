@@ -425,6 +425,43 @@ static void test_provot_limit(void) {
   ENSURE(strain[1] >= 0.1 && strain[1] < 0.105);
 }
 
+/* Provot's correction moves no momentum: a free cloth whose edge and corner
+ * nodes are lighter than its interior, stretched by 30 % everywhere at rest,
+ * is shortened back by the limit with zero total momentum. Equal halves for
+ * unequal masses (the old rule) gave it a net momentum. */
+static void test_provot_momentum(void) {
+  const char *text =
+      "{ \"gravity\": [0, 0, 0],\n"
+      "  \"bodies\": [ {\"name\": \"sheet\", \"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"size\": [1, 1],\n"
+      "    \"cells\": [6, 6]}, \"stretch_limit\": 0.1} ] }";
+  JlWorld w;
+  ENSURE(jl_test_scene_world(&w, text, "provot_momentum.json"));
+  const JlModel *m = &w.model;
+  double *x = w.state.x, *v = w.state.v, c[3] = {0, 0, 0}, mass = 0;
+  for (int i = 0; i < m->nnode; i++) {
+    mass += m->mass[i];
+    for (int a = 0; a < 3; a++) c[a] += m->mass[i] * x[3 * i + a];
+  }
+  /* stretch about the centre of mass, plus a skew so the corrections differ */
+  for (int i = 0; i < m->nnode; i++) {
+    for (int a = 0; a < 3; a++) x[3 * i + a] = c[a] / mass + 1.3 * (x[3 * i + a] - c[a] / mass);
+    x[3 * i] += 0.2 * (x[3 * i + 1] - c[1] / mass) * (x[3 * i + 1] - c[1] / mass);
+    v[3 * i] = v[3 * i + 1] = v[3 * i + 2] = 0.0;
+  }
+  int fixes = jl_provot_apply(m, x, v, 1.0 / 60.0, 50);
+  double p[3] = {0, 0, 0}, scale = 0;
+  for (int i = 0; i < m->nnode; i++)
+    for (int a = 0; a < 3; a++) {
+      p[a] += m->mass[i] * v[3 * i + a];
+      scale += m->mass[i] * fabs(v[3 * i + a]);
+    }
+  double pn = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+  printf("  %d corrections, |sum m v| %.3g kg m/s of sum m |v| %.3g\n", fixes, pn, scale);
+  ENSURE(fixes > 0 && scale > 0.0);
+  ENSURE_MSG(pn <= 1e-12 * scale, "Provot's limit moved momentum: %g of %g", pn, scale);
+  jl_world_destroy(&w);
+}
+
 /* --- energy at large steps ------------------------------------------------------------------ */
 
 /* Runs `steps` implicit steps of h (one output frame each) and returns the
@@ -723,6 +760,7 @@ static void test_cloth_drapes_on_sphere(void) {
 JL_TEST_MAIN({"topology", test_topology}, {"rope_convergence_orders", test_rope_convergence_orders},
              {"catenary", test_catenary}, {"curtain_implicit_vs_euler", test_curtain_implicit_vs_euler},
              {"bend_jacobian", test_bend_jacobian}, {"wind_jacobian", test_wind_jacobian},
-             {"provot_limit", test_provot_limit}, {"large_step_energy", test_large_step_energy},
+             {"provot_limit", test_provot_limit}, {"provot_momentum", test_provot_momentum},
+             {"large_step_energy", test_large_step_energy},
              {"cloth_surface_and_wind", test_cloth_surface_and_wind},
              {"concat", test_concat}, {"cloth_drapes_on_sphere", test_cloth_drapes_on_sphere})
