@@ -45,14 +45,7 @@ static void support_local(const JlObstacle *o, const double *d, double *out) {
       out[1] += (d[1] >= 0 ? 0.5 : -0.5) * o->length;
       break;
     case JL_OBSTACLE_HULL: {
-      int best = 0;
-      double bd = -INFINITY;
-      for (int i = 0; i < o->npoint; i++) {
-        const double *q = o->point + 3 * i;
-        double v = q[0] * d[0] + q[1] * d[1] + q[2] * d[2];
-        if (v > bd) bd = v, best = i;
-      }
-      memcpy(out, o->point + 3 * best, 3 * sizeof(double));
+      memcpy(out, jl_obstacle_hull_support(o, d), 3 * sizeof(double));
       break;
     }
     default:

@@ -307,8 +307,7 @@ static int round_query(const JlObstacle *o, const double *q, const double *c, do
   return 1;
 }
 
-/* hull point with the largest projection on local direction d */
-static const double *hull_support(const JlObstacle *o, const double *d) {
+const double *jl_obstacle_hull_support(const JlObstacle *o, const double d[3]) {
   int best = 0;
   double bd = -INFINITY;
   for (int i = 0; i < o->npoint; i++) {
@@ -393,12 +392,12 @@ static int simplex_closest(const double (*s)[3], int n, const double *q, double 
 static double hull_closest(const JlObstacle *o, const double *q, double *c) {
   double s[4][3], dir[3] = {0, 0, 0};
   int n = 1;
-  memcpy(s[0], hull_support(o, dir), sizeof s[0]); /* the first point: any hull point */
+  memcpy(s[0], jl_obstacle_hull_support(o, dir), sizeof s[0]); /* the first point: any hull point */
   memcpy(c, s[0], sizeof s[0]);
   for (int iter = 0; iter < 64; iter++) {
     double v[3] = {q[0] - c[0], q[1] - c[1], q[2] - c[2]}, vl = sqrt(dot(v, v));
     if (!(vl > 0.0)) return 0.0;
-    const double *w = hull_support(o, v);
+    const double *w = jl_obstacle_hull_support(o, v);
     /* lower bound: the plane through w normal to v separates q from the hull */
     if (vl - (dot(v, q) - dot(v, w)) / vl <= 1e-12) return vl;
     for (int i = 0; i < n; i++)

@@ -111,6 +111,10 @@ typedef struct JlObstacleHit {
  * o, p and hit must not be NULL; feature_hint must be -1..5 for every type. */
 int jl_obstacle_query(const JlObstacle *o, const double p[3], double margin, int feature_hint, JlObstacleHit *hit);
 
+/* Hull only: the hull point (local frame) with the largest projection on the
+ * local direction d (its support point); o must have npoint >= 1. */
+const double *jl_obstacle_hull_support(const JlObstacle *o, const double d[3]);
+
 /* Continuous test of a node's straight path from a to b (m, world) over a
  * step. Returns 1 when a is outside the obstacle (not on its surface) and
  * some point of the segment is inside or on the surface (touching counts);

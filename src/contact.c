@@ -141,16 +141,50 @@ static void contact_z(const Contact *ct, const double *x, double z[3]) {
   }
 }
 
-static Contact *push(ContactElem *ce) {
+/* a new contact of node p against the point sum_k w_k x(nodes_k) of `other`
+ * (a body's tet or face: nw = 4 or 3; an obstacle: nw = 0, the point is
+ * fixed), pushing p along r with depth d0 (< 0: a speculative gap) */
+static Contact *push_contact(ContactElem *ce, int p, int nw, const int *nodes, const double *w, int other,
+                             const double r[3], double d0) {
   if (ce->ncontact == ce->cap) {
     ce->cap = ce->cap ? 2 * ce->cap : 256;
     ce->contact = jl_realloc(ce->contact, (size_t)ce->cap, sizeof(Contact));
   }
   Contact *ct = &ce->contact[ce->ncontact++];
   memset(ct, 0, sizeof *ct);
+  ct->n = 1 + nw;
+  ct->node[0] = p;
+  ct->coef[0] = 1.0;
+  for (int k = 0; k < nw; k++) {
+    ct->node[k + 1] = nodes[k];
+    ct->coef[k + 1] = -w[k];
+  }
+  ct->other = other;
   ct->tet = -1;
   ct->feature = -1;
+  memcpy(ct->r, r, sizeof ct->r);
+  ct->d0 = d0;
   return ct;
+}
+
+/* node -> its contacts among the first n (first/next lists), for lookup */
+static void index_contacts(ContactElem *ce, int n) {
+  if (n > ce->scratch_cap) {
+    ce->scratch_cap = 2 * n;
+    free(ce->next), free(ce->parent), free(ce->patch);
+    ce->next = jl_calloc((size_t)ce->scratch_cap, sizeof(int));
+    ce->parent = jl_calloc((size_t)ce->scratch_cap, sizeof(int));
+    ce->patch = jl_calloc(3 * (size_t)ce->scratch_cap, sizeof(double));
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    int p = ce->contact[i].node[0];
+    ce->next[i] = ce->first[p];
+    ce->first[p] = i;
+  }
+}
+
+static void unindex_contacts(ContactElem *ce, int n) {
+  for (int i = 0; i < n; i++) ce->first[ce->contact[i].node[0]] = -1;
 }
 
 static int mem_cmp(const void *a, const void *b) {
@@ -200,19 +234,8 @@ static int lookup(const ContactElem *ce, int node, int other) {
 static void patch_normals(ContactElem *ce, const JlModel *m) {
   int n = ce->nbody_contacts;
   if (n == 0) return;
-  if (n > ce->scratch_cap) {
-    ce->scratch_cap = 2 * n;
-    free(ce->next), free(ce->parent), free(ce->patch);
-    ce->next = jl_calloc((size_t)ce->scratch_cap, sizeof(int));
-    ce->parent = jl_calloc((size_t)ce->scratch_cap, sizeof(int));
-    ce->patch = jl_calloc(3 * (size_t)ce->scratch_cap, sizeof(double));
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    int p = ce->contact[i].node[0];
-    ce->next[i] = ce->first[p];
-    ce->first[p] = i;
-    ce->parent[i] = i;
-  }
+  index_contacts(ce, n);
+  for (int i = 0; i < n; i++) ce->parent[i] = i;
   for (int i = 0; i < n; i++) {
     const Contact *ct = &ce->contact[i];
     int p = ct->node[0], P = m->node_body[p], Q = ct->other;
@@ -252,7 +275,7 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
     ct->d0 = cosv > 0.0 ? ct->d0 * cosv : -1.0;
     memcpy(ct->r, r, sizeof r);
   }
-  for (int i = 0; i < n; i++) ce->first[ce->contact[i].node[0]] = -1;
+  unindex_contacts(ce, n);
   int kept = 0;
   for (int i = 0; i < n; i++)
     if (ce->contact[i].d0 >= 0.0) ce->contact[kept++] = ce->contact[i];
@@ -393,27 +416,11 @@ static void speculative_contacts(ContactElem *ce, const JlModel *m, const double
   const JlProximity *pr;
   int np = jl_proximity_find(ce->prox, m, x, v, h, &pr), nb = ce->ncontact;
   if (np == 0) return;
-  for (int i = nb - 1; i >= 0; i--) {
-    int p = ce->contact[i].node[0];
-    ce->next[i] = ce->first[p];
-    ce->first[p] = i;
-  }
-  for (int k = 0; k < np; k++) {
-    if (lookup(ce, pr[k].node, pr[k].body) >= 0) continue; /* inside already: its depth contact acts */
-    const int *fv = m->face + 3 * pr[k].face;
-    Contact *ct = push(ce);
-    ct->n = 4;
-    ct->node[0] = pr[k].node;
-    ct->coef[0] = 1.0;
-    for (int a = 0; a < 3; a++) {
-      ct->node[a + 1] = fv[a];
-      ct->coef[a + 1] = -pr[k].w[a];
-    }
-    ct->other = pr[k].body;
-    memcpy(ct->r, pr[k].n, sizeof ct->r);
-    ct->d0 = -pr[k].dist;
-  }
-  for (int i = 0; i < nb; i++) ce->first[ce->contact[i].node[0]] = -1;
+  index_contacts(ce, nb);
+  for (int k = 0; k < np; k++)
+    if (lookup(ce, pr[k].node, pr[k].body) < 0) /* inside already: its depth contact acts */
+      push_contact(ce, pr[k].node, 3, m->face + 3 * pr[k].face, pr[k].w, pr[k].body, pr[k].n, -pr[k].dist);
+  unindex_contacts(ce, nb);
 }
 
 /* Contacts of every node with obstacle o. A node inside is measured against
@@ -459,14 +466,9 @@ static void obstacle_contacts(ContactElem *ce, const JlModel *m, int o, const do
         found = jl_obstacle_query(ob, xi, reach, -1, &hit) && hit.dist > 0.0 && hit.dist < reach;
     }
     if (!found) continue;
-    Contact *ct = push(ce);
-    ct->n = 1;
-    ct->node[0] = i;
-    ct->coef[0] = 1.0;
-    ct->other = m->nbody + o;
+    /* d0 > 0 inside (depth), < 0 speculative (gap) */
+    Contact *ct = push_contact(ce, i, 0, NULL, NULL, m->nbody + o, hit.n, -hit.dist);
     ct->feature = ob->type == JL_OBSTACLE_BOX ? hit.feature : -1;
-    memcpy(ct->r, hit.n, sizeof ct->r);
-    ct->d0 = -hit.dist; /* > 0 inside (depth), < 0 speculative (gap) */
   }
 }
 
@@ -480,19 +482,9 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
     jl_collision_detect(ce->col, m, x);
     const JlContactPoint *cp = jl_collision_contacts(ce->col, &n);
     for (int i = 0; i < n; i++) {
-      Contact *ct = push(ce);
-      const int *tn = m->tet + 4 * cp[i].tet;
-      ct->n = 5;
-      ct->node[0] = cp[i].node;
-      ct->coef[0] = 1.0;
-      for (int k = 0; k < 4; k++) {
-        ct->node[k + 1] = tn[k];
-        ct->coef[k + 1] = -cp[i].w[k];
-      }
-      ct->other = cp[i].body;
+      Contact *ct = push_contact(ce, cp[i].node, 4, m->tet + 4 * cp[i].tet, cp[i].w, cp[i].body, cp[i].dir,
+                                 cp[i].depth);
       ct->tet = cp[i].tet;
-      memcpy(ct->r, cp[i].dir, sizeof ct->r);
-      ct->d0 = cp[i].depth;
     }
   }
   ce->nbody_contacts = ce->ncontact;
@@ -702,10 +694,7 @@ JlForce *jl_contact_create(const JlModel *m) {
   if (m->nbody > 1) ce->prox = jl_proximity_create(m);
   free(flags);
   ce->knode = jl_calloc((size_t)m->nnode + 1, sizeof(double));
-  for (int s = 0; s < m->nspring; s++) {
-    ce->knode[m->spring_node[2 * s]] += m->spring_k[s];
-    ce->knode[m->spring_node[2 * s + 1]] += m->spring_k[s];
-  }
+  jl_model_node_stiffness(m, ce->knode);
   ce->first = jl_calloc((size_t)m->nnode + 1, sizeof(int));
   for (int i = 0; i < m->nnode; i++) ce->first[i] = -1;
   JlForce *e = jl_calloc(1, sizeof *e);

@@ -324,10 +324,7 @@ JlForce *jl_ground_create(const JlModel *m) {
    * the node's springs: light nodes of stiff bodies (a 1 mm ball) resist as
    * much as their springs, not just per kg */
   g->kn = jl_calloc((size_t)m->nnode + 1, sizeof(double));
-  for (int s = 0; s < m->nspring; s++) {
-    g->kn[m->spring_node[2 * s]] += m->spring_k[s];
-    g->kn[m->spring_node[2 * s + 1]] += m->spring_k[s];
-  }
+  jl_model_node_stiffness(m, g->kn);
   for (int i = 0; i < m->nnode; i++)
     g->kn[i] = m->world.ground_stiffness * m->mass[i] + m->world.ground_spring_scale * g->kn[i];
   JlForce *e = jl_calloc(1, sizeof *e);

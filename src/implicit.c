@@ -87,6 +87,32 @@ static void apply_matrix(void *ctx, const double *u, double *out) {
 #define JL_NEWTON_TOL 1e-3
 #define JL_NEWTON_CG_TOL 1e-3
 
+/* the end-of-step state of dv + alpha d into (xs, vs): v1 = v0 + dv + alpha d,
+ * x1 = x0 + h v1; pinned nodes stay at rest (d may be NULL when alpha is 0) */
+static void end_state(JlWorld *w, double h, const double *d, double alpha) {
+  const JlModel *m = &w->model;
+  JlWork *k = w->work;
+  const JlState *s = &w->state;
+  for (int i = 0; i < m->nnode; i++)
+    for (int c = 3 * i; c < 3 * i + 3; c++) {
+      double v1 = m->pinned[i] ? 0.0 : s->v[c] + s->dv[c] + (d ? alpha * d[c] : 0.0);
+      k->vs[c] = v1;
+      k->xs[c] = m->pinned[i] ? s->x[c] : s->x[c] + h * v1;
+    }
+}
+
+/* caches every element's blocks of A = M - h dF/dv - h^2 dF/dx at (x, v) and
+ * sets the preconditioner's diagonal (M plus the elements' diagonal blocks) */
+static void linearize_system(JlWorld *w, const double *x, const double *v, double h) {
+  const JlModel *m = &w->model;
+  JlWork *k = w->work;
+  int n = m->nnode;
+  memset(k->diag, 0, 9 * (size_t)n * sizeof(double));
+  for (int i = 0; i < n; i++) k->diag[9 * i] = k->diag[9 * i + 4] = k->diag[9 * i + 8] = m->mass[i];
+  for (int e = 0; e < w->nforce; e++) w->force[e]->linearize(w->force[e], m, x, v, -h * h, -h, 0, k->diag);
+  jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
+}
+
 /* v1 = v0 + dv + alpha d, x1 = x0 + h v1 into (xs, vs); r = h F(x1, v1) - M (dv + alpha d)
  * into rhs (0 at pinned nodes). Returns r^T P r with the weights p (J); *ke =
  * 1/2 v1^T M v1 and *energy = *ke + U(x1). */
@@ -96,12 +122,7 @@ static double residual(JlWorld *w, double h, const double *d, double alpha, cons
   JlWork *k = w->work;
   const JlState *s = &w->state;
   int n = m->nnode;
-  for (int i = 0; i < n; i++)
-    for (int c = 3 * i; c < 3 * i + 3; c++) {
-      double v1 = m->pinned[i] ? 0.0 : s->v[c] + s->dv[c] + alpha * d[c];
-      k->vs[c] = v1;
-      k->xs[c] = m->pinned[i] ? s->x[c] : s->x[c] + h * v1;
-    }
+  end_state(w, h, d, alpha);
   double potential = 0.0, rr = 0.0, kin = 0.0;
   jl_world_forces(w, k->xs, k->vs, k->f, &potential);
   for (int i = 0; i < n; i++)
@@ -138,11 +159,7 @@ static int newton_corrections(JlWorld *w, double h) {
     if (!(0.5 * rr > JL_NEWTON_TOL * ke) || !(rr > w->def.tolerance * w->def.tolerance * bb)) break;
 
     /* A at (x1, v1), whose residual rhs holds; A d = r */
-    memset(k->diag, 0, 9 * (size_t)n * sizeof(double));
-    for (int i = 0; i < n; i++) k->diag[9 * i] = k->diag[9 * i + 4] = k->diag[9 * i + 8] = m->mass[i];
-    for (int e = 0; e < w->nforce; e++)
-      w->force[e]->linearize(w->force[e], m, k->xs, k->vs, -h * h, -h, 0, k->diag);
-    jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
+    linearize_system(w, k->xs, k->vs, h);
     /* CG to the first solve's absolute accuracy (so momentum is kept as well as
      * there), but relative to r no looser than JL_NEWTON_CG_TOL */
     double r2 = 0.0;
@@ -190,11 +207,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
     }
 
     /* A = M - h dF/dv - h^2 dF/dx: cache the blocks, collect the diagonal */
-    memset(k->diag, 0, 9 * (size_t)n * sizeof(double));
-    for (int i = 0; i < n; i++) k->diag[9 * i] = k->diag[9 * i + 4] = k->diag[9 * i + 8] = m->mass[i];
-    for (int e = 0; e < w->nforce; e++)
-      w->force[e]->linearize(w->force[e], m, s->x, s->v, -h * h, -h, 0, k->diag);
-    jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
+    linearize_system(w, s->x, s->v, h);
 
     /* solve for dv, warm-started from the previous dv (or the previous pass) */
     JlCgResult res = jl_cg_solve(&k->cg, apply_matrix, w, m->pinned, k->rhs, s->dv,
@@ -205,12 +218,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
 
     /* the end-of-step state this solution gives; contacts that closed or
      * would pull switch, and the step is solved again with the new set */
-    for (int i = 0; i < n; i++)
-      for (int c = 3 * i; c < 3 * i + 3; c++) {
-        double v1 = m->pinned[i] ? 0.0 : s->v[c] + s->dv[c];
-        k->vs[c] = v1;
-        k->xs[c] = m->pinned[i] ? s->x[c] : s->x[c] + h * v1;
-      }
+    end_state(w, h, NULL, 0.0);
     int changed = 0;
     for (int e = 0; e < w->nforce; e++)
       if (w->force[e]->refine) changed += w->force[e]->refine(w->force[e], m, k->xs, k->vs);

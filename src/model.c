@@ -510,3 +510,11 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
   build_node_springs(m);
   return JL_OK;
 }
+
+void jl_model_node_stiffness(const JlModel *m, double *out) {
+  for (int i = 0; i < m->nnode; i++) out[i] = 0.0;
+  for (int s = 0; s < m->nspring; s++) {
+    out[m->spring_node[2 * s]] += m->spring_k[s];
+    out[m->spring_node[2 * s + 1]] += m->spring_k[s];
+  }
+}

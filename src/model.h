@@ -135,6 +135,10 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
                         const JlWorldDef *world, char *err, size_t errsz);
 void jl_model_free(JlModel *m);
 
+/* out (nnode, N/m) = summed stiffness of each node's springs: what a contact
+ * or the ground adds (x spring_scale) to its per-kg penalty stiffness. */
+void jl_model_node_stiffness(const JlModel *m, double *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,6 +28,15 @@ const char *jl_test_tmpdir(const char *tag);
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *jl_test_read_file(const char *path, size_t *len);
 
+/* Deterministic xorshift64 numbers in [-1, 1) from *state (nonzero), for
+ * tests that need reproducible random inputs. */
+static inline double jl_test_rnd(unsigned long long *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return (double)(*state >> 11) / (double)(1ull << 52) - 1.0;
+}
+
 #define ENSURE(cond)                                                   \
   do {                                                                 \
     if (!(cond)) {                                                     \

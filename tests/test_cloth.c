@@ -19,10 +19,7 @@
 
 static unsigned long long rng_state = 0x2545F4914F6CDD1Dull;
 static double rnd(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / (double)(1ull << 52) - 1.0;
+  return jl_test_rnd(&rng_state);
 }
 
 static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }

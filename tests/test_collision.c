@@ -20,10 +20,7 @@
 
 static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
 static double rnd(void) { /* [-1, 1] */
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / (double)(1ull << 52) - 1.0;
+  return jl_test_rnd(&rng_state);
 }
 
 static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }

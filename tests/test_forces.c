@@ -11,10 +11,7 @@
 /* deterministic pseudo-random numbers in [-1, 1] */
 static unsigned long long rng_state = 88172645463325252ull;
 static double rnd(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / (double)(1ull << 52) - 1.0;
+  return jl_test_rnd(&rng_state);
 }
 
 static double norm(int n, const double *a) {
