@@ -39,7 +39,8 @@ typedef struct JlBodyDef {
   const int *pin;          /* npin local node ids, may be NULL when npin == 0; copied */
   int has_pin_box;         /* pin every node inside pin_box (world coordinates); default 0 */
   double pin_box[2][3];    /* m, [lo, hi] */
-  int self_collision;      /* 1: the body's nodes collide with its own non-adjacent tets; default 0 */
+  int self_collision;      /* 1: the body collides with itself (volumes: nodes against non-adjacent tets;
+                              cloth and ropes: triangles and segments apart by a few rest lengths); default 0 */
 } JlBodyDef;
 
 JlBodyDef jl_default_body_def(void);
@@ -86,6 +87,8 @@ typedef struct JlBody {
   int self_collision;             /* from JlBodyDef */
   JlBodyKind kind;                /* JL_BODY_VOLUME for jl_model_build bodies */
   double stretch_limit;           /* Provot 1995 limit on structural/shear strain (0.1 = 10 %); 0 = off */
+  double radius;                  /* m, contact half-thickness of cloth (thickness / 2) and rope radius; 0 for
+                                     volumes: contacts keep other surfaces this far from its nodes */
 } JlBody;
 
 typedef struct JlModel {

@@ -30,6 +30,7 @@ JlClothDef jl_default_cloth_def(void) {
   d.shear = 800.0;
   d.bend = 80.0;
   d.stretch_limit = 0.0;
+  d.radius = JL_CLOTH_RADIUS;
   return d;
 }
 
@@ -101,6 +102,9 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
                    cd->stretch_limit);
   if (!(def->damping >= 0.0) || !isfinite(def->damping))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': damping must be >= 0 N s/m, got %g", name, def->damping);
+  if (!(cd->radius >= 0.0) || !isfinite(cd->radius))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': %s must be >= 0 m, got %g", name,
+                   cd->kind == JL_BODY_ROPE ? "radius" : "thickness", cd->kind == JL_BODY_ROPE ? cd->radius : 2 * cd->radius);
   if (!finite3(def->velocity))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity must be finite", name);
   if (c->nnode < 2 || !c->node || !c->measure || c->nspring < 1 || !c->spring || !c->kind)
@@ -139,6 +143,7 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
   snprintf(body->name, JL_NAME_MAX, "%s", name);
   body->kind = cd->kind;
   body->stretch_limit = cd->stretch_limit;
+  body->radius = cd->radius;
   body->node_count = n;
   body->spring_count = ns;
   body->self_collision = def->self_collision != 0;

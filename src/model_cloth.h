@@ -29,7 +29,13 @@ typedef struct JlClothDef {
   double stretch_limit; /* Provot 1995: structural and shear springs stretched
                            beyond (1 + limit) L are shortened after each step;
                            0 = off (default), 0.1 = 10 % */
+  double radius;        /* m, contact half-thickness: cloth keeps other bodies this far from its
+                           mid-surface (scene "thickness" / 2), a rope is a tube of this radius
+                           (scene "radius"); default JL_CLOTH_RADIUS or JL_ROPE_RADIUS */
 } JlClothDef;
+
+#define JL_CLOTH_RADIUS 0.002 /* m: default cloth thickness 4 mm */
+#define JL_ROPE_RADIUS 0.005  /* m: default rope radius 5 mm */
 
 JlClothDef jl_default_cloth_def(void);
 

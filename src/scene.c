@@ -330,9 +330,9 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
   static const char *const keys[] = {
       "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
       "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
-      "velocity", "pin", "self_collision", NULL};
-  static const char *const volume_only[] = {"tetgen", "young_modulus", "self_collision", NULL};
-  static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", NULL};
+      "velocity", "pin", "self_collision", "thickness", "radius", NULL};
+  static const char *const volume_only[] = {"tetgen", "young_modulus", NULL};
+  static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", "thickness", "radius", NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
   if (!cJSON_IsObject(o)) return bad(c, path, "expected an object { ... }", 0);
@@ -434,6 +434,16 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
     TRY(get_num(c, o, path, "shear_stiffness", &b->cloth.shear, 0, 0, 1e15));
     TRY(get_num(c, o, path, "bend_stiffness", &b->cloth.bend, 0, 0, 1e15));
     TRY(get_num(c, o, path, "stretch_limit", &b->cloth.stretch_limit, 0, 0, 10));
+    /* contact thickness: cloth "thickness" (full, m), rope "radius" (m) */
+    const char *own = b->kind == JL_BODY_CLOTH ? "thickness" : "radius", *other = b->kind == JL_BODY_CLOTH ? "radius" : "thickness";
+    if (cJSON_GetObjectItemCaseSensitive(o, other)) {
+      key_path(kp, sizeof kp, path, other);
+      return bad(c, kp, b->kind == JL_BODY_CLOTH ? "cloth takes \"thickness\" (m), not \"radius\""
+                                                 : "a rope takes \"radius\" (m), not \"thickness\"", 0);
+    }
+    double th = b->kind == JL_BODY_CLOTH ? 2.0 * JL_CLOTH_RADIUS : JL_ROPE_RADIUS;
+    TRY(get_num(c, o, path, own, &th, 0, 0, 1e3));
+    b->cloth.radius = b->kind == JL_BODY_CLOTH ? 0.5 * th : th;
   }
   TRY(get_num(c, o, path, "young_modulus", &b->def.young_modulus, 0, 1, 1e15));
   TRY(get_num(c, o, path, "damping", &b->def.damping, 0, 0, 1e15));
