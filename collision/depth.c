@@ -1042,10 +1042,24 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
     PREFETCH(m->tet + 4 * (size_t)t);
     if (m->adj) PREFETCH(m->adj + m->adj_start[c->contact[i].node]);
   }
+  /* cloth and rope nodes: depth and direction from Q's own surface (the
+   * nearest point), never from their edges, which only run along the rope or
+   * within the sheet; the node's half-thickness is added, so the cloth's or
+   * rope's surface is pushed out, not its mid-line */
+  for (int i = g0; i < g1; i++) {
+    JlContactPoint *cp = &c->contact[i];
+    const JlBody *pb = &m->body[m->node_body[cp->node]];
+    if (pb->kind == JL_BODY_VOLUME) continue;
+    nearest_surface(c, m, x, cp->node, qbody, &cp->depth, cp->dir);
+    cp->depth += pb->radius;
+    cp->kind = JL_CONTACT_NEAREST;
+    c->level[i] = 0;
+  }
   /* phases 2-3: border points from the edges leaving Q */
   int nq = 0;
   for (int i = g0; i < g1; i++) {
     JlContactPoint *cp = &c->contact[i];
+    if (c->level[i] != -1) continue; /* a cloth or rope node, done */
     int p = cp->node;
     const double *xp = x + 3 * p;
     double sw = 0, sd = 0, r[3] = {0, 0, 0};

@@ -148,7 +148,10 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
   *out = f->out;
   if (m->nbody < 2 || m->nface == 0 || !(h > 0.0)) return 0;
   const double *g = m->world.gravity;
-  double margin = h * h * sqrt(jl_vec3_dot(g, g)) + 1e-3 * f->edge + 1e-9;
+  double margin = h * h * sqrt(jl_vec3_dot(g, g)) + 1e-3 * f->edge + 1e-9, rmax = 0.0;
+  /* cloth and rope nodes keep their half-thickness from the faces: they look that much further */
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body[b].radius > rmax) rmax = m->body[b].radius;
   double tol = 1e-3 * f->edge + 1e-12;
   /* swept boxes of the bodies' boundaries; bodies whose boxes overlap another's take part */
   for (int b = 0; b < m->nbody; b++) box_empty(f->bbox + 6 * b);
@@ -161,7 +164,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
   }
   if (!isfinite(maxdisp)) return 0;
   for (int b = 0; b < m->nbody; b++)
-    for (int a = 0; a < 3; a++) f->bbox[6 * b + a] -= margin, f->bbox[6 * b + 3 + a] += margin;
+    for (int a = 0; a < 3; a++) f->bbox[6 * b + a] -= margin + rmax, f->bbox[6 * b + 3 + a] += margin + rmax;
   int any = 0;
   for (int b = 0; b < m->nbody; b++) {
     f->active[b] = 0;
@@ -181,7 +184,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
     double *b = f->fbox + 6 * k;
     box_empty(b);
     for (int a = 0; a < 3; a++) box_add_path(b, x + 3 * m->face[3 * k + a], v + 3 * m->face[3 * k + a], h);
-    for (int a = 0; a < 3; a++) b[a] -= margin, b[3 + a] += margin;
+    for (int a = 0; a < 3; a++) b[a] -= margin + rmax, b[3 + a] += margin + rmax;
     int c0[3], c1[3], c[3];
     jl_hash_cell(&f->hash, b, c0);
     jl_hash_cell(&f->hash, b + 3, c1);
@@ -213,7 +216,9 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
             f->face_seen[k] = f->seen;
             if (!boxes_overlap(nb, f->fbox + 6 * k)) continue;
             JlProximity r;
-            if (!test_face(m, x, v, h, margin, tol, p, k, &r)) continue;
+            /* a cloth or rope node stays its radius off the plane: beside a
+             * convex crease it then projects just past both faces' edges */
+            if (!test_face(m, x, v, h, margin + m->body[P].radius, tol + m->body[P].radius, p, k, &r)) continue;
             int bi = f->best[Q];
             if (bi < 0) {
               if (f->nout == f->cap) {

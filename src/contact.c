@@ -70,6 +70,7 @@
 #include <string.h>
 #include "collision/narrow.h"
 #include "collision/proximity.h"
+#include "collision/thin.h"
 #include "mesh/vec3.h"
 
 enum { FRICTION_NONE, FRICTION_STICK, FRICTION_SLIDE };
@@ -81,6 +82,8 @@ typedef struct Contact {
   int other;      /* body index Q, or nbody + obstacle index */
   int tet;        /* Q's tet (global id); -1 for obstacles */
   int feature;    /* obstacle feature the node is measured against (box face it came in through); -1 */
+  int tag;        /* 0: node[0] against a body or obstacle; thin pairs (collision/thin.h): kind + key */
+  int continued;  /* 1: z0 and d0 carried over from the last step's contact (thin_history): z0 is not z(x) */
   double r[3];    /* unit normal: force direction on node[0] */
   double d0;      /* m, depth at detection */
   double slack;   /* m, push-out slack: the penalty acts on g - slack */
@@ -95,7 +98,7 @@ typedef struct Contact {
 
 /* what a contact leaves for the next step */
 typedef struct Memory {
-  int node, other;
+  int node, other, tag;
   int feature;        /* obstacle: the box face the node came in through; -1 */
   double slack;       /* m */
   /* the contact's linear gap, to predict its depth at the next step's start */
@@ -109,6 +112,7 @@ typedef struct Memory {
 typedef struct ContactElem {
   JlCollision *col; /* NULL when there is nothing to collide body against body */
   JlProximityFinder *prox; /* speculative body-body contacts; NULL with fewer than two bodies */
+  JlThinFinder *thin; /* cloth and rope proximity pairs; NULL without cloth or ropes */
   int ncontact, cap;
   Contact *contact;
   int nbody_contacts; /* of ncontact, from body-body detection */
@@ -187,19 +191,25 @@ static void unindex_contacts(ContactElem *ce, int n) {
   for (int i = 0; i < n; i++) ce->first[ce->contact[i].node[0]] = -1;
 }
 
-static int mem_cmp(const void *a, const void *b) {
-  const Memory *p = a, *q = b;
-  if (p->node != q->node) return p->node < q->node ? -1 : 1;
-  return (p->other > q->other) - (p->other < q->other);
+static int key_cmp(int n1, int o1, int t1, int n2, int o2, int t2) {
+  if (n1 != n2) return n1 < n2 ? -1 : 1;
+  if (o1 != o2) return o1 < o2 ? -1 : 1;
+  return (t1 > t2) - (t1 < t2);
 }
 
-static const Memory *mem_find(const ContactElem *ce, int node, int other) {
+static int mem_cmp(const void *a, const void *b) {
+  const Memory *p = a, *q = b;
+  return key_cmp(p->node, p->other, p->tag, q->node, q->other, q->tag);
+}
+
+static const Memory *mem_find(const ContactElem *ce, int node, int other, int tag) {
   int lo = 0, hi = ce->nmem - 1;
   while (lo <= hi) {
     int mid = (lo + hi) / 2;
     const Memory *q = &ce->mem[mid];
-    if (q->node == node && q->other == other) return q;
-    if (q->node < node || (q->node == node && q->other < other))
+    int c = key_cmp(q->node, q->other, q->tag, node, other, tag);
+    if (c == 0) return q;
+    if (c < 0)
       lo = mid + 1;
     else
       hi = mid - 1;
@@ -230,6 +240,15 @@ static int lookup(const ContactElem *ce, int node, int other) {
   return -1;
 }
 
+/* Contacts of P's nodes in Q share their patch's normal only between two
+ * volumes: within one body (self-collision) the two sides of a fold would
+ * cancel, and a cloth or rope node takes the direction of Q's own surface
+ * (collision/depth.c), which is already one-sided, while a patch mean would
+ * push a cloth draped over a ball straight up on its flanks. */
+static int patched(const JlModel *m, int P, int Q) {
+  return P != Q && m->body[P].kind == JL_BODY_VOLUME && m->body[Q].kind == JL_BODY_VOLUME;
+}
+
 /* one normal per patch of touching contacts between the same two bodies */
 static void patch_normals(ContactElem *ce, const JlModel *m) {
   int n = ce->nbody_contacts;
@@ -239,7 +258,7 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
   for (int i = 0; i < n; i++) {
     const Contact *ct = &ce->contact[i];
     int p = ct->node[0], P = m->node_body[p], Q = ct->other;
-    if (P == Q) continue; /* self-collision: the two sides of a fold are one body; each keeps its own direction */
+    if (!patched(m, P, Q)) continue;
     /* neighbours of p in P that are inside Q too */
     for (int a = m->adj_start[p]; a < m->adj_start[p + 1]; a++) {
       int j = lookup(ce, m->adj[a], Q);
@@ -256,14 +275,14 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
   for (int i = 0; i < n; i++) {
     const Contact *ct = &ce->contact[i];
     int P = m->node_body[ct->node[0]];
-    if (P == ct->other) continue;
+    if (!patched(m, P, ct->other)) continue;
     double wgt = m->mass[ct->node[0]] * ct->d0 * (P < ct->other ? 1.0 : -1.0);
     double *s = ce->patch + 3 * uf_find(ce->parent, i);
     for (int a = 0; a < 3; a++) s[a] += wgt * ct->r[a];
   }
   for (int i = 0; i < n; i++) {
     Contact *ct = &ce->contact[i];
-    if (m->node_body[ct->node[0]] == ct->other) continue;
+    if (!patched(m, m->node_body[ct->node[0]], ct->other)) continue;
     const double *s = ce->patch + 3 * uf_find(ce->parent, i);
     double len = sqrt(jl_vec3_dot(s, s));
     if (!(len > 0.0) || !isfinite(len)) continue;
@@ -280,6 +299,32 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
   for (int i = 0; i < n; i++)
     if (ce->contact[i].d0 >= 0.0) ce->contact[kept++] = ce->contact[i];
   ce->ncontact = ce->nbody_contacts = kept;
+}
+
+/* A cloth or rope node inside a volume takes its direction from the
+ * nearest point of the volume's surface (collision/depth.c). Deep inside a
+ * thin part of the volume that can be the far side: a rope pulled up
+ * through the bottom of a box would be pushed on up and out of the top. A
+ * node that was in contact with the same body at the last step (inside it,
+ * or speculatively at its surface) therefore keeps that contact's plane when
+ * the nearest surface points more than 60 degrees away from it: its linear
+ * gap carries on (nodes, weights, normal), so it is pushed back out the way
+ * it came in. */
+static void thin_history(ContactElem *ce, const JlModel *m) {
+  for (int i = 0; i < ce->nbody_contacts; i++) {
+    Contact *ct = &ce->contact[i];
+    if (m->body[m->node_body[ct->node[0]]].kind == JL_BODY_VOLUME) continue;
+    const Memory *q = mem_find(ce, ct->node[0], ct->other, 0);
+    if (!q || q->n < 1 || jl_vec3_dot(q->r, ct->r) >= 0.5) continue;
+    ct->n = q->n;
+    memcpy(ct->node, q->nodes, sizeof ct->node);
+    memcpy(ct->coef, q->coef, sizeof ct->coef);
+    memcpy(ct->r, q->r, sizeof ct->r);
+    memcpy(ct->z0, q->z0, sizeof ct->z0);
+    ct->d0 = q->d0;
+    ct->tet = q->anchor_tet;
+    ct->continued = 1;
+  }
 }
 
 /* ---------------------------------------------------------------- step set-up */
@@ -303,9 +348,30 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
                           double h) {
   const JlWorldDef *wd = &m->world;
   int p = ct->node[0];
-  double mp = m->mass[p];
-  ct->k = wd->contact_stiffness * mp + wd->contact_spring_scale * ce->knode[p];
+  double mp = m->mass[p], kp = ce->knode[p];
+  if (ct->tag != 0) {
+    /* a thin pair: both sides move; the mass and spring stiffness the
+     * contact acts on are the reduced ones, 1 / sum coef_j^2 / m_j (pinned
+     * nodes do not move: infinite mass) */
+    double im = 0.0, ik = 0.0;
+    for (int j = 0; j < ct->n; j++) {
+      int nj = ct->node[j];
+      double c2 = ct->coef[j] * ct->coef[j];
+      if (m->pinned[nj]) continue;
+      if (m->mass[nj] > 0.0) im += c2 / m->mass[nj];
+      if (ce->knode[nj] > 0.0) ik += c2 / ce->knode[nj];
+    }
+    mp = im > 0.0 ? 1.0 / im : 0.0;
+    kp = ik > 0.0 ? 1.0 / ik : 0.0;
+  }
+  ct->k = wd->contact_stiffness * mp + wd->contact_spring_scale * kp;
   ct->c = wd->contact_damping * mp;
+  if (ct->continued) {
+    /* the carried gap at x: its depth now, measured from z0 = z(x) like every contact */
+    double z[3];
+    contact_z(ct, x, z);
+    ct->d0 -= ct->r[0] * (z[0] - ct->z0[0]) + ct->r[1] * (z[1] - ct->z0[1]) + ct->r[2] * (z[2] - ct->z0[2]);
+  }
   contact_z(ct, x, ct->z0);
   double zd[3];
   contact_z(ct, v, zd);
@@ -313,7 +379,7 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
   double vn = jl_vec3_dot(r, zd);
   double vt[3] = {zd[0] - vn * r[0], zd[1] - vn * r[1], zd[2] - vn * r[2]};
   ct->st0 = sqrt(jl_vec3_dot(vt, vt));
-  const Memory *q = mem_find(ce, p, ct->other);
+  const Memory *q = mem_find(ce, p, ct->other, ct->tag);
   /* slack: a known contact keeps (and works off) its slack */
   double d0 = ct->d0 > 0.0 ? ct->d0 : 0.0;
   if (q) {
@@ -381,6 +447,7 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
     memset(q, 0, sizeof *q);
     q->node = ct->node[0];
     q->other = ct->other;
+    q->tag = ct->tag;
     q->slack = ct->slack;
     q->feature = ct->feature;
     q->anchor_tet = ct->tet;
@@ -390,12 +457,14 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
     memcpy(q->r, ct->r, sizeof q->r);
     memcpy(q->z0, ct->z0, sizeof q->z0);
     q->d0 = ct->d0;
-    if (ct->friction != FRICTION_STICK) continue;
+    /* thin pairs move with both sides and re-anchor every step (their anchor is not a material point yet) */
+    if (ct->friction != FRICTION_STICK || ct->tag != 0) continue;
     const double *xp = x + 3 * ct->node[0];
     double y[3] = {xp[0] + ct->delta[0], xp[1] + ct->delta[1], xp[2] + ct->delta[2]};
     if (ct->tet < 0) {
+      /* a fixed point only for obstacles: a body's face (speculative contact) moves */
       memcpy(q->anchor, y, sizeof y);
-      q->anchored = 1;
+      q->anchored = ct->other >= m->nbody;
     } else {
       double w[4];
       jl_point_in_tet(x, m->tet + 4 * ct->tet, y, w);
@@ -419,8 +488,26 @@ static void speculative_contacts(ContactElem *ce, const JlModel *m, const double
   index_contacts(ce, nb);
   for (int k = 0; k < np; k++)
     if (lookup(ce, pr[k].node, pr[k].body) < 0) /* inside already: its depth contact acts */
-      push_contact(ce, pr[k].node, 3, m->face + 3 * pr[k].face, pr[k].w, pr[k].body, pr[k].n, -pr[k].dist);
+      push_contact(ce, pr[k].node, 3, m->face + 3 * pr[k].face, pr[k].w, pr[k].body, pr[k].n,
+                   m->body[m->node_body[pr[k].node]].radius - pr[k].dist);
   unindex_contacts(ce, nb);
+}
+
+/* Proximity pairs of cloth and ropes (collision/thin.h): each pushes its two
+ * closest points apart along n while they are nearer than the pair's contact
+ * distance (d0 = radius - dist; < 0: speculative). */
+static void thin_contacts(ContactElem *ce, const JlModel *m, const double *x, const double *v, double h) {
+  const JlThinPair *tp;
+  int np = jl_thin_find(ce->thin, m, x, v, h, &tp);
+  for (int k = 0; k < np; k++) {
+    const JlThinPair *pr = &tp[k];
+    double w[3];
+    int nodes[3];
+    for (int j = 1; j < pr->n; j++) nodes[j - 1] = pr->node[j], w[j - 1] = -pr->coef[j];
+    Contact *ct = push_contact(ce, pr->node[0], pr->n - 1, nodes, w, pr->body_b, pr->dir, pr->radius - pr->dist);
+    ct->coef[0] = pr->coef[0];
+    ct->tag = (int)pr->kind + pr->key;
+  }
 }
 
 /* Contacts of every node with obstacle o. A node inside is measured against
@@ -438,26 +525,32 @@ static void obstacle_contacts(ContactElem *ce, const JlModel *m, int o, const do
   double lo[3], hi[3], gh2 = h * h * sqrt(jl_vec3_dot(gr, gr));
   jl_obstacle_aabb(ob, lo, hi);
   for (int i = 0; i < m->nnode; i++) {
+    if (m->pinned[i]) continue; /* held in place: neither side can move, no force and no energy */
     const double *xi = x + 3 * i, *vi = v + 3 * i;
-    double reach = h * sqrt(jl_vec3_dot(vi, vi)) + gh2 + 1e-9;
+    /* a cloth or rope node keeps its half-thickness from the obstacle */
+    double rad = m->body[m->node_body[i]].radius;
+    double reach = h * sqrt(jl_vec3_dot(vi, vi)) + gh2 + rad + 1e-9;
     if (xi[0] < lo[0] - reach || xi[1] < lo[1] - reach || xi[2] < lo[2] - reach || xi[0] > hi[0] + reach ||
         xi[1] > hi[1] + reach || xi[2] > hi[2] + reach)
       continue;
-    const Memory *q = mem_find(ce, i, m->nbody + o);
+    const Memory *q = mem_find(ce, i, m->nbody + o, 0);
     JlObstacleHit hit;
     int hint = q ? q->feature : -1, found = 0;
-    if (jl_obstacle_query(ob, xi, 0.0, hint, &hit) && !(hit.dist > 0.0)) {
+    if (jl_obstacle_query(ob, xi, rad, hint, &hit) && !(hit.dist > rad)) {
       if (!q && ob->type == JL_OBSTACLE_BOX) {
         /* new and already inside: the face its last step came in through */
         double back[3] = {xi[0] - h * vi[0], xi[1] - h * vi[1], xi[2] - h * vi[2]}, t;
         JlObstacleHit entry;
-        if (jl_obstacle_sweep(ob, back, xi, &t, &entry)) jl_obstacle_query(ob, xi, 0.0, entry.feature, &hit);
+        if (jl_obstacle_sweep(ob, back, xi, &t, &entry)) jl_obstacle_query(ob, xi, rad, entry.feature, &hit);
       }
       found = 1;
     } else {
-      /* outside: where the path over this step would enter, if it does */
-      double ahead[3], t;
-      for (int a = 0; a < 3; a++) ahead[a] = xi[a] + h * vi[a] + h * h * gr[a];
+      /* outside: where the path over this step (lengthened by the node's
+       * radius) would enter, if it does */
+      double ahead[3], t, path[3], len;
+      for (int a = 0; a < 3; a++) path[a] = h * vi[a] + h * h * gr[a];
+      len = sqrt(jl_vec3_dot(path, path));
+      for (int a = 0; a < 3; a++) ahead[a] = xi[a] + path[a] * (len > 0.0 ? 1.0 + rad / len : 1.0);
       found = jl_obstacle_sweep(ob, xi, ahead, &t, &hit);
       /* a slow node resting just above the surface: the closest feature (a
        * moving node's own path decides: the plane of an edge or corner it
@@ -467,7 +560,7 @@ static void obstacle_contacts(ContactElem *ce, const JlModel *m, int o, const do
     }
     if (!found) continue;
     /* d0 > 0 inside (depth), < 0 speculative (gap) */
-    Contact *ct = push_contact(ce, i, 0, NULL, NULL, m->nbody + o, hit.n, -hit.dist);
+    Contact *ct = push_contact(ce, i, 0, NULL, NULL, m->nbody + o, hit.n, rad - hit.dist);
     ct->feature = ob->type == JL_OBSTACLE_BOX ? hit.feature : -1;
   }
 }
@@ -489,7 +582,9 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
   }
   ce->nbody_contacts = ce->ncontact;
   patch_normals(ce, m);
+  thin_history(ce, m);
   if (ce->prox) speculative_contacts(ce, m, x, v, h);
+  if (ce->thin) thin_contacts(ce, m, x, v, h);
   /* soft body against static obstacles */
   for (int o = 0; o < m->nobstacle; o++) obstacle_contacts(ce, m, o, x, v, h);
   for (int q = 0; q < ce->ncontact; q++) contact_setup(ce, m, &ce->contact[q], x, v, h);
@@ -663,6 +758,7 @@ static void contact_destroy(JlForce *e) {
   if (ce) {
     jl_collision_destroy(ce->col);
     jl_proximity_destroy(ce->prox);
+    jl_thin_destroy(ce->thin);
     free(ce->contact);
     free(ce->mem);
     free(ce->knode);
@@ -692,6 +788,7 @@ JlForce *jl_contact_create(const JlModel *m) {
     ce->col = jl_collision_create(m, &def);
   }
   if (m->nbody > 1) ce->prox = jl_proximity_create(m);
+  ce->thin = jl_thin_create(m);
   free(flags);
   ce->knode = jl_calloc((size_t)m->nnode + 1, sizeof(double));
   jl_model_node_stiffness(m, ce->knode);

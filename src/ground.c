@@ -1,6 +1,7 @@
 /* Ground plane force element: penalty contact with the plane y = ground_y.
  *
- * A node i below the plane by p = ground_y - y_i - s (s its push-out slack,
+ * A node i below the plane by p = ground_y + r_i - y_i - s (r_i its body's
+ * radius: half a cloth's thickness, a rope's radius; s its push-out slack,
  * below) feels
  *   normal:   F_y = k p - c v_y,   k = ground_stiffness m_i + ground_spring_scale x (summed
  *             stiffness of the node's springs), c = ground_damping m_i
@@ -62,6 +63,8 @@ typedef struct Ground {
   double *pen1;    /* nnode: m, end-of-solve penetration of on nodes; < 0 = none yet */
   double *slack;   /* nnode: m, push-out slack; < 0 = the node was not below the plane */
   double *kn;      /* nnode: N/m, penalty stiffness of each node */
+  double *top;     /* nnode: m, the plane's height for the node: ground_y + its body's radius (cloth and
+                      ropes rest on their surface, not their mid-line) */
   /* friction (chosen at begin_step): a sticking node is held by a tangential
    * spring to its anchor, a point of the plane that persists across steps and
    * moves only when the node slips; a sliding node feels lagged-viscosity
@@ -85,7 +88,8 @@ static double friction_eta(double c, double cap, double s0, double st, int *slid
 /* penetration beyond the push-out slack (m) */
 static double ground_pen(const Ground *g, const JlWorldDef *wd, const double *x, int i) {
   double s = g->slack[i] > 0.0 ? g->slack[i] : 0.0;
-  return wd->ground_y - x[3 * i + 1] - s;
+  (void)wd;
+  return g->top[i] - x[3 * i + 1] - s;
 }
 
 /* normal damping (N s/m): ground_damping m; a node being pushed out of its
@@ -121,7 +125,7 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
      * within an implicit step is held by refine instead) keeps the depth its
      * approach speed does not explain as slack, worked off at the push-out
      * speed, instead of 1/2 k p^2 of energy from nowhere; slack never grows */
-    double pen = wd->ground_y - x[3 * i + 1];
+    double pen = g->top[i] - x[3 * i + 1];
     if (!(pen > 0.0)) {
       g->slack[i] = -1.0;
     } else {
@@ -296,6 +300,7 @@ static void ground_destroy(JlForce *e) {
     free(g->pen1);
     free(g->slack);
     free(g->kn);
+    free(g->top);
     free(g->mode);
     free(g->anchor);
     free(g->next_anchor);
@@ -327,6 +332,10 @@ JlForce *jl_ground_create(const JlModel *m) {
   jl_model_node_stiffness(m, g->kn);
   for (int i = 0; i < m->nnode; i++)
     g->kn[i] = m->world.ground_stiffness * m->mass[i] + m->world.ground_spring_scale * g->kn[i];
+  g->top = jl_calloc((size_t)m->nnode + 1, sizeof(double));
+  /* a pinned node is held where it is: the plane never acts on it (nor stores energy) */
+  for (int i = 0; i < m->nnode; i++)
+    g->top[i] = m->pinned[i] ? -INFINITY : m->world.ground_y + m->body[m->node_body[i]].radius;
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "ground";
   e->self = g;

@@ -1,0 +1,402 @@
+/* Proximity contacts of thin bodies (collision/thin.h). */
+#include "collision/thin.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/hash.h"
+#include "collision/narrow.h"
+#include "mesh/cloth.h"
+#include "mesh/vec3.h"
+
+struct JlThinFinder {
+  JlHash hash;
+  int npt, *pt;              /* points: volume boundary nodes, cloth and rope nodes (ascending) */
+  int ntri, *tri, *tri_body; /* cloth triangles (global node ids) */
+  int nedge, *edge, *edge_body; /* rope segments and cloth edges, (lower, higher) node */
+  unsigned char *edge_rope;  /* 1: a rope segment */
+  double edge_len;           /* m, mean rest length of the edges */
+  double *body_len;          /* nbody: m, mean rest edge length of each thin body */
+  double *box;               /* (ntri + nedge) x 6: swept boxes of this call */
+  unsigned *seen, stamp;     /* per item: the last query that tested it */
+  int *best, *touched, ntouched; /* per body: index into out of the current primitive's pair, -1 */
+  int nout, cap;
+  JlThinPair *out;
+};
+
+double jl_closest_segments(const double *p0, const double *p1, const double *q0, const double *q1, double *s,
+                           double *t) {
+  double d1[3], d2[3], r[3];
+  jl_vec3_sub(p1, p0, d1);
+  jl_vec3_sub(q1, q0, d2);
+  jl_vec3_sub(p0, q0, r);
+  double a = jl_vec3_dot(d1, d1), e = jl_vec3_dot(d2, d2), f = jl_vec3_dot(d2, r);
+  double ss = 0.0, tt = 0.0;
+  if (!(a > 0.0) && !(e > 0.0)) {
+    ss = tt = 0.0;
+  } else if (!(a > 0.0)) {
+    tt = f / e;
+    tt = tt < 0.0 ? 0.0 : tt > 1.0 ? 1.0 : tt;
+  } else {
+    double c = jl_vec3_dot(d1, r);
+    if (!(e > 0.0)) {
+      ss = -c / a;
+      ss = ss < 0.0 ? 0.0 : ss > 1.0 ? 1.0 : ss;
+    } else {
+      double b = jl_vec3_dot(d1, d2), den = a * e - b * b;
+      ss = den > 0.0 ? (b * f - c * e) / den : 0.0;
+      ss = ss < 0.0 ? 0.0 : ss > 1.0 ? 1.0 : ss;
+      tt = (b * ss + f) / e;
+      if (tt < 0.0) {
+        tt = 0.0;
+        ss = -c / a;
+        ss = ss < 0.0 ? 0.0 : ss > 1.0 ? 1.0 : ss;
+      } else if (tt > 1.0) {
+        tt = 1.0;
+        ss = (b - c) / a;
+        ss = ss < 0.0 ? 0.0 : ss > 1.0 ? 1.0 : ss;
+      }
+    }
+  }
+  *s = ss, *t = tt;
+  double d[3];
+  for (int k = 0; k < 3; k++) d[k] = p0[k] + ss * d1[k] - q0[k] - tt * d2[k];
+  return jl_vec3_dot(d, d);
+}
+
+static int is_thin(const JlModel *m, int b) { return m->body[b].kind != JL_BODY_VOLUME; }
+
+static int edge_cmp(const void *a, const void *b) {
+  const int *p = a, *q = b;
+  if (p[0] != q[0]) return p[0] < q[0] ? -1 : 1;
+  return (p[1] > q[1]) - (p[1] < q[1]);
+}
+
+JlThinFinder *jl_thin_create(const JlModel *m) {
+  int any = 0;
+  for (int b = 0; b < m->nbody; b++) any |= is_thin(m, b);
+  if (!any) return NULL;
+  JlThinFinder *f = jl_calloc(1, sizeof *f);
+  /* points */
+  unsigned char *mark = jl_calloc((size_t)m->nnode + 1, 1);
+  for (int k = 0; k < 3 * m->nface; k++) mark[m->face[k]] = 1;
+  for (int b = 0; b < m->nbody; b++)
+    if (is_thin(m, b))
+      for (int i = m->body[b].node_begin; i < m->body[b].node_begin + m->body[b].node_count; i++) mark[i] = 1;
+  for (int i = 0; i < m->nnode; i++) f->npt += mark[i];
+  f->pt = jl_calloc((size_t)f->npt + 1, sizeof(int));
+  for (int i = 0, n = 0; i < m->nnode; i++)
+    if (mark[i]) f->pt[n++] = i;
+  free(mark);
+  /* cloth triangles and edges, rope segments */
+  int ntri = 0, nedge_max = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body[b].kind == JL_BODY_CLOTH) ntri += m->body[b].surface.ntri;
+    if (is_thin(m, b)) nedge_max += m->body[b].spring_count;
+  }
+  nedge_max += 3 * ntri;
+  f->tri = jl_calloc(3 * (size_t)ntri + 1, sizeof(int));
+  f->tri_body = jl_calloc((size_t)ntri + 1, sizeof(int));
+  int *edges = jl_calloc(2 * (size_t)nedge_max + 2, sizeof(int));
+  int ne = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *bd = &m->body[b];
+    if (bd->kind == JL_BODY_CLOTH) {
+      for (int t = 0; t < bd->surface.ntri; t++) {
+        int *tv = f->tri + 3 * f->ntri;
+        for (int a = 0; a < 3; a++) tv[a] = bd->node_begin + bd->surface.tri[3 * t + a];
+        f->tri_body[f->ntri++] = b;
+        for (int a = 0; a < 3; a++) {
+          int u = tv[a], w = tv[(a + 1) % 3];
+          edges[2 * ne] = u < w ? u : w;
+          edges[2 * ne + 1] = u < w ? w : u;
+          ne++;
+        }
+      }
+    } else if (bd->kind == JL_BODY_ROPE) {
+      for (int s = bd->spring_begin; s < bd->spring_begin + bd->spring_count; s++) {
+        if (m->spring_kind && m->spring_kind[s] != JL_SPRING_STRETCH) continue;
+        int u = m->spring_node[2 * s], w = m->spring_node[2 * s + 1];
+        edges[2 * ne] = u < w ? u : w;
+        edges[2 * ne + 1] = u < w ? w : u;
+        ne++;
+      }
+    }
+  }
+  if (ne > 1) qsort(edges, (size_t)ne, 2 * sizeof(int), edge_cmp);
+  f->edge = jl_calloc(2 * (size_t)ne + 2, sizeof(int));
+  f->edge_body = jl_calloc((size_t)ne + 1, sizeof(int));
+  f->edge_rope = jl_calloc((size_t)ne + 1, 1);
+  f->body_len = jl_calloc((size_t)m->nbody + 1, sizeof(double));
+  int *body_ne = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  double sum = 0.0;
+  for (int k = 0; k < ne; k++) {
+    if (k > 0 && edges[2 * k] == edges[2 * k - 2] && edges[2 * k + 1] == edges[2 * k - 1]) continue;
+    int u = edges[2 * k], w = edges[2 * k + 1], b = m->node_body[u];
+    f->edge[2 * f->nedge] = u;
+    f->edge[2 * f->nedge + 1] = w;
+    f->edge_body[f->nedge] = b;
+    f->edge_rope[f->nedge] = m->body[b].kind == JL_BODY_ROPE;
+    double d[3];
+    jl_vec3_sub(m->x0 + 3 * u, m->x0 + 3 * w, d);
+    double len = sqrt(jl_vec3_dot(d, d));
+    sum += len;
+    f->body_len[b] += len;
+    body_ne[b]++;
+    f->nedge++;
+  }
+  free(edges);
+  for (int b = 0; b < m->nbody; b++)
+    if (body_ne[b] > 0) f->body_len[b] /= body_ne[b];
+  free(body_ne);
+  f->edge_len = f->nedge > 0 ? sum / f->nedge : 0.0;
+  int nitem = f->ntri + f->nedge;
+  f->box = jl_calloc(6 * ((size_t)nitem + 1), sizeof(double));
+  f->seen = jl_calloc((size_t)nitem + 1, sizeof(unsigned));
+  f->best = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  f->touched = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  for (int b = 0; b < m->nbody; b++) f->best[b] = -1;
+  jl_hash_init(&f->hash, 2 * nitem + 1024, f->edge_len > 0.0 ? f->edge_len : 1.0);
+  return f;
+}
+
+void jl_thin_destroy(JlThinFinder *f) {
+  if (!f) return;
+  jl_hash_free(&f->hash);
+  free(f->pt), free(f->tri), free(f->tri_body), free(f->edge), free(f->edge_body), free(f->edge_rope);
+  free(f->body_len), free(f->box), free(f->seen), free(f->best), free(f->touched), free(f->out);
+  free(f);
+}
+
+static void box_empty(double *b) {
+  b[0] = b[1] = b[2] = INFINITY;
+  b[3] = b[4] = b[5] = -INFINITY;
+}
+
+static void box_add_path(double *b, const double *p, const double *v, double h) {
+  for (int a = 0; a < 3; a++) {
+    double e = p[a] + h * v[a], lo = p[a] < e ? p[a] : e, hi = p[a] < e ? e : p[a];
+    if (lo < b[a]) b[a] = lo;
+    if (hi > b[3 + a]) b[3 + a] = hi;
+  }
+}
+
+static void box_grow(double *b, double g) {
+  for (int a = 0; a < 3; a++) b[a] -= g, b[3 + a] += g;
+}
+
+static int boxes_overlap(const double *a, const double *b) {
+  return a[0] <= b[3] && b[0] <= a[3] && a[1] <= b[4] && b[1] <= a[4] && a[2] <= b[5] && b[2] <= a[5];
+}
+
+/* sum_j coef_j y_j over the pair's nodes (y = x or v) */
+static void combine(const JlThinPair *p, const double *y, double out[3]) {
+  out[0] = out[1] = out[2] = 0.0;
+  for (int j = 0; j < p->n; j++)
+    for (int a = 0; a < 3; a++) out[a] += p->coef[j] * y[3 * p->node[j] + a];
+}
+
+/* Completes pair p (nodes and coefs set): direction, distance, and whether
+ * it is close now or closes within the step. fallback: the direction to use
+ * when the closest points coincide (a face normal or edge cross product; its
+ * sign is then chosen against the relative velocity: the side A came from). */
+static int finish(JlThinPair *p, const double *x, const double *v, double h, double margin, const double *fallback) {
+  double z[3], zd[3];
+  combine(p, x, z);
+  combine(p, v, zd);
+  double d = sqrt(jl_vec3_dot(z, z));
+  if (d > 1e-12 * (1.0 + p->radius)) {
+    for (int a = 0; a < 3; a++) p->dir[a] = z[a] / d;
+  } else {
+    double len = fallback ? sqrt(jl_vec3_dot(fallback, fallback)) : 0.0;
+    if (!(len > 0.0)) return 0;
+    double s = jl_vec3_dot(fallback, zd) > 0.0 ? -1.0 : 1.0;
+    for (int a = 0; a < 3; a++) p->dir[a] = s * fallback[a] / len;
+    d = 0.0;
+  }
+  p->dist = d;
+  double vn = jl_vec3_dot(p->dir, zd);
+  double end = d + (vn < 0.0 ? h * vn : 0.0);
+  return end < p->radius + margin;
+}
+
+/* keeps pair c as the current primitive's pair with body b if it is the first or the closest */
+static void keep(JlThinFinder *f, int b, const JlThinPair *c) {
+  int bi = f->best[b];
+  if (bi < 0) {
+    if (f->nout == f->cap) {
+      f->cap = f->cap ? 2 * f->cap : 256;
+      f->out = jl_realloc(f->out, (size_t)f->cap, sizeof(JlThinPair));
+    }
+    f->best[b] = f->nout;
+    f->out[f->nout++] = *c;
+    f->touched[f->ntouched++] = b;
+  } else if (c->dist < f->out[bi].dist) {
+    f->out[bi] = *c;
+  }
+}
+
+/* the current primitive's pairs in body order, and the per-body slots freed */
+static void close_primitive(JlThinFinder *f) {
+  int first = f->nout - f->ntouched;
+  for (int a = 1; a < f->ntouched; a++)
+    for (int b = a; b > 0 && f->out[first + b].body_b < f->out[first + b - 1].body_b; b--) {
+      JlThinPair t = f->out[first + b];
+      f->out[first + b] = f->out[first + b - 1];
+      f->out[first + b - 1] = t;
+    }
+  for (int a = 0; a < f->ntouched; a++) f->best[f->touched[a]] = -1;
+  f->ntouched = 0;
+}
+
+/* visits the items in the cells of box b (each once per query) */
+#define FOR_ITEMS(f, b, k)                                                                  \
+  if (++(f)->stamp == 0) {                                                                  \
+    memset((f)->seen, 0, ((size_t)(f)->ntri + (size_t)(f)->nedge) * sizeof(unsigned));      \
+    (f)->stamp = 1;                                                                         \
+  }                                                                                         \
+  int c0_[3], c1_[3], c_[3];                                                                \
+  jl_hash_cell(&(f)->hash, (b), c0_);                                                       \
+  jl_hash_cell(&(f)->hash, (b) + 3, c1_);                                                   \
+  for (c_[0] = c0_[0]; c_[0] <= c1_[0]; c_[0]++)                                            \
+    for (c_[1] = c0_[1]; c_[1] <= c1_[1]; c_[1]++)                                          \
+      for (c_[2] = c0_[2]; c_[2] <= c1_[2]; c_[2]++)                                        \
+        for (int en_ = jl_hash_first(&(f)->hash, c_); en_ >= 0; en_ = jl_hash_next(&(f)->hash, en_, c_)) \
+          for (int k = (f)->hash.item[en_], once_ = 1; once_; once_ = 0)                    \
+            if ((f)->seen[k] != (f)->stamp && ((f)->seen[k] = (f)->stamp, 1))
+
+int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const double *v, double h,
+                 const JlThinPair **out) {
+  *out = NULL;
+  if (!f) return 0;
+  f->nout = 0;
+  *out = f->out;
+  if ((f->ntri == 0 && f->nedge == 0) || !(h > 0.0)) return 0;
+  const double *g = m->world.gravity;
+  double margin = h * h * sqrt(jl_vec3_dot(g, g)) + 1e-3 * f->edge_len + 1e-9, rmax = 0.0, maxdisp = 0.0;
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body[b].radius > rmax) rmax = m->body[b].radius;
+  for (int j = 0; j < f->npt; j++) {
+    double s = h * sqrt(jl_vec3_dot(v + 3 * f->pt[j], v + 3 * f->pt[j]));
+    if (s > maxdisp) maxdisp = s;
+  }
+  if (!isfinite(maxdisp)) return 0;
+  /* cells: no smaller than an edge, half the largest step or a contact distance, so a box spans few cells */
+  double cell = f->edge_len;
+  if (cell < 0.5 * maxdisp) cell = 0.5 * maxdisp;
+  if (cell < 2.0 * rmax + margin) cell = 2.0 * rmax + margin;
+  f->hash.cell = cell;
+  f->hash.inv_cell = 1.0 / cell;
+  jl_hash_begin(&f->hash);
+  for (int k = 0; k < f->ntri + f->nedge; k++) {
+    double *b = f->box + 6 * k;
+    box_empty(b);
+    const int *nv = k < f->ntri ? f->tri + 3 * k : f->edge + 2 * (k - f->ntri);
+    int nn = k < f->ntri ? 3 : 2, body = k < f->ntri ? f->tri_body[k] : f->edge_body[k - f->ntri];
+    for (int a = 0; a < nn; a++) box_add_path(b, x + 3 * nv[a], v + 3 * nv[a], h);
+    box_grow(b, m->body[body].radius + rmax + margin);
+    int c0[3], c1[3], c[3];
+    jl_hash_cell(&f->hash, b, c0);
+    jl_hash_cell(&f->hash, b + 3, c1);
+    for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++)
+      for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
+        for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++) jl_hash_insert(&f->hash, c, k);
+  }
+  /* points against cloth triangles and rope segments */
+  for (int j = 0; j < f->npt; j++) {
+    int p = f->pt[j], P = m->node_body[p];
+    const double *xp = x + 3 * p;
+    double pb[6];
+    box_empty(pb);
+    box_add_path(pb, xp, v + 3 * p, h);
+    box_grow(pb, margin);
+    FOR_ITEMS(f, pb, k) {
+      if (!boxes_overlap(pb, f->box + 6 * k)) continue;
+      JlThinPair c;
+      memset(&c, 0, sizeof c);
+      c.body_a = P;
+      c.node[0] = p;
+      c.coef[0] = 1.0;
+      double fallback[3] = {0, 0, 0}, q[3], w[3];
+      if (k < f->ntri) {
+        const int *tv = f->tri + 3 * k;
+        int T = f->tri_body[k];
+        if (tv[0] == p || tv[1] == p || tv[2] == p) continue;
+        if (T == P) {
+          if (!m->body[P].self_collision) continue;
+          double rq[3], rw[3];
+          if (jl_closest_point_triangle(m->x0 + 3 * p, m->x0 + 3 * tv[0], m->x0 + 3 * tv[1], m->x0 + 3 * tv[2], rq,
+                                        rw) < pow(JL_THIN_SELF_EXCLUDE * f->body_len[P], 2))
+            continue;
+        }
+        jl_closest_point_triangle(xp, x + 3 * tv[0], x + 3 * tv[1], x + 3 * tv[2], q, w);
+        double e1[3], e2[3];
+        jl_vec3_sub(x + 3 * tv[1], x + 3 * tv[0], e1);
+        jl_vec3_sub(x + 3 * tv[2], x + 3 * tv[0], e2);
+        jl_vec3_cross(e1, e2, fallback);
+        c.kind = JL_THIN_POINT_TRIANGLE;
+        c.n = 4;
+        c.body_b = T;
+        for (int a = 0; a < 3; a++) c.node[1 + a] = tv[a], c.coef[1 + a] = -w[a];
+      } else {
+        int e = k - f->ntri, E = f->edge_body[e];
+        const int *ev = f->edge + 2 * e;
+        /* a rope segment against volume and cloth nodes; ropes meet ropes edge to edge */
+        if (!f->edge_rope[e] || E == P || m->body[P].kind == JL_BODY_ROPE) continue;
+        double s, t;
+        jl_closest_segments(xp, xp, x + 3 * ev[0], x + 3 * ev[1], &s, &t);
+        c.kind = JL_THIN_POINT_SEGMENT;
+        c.n = 3;
+        c.body_b = E;
+        c.node[1] = ev[0], c.coef[1] = -(1.0 - t);
+        c.node[2] = ev[1], c.coef[2] = -t;
+      }
+      c.radius = m->body[P].radius + m->body[c.body_b].radius;
+      if (!finish(&c, x, v, h, margin, k < f->ntri ? fallback : NULL)) continue;
+      keep(f, c.body_b, &c);
+    }
+    close_primitive(f);
+  }
+  /* edges against edges (each unordered pair once: the lower edge asks) */
+  for (int e = 0; e < f->nedge; e++) {
+    int A = f->edge_body[e];
+    const int *ea = f->edge + 2 * e;
+    double *eb = f->box + 6 * (f->ntri + e);
+    FOR_ITEMS(f, eb, k) {
+      if (k < f->ntri + e + 1 || !boxes_overlap(eb, f->box + 6 * k)) continue;
+      int o = k - f->ntri, B = f->edge_body[o];
+      const int *ebv = f->edge + 2 * o;
+      if (ea[0] == ebv[0] || ea[0] == ebv[1] || ea[1] == ebv[0] || ea[1] == ebv[1]) continue;
+      if (A == B) {
+        if (!m->body[A].self_collision) continue;
+        double rs, rt;
+        if (jl_closest_segments(m->x0 + 3 * ea[0], m->x0 + 3 * ea[1], m->x0 + 3 * ebv[0], m->x0 + 3 * ebv[1], &rs,
+                                &rt) < pow(JL_THIN_SELF_EXCLUDE * f->body_len[A], 2))
+          continue;
+      }
+      double s, t;
+      jl_closest_segments(x + 3 * ea[0], x + 3 * ea[1], x + 3 * ebv[0], x + 3 * ebv[1], &s, &t);
+      JlThinPair c;
+      memset(&c, 0, sizeof c);
+      c.kind = JL_THIN_EDGE_EDGE;
+      c.n = 4;
+      c.body_a = A, c.body_b = B;
+      c.key = ea[1];
+      c.node[0] = ea[0], c.coef[0] = 1.0 - s;
+      c.node[1] = ea[1], c.coef[1] = s;
+      c.node[2] = ebv[0], c.coef[2] = -(1.0 - t);
+      c.node[3] = ebv[1], c.coef[3] = -t;
+      c.radius = m->body[A].radius + m->body[B].radius;
+      double da[3], db[3], fallback[3];
+      jl_vec3_sub(x + 3 * ea[1], x + 3 * ea[0], da);
+      jl_vec3_sub(x + 3 * ebv[1], x + 3 * ebv[0], db);
+      jl_vec3_cross(da, db, fallback);
+      if (!finish(&c, x, v, h, margin, fallback)) continue;
+      keep(f, B, &c);
+    }
+    close_primitive(f);
+  }
+  *out = f->out;
+  return f->nout;
+}
