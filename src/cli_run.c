@@ -5,12 +5,14 @@
  *             [--no-preview] [--strict]
  *
  * Output in DIR (default out/<scene name>): stats.csv (one row per output
- * frame, frame 0 being the initial state), scene.pvd + frame_NNNN.vtu (tet
- * meshes with velocity and strain fields, for ParaView) and, with --obj,
- * <body>_NNNN.obj embedded surfaces (for Blender), and preview.png, a contact
- * sheet of six evenly spaced frames drawn headless by render/ (not with
- * --no-preview). Each frame of 1/fps seconds is split into equal steps no
- * longer than dt; a dt longer than a frame is bad input (exit 2). Divergence
+ * frame, frame 0 being the initial state), scene.pvd + frame_NNNN.vtu (one
+ * grid per frame for ParaView: volumes' tets, cloth triangles and rope
+ * segments as cells, with velocity and strain fields) and, with --obj,
+ * <body>_NNNN.obj (volumes' embedded surfaces, cloth with both sides, ropes
+ * as polylines; for Blender), and preview.png, a contact sheet of six evenly
+ * spaced frames drawn headless by render/ (not with --no-preview). Each
+ * frame of 1/fps seconds is split into equal steps no longer than dt; a dt
+ * longer than a frame is bad input (exit 2). Divergence
  * stops the run with exit 1 naming body, frame and likely cause. Steps whose
  * linear solver stopped at its iteration cap are counted per frame
  * (stats.csv cg_failed) and summed up in one warning; with --strict they make
@@ -29,6 +31,7 @@
 #include "render/render.h"
 #include "src/cli.h"
 #include "src/contact.h"
+#include "src/model_cloth.h"
 #include "src/output.h"
 #include "src/overlap.h"
 #include "src/scene.h"
@@ -151,8 +154,102 @@ static void scene_stem(const char *path, char *out, size_t n) {
   if (dot && dot != out) *dot = '\0';
 }
 
-/* per-node max |strain| over incident springs, per-tet volume strain */
-static void strain_fields(const JlWorld *w, double *node_strain, double *tet_strain) {
+typedef struct Outputs {
+  const char *dir;
+  int nframe;
+  double *time;
+  char **file;
+  /* the .vtu cells (fixed topology): the model's tets (cell t = tet t), then
+   * per body in body order its cloth triangles or rope segments */
+  int ncell;
+  int *cell_offset;           /* ncell + 1 */
+  int *cell_conn;             /* cell_offset[ncell], global node ids */
+  unsigned char *cell_type;   /* ncell, JL_VTK_* */
+  double *cell_rest;          /* ncell: m^2 rest area of a triangle, m rest length of a segment (tets: unused) */
+  double *cell_body;          /* ncell, body index */
+  int *body_cell;             /* nbody + 1: the body's cloth/rope cells are body_cell[b] .. body_cell[b + 1] */
+  double *node_strain, *cell_strain;
+  double *surf_x, *surf_n;
+  int *seg;                   /* longest rope's segments x 2, local node ids */
+} Outputs;
+
+/* area of the triangle abc */
+static double tri_area(const double *a, const double *b, const double *c) {
+  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+  return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+}
+
+/* a rope's segments are its stretch springs (jl_cloth_chain: n to n + 1, in
+ * order); spring_kind is NULL only when every spring is a stretch spring */
+static int is_segment(const JlModel *m, const JlBody *body, int s) {
+  return body->kind == JL_BODY_ROPE && (!m->spring_kind || m->spring_kind[s] == JL_SPRING_STRETCH);
+}
+
+/* the cells of the .vtu grid: every tet (VTK_TETRA), every cloth triangle
+ * (VTK_TRIANGLE, rest area from the initial positions, which are the cloth's
+ * rest shape) and every rope segment (VTK_LINE, rest length of its spring) */
+static void build_cells(const JlModel *m, Outputs *o) {
+  int ncell = m->ntet, nconn = 4 * m->ntet;
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *body = &m->body[b];
+    if (body->kind == JL_BODY_CLOTH) ncell += body->surface.ntri, nconn += 3 * body->surface.ntri;
+    for (int s = body->spring_begin; s < body->spring_begin + body->spring_count; s++)
+      if (is_segment(m, body, s)) ncell++, nconn += 2;
+  }
+  o->ncell = ncell;
+  o->cell_offset = jl_calloc((size_t)ncell + 1, sizeof(int));
+  o->cell_conn = jl_calloc((size_t)nconn + 1, sizeof(int));
+  o->cell_type = jl_calloc((size_t)ncell + 1, 1);
+  o->cell_rest = jl_calloc((size_t)ncell + 1, sizeof(double));
+  o->cell_body = jl_calloc((size_t)ncell + 1, sizeof(double));
+  o->cell_strain = jl_calloc((size_t)ncell + 1, sizeof(double));
+  o->body_cell = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  o->body_cell[m->nbody] = ncell;
+  int c = 0, k = 0;
+  /* tets, cell t = tet t */
+  for (int t = 0; t < m->ntet; t++, c++) {
+    for (int j = 0; j < 4; j++) o->cell_conn[k++] = m->tet[4 * t + j];
+    o->cell_type[c] = JL_VTK_TETRA;
+    o->cell_offset[c + 1] = k;
+  }
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *body = &m->body[b];
+    for (int t = 0; t < body->tet_count; t++) o->cell_body[body->tet_begin + t] = b;
+    o->body_cell[b] = c;
+    /* cloth triangles: surface vertex i is the body's node i */
+    if (body->kind == JL_BODY_CLOTH)
+      for (int t = 0; t < body->surface.ntri; t++, c++) {
+        int n[3];
+        for (int j = 0; j < 3; j++) {
+          JL_ASSERT(body->surface.tri[3 * t + j] < body->node_count, "cloth triangle vertex beyond the body's nodes");
+          n[j] = body->node_begin + body->surface.tri[3 * t + j];
+          o->cell_conn[k++] = n[j];
+        }
+        o->cell_type[c] = JL_VTK_TRIANGLE;
+        o->cell_rest[c] = tri_area(&m->x0[3 * n[0]], &m->x0[3 * n[1]], &m->x0[3 * n[2]]);
+        o->cell_body[c] = b;
+        o->cell_offset[c + 1] = k;
+      }
+    /* rope segments */
+    for (int s = body->spring_begin; s < body->spring_begin + body->spring_count; s++) {
+      if (!is_segment(m, body, s)) continue;
+      o->cell_conn[k++] = m->spring_node[2 * s];
+      o->cell_conn[k++] = m->spring_node[2 * s + 1];
+      o->cell_type[c] = JL_VTK_LINE;
+      o->cell_rest[c] = m->spring_rest[s];
+      o->cell_body[c] = b;
+      o->cell_offset[c + 1] = k;
+      c++;
+    }
+  }
+  JL_ASSERT(c == ncell && k == nconn, "build_cells: cell count mismatch");
+}
+
+/* per-node max |strain| over incident springs; per cell the relative change
+ * of its measure: volume (tets), area (cloth triangles), length (rope
+ * segments), current / rest - 1 */
+static void strain_fields(const JlWorld *w, const Outputs *o, double *node_strain, double *cell_strain) {
   const JlModel *m = &w->model;
   const double *x = w->state.x;
   memset(node_strain, 0, sizeof(double) * (size_t)m->nnode);
@@ -163,48 +260,66 @@ static void strain_fields(const JlWorld *w, double *node_strain, double *tet_str
     if (e > node_strain[i]) node_strain[i] = e;
     if (e > node_strain[j]) node_strain[j] = e;
   }
-  for (int t = 0; t < m->ntet; t++) {
-    const int *n = &m->tet[4 * t];
-    double v = jl_tet_volume(&x[3 * n[0]], &x[3 * n[1]], &x[3 * n[2]], &x[3 * n[3]]);
-    tet_strain[t] = v / m->tet_volume[t] - 1.0;
+  for (int c = 0; c < o->ncell; c++) {
+    const int *n = &o->cell_conn[o->cell_offset[c]];
+    if (o->cell_type[c] == JL_VTK_TETRA) {
+      double v = jl_tet_volume(&x[3 * n[0]], &x[3 * n[1]], &x[3 * n[2]], &x[3 * n[3]]);
+      cell_strain[c] = v / m->tet_volume[c] - 1.0;
+    } else if (o->cell_type[c] == JL_VTK_TRIANGLE) {
+      cell_strain[c] = tri_area(&x[3 * n[0]], &x[3 * n[1]], &x[3 * n[2]]) / o->cell_rest[c] - 1.0;
+    } else {
+      const double *a = &x[3 * n[0]], *b = &x[3 * n[1]];
+      double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+      cell_strain[c] = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / o->cell_rest[c] - 1.0;
+    }
   }
 }
 
-typedef struct Outputs {
-  const char *dir;
-  int nframe;
-  double *time;
-  char **file;
-  double *node_strain, *tet_strain, *tet_body;
-  double *surf_x, *surf_n;
-} Outputs;
+/* <body>_NNNN.obj: a volume's embedded surface, a cloth with both sides, a
+ * rope as polylines */
+static JlResult write_obj(Outputs *o, const JlWorld *w, int b, int frame, char *err, size_t errsz) {
+  const JlModel *m = &w->model;
+  const JlBody *body = &m->body[b];
+  char path[4600];
+  snprintf(path, sizeof path, "%s/%s_%04d.obj", o->dir, body->name, frame);
+  jl_world_surface(w, b, o->surf_x);
+  if (body->kind == JL_BODY_ROPE) {
+    /* the body's line cells, in local node ids */
+    int nseg = o->body_cell[b + 1] - o->body_cell[b];
+    for (int k = 0; k < nseg; k++) {
+      const int *n = &o->cell_conn[o->cell_offset[o->body_cell[b] + k]];
+      o->seg[2 * k] = n[0] - body->node_begin;
+      o->seg[2 * k + 1] = n[1] - body->node_begin;
+    }
+    return jl_obj_write_lines(path, body->surface.nvert, o->surf_x, nseg, o->seg, err, errsz);
+  }
+  jl_surface_normals(body->surface.nvert, o->surf_x, body->surface.ntri, body->surface.tri, o->surf_n);
+  return jl_obj_write(path, body->surface.nvert, o->surf_x, o->surf_n, body->surface.ntri, body->surface.tri,
+                      body->kind == JL_BODY_CLOTH, err, errsz);
+}
 
 static JlResult write_frame(Outputs *o, const JlWorld *w, int frame, int obj, char *err, size_t errsz) {
   const JlModel *m = &w->model;
   char path[4600], name[64];
   snprintf(name, sizeof name, "frame_%04d.vtu", frame);
   snprintf(path, sizeof path, "%s/%s", o->dir, name);
-  strain_fields(w, o->node_strain, o->tet_strain);
+  strain_fields(w, o, o->node_strain, o->cell_strain);
   JlVtuField fields[4] = {
       {"velocity", 3, 0, w->state.v},
       {"strain", 1, 0, o->node_strain},
-      {"volume_strain", 1, 1, o->tet_strain},
-      {"body", 1, 1, o->tet_body},
+      {"volume_strain", 1, 1, o->cell_strain},
+      {"body", 1, 1, o->cell_body},
   };
-  JlResult r = jl_vtu_write(path, m->nnode, w->state.x, m->ntet, m->tet, 4, fields, err, errsz);
+  JlVtuCells cells = {o->ncell, o->cell_offset, o->cell_conn, o->cell_type};
+  JlResult r = jl_vtu_write_cells(path, m->nnode, w->state.x, &cells, 4, fields, err, errsz);
   if (r) return r;
   o->time[o->nframe] = w->state.t;
   o->file[o->nframe] = strdup(name);
   o->nframe++;
   if (obj) {
     for (int b = 0; b < m->nbody; b++) {
-      const JlBody *body = &m->body[b];
-      if (body->surface.nvert == 0) continue;
-      jl_world_surface(w, b, o->surf_x);
-      jl_surface_normals(body->surface.nvert, o->surf_x, body->surface.ntri, body->surface.tri, o->surf_n);
-      snprintf(path, sizeof path, "%s/%s_%04d.obj", o->dir, body->name, frame);
-      r = jl_obj_write(path, body->surface.nvert, o->surf_x, o->surf_n, body->surface.ntri,
-                       body->surface.tri, err, errsz);
+      if (m->body[b].surface.nvert == 0) continue;
+      r = write_obj(o, w, b, frame, err, errsz);
       if (r) return r;
     }
   }
@@ -415,15 +530,15 @@ int jl_cli_run(int argc, char **argv) {
   o.time = jl_calloc((size_t)nframes + 1, sizeof(double));
   o.file = jl_calloc((size_t)nframes + 1, sizeof(char *));
   o.node_strain = jl_calloc((size_t)m->nnode, sizeof(double));
-  o.tet_strain = jl_calloc((size_t)m->ntet, sizeof(double));
-  o.tet_body = jl_calloc((size_t)m->ntet, sizeof(double));
-  int maxv = 1;
+  build_cells(m, &o);
+  int maxv = 1, maxs = 1;
   for (int b = 0; b < m->nbody; b++) {
     if (m->body[b].surface.nvert > maxv) maxv = m->body[b].surface.nvert;
-    for (int t = 0; t < m->body[b].tet_count; t++) o.tet_body[m->body[b].tet_begin + t] = b;
+    if (m->body[b].spring_count > maxs) maxs = m->body[b].spring_count;
   }
   o.surf_x = jl_calloc((size_t)maxv * 3, sizeof(double));
   o.surf_n = jl_calloc((size_t)maxv * 3, sizeof(double));
+  o.seg = jl_calloc((size_t)maxs * 2, sizeof(int));
 
   char stats_path[4200];
   snprintf(stats_path, sizeof stats_path, "%s/stats.csv", outdir);
@@ -526,8 +641,14 @@ done:
   free(o.time);
   free(o.file);
   free(o.node_strain);
-  free(o.tet_strain);
-  free(o.tet_body);
+  free(o.cell_offset);
+  free(o.cell_conn);
+  free(o.cell_type);
+  free(o.cell_rest);
+  free(o.cell_body);
+  free(o.cell_strain);
+  free(o.body_cell);
+  free(o.seg);
   free(o.surf_x);
   free(o.surf_n);
   jl_world_destroy(&w);
