@@ -74,8 +74,9 @@ static int edge_cmp(const void *a, const void *b) {
 }
 
 JlThinFinder *jl_thin_create(const JlModel *m) {
+  /* a cloth or rope with another body to meet, or with itself */
   int any = 0;
-  for (int b = 0; b < m->nbody; b++) any |= is_thin(m, b);
+  for (int b = 0; b < m->nbody; b++) any |= is_thin(m, b) && (m->nbody > 1 || m->body[b].self_collision);
   if (!any) return NULL;
   JlThinFinder *f = jl_calloc(1, sizeof *f);
   /* points */

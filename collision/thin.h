@@ -62,7 +62,8 @@ typedef struct JlThinPair {
 
 typedef struct JlThinFinder JlThinFinder;
 
-/* NULL when model m has no cloth or rope body (nothing to find); m must
+/* NULL when model m has no cloth or rope body that could meet another body
+ * or itself (self_collision): nothing to find; m must
  * outlive the finder. NULL-safe destroy. */
 JlThinFinder *jl_thin_create(const JlModel *m);
 void jl_thin_destroy(JlThinFinder *f);

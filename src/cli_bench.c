@@ -316,6 +316,8 @@ int jl_cli_bench(int argc, char **argv) {
              "Collision rows (collide_*): two such spheres pressed into each other, per\n"
              "step: detection and depth time, us per tet and per colliding point, and the\n"
              "implicit solve of the same step (one thread; times are medians over the steps).\n"
+             "Cloth rows (cloth_on_ball, cloth_self): time to find cloth/rope proximity pairs\n"
+             "against the whole implicit step (dt 1/120 s, one thread, medians).\n"
              "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n");
       return 0;
     } else {
@@ -357,6 +359,7 @@ int jl_cli_bench(int argc, char **argv) {
     }
   }
   if (collide_rows(json, quick, nstep, cpu)) return 1;
+  if (jl_cli_bench_thin(json, quick, cpu)) return 1; /* src/cli_bench_thin.c */
   if (jl_cli_bench_render(json, cpu)) return 1; /* src/cli_bench_render.c */
   return 0;
 }
