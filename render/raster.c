@@ -370,6 +370,14 @@ static void shade_item(JlRenderer *r, const Proj *p, const Light *li, int nv, co
     if (!(area < 0) && !(two_sided && area > 0)) continue;
     JlSortKey *k = &r->key[(*nkey)++];
     k->depth = sa[2] + sb[2] + sc[2];
+    if (two_sided) {
+      /* a sheet lies on whatever it covers: sorted by its nearest corner, so
+       * a large cloth triangle is drawn after the small triangles of the body
+       * under it, whose centroids can be nearer than its own */
+      float near = sa[2] < sb[2] ? sa[2] : sb[2];
+      near = near < sc[2] ? near : sc[2];
+      k->depth = 3.0f * near;
+    }
     k->body = item;
     k->tri = t;
   }
