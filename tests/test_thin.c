@@ -652,7 +652,32 @@ static void curtain_fold(double dt) {
 }
 TWO_DT(curtain_fold)
 
+/* ---------------------------------------------------------------------------
+ * the measuring tools on known answers */
+
+static void geometry(void) {
+  /* segments: crossing, parallel 3 apart, skew 2 apart, end to end */
+  const double a0[3] = {-1, 0, 0}, a1[3] = {1, 0, 0}, b0[3] = {0, -1, 0}, b1[3] = {0, 1, 0};
+  const double c0[3] = {-1, 3, 0}, c1[3] = {1, 3, 0}, d0[3] = {0, -1, 2}, d1[3] = {0, 1, 2};
+  const double e0[3] = {3, 0, 0}, e1[3] = {5, 0, 0};
+  ENSURE_NEAR(seg_seg_dist2(a0, a1, b0, b1), 0.0, 1e-15);
+  ENSURE_NEAR(seg_seg_dist2(a0, a1, c0, c1), 9.0, 1e-12);
+  ENSURE_NEAR(seg_seg_dist2(a0, a1, d0, d1), 4.0, 1e-12);
+  ENSURE_NEAR(seg_seg_dist2(a0, a1, e0, e1), 4.0, 1e-12);
+  /* winding number of a closed outward tetrahedron: 1 inside, 0 outside */
+  const double v[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  const int f[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+  const double in[3] = {0.1, 0.2, 0.3}, out[3] = {0.5, 0.5, 0.5};
+  double w_in = 0, w_out = 0;
+  for (int k = 0; k < 4; k++) {
+    w_in += winding(in, v[f[k][0]], v[f[k][1]], v[f[k][2]]);
+    w_out += winding(out, v[f[k][0]], v[f[k][1]], v[f[k][2]]);
+  }
+  ENSURE_NEAR(w_in, 1.0, 1e-12);
+  ENSURE_NEAR(w_out, 0.0, 1e-12);
+}
+
 #define CASE2(fn) {#fn "_dt60", fn##_dt60}, {#fn "_dt002", fn##_dt002}
 
-JL_TEST_MAIN(CASE2(rope_bridge), {"rope_bridge_dt15", rope_bridge_dt15}, CASE2(cloth_ball_24), CASE2(cloth_ball_8),
+JL_TEST_MAIN({"geometry", geometry}, CASE2(rope_bridge), {"rope_bridge_dt15", rope_bridge_dt15}, CASE2(cloth_ball_24), CASE2(cloth_ball_8),
              CASE2(cloth_on_box), CASE2(rope_on_box), CASE2(rope_ends), CASE2(curtain_fold))
