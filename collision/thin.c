@@ -219,10 +219,12 @@ static int finish(JlThinPair *p, const double *x, const double *v, double h, dou
   p->dist = d;
   double vn = jl_vec3_dot(p->dir, zd);
   double end = d + (vn < 0.0 ? h * vn : 0.0);
+  p->reach = end;
   return end < p->radius + margin;
 }
 
-/* keeps pair c as the current primitive's pair with body b if it is the first or the closest */
+/* keeps pair c as the current primitive's pair with body b if it is the first
+ * or comes closer within the step; ties keep the earlier (lower id) */
 static void keep(JlThinFinder *f, int b, const JlThinPair *c) {
   int bi = f->best[b];
   if (bi < 0) {

@@ -40,6 +40,7 @@ extern "C" {
 #endif
 
 #define JL_THIN_SELF_EXCLUDE 2.5 /* rest edge lengths: self pairs closer than this at rest are neighbours */
+#define JL_THIN_GIVE 1e-3        /* m: a pair's stiffness stops its approach within this (src/contact.c) */
 
 typedef enum JlThinKind {
   JL_THIN_POINT_TRIANGLE = 1,
@@ -57,6 +58,7 @@ typedef struct JlThinPair {
                      (edge-edge), else 0 */
   double dir[3];  /* unit direction from B's closest point to A's: the force on A pushes along it */
   double dist;    /* m, n . z at the step's start (>= 0) */
+  double reach;   /* m, dist less the approach over the step (h times the closing normal speed) */
   double radius;  /* m, contact distance: the two bodies' radii summed */
 } JlThinPair;
 

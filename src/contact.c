@@ -104,9 +104,12 @@ typedef struct Memory {
   /* the contact's linear gap, to predict its depth at the next step's start */
   int n, nodes[5];
   double coef[5], r[3], z0[3], d0;
+  double k;           /* N/m: the stiffness the contact had (thin pairs keep it while they last) */
   int anchored;       /* 1: anchor holds the friction anchor */
-  int anchor_tet;     /* body contacts: Q's tet the weights refer to; -1 for obstacles */
-  double anchor[4];   /* body: barycentric weights in anchor_tet (may lie outside it); obstacle: world point */
+  int anchor_tet;     /* body contacts: Q's tet (-1: a face, a segment, an obstacle) */
+  int anchor_n;       /* body contacts: the anchor is sum_k anchor[k] x(anchor_node[k]), k < anchor_n */
+  int anchor_node[4]; /* Q's tet, face or segment nodes */
+  double anchor[4];   /* body: weights on anchor_node (barycentric, may lie outside); obstacle: world point */
 } Memory;
 
 typedef struct ContactElem {
@@ -332,14 +335,13 @@ static void thin_history(ContactElem *ce, const JlModel *m) {
 /* the anchor point of memory q at positions x (world); 0 when it has none */
 static int anchor_point(const JlModel *m, const Memory *q, const double *x, double y[3]) {
   if (!q || !q->anchored) return 0;
-  if (q->anchor_tet < 0) {
+  if (q->other >= m->nbody) {
     memcpy(y, q->anchor, 3 * sizeof(double));
     return 1;
   }
-  const int *t = m->tet + 4 * q->anchor_tet;
   y[0] = y[1] = y[2] = 0.0;
-  for (int k = 0; k < 4; k++)
-    for (int a = 0; a < 3; a++) y[a] += q->anchor[k] * x[3 * t[k] + a];
+  for (int k = 0; k < q->anchor_n; k++)
+    for (int a = 0; a < 3; a++) y[a] += q->anchor[k] * x[3 * q->anchor_node[k] + a];
   return 1;
 }
 
@@ -365,6 +367,23 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
     kp = ik > 0.0 ? 1.0 / ik : 0.0;
   }
   ct->k = wd->contact_stiffness * mp + wd->contact_spring_scale * kp;
+  const Memory *q = mem_find(ce, p, ct->other, ct->tag);
+  if (ct->tag != 0) {
+    /* A thin pair (a rope's end whipping into another at 9 m/s, cloth hit
+     * by a fast body) must stop its approach within JL_THIN_GIVE, or the
+     * two sides pass through each other: the penalty stores the approach's
+     * kinetic energy, 1/2 m v^2 <= 1/2 k JL_THIN_GIVE^2. A new pair gets
+     * that stiffness when its approach needs more than the usual one, and
+     * keeps it while it lasts (a stiffness that changed while compressed
+     * would create or destroy energy). */
+    if (q && q->k > ct->k) ct->k = q->k;
+    if (!q) {
+      double zd0[3];
+      contact_z(ct, v, zd0);
+      double an = -jl_vec3_dot(ct->r, zd0), kneed = an > 0.0 ? mp * (an / JL_THIN_GIVE) * (an / JL_THIN_GIVE) : 0.0;
+      if (kneed > ct->k) ct->k = kneed;
+    }
+  }
   ct->c = wd->contact_damping * mp;
   if (ct->continued) {
     /* the carried gap at x: its depth now, measured from z0 = z(x) like every contact */
@@ -379,7 +398,6 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
   double vn = jl_vec3_dot(r, zd);
   double vt[3] = {zd[0] - vn * r[0], zd[1] - vn * r[1], zd[2] - vn * r[2]};
   ct->st0 = sqrt(jl_vec3_dot(vt, vt));
-  const Memory *q = mem_find(ce, p, ct->other, ct->tag);
   /* slack: a known contact keeps (and works off) its slack */
   double d0 = ct->d0 > 0.0 ? ct->d0 : 0.0;
   if (q) {
@@ -433,6 +451,33 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
   ct->friction = slide ? FRICTION_SLIDE : FRICTION_STICK;
 }
 
+/* weights w on the n = 2 (segment) or 3 (triangle) nodes of the point of
+ * their line or plane nearest y (not clamped to the segment or triangle), so
+ * sum w_k x_k follows the other side's material; 0 when degenerate */
+static int material_weights(const double *x, int n, const int *nodes, const double y[3], double *w) {
+  const double *a = x + 3 * nodes[0], *b = x + 3 * nodes[1];
+  double e1[3], d[3];
+  jl_vec3_sub(b, a, e1);
+  jl_vec3_sub(y, a, d);
+  if (n == 2) {
+    double ll = jl_vec3_dot(e1, e1);
+    if (!(ll > 0.0)) return 0;
+    double t = jl_vec3_dot(d, e1) / ll;
+    w[0] = 1.0 - t, w[1] = t;
+    return 1;
+  }
+  if (n != 3) return 0;
+  double e2[3];
+  jl_vec3_sub(x + 3 * nodes[2], a, e2);
+  double d11 = jl_vec3_dot(e1, e1), d12 = jl_vec3_dot(e1, e2), d22 = jl_vec3_dot(e2, e2);
+  double den = d11 * d22 - d12 * d12;
+  if (!(den > 1e-12 * d11 * d22)) return 0;
+  double r1 = jl_vec3_dot(d, e1), r2 = jl_vec3_dot(d, e2);
+  double u = (d22 * r1 - d12 * r2) / den, v = (d11 * r2 - d12 * r1) / den;
+  w[0] = 1.0 - u - v, w[1] = u, w[2] = v;
+  return 1;
+}
+
 /* the memory this step leaves: slack and anchor of each contact */
 static void remember(ContactElem *ce, const JlModel *m, const double *x) {
   if (ce->ncontact > ce->memcap) {
@@ -457,19 +502,25 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
     memcpy(q->r, ct->r, sizeof q->r);
     memcpy(q->z0, ct->z0, sizeof q->z0);
     q->d0 = ct->d0;
-    /* thin pairs move with both sides and re-anchor every step (their anchor is not a material point yet) */
-    if (ct->friction != FRICTION_STICK || ct->tag != 0) continue;
+    q->k = ct->k;
+    /* edge-edge pairs re-anchor every step: neither side is one point */
+    if (ct->friction != FRICTION_STICK || ct->tag >= JL_THIN_EDGE_EDGE) continue;
     const double *xp = x + 3 * ct->node[0];
     double y[3] = {xp[0] + ct->delta[0], xp[1] + ct->delta[1], xp[2] + ct->delta[2]};
-    if (ct->tet < 0) {
-      /* a fixed point only for obstacles: a body's face (speculative contact) moves */
+    if (ct->other >= m->nbody) { /* an obstacle: a fixed point */
       memcpy(q->anchor, y, sizeof y);
-      q->anchored = ct->other >= m->nbody;
-    } else {
+      q->anchored = 1;
+    } else if (ct->tet >= 0) { /* Q's tet */
       double w[4];
       jl_point_in_tet(x, m->tet + 4 * ct->tet, y, w);
       q->anchored = (w[0] + w[1] + w[2] + w[3]) > 0.5; /* 0 for a flat tet */
+      q->anchor_n = 4;
+      memcpy(q->anchor_node, m->tet + 4 * ct->tet, 4 * sizeof(int));
       memcpy(q->anchor, w, sizeof w);
+    } else { /* Q's face (speculative, point-triangle) or a rope segment (point-segment) */
+      q->anchor_n = ct->n - 1;
+      memcpy(q->anchor_node, ct->node + 1, (size_t)q->anchor_n * sizeof(int));
+      q->anchored = material_weights(x, q->anchor_n, q->anchor_node, y, q->anchor);
     }
   }
   if (ce->nmem > 1) qsort(ce->mem, (size_t)ce->nmem, sizeof(Memory), mem_cmp);
