@@ -97,3 +97,12 @@ int jl_hash_first(const JlHash *h, const int cell[3]) {
   if (e >= 0 && same_cell(h->cellk + 3 * e, cell)) return e;
   return e >= 0 ? jl_hash_next(h, e, cell) : -1;
 }
+
+void jl_hash_insert_box(JlHash *h, const double box[6], int item) {
+  int c0[3], c1[3], c[3];
+  jl_hash_cell(h, box, c0);
+  jl_hash_cell(h, box + 3, c1);
+  for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++)
+    for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
+      for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++) jl_hash_insert(h, c, item);
+}

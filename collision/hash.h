@@ -12,6 +12,8 @@
 #ifndef JL_COLLISION_HASH_H
 #define JL_COLLISION_HASH_H
 
+#include <math.h>
+
 #include "mesh/common.h"
 
 #ifdef __cplusplus
@@ -41,9 +43,35 @@ void jl_hash_begin(JlHash *h);
 void jl_hash_cell(const JlHash *h, const double *p, int cell[3]);
 /* Inserts item into the given cell (the pool grows when full). */
 void jl_hash_insert(JlHash *h, const int cell[3], int item);
+/* Inserts item into every cell box (lo x, y, z, hi x, y, z; m) touches. */
+void jl_hash_insert_box(JlHash *h, const double box[6], int item);
 /* First entry of the cell, or -1; continue with jl_hash_next. */
 int jl_hash_first(const JlHash *h, const int cell[3]);
 int jl_hash_next(const JlHash *h, int entry, const int cell[3]);
+
+/* Axis-aligned boxes as [lo x, lo y, lo z, hi x, hi y, hi z] (m), for the
+ * swept boxes the hash is filled with. */
+static inline void jl_box_empty(double b[6]) {
+  b[0] = b[1] = b[2] = INFINITY;
+  b[3] = b[4] = b[5] = -INFINITY;
+}
+
+/* grows box b by the segment p -> p + h v */
+static inline void jl_box_add_path(double b[6], const double p[3], const double v[3], double h) {
+  for (int a = 0; a < 3; a++) {
+    double e = p[a] + h * v[a], lo = p[a] < e ? p[a] : e, hi = p[a] < e ? e : p[a];
+    if (lo < b[a]) b[a] = lo;
+    if (hi > b[3 + a]) b[3 + a] = hi;
+  }
+}
+
+static inline void jl_box_grow(double b[6], double g) {
+  for (int a = 0; a < 3; a++) b[a] -= g, b[3 + a] += g;
+}
+
+static inline int jl_boxes_overlap(const double a[6], const double b[6]) {
+  return a[0] <= b[3] && b[0] <= a[3] && a[1] <= b[4] && b[1] <= a[4] && a[2] <= b[5] && b[2] <= a[5];
+}
 
 #ifdef __cplusplus
 }

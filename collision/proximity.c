@@ -71,24 +71,6 @@ void jl_proximity_destroy(JlProximityFinder *f) {
   free(f);
 }
 
-static void box_empty(double *b) {
-  b[0] = b[1] = b[2] = INFINITY;
-  b[3] = b[4] = b[5] = -INFINITY;
-}
-
-/* grows box b by the segment p -> p + h v */
-static void box_add_path(double *b, const double *p, const double *v, double h) {
-  for (int a = 0; a < 3; a++) {
-    double e = p[a] + h * v[a], lo = p[a] < e ? p[a] : e, hi = p[a] < e ? e : p[a];
-    if (lo < b[a]) b[a] = lo;
-    if (hi > b[3 + a]) b[3 + a] = hi;
-  }
-}
-
-static int boxes_overlap(const double *a, const double *b) {
-  return a[0] <= b[3] && b[0] <= a[3] && a[1] <= b[4] && b[1] <= a[4] && a[2] <= b[5] && b[2] <= a[5];
-}
-
 /* node p against face k: the crossing of the face's plane within the step, if on the face */
 static int test_face(const JlModel *m, const double *x, const double *v, double h, double margin, double tol, int p,
                      int k, JlProximity *r) {
@@ -154,11 +136,11 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
     if (m->body[b].radius > rmax) rmax = m->body[b].radius;
   double tol = 1e-3 * f->edge + 1e-12;
   /* swept boxes of the bodies' boundaries; bodies whose boxes overlap another's take part */
-  for (int b = 0; b < m->nbody; b++) box_empty(f->bbox + 6 * b);
+  for (int b = 0; b < m->nbody; b++) jl_box_empty(f->bbox + 6 * b);
   double maxdisp = 0.0;
   for (int j = 0; j < f->nbnode; j++) {
     int i = f->bnode[j];
-    box_add_path(f->bbox + 6 * m->node_body[i], x + 3 * i, v + 3 * i, h);
+    jl_box_add_path(f->bbox + 6 * m->node_body[i], x + 3 * i, v + 3 * i, h);
     double s = h * sqrt(jl_vec3_dot(v + 3 * i, v + 3 * i));
     if (s > maxdisp) maxdisp = s;
   }
@@ -169,7 +151,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
   for (int b = 0; b < m->nbody; b++) {
     f->active[b] = 0;
     for (int c = 0; c < m->nbody; c++)
-      if (c != b && boxes_overlap(f->bbox + 6 * b, f->bbox + 6 * c)) f->active[b] = 1;
+      if (c != b && jl_boxes_overlap(f->bbox + 6 * b, f->bbox + 6 * c)) f->active[b] = 1;
     any |= f->active[b];
   }
   if (!any) return 0;
@@ -182,23 +164,18 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
   for (int k = 0; k < m->nface; k++) {
     if (!f->active[f->face_body[k]]) continue;
     double *b = f->fbox + 6 * k;
-    box_empty(b);
-    for (int a = 0; a < 3; a++) box_add_path(b, x + 3 * m->face[3 * k + a], v + 3 * m->face[3 * k + a], h);
-    for (int a = 0; a < 3; a++) b[a] -= margin + rmax, b[3 + a] += margin + rmax;
-    int c0[3], c1[3], c[3];
-    jl_hash_cell(&f->hash, b, c0);
-    jl_hash_cell(&f->hash, b + 3, c1);
-    for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++)
-      for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
-        for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++) jl_hash_insert(&f->hash, c, k);
+    jl_box_empty(b);
+    for (int a = 0; a < 3; a++) jl_box_add_path(b, x + 3 * m->face[3 * k + a], v + 3 * m->face[3 * k + a], h);
+    jl_box_grow(b, margin + rmax);
+    jl_hash_insert_box(&f->hash, b, k);
   }
   /* each node's swept path against the faces of other bodies in its cells */
   for (int j = 0; j < f->nbnode; j++) {
     int p = f->bnode[j], P = m->node_body[p];
     if (!f->active[P]) continue;
     double nb[6];
-    box_empty(nb);
-    box_add_path(nb, x + 3 * p, v + 3 * p, h);
+    jl_box_empty(nb);
+    jl_box_add_path(nb, x + 3 * p, v + 3 * p, h);
     if (++f->seen == 0) {
       memset(f->face_seen, 0, (size_t)m->nface * sizeof(unsigned));
       f->seen = 1;
@@ -214,7 +191,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
             int k = f->hash.item[en], Q = f->face_body[k];
             if (Q == P || f->face_seen[k] == f->seen) continue;
             f->face_seen[k] = f->seen;
-            if (!boxes_overlap(nb, f->fbox + 6 * k)) continue;
+            if (!jl_boxes_overlap(nb, f->fbox + 6 * k)) continue;
             JlProximity r;
             /* a cloth or rope node stays its radius off the plane: beside a
              * convex crease it then projects just past both faces' edges */

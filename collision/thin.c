@@ -170,27 +170,6 @@ void jl_thin_destroy(JlThinFinder *f) {
   free(f);
 }
 
-static void box_empty(double *b) {
-  b[0] = b[1] = b[2] = INFINITY;
-  b[3] = b[4] = b[5] = -INFINITY;
-}
-
-static void box_add_path(double *b, const double *p, const double *v, double h) {
-  for (int a = 0; a < 3; a++) {
-    double e = p[a] + h * v[a], lo = p[a] < e ? p[a] : e, hi = p[a] < e ? e : p[a];
-    if (lo < b[a]) b[a] = lo;
-    if (hi > b[3 + a]) b[3 + a] = hi;
-  }
-}
-
-static void box_grow(double *b, double g) {
-  for (int a = 0; a < 3; a++) b[a] -= g, b[3 + a] += g;
-}
-
-static int boxes_overlap(const double *a, const double *b) {
-  return a[0] <= b[3] && b[0] <= a[3] && a[1] <= b[4] && b[1] <= a[4] && a[2] <= b[5] && b[2] <= a[5];
-}
-
 /* sum_j coef_j y_j over the pair's nodes (y = x or v) */
 static void combine(const JlThinPair *p, const double *y, double out[3]) {
   out[0] = out[1] = out[2] = 0.0;
@@ -294,28 +273,23 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
   jl_hash_begin(&f->hash);
   for (int k = 0; k < f->ntri + f->nedge; k++) {
     double *b = f->box + 6 * k;
-    box_empty(b);
+    jl_box_empty(b);
     const int *nv = k < f->ntri ? f->tri + 3 * k : f->edge + 2 * (k - f->ntri);
     int nn = k < f->ntri ? 3 : 2, body = k < f->ntri ? f->tri_body[k] : f->edge_body[k - f->ntri];
-    for (int a = 0; a < nn; a++) box_add_path(b, x + 3 * nv[a], v + 3 * nv[a], h);
-    box_grow(b, m->body[body].radius + rmax + margin);
-    int c0[3], c1[3], c[3];
-    jl_hash_cell(&f->hash, b, c0);
-    jl_hash_cell(&f->hash, b + 3, c1);
-    for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++)
-      for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
-        for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++) jl_hash_insert(&f->hash, c, k);
+    for (int a = 0; a < nn; a++) jl_box_add_path(b, x + 3 * nv[a], v + 3 * nv[a], h);
+    jl_box_grow(b, m->body[body].radius + rmax + margin);
+    jl_hash_insert_box(&f->hash, b, k);
   }
   /* points against cloth triangles and rope segments */
   for (int j = 0; j < f->npt; j++) {
     int p = f->pt[j], P = m->node_body[p];
     const double *xp = x + 3 * p;
     double pb[6];
-    box_empty(pb);
-    box_add_path(pb, xp, v + 3 * p, h);
-    box_grow(pb, margin);
+    jl_box_empty(pb);
+    jl_box_add_path(pb, xp, v + 3 * p, h);
+    jl_box_grow(pb, margin);
     FOR_ITEMS(f, pb, k) {
-      if (!boxes_overlap(pb, f->box + 6 * k)) continue;
+      if (!jl_boxes_overlap(pb, f->box + 6 * k)) continue;
       JlThinPair c;
       memset(&c, 0, sizeof c);
       c.body_a = P;
@@ -367,7 +341,7 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
     const int *ea = f->edge + 2 * e;
     double *eb = f->box + 6 * (f->ntri + e);
     FOR_ITEMS(f, eb, k) {
-      if (k < f->ntri + e + 1 || !boxes_overlap(eb, f->box + 6 * k)) continue;
+      if (k < f->ntri + e + 1 || !jl_boxes_overlap(eb, f->box + 6 * k)) continue;
       int o = k - f->ntri, B = f->edge_body[o];
       const int *ebv = f->edge + 2 * o;
       if (ea[0] == ebv[0] || ea[0] == ebv[1] || ea[1] == ebv[0] || ea[1] == ebv[1]) continue;
