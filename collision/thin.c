@@ -12,7 +12,11 @@
 
 struct JlThinFinder {
   JlHash hash;
-  int npt, *pt;              /* points: volume boundary nodes, cloth and rope nodes (ascending) */
+  /* points: each volume's render-surface vertices (embedded: up to 4 tet nodes
+   * and weights; a volume without an embedding, its boundary nodes), then
+   * every cloth and rope node */
+  int npt, *pt_n, *pt_node, *pt_body; /* pt_node: 4 per point */
+  double *pt_w;                        /* 4 per point */
   int ntri, *tri, *tri_body; /* cloth triangles (global node ids) */
   int nedge, *edge, *edge_body; /* rope segments and cloth edges, (lower, higher) node */
   unsigned char *edge_rope;  /* 1: a rope segment */
@@ -82,13 +86,35 @@ JlThinFinder *jl_thin_create(const JlModel *m) {
   /* points */
   unsigned char *mark = jl_calloc((size_t)m->nnode + 1, 1);
   for (int k = 0; k < 3 * m->nface; k++) mark[m->face[k]] = 1;
-  for (int b = 0; b < m->nbody; b++)
-    if (is_thin(m, b))
-      for (int i = m->body[b].node_begin; i < m->body[b].node_begin + m->body[b].node_count; i++) mark[i] = 1;
-  for (int i = 0; i < m->nnode; i++) f->npt += mark[i];
-  f->pt = jl_calloc((size_t)f->npt + 1, sizeof(int));
-  for (int i = 0, n = 0; i < m->nnode; i++)
-    if (mark[i]) f->pt[n++] = i;
+  int cap = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *bd = &m->body[b];
+    cap += bd->kind == JL_BODY_VOLUME && bd->embed.nvert > 0 ? bd->embed.nvert : bd->node_count;
+  }
+  f->pt_n = jl_calloc((size_t)cap + 1, sizeof(int));
+  f->pt_body = jl_calloc((size_t)cap + 1, sizeof(int));
+  f->pt_node = jl_calloc(4 * (size_t)cap + 4, sizeof(int));
+  f->pt_w = jl_calloc(4 * (size_t)cap + 4, sizeof(double));
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *bd = &m->body[b];
+    if (bd->kind == JL_BODY_VOLUME && bd->embed.nvert > 0) {
+      for (int vtx = 0; vtx < bd->embed.nvert; vtx++) {
+        const int *tn = m->tet + 4 * ((size_t)bd->tet_begin + (size_t)bd->embed.tet[vtx]);
+        const double *w = bd->embed.weight + 4 * (size_t)vtx;
+        int j = f->npt++, n = 0;
+        for (int k = 0; k < 4; k++)
+          if (fabs(w[k]) > 1e-12) f->pt_node[4 * j + n] = tn[k], f->pt_w[4 * j + n] = w[k], n++;
+        f->pt_n[j] = n;
+        f->pt_body[j] = b;
+      }
+    } else {
+      for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) {
+        if (bd->kind == JL_BODY_VOLUME && !mark[i]) continue;
+        int j = f->npt++;
+        f->pt_n[j] = 1, f->pt_node[4 * j] = i, f->pt_w[4 * j] = 1.0, f->pt_body[j] = b;
+      }
+    }
+  }
   free(mark);
   /* cloth triangles and edges, rope segments */
   int ntri = 0, nedge_max = 0;
@@ -165,7 +191,7 @@ JlThinFinder *jl_thin_create(const JlModel *m) {
 void jl_thin_destroy(JlThinFinder *f) {
   if (!f) return;
   jl_hash_free(&f->hash);
-  free(f->pt), free(f->tri), free(f->tri_body), free(f->edge), free(f->edge_body), free(f->edge_rope);
+  free(f->pt_n), free(f->pt_node), free(f->pt_w), free(f->pt_body), free(f->tri), free(f->tri_body), free(f->edge), free(f->edge_body), free(f->edge_rope);
   free(f->body_len), free(f->box), free(f->seen), free(f->best), free(f->touched), free(f->out);
   free(f);
 }
@@ -259,10 +285,12 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
   double margin = h * h * sqrt(jl_vec3_dot(g, g)) + 1e-3 * f->edge_len + 1e-9, rmax = 0.0, maxdisp = 0.0;
   for (int b = 0; b < m->nbody; b++)
     if (m->body[b].radius > rmax) rmax = m->body[b].radius;
-  for (int j = 0; j < f->npt; j++) {
-    double s = h * sqrt(jl_vec3_dot(v + 3 * f->pt[j], v + 3 * f->pt[j]));
-    if (s > maxdisp) maxdisp = s;
-  }
+  for (int j = 0; j < f->npt; j++)
+    for (int k = 0; k < f->pt_n[j]; k++) {
+      const double *vk = v + 3 * f->pt_node[4 * j + k];
+      double s = h * sqrt(jl_vec3_dot(vk, vk));
+      if (s > maxdisp) maxdisp = s;
+    }
   if (!isfinite(maxdisp)) return 0;
   /* cells: no smaller than an edge, half the largest step or a contact distance, so a box spans few cells */
   double cell = f->edge_len;
@@ -282,24 +310,29 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
   }
   /* points against cloth triangles and rope segments */
   for (int j = 0; j < f->npt; j++) {
-    int p = f->pt[j], P = m->node_body[p];
-    const double *xp = x + 3 * p;
+    int P = f->pt_body[j], na = f->pt_n[j], p = f->pt_node[4 * j];
+    const int *pn = f->pt_node + 4 * j;
+    const double *pw = f->pt_w + 4 * j;
+    double xp[3] = {0, 0, 0}, vp[3] = {0, 0, 0};
+    for (int k = 0; k < na; k++)
+      for (int a = 0; a < 3; a++) xp[a] += pw[k] * x[3 * pn[k] + a], vp[a] += pw[k] * v[3 * pn[k] + a];
     double pb[6];
     jl_box_empty(pb);
-    jl_box_add_path(pb, xp, v + 3 * p, h);
+    jl_box_add_path(pb, xp, vp, h);
     jl_box_grow(pb, margin);
     FOR_ITEMS(f, pb, k) {
       if (!jl_boxes_overlap(pb, f->box + 6 * k)) continue;
       JlThinPair c;
       memset(&c, 0, sizeof c);
       c.body_a = P;
-      c.node[0] = p;
-      c.coef[0] = 1.0;
+      c.na = na;
+      c.key = j;
+      for (int a = 0; a < na; a++) c.node[a] = pn[a], c.coef[a] = pw[a];
       double fallback[3] = {0, 0, 0}, q[3], w[3];
       if (k < f->ntri) {
         const int *tv = f->tri + 3 * k;
         int T = f->tri_body[k];
-        if (tv[0] == p || tv[1] == p || tv[2] == p) continue;
+        if (na == 1 && (tv[0] == p || tv[1] == p || tv[2] == p)) continue;
         if (T == P) {
           if (!m->body[P].self_collision) continue;
           double rq[3], rw[3];
@@ -313,9 +346,9 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
         jl_vec3_sub(x + 3 * tv[2], x + 3 * tv[0], e2);
         jl_vec3_cross(e1, e2, fallback);
         c.kind = JL_THIN_POINT_TRIANGLE;
-        c.n = 4;
+        c.n = na + 3;
         c.body_b = T;
-        for (int a = 0; a < 3; a++) c.node[1 + a] = tv[a], c.coef[1 + a] = -w[a];
+        for (int a = 0; a < 3; a++) c.node[na + a] = tv[a], c.coef[na + a] = -w[a];
       } else {
         int e = k - f->ntri, E = f->edge_body[e];
         const int *ev = f->edge + 2 * e;
@@ -324,10 +357,10 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
         double s, t;
         jl_closest_segments(xp, xp, x + 3 * ev[0], x + 3 * ev[1], &s, &t);
         c.kind = JL_THIN_POINT_SEGMENT;
-        c.n = 3;
+        c.n = na + 2;
         c.body_b = E;
-        c.node[1] = ev[0], c.coef[1] = -(1.0 - t);
-        c.node[2] = ev[1], c.coef[2] = -t;
+        c.node[na] = ev[0], c.coef[na] = -(1.0 - t);
+        c.node[na + 1] = ev[1], c.coef[na + 1] = -t;
       }
       c.radius = m->body[P].radius + m->body[c.body_b].radius;
       if (!finish(&c, x, v, h, margin, k < f->ntri ? fallback : NULL)) continue;
@@ -360,6 +393,7 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
       c.n = 4;
       c.body_a = A, c.body_b = B;
       c.key = ea[1];
+      c.na = 2;
       c.node[0] = ea[0], c.coef[0] = 1.0 - s;
       c.node[1] = ea[1], c.coef[1] = s;
       c.node[2] = ebv[0], c.coef[2] = -(1.0 - t);

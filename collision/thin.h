@@ -9,10 +9,11 @@
  * through proximity: pairs of primitives closer than the sum of their
  * half-thicknesses (JlBody.radius; 0 for volumes) get a repulsion along the
  * line between their closest points. The pairs:
- *   point - triangle   a volume's boundary node, a cloth or rope node against a
- *                      cloth triangle (another cloth, or the same with
- *                      self_collision);
- *   point - segment    a volume's boundary node or a cloth node against a
+ *   point - triangle   a volume's render-surface vertex (embedded in its tets,
+ *                      so a surface finer than the tets is kept out at every
+ *                      vertex), a cloth or rope node against a cloth triangle
+ *                      (another cloth, or the same with self_collision);
+ *   point - segment    a volume's surface vertex or a cloth node against a
  *                      rope segment;
  *   edge - edge        rope segments and cloth edges against each other
  *                      (other bodies, or the same with self_collision).
@@ -50,12 +51,14 @@ typedef enum JlThinKind {
 
 typedef struct JlThinPair {
   JlThinKind kind;
-  int n;          /* nodes in node[]: 4 (point-triangle, edge-edge) or 3 (point-segment) */
-  int node[4];    /* side A's nodes first (the point, or edge a), then side B's */
-  double coef[4]; /* z = sum coef_j x_j = A's closest point - B's closest point */
+  int n;          /* nodes in node[]: side A's na, then side B's 3 (triangle) or 2 (segment, edge) */
+  int na;         /* side A's nodes: 1 (a cloth or rope node), up to 4 (a volume's embedded surface vertex:
+                     its tet's nodes with nonzero weight), 2 (edge a) */
+  int node[7];
+  double coef[7]; /* z = sum coef_j x_j = A's closest point - B's closest point */
   int body_a, body_b;
-  int key;        /* identifies the pair across steps with (node[0], body_b, kind): the second node of edge a
-                     (edge-edge), else 0 */
+  int key;        /* identifies the pair across steps with (node[0], body_b, kind): the point's index in the
+                     finder (point pairs) or the second node of edge a (edge-edge) */
   double dir[3];  /* unit direction from B's closest point to A's: the force on A pushes along it */
   double dist;    /* m, n . z at the step's start (>= 0) */
   double reach;   /* m, dist less the approach over the step (h times the closing normal speed) */

@@ -75,10 +75,13 @@
 
 enum { FRICTION_NONE, FRICTION_STICK, FRICTION_SLIDE };
 
+#define JL_CONTACT_NODES 7 /* a volume's embedded surface vertex (4 tet nodes) against a cloth triangle */
+
 typedef struct Contact {
-  int n;          /* 1 (obstacle) or 5 (node + Q's tet) */
-  int node[5];
-  double coef[5]; /* 1, -w_0 .. -w_3 */
+  int n;          /* nodes: 1 (obstacle), 5 (node + Q's tet), 4 (node + Q's face); thin pairs up to 7 */
+  int na;         /* of them, the penetrating side's (node[0..na)): 1, or a thin pair's point or edge */
+  int node[JL_CONTACT_NODES];
+  double coef[JL_CONTACT_NODES]; /* 1, -w_0 .. -w_3 (thin pairs: collision/thin.h) */
   int other;      /* body index Q, or nbody + obstacle index */
   int tet;        /* Q's tet (global id); -1 for obstacles */
   int feature;    /* obstacle feature the node is measured against (box face it came in through); -1 */
@@ -102,8 +105,8 @@ typedef struct Memory {
   int feature;        /* obstacle: the box face the node came in through; -1 */
   double slack;       /* m */
   /* the contact's linear gap, to predict its depth at the next step's start */
-  int n, nodes[5];
-  double coef[5], r[3], z0[3], d0;
+  int n, na, nodes[JL_CONTACT_NODES];
+  double coef[JL_CONTACT_NODES], r[3], z0[3], d0;
   double k;           /* N/m: the stiffness the contact had (thin pairs keep it while they last) */
   int anchored;       /* 1: anchor holds the friction anchor */
   int anchor_tet;     /* body contacts: Q's tet (-1: a face, a segment, an obstacle) */
@@ -148,6 +151,13 @@ static void contact_z(const Contact *ct, const double *x, double z[3]) {
   }
 }
 
+/* the penetrating side's point, sum of coef_j x_j over node[0..na) */
+static void side_a(const Contact *ct, const double *x, double out[3]) {
+  out[0] = out[1] = out[2] = 0.0;
+  for (int j = 0; j < ct->na; j++)
+    for (int a = 0; a < 3; a++) out[a] += ct->coef[j] * x[3 * ct->node[j] + a];
+}
+
 /* a new contact of node p against the point sum_k w_k x(nodes_k) of `other`
  * (a body's tet or face: nw = 4 or 3; an obstacle: nw = 0, the point is
  * fixed), pushing p along r with depth d0 (< 0: a speculative gap) */
@@ -160,8 +170,10 @@ static Contact *push_contact(ContactElem *ce, int p, int nw, const int *nodes, c
   Contact *ct = &ce->contact[ce->ncontact++];
   memset(ct, 0, sizeof *ct);
   ct->n = 1 + nw;
+  ct->na = 1;
   ct->node[0] = p;
   ct->coef[0] = 1.0;
+  JL_ASSERT(nw >= 0 && nw < JL_CONTACT_NODES, "push_contact: too many nodes");
   for (int k = 0; k < nw; k++) {
     ct->node[k + 1] = nodes[k];
     ct->coef[k + 1] = -w[k];
@@ -320,6 +332,7 @@ static void thin_history(ContactElem *ce, const JlModel *m) {
     const Memory *q = mem_find(ce, ct->node[0], ct->other, 0);
     if (!q || q->n < 1 || jl_vec3_dot(q->r, ct->r) >= 0.5) continue;
     ct->n = q->n;
+    ct->na = q->na;
     memcpy(ct->node, q->nodes, sizeof ct->node);
     memcpy(ct->coef, q->coef, sizeof ct->coef);
     memcpy(ct->r, q->r, sizeof ct->r);
@@ -435,7 +448,9 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
   if (!(g0 > 0.0) || !(ce->mu > 0.0)) return;
   double y[3];
   if (anchor_point(m, q, x, y)) {
-    double d[3] = {y[0] - x[3 * p], y[1] - x[3 * p + 1], y[2] - x[3 * p + 2]};
+    double xa[3], d[3];
+    side_a(ct, x, xa);
+    for (int a = 0; a < 3; a++) d[a] = y[a] - xa[a];
     double dn = jl_vec3_dot(r, d);
     for (int a = 0; a < 3; a++) ct->delta[a] = d[a] - dn * r[a];
     double len = sqrt(jl_vec3_dot(ct->delta, ct->delta)), lim = ce->mu * g0;
@@ -497,6 +512,7 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
     q->feature = ct->feature;
     q->anchor_tet = ct->tet;
     q->n = ct->n;
+    q->na = ct->na;
     memcpy(q->nodes, ct->node, sizeof q->nodes);
     memcpy(q->coef, ct->coef, sizeof q->coef);
     memcpy(q->r, ct->r, sizeof q->r);
@@ -504,8 +520,9 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
     q->d0 = ct->d0;
     q->k = ct->k;
     /* edge-edge pairs re-anchor every step: neither side is one point */
-    if (ct->friction != FRICTION_STICK || ct->tag >= JL_THIN_EDGE_EDGE) continue;
-    const double *xp = x + 3 * ct->node[0];
+    if (ct->friction != FRICTION_STICK || (ct->tag & 3) == JL_THIN_EDGE_EDGE) continue;
+    double xp[3];
+    side_a(ct, x, xp);
     double y[3] = {xp[0] + ct->delta[0], xp[1] + ct->delta[1], xp[2] + ct->delta[2]};
     if (ct->other >= m->nbody) { /* an obstacle: a fixed point */
       memcpy(q->anchor, y, sizeof y);
@@ -518,8 +535,8 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
       memcpy(q->anchor_node, m->tet + 4 * ct->tet, 4 * sizeof(int));
       memcpy(q->anchor, w, sizeof w);
     } else { /* Q's face (speculative, point-triangle) or a rope segment (point-segment) */
-      q->anchor_n = ct->n - 1;
-      memcpy(q->anchor_node, ct->node + 1, (size_t)q->anchor_n * sizeof(int));
+      q->anchor_n = ct->n - ct->na;
+      memcpy(q->anchor_node, ct->node + ct->na, (size_t)q->anchor_n * sizeof(int));
       q->anchored = material_weights(x, q->anchor_n, q->anchor_node, y, q->anchor);
     }
   }
@@ -552,12 +569,14 @@ static void thin_contacts(ContactElem *ce, const JlModel *m, const double *x, co
   int np = jl_thin_find(ce->thin, m, x, v, h, &tp);
   for (int k = 0; k < np; k++) {
     const JlThinPair *pr = &tp[k];
-    double w[3];
-    int nodes[3];
+    double w[JL_CONTACT_NODES];
+    int nodes[JL_CONTACT_NODES];
     for (int j = 1; j < pr->n; j++) nodes[j - 1] = pr->node[j], w[j - 1] = -pr->coef[j];
     Contact *ct = push_contact(ce, pr->node[0], pr->n - 1, nodes, w, pr->body_b, pr->dir, pr->radius - pr->dist);
     ct->coef[0] = pr->coef[0];
-    ct->tag = (int)pr->kind + pr->key;
+    ct->na = pr->na;
+    /* (node[0], other, tag) names the pair from step to step: kind in the low two bits */
+    ct->tag = (int)pr->kind + 4 * pr->key;
   }
 }
 

@@ -189,46 +189,74 @@ static void test_ropes_do_not_pass(void) {
   ropes_cross(8.0, 1.0 / 60.0);
 }
 
-/* a soft cube falls on a coarse pinned cloth (cells 4x the cube's surface
- * spacing): none of its surface nodes ever gets below the cloth's triangles
- * under it */
-static void test_cube_on_coarse_cloth(void) {
-  static const char *const text =
-      "{ \"duration\": 1.0, \"dt\": 0.016666666666666666,\n"
-      "  \"bodies\": [\n"
-      "  { \"name\": \"cloth\", \"kind\": \"cloth\", \"thickness\": 0.004, \"stiffness\": 4000, \"shear_stiffness\": 4000,"
-      "    \"shape\": { \"type\": \"grid\", \"size\": [0.8, 0.8], \"cells\": [4, 4] }, \"rotate_deg\": [-90, 0, 0],"
-      "    \"pin\": { \"nodes\": [0, 4, 20, 24] } },\n"
-      "  { \"name\": \"cube\", \"shape\": { \"type\": \"box\", \"size\": [0.2, 0.2, 0.2], \"resolution\": 0.05 },"
-      "    \"translate\": [0.03, 0.15, 0.02], \"density\": 200, \"young_modulus\": 1e5 } ] }\n";
+/* A soft body falls on a coarse pinned cloth (cells several times its surface
+ * spacing): none of its render-surface vertices ever gets below the cloth
+ * triangle under it. Returns the worst depth below (m; < 0: always above). */
+static double body_on_coarse_cloth(const char *body_json, const char *name) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "{ \"duration\": 1.0, \"dt\": 0.016666666666666666,\n"
+           "  \"bodies\": [\n"
+           "  { \"name\": \"cloth\", \"kind\": \"cloth\", \"thickness\": 0.004, \"stiffness\": 4000, \"shear_stiffness\": 4000,"
+           "    \"shape\": { \"type\": \"grid\", \"size\": [0.8, 0.8], \"cells\": [4, 4] }, \"rotate_deg\": [-90, 0, 0],"
+           "    \"pin\": { \"nodes\": [0, 4, 20, 24] } },\n"
+           "  %s ] }\n",
+           body_json);
   JlWorld w;
-  ENSURE(jl_test_scene_world(&w, text, "cube_on_cloth"));
+  if (!jl_test_scene_world(&w, text, name)) {
+    jl_test_fail(__FILE__, __LINE__, "%s: scene failed", name);
+    return INFINITY;
+  }
   const JlModel *m = &w.model;
   const JlBody *cl = &m->body[0], *cu = &m->body[1];
-  double worst = -INFINITY;
+  double worst = -INFINITY, *sv = jl_calloc(3 * (size_t)cu->surface.nvert + 3, sizeof(double));
   for (int s = 0; s < 60; s++) {
     JlStepReport rep;
-    ENSURE_MSG(jl_world_step(&w, 1.0 / 60.0, &rep) == JL_OK, "diverged: %s", rep.message);
+    if (jl_world_step(&w, 1.0 / 60.0, &rep) != JL_OK) {
+      jl_test_fail(__FILE__, __LINE__, "%s diverged: %s", name, rep.message);
+      worst = INFINITY;
+      break;
+    }
     const double *x = w.state.x;
-    /* each cube node over the cloth: its height above the cloth triangle under it */
-    for (int i = cu->node_begin; i < cu->node_begin + cu->node_count; i++)
+    jl_world_surface(&w, 1, sv);
+    /* each surface vertex over the cloth: its height above the cloth triangle under it */
+    for (int i = 0; i < cu->surface.nvert; i++)
       for (int t = 0; t < cl->surface.ntri; t++) {
         const int *tv = cl->surface.tri + 3 * t;
         const double *a = x + 3 * (cl->node_begin + tv[0]), *b = x + 3 * (cl->node_begin + tv[1]),
-                     *c = x + 3 * (cl->node_begin + tv[2]);
-        /* barycentric coordinates of the node's x-z position in the triangle's x-z projection */
+                     *c = x + 3 * (cl->node_begin + tv[2]), *p = sv + 3 * i;
+        /* barycentric coordinates of the vertex's x-z position in the triangle's x-z projection */
         double det = (b[0] - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (b[2] - a[2]);
         if (fabs(det) < 1e-12) continue;
-        double px = x[3 * i] - a[0], pz = x[3 * i + 2] - a[2];
+        double px = p[0] - a[0], pz = p[2] - a[2];
         double l1 = (px * (c[2] - a[2]) - (c[0] - a[0]) * pz) / det, l2 = ((b[0] - a[0]) * pz - px * (b[2] - a[2])) / det;
         if (l1 < 0 || l2 < 0 || l1 + l2 > 1) continue;
         double ycl = a[1] + l1 * (b[1] - a[1]) + l2 * (c[1] - a[1]);
-        worst = fmax(worst, ycl - x[3 * i + 1]); /* > 0: the node is below the cloth */
+        worst = fmax(worst, ycl - p[1]); /* > 0: the vertex is below the cloth */
       }
   }
-  printf("  cube on a 4x4 cloth: its nodes at most %.4f m below the cloth surface under them\n", worst);
-  ENSURE_MSG(worst < 0.0, "a cube node got %.4f m below the cloth", worst);
+  free(sv);
   jl_world_destroy(&w);
+  return worst;
+}
+
+static void test_bodies_on_coarse_cloth(void) {
+  double cube = body_on_coarse_cloth(
+      "{ \"name\": \"cube\", \"shape\": { \"type\": \"box\", \"size\": [0.2, 0.2, 0.2], \"resolution\": 0.05 },"
+      "  \"translate\": [0.03, 0.15, 0.02], \"density\": 200, \"young_modulus\": 1e5 }",
+      "cube_on_cloth");
+  /* a ball whose render surface (2 cm edges) is much finer than its tets
+   * (embedded in a 10 cm lattice): its surface vertices are points of the
+   * tets, and each is kept on its side of the cloth */
+  double ball = body_on_coarse_cloth(
+      "{ \"name\": \"ball\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.12, \"resolution\": 0.02 },"
+      "  \"tetgen\": { \"mode\": \"embedded\", \"resolution\": 0.1 },"
+      "  \"translate\": [0.03, 0.15, 0.02], \"density\": 200, \"young_modulus\": 1e5 }",
+      "embedded_ball_on_cloth");
+  printf("  on a 4x4 cloth: cube surface vertices at most %.4f m below the cloth under them, embedded ball's %.4f m\n",
+         cube, ball);
+  ENSURE_MSG(cube < 0.0, "a cube vertex got %.4f m below the cloth", cube);
+  ENSURE_MSG(ball < 0.0, "an embedded ball's surface vertex got %.4f m below the cloth", ball);
 }
 
 /* cloth and a rope resting on a box obstacle and on the ground sit at their
@@ -262,5 +290,5 @@ static void test_rest_at_thickness(void) {
 }
 
 JL_TEST_MAIN({"closest_segments", test_closest_segments}, {"thin_jacobian_fd", test_thin_jacobian_fd},
-             {"ropes_do_not_pass", test_ropes_do_not_pass}, {"cube_on_coarse_cloth", test_cube_on_coarse_cloth},
+             {"ropes_do_not_pass", test_ropes_do_not_pass}, {"bodies_on_coarse_cloth", test_bodies_on_coarse_cloth},
              {"rest_at_thickness", test_rest_at_thickness})
