@@ -3,9 +3,11 @@
  * All are watertight, outward oriented (counter-clockwise seen from outside),
  * free of duplicate vertices and centred on the origin. `resolution` is a
  * target edge length; 0 picks about an eighth of the body's size (for the
- * torus also at most a twelfth of the tube's circumference).
+ * torus also at most a twelfth of the tube's circumference). At most 4096
+ * segments per direction; jl_shape_*_triangles give the size beforehand.
  *  - box: every face split into a grid of squares, two triangles each; the
- *    boundary vertices of the (nx+1)(ny+1)(nz+1) grid are shared by faces;
+ *    boundary vertices of the (nx+1)(ny+1)(nz+1) grid are shared by faces
+ *    (only the boundary is stored);
  *  - sphere: an icosahedron subdivided `level` times (each triangle into four,
  *    midpoints pushed onto the sphere), level from the edge length
  *    1.05 r / 2^level;
@@ -37,34 +39,61 @@ static int segments(double length, double resolution, int min) {
 
 /* ---- box ---------------------------------------------------------------------- */
 
+static void box_segments(const double size[3], double resolution, int n[3]) {
+  double res = resolution > 0 ? resolution : fmax(size[0], fmax(size[1], size[2])) / 8.0;
+  for (int k = 0; k < 3; k++) n[k] = segments(size[k], res, 1);
+}
+
+double jl_shape_box_triangles(const double size[3], double resolution) {
+  int n[3];
+  box_segments(size, resolution, n);
+  return 4.0 * ((double)n[0] * n[1] + (double)n[1] * n[2] + (double)n[2] * n[0]);
+}
+
+/* Slot of boundary grid point (i, j, k) in a store that holds only the
+ * boundary: the full bottom (k = 0) and top (k = n2) layers, then for each
+ * layer in between the ring i in {0, n0} or j in {0, n1}, walked
+ * counter-clockwise from (0, 0). */
+static size_t box_slot(const int n[3], int i, int j, int k) {
+  size_t layer = (size_t)(n[0] + 1) * (n[1] + 1), ring = 2 * ((size_t)n[0] + n[1]);
+  if (k == 0) return (size_t)i + (size_t)j * (n[0] + 1);
+  if (k == n[2]) return layer + (size_t)i + (size_t)j * (n[0] + 1);
+  size_t r = j == 0 ? (size_t)i
+             : i == n[0] ? (size_t)n[0] + j
+             : j == n[1] ? (size_t)n[0] + n[1] + (n[0] - i)
+                         : 2 * (size_t)n[0] + n[1] + (n[1] - j);
+  return 2 * layer + (size_t)(k - 1) * ring + r;
+}
+
 void jl_shape_box(const double size[3], double resolution, JlSurface *out) {
   JL_ASSERT(size && out && size[0] > 0 && size[1] > 0 && size[2] > 0, "jl_shape_box needs positive sizes");
-  double res = resolution > 0 ? resolution : fmax(size[0], fmax(size[1], size[2])) / 8.0;
   int n[3];
-  for (int k = 0; k < 3; k++) n[k] = segments(size[k], res, 1);
+  box_segments(size, resolution, n);
 
-  /* ids of the grid points on the boundary (-1 inside) */
-  int stride[3] = {1, n[0] + 1, (n[0] + 1) * (n[1] + 1)};
-  size_t ngrid = (size_t)stride[2] * (n[2] + 1);
-  int *id = jl_calloc(ngrid, sizeof(int));
+  /* ids of the boundary grid points, numbered in (k, j, i) order; memory
+   * grows with the surface, not with the (n0+1)(n1+1)(n2+1) grid inside */
+  size_t nslot = 2 * (size_t)(n[0] + 1) * (n[1] + 1) + (size_t)(n[2] - 1) * 2 * ((size_t)n[0] + n[1]);
+  int *id = jl_calloc(nslot, sizeof(int));
   int nvert = 0;
   for (int k = 0; k <= n[2]; k++)
-    for (int j = 0; j <= n[1]; j++)
-      for (int i = 0; i <= n[0]; i++) {
-        int boundary = i == 0 || j == 0 || k == 0 || i == n[0] || j == n[1] || k == n[2];
-        id[i * stride[0] + j * stride[1] + k * stride[2]] = boundary ? nvert++ : -1;
+    for (int j = 0; j <= n[1]; j++) {
+      int full = k == 0 || k == n[2] || j == 0 || j == n[1];
+      for (int i = 0; i <= n[0]; i += full ? 1 : n[0]) {
+        id[box_slot(n, i, j, k)] = nvert++;
       }
+    }
   int ntri = 4 * (n[0] * n[1] + n[1] * n[2] + n[2] * n[0]);
   surface_alloc(out, nvert, ntri);
   for (int k = 0; k <= n[2]; k++)
-    for (int j = 0; j <= n[1]; j++)
-      for (int i = 0; i <= n[0]; i++) {
-        int v = id[i * stride[0] + j * stride[1] + k * stride[2]];
-        if (v < 0) continue;
+    for (int j = 0; j <= n[1]; j++) {
+      int full = k == 0 || k == n[2] || j == 0 || j == n[1];
+      for (int i = 0; i <= n[0]; i += full ? 1 : n[0]) {
+        int v = id[box_slot(n, i, j, k)];
         int idx[3] = {i, j, k};
         /* size * (i/n - 1/2) puts the end points exactly at +-size/2 */
-        for (int d = 0; d < 3; d++) out->vert[3 * v + d] = size[d] * ((double)idx[d] / n[d] - 0.5);
+        for (int d = 0; d < 3; d++) out->vert[3 * (size_t)v + d] = size[d] * ((double)idx[d] / n[d] - 0.5);
       }
+    }
 
   /* faces normal to axis a, spanned by u = a+1 and v = a+2 (u x v = +a) */
   int t = 0;
@@ -79,7 +108,7 @@ void jl_shape_box(const double size[3], double resolution, JlSurface *out) {
             idx[a] = side ? n[a] : 0;
             idx[u] = iu + (c == 1 || c == 2);
             idx[v] = iv + (c == 2 || c == 3);
-            q[c] = id[idx[0] * stride[0] + idx[1] * stride[1] + idx[2] * stride[2]];
+            q[c] = id[box_slot(n, idx[0], idx[1], idx[2])];
           }
           /* counter-clockwise around +a on the far side, reversed on the near side */
           int tri[2][3] = {{q[0], q[1], q[2]}, {q[0], q[2], q[3]}};
@@ -126,12 +155,21 @@ static int edge_midpoint(EdgeMap *m, JlSurface *s, int *nvert, int a, int b, dou
   return v;
 }
 
-void jl_shape_sphere(double radius, double resolution, JlSurface *out) {
-  JL_ASSERT(out && radius > 0, "jl_shape_sphere needs a positive radius");
+/* icosahedron edge = 1.0515 r; each subdivision halves it (at most 7 times) */
+static int sphere_level(double radius, double resolution) {
   double res = resolution > 0 ? resolution : 2.0 * radius / 8.0;
-  /* icosahedron edge = 1.0515 r; each subdivision halves it */
   int level = 0;
   while (level < 7 && 1.0515 * radius / ldexp(1.0, level) > res) level++;
+  return level;
+}
+
+double jl_shape_sphere_triangles(double radius, double resolution) {
+  return ldexp(20.0, 2 * sphere_level(radius, resolution));
+}
+
+void jl_shape_sphere(double radius, double resolution, JlSurface *out) {
+  JL_ASSERT(out && radius > 0, "jl_shape_sphere needs a positive radius");
+  int level = sphere_level(radius, resolution);
 
   /* icosahedron: vertices (0, +-1, +-g) cyclically, g the golden ratio */
   static const int ico_tri[20][3] = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
@@ -180,12 +218,25 @@ void jl_shape_sphere(double radius, double resolution, JlSurface *out) {
 
 /* ---- torus ------------------------------------------------------------------------ */
 
+/* segments around the Y axis (nu) and around the tube (nv); the default
+ * resolution is an eighth of the diameter, and at least 12 segments round
+ * the tube */
+static void torus_segments(double major, double minor, double resolution, int *nu, int *nv) {
+  double res = resolution > 0 ? resolution : fmin(2.0 * (major + minor) / 8.0, 2.0 * PI * minor / 12.0);
+  *nu = segments(2.0 * PI * (major + minor), res, 3);
+  *nv = segments(2.0 * PI * minor, res, 3);
+}
+
+double jl_shape_torus_triangles(double major, double minor, double resolution) {
+  int nu, nv;
+  torus_segments(major, minor, resolution, &nu, &nv);
+  return 2.0 * nu * nv;
+}
+
 void jl_shape_torus(double major, double minor, double resolution, JlSurface *out) {
   JL_ASSERT(out && minor > 0 && major > minor, "jl_shape_torus needs 0 < minor < major");
-  /* default: an eighth of the diameter, and at least 12 segments round the tube */
-  double res = resolution > 0 ? resolution : fmin(2.0 * (major + minor) / 8.0, 2.0 * PI * minor / 12.0);
-  int nu = segments(2.0 * PI * (major + minor), res, 3); /* around the Y axis */
-  int nv = segments(2.0 * PI * minor, res, 3);           /* around the tube */
+  int nu, nv;
+  torus_segments(major, minor, resolution, &nu, &nv);
   surface_alloc(out, nu * nv, 2 * nu * nv);
   /* P(u, v) = ((R + r cos v) cos u, r sin v, (R + r cos v) sin u) */
   for (int i = 0; i < nu; i++) {

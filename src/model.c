@@ -173,6 +173,12 @@ static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
       return jl_fail(err, errsz, JL_ERR_INPUT, "obstacle %d: radius must be > 0 and length >= 0", o);
     if (ob->type == JL_OBSTACLE_HULL && (ob->npoint < 4 || !ob->point))
       return jl_fail(err, errsz, JL_ERR_INPUT, "obstacle %d: a hull needs at least 4 points", o);
+    /* one NaN or Inf point makes every support query NaN: the hull would
+     * silently stop colliding */
+    for (int i = 0; ob->type == JL_OBSTACLE_HULL && i < ob->npoint; i++)
+      if (!finite3(ob->point + 3 * (size_t)i))
+        return jl_fail(err, errsz, JL_ERR_INPUT, "obstacle %d: hull point %d is not finite (%g %g %g)", o, i,
+                       ob->point[3 * (size_t)i], ob->point[3 * (size_t)i + 1], ob->point[3 * (size_t)i + 2]);
   }
   return JL_OK;
 }

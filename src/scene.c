@@ -20,6 +20,13 @@
 
 #define SCENE_MAX_BYTES (16 * 1024 * 1024)
 #define SCENE_MAX_BODIES 4096
+/* Limits on values that size allocations (docs/scenes.md, "Limits on scene
+ * values"), chosen so that a scene at every limit still fits a 24 GiB
+ * machine; each is checked in double arithmetic before anything is built. */
+#define SCENE_MAX_CLOTH_CELLS 1000000   /* nx * ny of one cloth grid */
+#define SCENE_MAX_ROPE_SEGMENTS 1000000 /* segments of one chain */
+#define SCENE_MAX_ELEMENTS 4000000      /* all generated triangles, cloth triangles and rope segments */
+#define SCENE_MAX_TETS 10000000         /* tets a conforming max_volume asks for, per body */
 
 /* parsing context: file name for messages and the error buffer */
 typedef struct Ctx {
@@ -159,6 +166,20 @@ static JlResult get_obj(const Ctx *c, const cJSON *obj, const char *path, const 
     if (r_ != JL_OK) return r_;  \
   } while (0)
 
+/* elements a body's generated shape will have: surface triangles of a box,
+ * sphere or torus, triangles of a cloth grid, segments of a chain; 0 for
+ * mesh files (their size is capped on import) */
+static double shape_triangles(const JlSceneBody *b) {
+  switch (b->shape) {
+    case JL_SHAPE_BOX: return jl_shape_box_triangles(b->size, b->shape_resolution);
+    case JL_SHAPE_SPHERE: return jl_shape_sphere_triangles(b->radius, b->shape_resolution);
+    case JL_SHAPE_TORUS: return jl_shape_torus_triangles(b->major, b->minor, b->shape_resolution);
+    case JL_SHAPE_GRID: return 2.0 * b->grid_cells[0] * b->grid_cells[1];
+    case JL_SHAPE_CHAIN: return b->chain_segments;
+    default: return 0.0;
+  }
+}
+
 /* "shape": { "type": "box"|"sphere"|"torus"|"grid"|"chain", ... } */
 static JlResult parse_shape(const Ctx *c, const cJSON *o, const char *path, JlSceneBody *b) {
   static const char *const keys[] = {"type", "size", "radius", "major", "minor", "resolution",
@@ -226,6 +247,10 @@ static JlResult parse_shape(const Ctx *c, const cJSON *o, const char *path, JlSc
           return bad(c, kp, "cell counts must be whole numbers in [1, 2000]", 0);
         b->grid_cells[i] = (int)e->valuedouble;
       }
+      double cells = (double)b->grid_cells[0] * b->grid_cells[1];
+      if (cells > SCENE_MAX_CLOTH_CELLS)
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: %d x %d is %.3g cells (at most %d per cloth); use fewer cells",
+                       c->file, kp, b->grid_cells[0], b->grid_cells[1], cells, SCENE_MAX_CLOTH_CELLS);
     }
   } else if (strcmp(type, "chain") == 0) {
     /* rope or hair strand: "length" (m), "segments" */
@@ -234,10 +259,20 @@ static JlResult parse_shape(const Ctx *c, const cJSON *o, const char *path, JlSc
     b->chain_length = 1;
     b->chain_segments = 20;
     TRY(get_num(c, o, path, "length", &b->chain_length, 0, 1, 1e6));
-    TRY(get_int(c, o, path, "segments", &b->chain_segments, 1, 1000000));
+    TRY(get_int(c, o, path, "segments", &b->chain_segments, 1, SCENE_MAX_ROPE_SEGMENTS));
   } else {
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
                    "%s: %s: unknown shape '%s' (box, sphere, torus, grid or chain)", c->file, kp, type);
+  }
+  /* generated surfaces: the triangle count is known before anything is made */
+  if (volume) {
+    double ntri = shape_triangles(b);
+    if (ntri > JL_SHAPE_MAX_TRIANGLES) {
+      key_path(kp, sizeof kp, path, "resolution");
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                     "%s: %s: %g m makes a %s of %.3g triangles (at most %d per generated shape); "
+                     "use a coarser resolution", c->file, kp, b->shape_resolution, type, ntri, JL_SHAPE_MAX_TRIANGLES);
+    }
   }
   return JL_OK;
 }
@@ -521,6 +556,19 @@ static JlResult parse_obstacle(const Ctx *c, const cJSON *o, int index, const ch
     ob->npoint = surf.nvert;
     ob->point = jl_calloc(3 * (size_t)surf.nvert, sizeof(double));
     for (int i = 0; i < 3 * surf.nvert; i++) ob->point[i] = scale * surf.vert[i];
+    /* a NaN or Inf vertex (in the file, or from scale) would make the hull
+     * silently stop colliding */
+    for (int i = 0; i < surf.nvert; i++) {
+      const double *x = ob->point + 3 * (size_t)i;
+      if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2])) {
+        const double *v = surf.vert + 3 * (size_t)i;
+        jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                "%s: %s.mesh: '%s' vertex %d is not finite (%g %g %g%s); a hull needs finite points", c->file,
+                path, mesh, i, v[0], v[1], v[2], isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) ? ", after scale" : "");
+        jl_surface_free(&surf);
+        return JL_ERR_INPUT;
+      }
+    }
     jl_surface_free(&surf);
   } else if (mesh) {
     return bad(c, path, "only a \"hull\" takes a \"mesh\"", 0);
@@ -651,9 +699,17 @@ static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
   char dir[4096];
   dir_of(c->file, dir, sizeof dir);
   int i = 0;
+  double nelem = 0.0;
   for (const cJSON *e = bodies->child; e; e = e->next, i++) {
     sc->nbody = i + 1;
     TRY(parse_body(c, e, i, dir, &sc->body[i]));
+    /* all generated shapes together: each is capped, so their sum is too */
+    nelem += shape_triangles(&sc->body[i]);
+    if (nelem > SCENE_MAX_ELEMENTS)
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                     "%s: bodies[%d].shape: the generated shapes of bodies[0..%d] add up to %.3g triangles and "
+                     "segments (at most %d per scene); use fewer or coarser shapes",
+                     c->file, i, i, nelem, SCENE_MAX_ELEMENTS);
     for (int k = 0; k < i; k++)
       if (strcmp(sc->body[k].def.name, sc->body[i].def.name) == 0)
         return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
@@ -828,6 +884,17 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
     if (r) {
       r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
       break;
+    }
+    /* every tet is at most max_volume, so volume / max_volume tets at least */
+    if (b->tetgen.mode == JL_TETGEN_CONFORMING && b->tetgen.max_volume > 0) {
+      double want = jl_surface_volume(&surf[i]) / b->tetgen.max_volume;
+      if (want > SCENE_MAX_TETS) {
+        r = jl_fail(err, errsz, JL_ERR_INPUT,
+                    "%s: bodies[%d].tetgen.max_volume: %g m^3 in body '%s' of %g m^3 asks for at least %.3g tets "
+                    "(at most %d per body); raise max_volume",
+                    sc->path, i, b->tetgen.max_volume, b->def.name, jl_surface_volume(&surf[i]), want, SCENE_MAX_TETS);
+        break;
+      }
     }
     r = jl_tetgen_build(&surf[i], &b->tetgen, &tets[i], msg, sizeof msg);
     if (r) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/harness.h"
@@ -373,6 +374,59 @@ static void test_bad_input(void) {
   }
 }
 
+/* Hostile values (issue 11): each used to abort, run absurdly or silently
+ * misbehave; now exit 2 naming the key and the limit, quickly and without a
+ * large allocation (address space capped at 4 GB outside sanitizer builds,
+ * whose shadow memory needs more). */
+static void test_hostile_values(void) {
+  const char *dir = jl_test_tmpdir("cli_hostile");
+  char path[1024];
+  static const struct {
+    const char *file, *text, *want;
+  } cases[] = {
+      {"frames.json", "{\"duration\": 1e7, \"fps\": 1e6, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+       "duration, fps: 1e+07 s at 1e+06 frames per second is 1e+13 output frames (at most 1e8)"},
+      {"steps.json", "{\"fps\": 1e-3, \"dt\": 1e-7, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+       "dt: 1e-07 s would need 1e+10 steps per output frame of 1/fps = 1000 s (at most 1e7)"},
+      {"box.json", "{\"bodies\": [{\"shape\": {\"type\": \"box\", \"resolution\": 1e-4}}]}",
+       "bodies[0].shape.resolution: 0.0001 m makes a box of 2.01e+08 triangles (at most 1000000 per generated shape)"},
+      {"torus.json", "{\"bodies\": [{\"shape\": {\"type\": \"torus\", \"resolution\": 1e-3}}]}",
+       "bodies[0].shape.resolution: 0.001 m makes a torus of 1.03e+07 triangles (at most 1000000"},
+      {"cloth.json", "{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [2000, 2000]}}]}",
+       "bodies[0].shape.cells: 2000 x 2000 is 4e+06 cells (at most 1000000 per cloth)"},
+      {"tets.json", "{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"max_volume\": 1e-9}}]}",
+       "bodies[0].tetgen.max_volume: 1e-09 m^3 in body 'body0' of 1 m^3 asks for at least 1e+09 tets (at most 10000000"},
+      {"hull.json",
+       "{\"obstacles\": [{\"type\": \"hull\", \"mesh\": \"hull.obj\"}], \"ground\": {},"
+       " \"bodies\": [{\"shape\": {\"type\": \"sphere\", \"radius\": 0.2}, \"translate\": [0, 2, 0]}]}",
+       "obstacles[0].mesh: 'hull.obj' vertex 3 is not finite (0 0 nan)"},
+  };
+  snprintf(path, sizeof path, "%s/hull.obj", dir);
+  FILE *f = fopen(path, "w");
+  ENSURE(f);
+  fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 nan\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", f);
+  fclose(f);
+#if defined(__SANITIZE_ADDRESS__)
+  const char *limit = "";
+#else
+  const char *limit = "ulimit -v 4000000; ";
+#endif
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ENSURE(write_scene(dir, cases[i].file, cases[i].text, path, sizeof path));
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%stimeout 60 '" JELLY "' run '%s' --no-preview --out '%s/out%zu'", limit, path, dir, i);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = jl_test_run(cmd, g_out, sizeof g_out);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double sec = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    ENSURE_MSG(rc == 2, "%s: exit %d, want 2: %s", cases[i].file, rc, g_out);
+    ENSURE_MSG(strstr(g_out, cases[i].file) && strstr(g_out, cases[i].want), "%s: message lacks '%s': %s",
+               cases[i].file, cases[i].want, g_out);
+    ENSURE_MSG(sec < 10.0, "%s: %.1f s", cases[i].file, sec);
+  }
+}
+
 static void test_help(void) {
   ENSURE(jl_test_run("'" JELLY "' run --help", g_out, sizeof g_out) == 0);
   ENSURE(strstr(g_out, "--integrator") && strstr(g_out, "--obj") && strstr(g_out, "--fps") && strstr(g_out, "--strict"));
@@ -403,5 +457,5 @@ JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs},
              {"stiff_implicit_vs_euler", test_stiff_implicit_vs_euler},
              {"cg_failed_column_and_warning", test_cg_failed_column_and_warning},
              {"fps_flag", test_fps_flag}, {"overlap_warnings", test_overlap_warnings},
-             {"bad_input", test_bad_input}, {"help", test_help},
+             {"bad_input", test_bad_input}, {"hostile_values", test_hostile_values}, {"help", test_help},
              {"bench_json_format", test_bench_json_format})

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "src/scene.h"
+#include "mesh/shapes.h"
 #include "tests/harness.h"
 
 /* parses text as a scene file located in models/scenes/ */
@@ -139,6 +140,23 @@ static void test_bad_scenes(void) {
       {"{\"dt\": 1e-12, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "steps per output frame"},
       {"{\"fps\": 1e-9, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "(the default)"},
       {"{\"duration\": 1e7, \"fps\": 1000, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "duration, fps", "1e8"},
+      /* values that size allocations (issue 11; docs/scenes.md "Limits on scene values") */
+      {"{\"duration\": 1e7, \"fps\": 1e6, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "duration, fps", "at most 1e8"},
+      {"{\"fps\": 1e-3, \"dt\": 1e-7, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "at most 1e7"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\", \"resolution\": 1e-4}}]}", "bodies[0].shape.resolution",
+       "2.01e+08 triangles (at most 1000000 per generated shape)"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"torus\", \"resolution\": 1e-3}}]}", "bodies[0].shape.resolution",
+       "(at most 1000000 per generated shape)"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [1e6, 1, 1], \"resolution\": 1e-6}}]}",
+       "bodies[0].shape.resolution", "at most 1000000"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [2000, 2000]}}]}",
+       "bodies[0].shape.cells", "4e+06 cells (at most 1000000 per cloth)"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"segments\": 2e6}}]}",
+       "bodies[0].shape.segments", "<= 1e+06"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [1000, 1000]}},"
+       " {\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [1000, 1000]}},"
+       " {\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"segments\": 1}}]}",
+       "bodies[2].shape", "4e+06 triangles and segments (at most 4000000 per scene)"},
       /* cloth, ropes and wind */
       {"{\"bodies\": [{\"kind\": \"jelly\", \"shape\": {\"type\": \"box\"}}]}", "bodies[0].kind", "jelly"},
       {"{\"bodies\": [{\"kind\": 1, \"shape\": {\"type\": \"box\"}}]}", "bodies[0].kind", "string"},
@@ -295,7 +313,73 @@ static void test_shipped_scenes_parse(void) {
   }
 }
 
+/* a hull obstacle with one NaN or Inf vertex used to be accepted and then
+ * never collide (issue 11): the loader names the file and vertex, and
+ * jl_model_build rejects such a hull given through the library */
+static void test_hull_points_finite(void) {
+  const char *dir = jl_test_tmpdir("scene_hull");
+  static const char *const coord[] = {"nan", "1e999", "-inf"};
+  char obj[1024], scene[1024], text[1024], err[1024];
+  for (int i = 0; i < 3; i++) {
+    snprintf(obj, sizeof obj, "%s/hull%d.obj", dir, i);
+    FILE *f = fopen(obj, "w");
+    ENSURE(f);
+    fprintf(f, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 %s\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", coord[i]);
+    fclose(f);
+    snprintf(scene, sizeof scene, "%s/hull%d.json", dir, i);
+    snprintf(text, sizeof text,
+             "{\"obstacles\": [{\"type\": \"hull\", \"mesh\": \"hull%d.obj\"}], \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", i);
+    JlScene sc;
+    err[0] = '\0';
+    ENSURE_MSG(jl_scene_parse(text, scene, &sc, err, sizeof err) == JL_ERR_INPUT, "%s accepted", coord[i]);
+    ENSURE_MSG(strstr(err, "obstacles[0].mesh") && strstr(err, "vertex 3 is not finite"), "%s", err);
+  }
+  snprintf(obj, sizeof obj, "%s/ok.obj", dir);
+  FILE *f = fopen(obj, "w");
+  ENSURE(f);
+  fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", f);
+  fclose(f);
+  snprintf(scene, sizeof scene, "%s/ok.json", dir);
+  JlScene sc;
+  /* through the library: a parsed hull with a point made NaN */
+  ENSURE_MSG(jl_scene_parse("{\"obstacles\": [{\"type\": \"hull\", \"mesh\": \"ok.obj\", \"translate\": [5, 0, 0]}],"
+                            " \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+                            scene, &sc, err, sizeof err) == JL_OK, "%s", err);
+  sc.obstacle[0].point[4] = NAN;
+  JlModel m;
+  ENSURE(jl_scene_build(&sc, &m, NULL, err, sizeof err) == JL_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "obstacle 0: hull point 1 is not finite"), "%s", err);
+  jl_scene_free(&sc);
+}
+
+/* the largest generated shapes the limits allow still parse */
+static void test_shape_limits(void) {
+  JlScene sc;
+  char err[1024] = "";
+  /* 12 x 288^2 = 995328 triangles: just under JL_SHAPE_MAX_TRIANGLES */
+  ENSURE_MSG(parse("{\"bodies\": [{\"shape\": {\"type\": \"box\", \"resolution\": 0.003473}},"
+                   " {\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [1000, 1000]}},"
+                   " {\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"segments\": 1000000}}]}",
+                   &sc, err, sizeof err) == JL_OK, "%s", err);
+  jl_scene_free(&sc);
+  ENSURE(jl_shape_box_triangles((const double[3]){1, 1, 1}, 0.003473) == 995328.0);
+  ENSURE(jl_shape_box_triangles((const double[3]){1, 1, 1}, 1e-300) == 12.0 * 4096 * 4096);
+  /* the counts agree with the generators */
+  JlSurface g;
+  jl_shape_torus(0.5, 0.2, 0.0, &g);
+  ENSURE(jl_shape_torus_triangles(0.5, 0.2, 0.0) == g.ntri);
+  jl_surface_free(&g);
+  jl_shape_box((const double[3]){1, 2, 3}, 0.1, &g);
+  ENSURE(jl_shape_box_triangles((const double[3]){1, 2, 3}, 0.1) == g.ntri);
+  jl_surface_free(&g);
+  jl_shape_sphere(1.0, 0.1, &g);
+  ENSURE(jl_shape_sphere_triangles(1.0, 0.1) == g.ntri);
+  jl_surface_free(&g);
+  ENSURE(jl_shape_sphere_triangles(1.0, 1e-9) == 20.0 * 16384);
+}
+
 JL_TEST_MAIN({"full_example", test_full_example}, {"defaults", test_defaults},
+             {"hull_points_finite", test_hull_points_finite}, {"shape_limits", test_shape_limits},
              {"bad_scenes", test_bad_scenes}, {"cloth_rope_wind", test_cloth_rope_wind},
              {"transform", test_transform},
              {"shipped_scenes_parse", test_shipped_scenes_parse})
