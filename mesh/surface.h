@@ -66,10 +66,12 @@ typedef struct JlMeshReport {
 
 /* Checks and repairs s in place: welds duplicate vertices within a relative
  * tolerance (1e-9 x bounding-box diagonal), flips an inside-out surface, and
- * reports empty input, NaN/Inf coordinates, out-of-range indices, degenerate
- * triangles, holes (boundary loops and their sizes), non-manifold edges,
- * inconsistent orientation, self-intersections and components. Never crashes
- * on any input. `name` is used in messages (file path or body name). */
+ * reports empty input, NaN/Inf coordinates, coordinates beyond 1e100,
+ * out-of-range indices, degenerate triangles, holes (boundary loops and their
+ * sizes), non-manifold edges and vertices (bowties), inconsistent
+ * orientation, self-intersections and components. Never crashes on any
+ * input; time and memory grow about linearly with the triangles. `name` is
+ * used in messages (file path or body name). */
 void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report);
 
 /* One line per JL_SEV_ERROR finding into err, for "cannot tetrahedralize". */

@@ -15,7 +15,9 @@
  *   4. edge topology from the sorted list of half-edges: edges with one
  *      triangle are boundary (chained into holes), with three or more are
  *      non-manifold, with two that run the same way are inconsistently
- *      oriented;
+ *      oriented; a vertex whose triangles fall into more than one fan
+ *      (corners joined through shared edges, union-find) is non-manifold
+ *      too (a bowtie: two parts touching at one point);
  *   5. components (union-find over triangle vertices);
  *   6. orientation, only for closed, manifold, consistent surfaces: each
  *      component's signed volume (divergence theorem) should be positive
@@ -24,8 +26,10 @@
  *      angles) of one of its vertices w.r.t. the larger components already
  *      fixed; components with the wrong sign are flipped (warning);
  *   7. self-intersections: triangle pairs found through a uniform grid
- *      (cell ~ mean triangle extent, each pair tested once, in the cell that
- *      holds the low corner of the two boxes' overlap), then an exact-shape
+ *      hashed into about one bucket per (triangle, cell) entry (cell ~ twice
+ *      the mean triangle extent, so time and memory grow with the triangles,
+ *      not with the bounding box; each pair tested once, in the bucket of
+ *      the cell that holds the low corner of the two boxes' overlap), then an exact-shape
  *      test: non-adjacent pairs intersect when an edge of one meets the
  *      other (closed test, touching counts); pairs sharing one vertex when
  *      the edge opposite that vertex meets the other triangle; pairs sharing
@@ -43,6 +47,10 @@
 #include <string.h>
 
 #include "mesh/surface.h"
+
+/* largest |coordinate| (m) accepted: cubes of lengths (volumes, solid angles)
+ * stay finite in double */
+#define MAX_COORDINATE 1e100
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -185,7 +193,13 @@ static int weld_near(JlSurface *s, const double lo[3], double tol, JlMeshReport 
   for (int i = 0; i < n; i++) {
     parent[i] = i;
     keys[i].v = i;
-    for (int k = 0; k < 3; k++) keys[i].c[k] = (int64_t)floor((s->vert[3 * (size_t)i + k] - lo[k]) / h);
+    /* cell coordinates clamped into int64 range: NaN (inf - inf) and huge
+     * quotients would make the conversion undefined; clamped vertices only
+     * land in one shared cell and are still compared by true distance */
+    for (int k = 0; k < 3; k++) {
+      double q = floor((s->vert[3 * (size_t)i + k] - lo[k]) / h);
+      keys[i].c[k] = q >= 0 ? (q < 0x1p62 ? (int64_t)q : (int64_t)1 << 62) : 0;
+    }
   }
   qsort(keys, (size_t)n, sizeof(CellKey), cmp_cellkey);
   /* compare each vertex with the higher-numbered ones in the 27 cells around it */
@@ -283,7 +297,14 @@ typedef struct HalfEdge {
   int lo, hi; /* vertices, lo < hi */
   int tri;
   int fwd; /* 1 when the triangle runs lo -> hi */
+  int k;   /* the edge runs from corner k to corner k+1 of its triangle */
 } HalfEdge;
+
+/* corner (3 * triangle + position) of half-edge h at its vertex v */
+static int he_corner(const JlSurface *s, const HalfEdge *h, int v) {
+  int c = 3 * h->tri + h->k;
+  return s->tri[c] == v ? c : 3 * h->tri + (h->k + 1) % 3;
+}
 
 static int cmp_halfedge(const void *pa, const void *pb) {
   const HalfEdge *a = pa, *b = pb;
@@ -360,8 +381,12 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
       h->hi = a < b ? b : a;
       h->tri = t;
       h->fwd = a < b;
+      h->k = k;
     }
   qsort(he, nh, sizeof(HalfEdge), cmp_halfedge);
+  /* fans: corners of one vertex joined through the edges they share */
+  int *fan = jl_calloc(nh, sizeof(int));
+  for (size_t c = 0; c < nh; c++) fan[c] = (int)c;
 
   int *bedge = jl_calloc(nh * 2, sizeof(int));
   int nb = 0, nnm = 0, ninc = 0;
@@ -370,6 +395,10 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
     size_t j = i + 1;
     while (j < nh && he[j].lo == he[i].lo && he[j].hi == he[i].hi) j++;
     size_t k = j - i;
+    for (size_t m = i + 1; m < j; m++) {
+      uf_union(fan, he_corner(s, &he[i], he[i].lo), he_corner(s, &he[m], he[i].lo));
+      uf_union(fan, he_corner(s, &he[i], he[i].hi), he_corner(s, &he[m], he[i].hi));
+    }
     if (k == 1) {
       /* boundary edge, kept in the triangle's direction */
       bedge[2 * nb] = he[i].fwd ? he[i].lo : he[i].hi;
@@ -387,11 +416,27 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
     }
     i = j;
   }
+  /* a vertex whose triangles form more than one fan joins parts of the
+   * surface at a single point (a bowtie): non-manifold like such an edge */
+  int *nfan = jl_calloc((size_t)s->nvert, sizeof(int));
+  for (size_t c = 0; c < nh; c++)
+    if (uf_find(fan, (int)c) == (int)c) nfan[s->tri[c]]++;
+  int nvm = 0, vm_first = -1;
+  for (int v = 0; v < s->nvert; v++)
+    if (nfan[v] > 1) {
+      if (vm_first < 0) vm_first = v;
+      nvm++;
+    }
   if (nb) report_holes(s, bedge, nb, r);
   if (nnm)
     add_finding(r, JL_SEV_ERROR, nnm,
                 "non-manifold: %d edges shared by more than two triangles; first edge %d-%d (%d triangles)",
                 nnm, nm_first[0], nm_first[1], nm_first[2]);
+  if (nvm)
+    add_finding(r, JL_SEV_ERROR, nvm,
+                "non-manifold: %d vertices where separate parts of the surface touch at a single point; "
+                "first vertex %d (%d fans of triangles)",
+                nvm, vm_first, nfan[vm_first]);
   if (ninc)
     add_finding(r, JL_SEV_ERROR, ninc,
                 "inconsistent orientation: %d edges where neighbouring triangles run the same way; "
@@ -399,6 +444,8 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
                 ninc, inc_first[0], inc_first[1], inc_first[2], inc_first[3]);
   free(he);
   free(bedge);
+  free(fan);
+  free(nfan);
   return nb == 0 && nnm == 0 && ninc == 0;
 }
 
@@ -641,6 +688,13 @@ static int tri_pair_intersects(const JlSurface *s, int t, int u) {
 #undef P
 }
 
+/* hash bucket of grid cell (x, y, z): Fibonacci hashing of the linear cell
+ * index; nbucket is a power of two, `shift` = 64 - log2(nbucket) */
+static size_t cell_bucket(const int n[3], int x, int y, int z, int shift) {
+  uint64_t key = ((uint64_t)z * (uint64_t)n[1] + (uint64_t)y) * (uint64_t)n[0] + (uint64_t)x;
+  return (size_t)((key * 0x9E3779B97F4A7C15ull) >> shift);
+}
+
 static void check_self_intersections(const JlSurface *s, const double lo[3], const double hi[3],
                                      JlMeshReport *r) {
   int nt = s->ntri;
@@ -661,22 +715,16 @@ static void check_self_intersections(const JlSurface *s, const double lo[3], con
   mean /= nt;
   for (int k = 0; k < 3; k++) ext[k] = hi[k] - lo[k];
   double diag = norm3(ext);
-  double h = mean > 0 ? mean : (diag > 0 ? diag : 1.0);
+  double h = mean > 0 ? 2.0 * mean : (diag > 0 ? diag : 1.0);
 
-  /* grid resolution: about one cell per triangle and a bounded number of
-   * (triangle, cell) entries; coarsen until both hold */
+  /* grid of cells about twice the mean triangle extent, stored sparsely in a hash
+   * table (Teschner et al. 2003), so a thin surface in a large box needs no
+   * cell per unit of volume: the work stays proportional to the triangles.
+   * Coarsen only while a few large triangles would cover too many cells. */
   int n[3];
-  double ncell = 0.0, nentry = 0.0;
+  double nentry = 0.0;
   for (;;) {
-    ncell = 1.0;
-    for (int k = 0; k < 3; k++) {
-      n[k] = (int)fmin(fmax(ceil(ext[k] / h), 1.0), 1 << 20);
-      ncell *= n[k];
-    }
-    if (ncell > 4.0 * nt + 64.0) {
-      h *= 1.25;
-      continue;
-    }
+    for (int k = 0; k < 3; k++) n[k] = (int)fmin(fmax(ceil(ext[k] / h), 1.0), 1 << 20);
     nentry = 0.0;
     for (int t = 0; t < nt; t++) {
       double cells = 1.0;
@@ -697,11 +745,16 @@ static void check_self_intersections(const JlSurface *s, const double lo[3], con
   int c0 = (int)fmin(fmax(floor((box[6 * (size_t)(t) + (k)] - lo[k]) / h), 0), n[k] - 1);     \
   int c1 = (int)fmin(fmax(floor((box[6 * (size_t)(t) + 3 + (k)] - lo[k]) / h), 0), n[k] - 1)
 
-  /* bucket the triangles (CSR: cell -> triangles) */
-  size_t nc = (size_t)ncell;
-  int *start = jl_calloc(nc + 1, sizeof(int));
-  int *item = jl_calloc((size_t)nentry, sizeof(int));
+  /* bucket the triangles (CSR: bucket -> triangles, each triangle once per
+   * bucket even when several of its cells hash there) */
+  int shift = 64 - 6;
+  size_t nb = 64;
+  while ((double)nb < nentry) nb *= 2, shift--;
+  int *start = jl_calloc(nb + 1, sizeof(int));
+  int *last = jl_calloc(nb, sizeof(int)); /* last triangle + 1 put in the bucket */
+  int *item = NULL;
   for (int pass = 0; pass < 2; pass++) {
+    memset(last, 0, nb * sizeof(int));
     for (int t = 0; t < nt; t++) {
       CELL_RANGE(t, 0, x0, x1);
       CELL_RANGE(t, 1, y0, y1);
@@ -709,52 +762,60 @@ static void check_self_intersections(const JlSurface *s, const double lo[3], con
       for (int z = z0; z <= z1; z++)
         for (int y = y0; y <= y1; y++)
           for (int x = x0; x <= x1; x++) {
-            size_t c = ((size_t)z * n[1] + y) * n[0] + x;
-            if (pass == 0) start[c + 1]++;
-            else item[start[c]++] = t;
+            size_t b = cell_bucket(n, x, y, z, shift);
+            if (last[b] == t + 1) continue;
+            last[b] = t + 1;
+            if (pass == 0) start[b + 1]++;
+            else item[start[b]++] = t;
           }
     }
-    if (pass == 0)
-      for (size_t c = 0; c < nc; c++) start[c + 1] += start[c];
-    else
-      for (size_t c = nc; c > 0; c--) start[c] = start[c - 1];
-    if (pass == 1) start[0] = 0;
+    if (pass == 0) {
+      for (size_t b = 0; b < nb; b++) start[b + 1] += start[b];
+      item = jl_calloc((size_t)start[nb] + 1, sizeof(int));
+    } else {
+      for (size_t b = nb; b > 0; b--) start[b] = start[b - 1];
+      start[0] = 0;
+    }
   }
+  free(last);
 
-  /* candidate pairs per cell; give up (error) beyond a budget so that
-   * thousands of stacked triangles cannot hang the check */
-  double npair = 0.0;
-  for (size_t c = 0; c < nc; c++) {
-    double k = start[c + 1] - start[c];
+  /* candidate pairs per bucket; give up (error) beyond a budget so that
+   * thousands of stacked triangles cannot hang the check. A valid surface
+   * has a few pairs per triangle, so the budget grows with the surface and
+   * no generated shape up to JL_SHAPE_MAX_TRIANGLES comes near it. */
+  double npair = 0.0, budget = fmax(2e8, 64.0 * nt);
+  for (size_t b = 0; b < nb; b++) {
+    double k = start[b + 1] - start[b];
     npair += k * (k - 1) / 2;
   }
-  if (npair > 2e8) {
+  if (npair > budget) {
     add_finding(r, JL_SEV_ERROR, nt,
-                "self-intersection check gave up: %.3g candidate triangle pairs (heavily overlapping "
-                "triangles)",
-                npair);
+                "self-intersection check gave up: %.3g candidate triangle pairs, more than %.3g (heavily "
+                "overlapping triangles)",
+                npair, budget);
     free(box);
     free(start);
     free(item);
     return;
   }
   int nhit = 0, ft = -1, fu = -1;
-  for (size_t c = 0; c < nc; c++) {
-    for (int i = start[c]; i < start[c + 1]; i++)
-      for (int j = i + 1; j < start[c + 1]; j++) {
+  for (size_t b = 0; b < nb; b++) {
+    for (int i = start[b]; i < start[b + 1]; i++)
+      for (int j = i + 1; j < start[b + 1]; j++) {
         int t = item[i], u = item[j];
         const double *bt = box + 6 * (size_t)t, *bu = box + 6 * (size_t)u;
         int apart = 0;
         for (int k = 0; k < 3; k++) apart |= bt[k] > bu[3 + k] || bu[k] > bt[3 + k];
         if (apart) continue;
-        /* test each pair once: in the cell of the overlap box's low corner */
+        /* test each pair once: in the bucket of the cell of the overlap
+         * box's low corner (a cell both triangles cover) */
         int cc[3];
         for (int k = 0; k < 3; k++)
           cc[k] = (int)fmin(fmax(floor((fmax(bt[k], bu[k]) - lo[k]) / h), 0), n[k] - 1);
-        if (((size_t)cc[2] * n[1] + cc[1]) * n[0] + cc[0] != c) continue;
+        if (cell_bucket(n, cc[0], cc[1], cc[2], shift) != b) continue;
         if (!tri_pair_intersects(s, t, u)) continue;
-        int a = t < u ? t : u, b = t < u ? u : t;
-        if (ft < 0 || a < ft || (a == ft && b < fu)) ft = a, fu = b;
+        int a = t < u ? t : u, c = t < u ? u : t;
+        if (ft < 0 || a < ft || (a == ft && c < fu)) ft = a, fu = c;
         nhit++;
       }
   }
@@ -794,10 +855,23 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
     return;
   }
 
-  /* 2. weld within 1e-9 of the bounding-box diagonal */
+  /* coordinates whose products overflow (areas, volumes, the weld
+   * tolerance) cannot be checked, let alone simulated */
   double lo[3], hi[3], ext[3];
   jl_surface_bbox(s, lo, hi);
   sub3(ext, hi, lo);
+  double big = 0.0;
+  for (int k = 0; k < 3; k++) big = fmax(big, fmax(fabs(lo[k]), fabs(hi[k])));
+  if (!(big <= MAX_COORDINATE)) {
+    add_finding(r, JL_SEV_ERROR, s->nvert,
+                "coordinates too large: the bounding box spans %g .. %g (at most %g in any coordinate)",
+                fmin(lo[0], fmin(lo[1], lo[2])), fmax(hi[0], fmax(hi[1], hi[2])), MAX_COORDINATE);
+    r->nvert = s->nvert;
+    r->ntri = s->ntri;
+    return;
+  }
+
+  /* 2. weld within 1e-9 of the bounding-box diagonal */
   double tol = 1e-9 * norm3(ext);
   int nweld = weld_near(s, lo, tol, r);
 

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "mesh/shapes.h"
 #include "mesh/surface.h"
 #include "tests/harness.h"
 
@@ -462,6 +464,134 @@ static void test_large_mesh(void) {
   jl_surface_free(&s);
 }
 
+/* Two closed boxes touching at one corner (a bowtie vertex): each edge has two
+ * triangles, but the vertex joins two separate fans; it used to pass. */
+static void test_bowtie_vertex(void) {
+  JlSurface s = {0, 0, NULL, NULL};
+  add_box(&s, (const double[3]){0, 0, 0}, 1.0, 0);
+  add_box(&s, (const double[3]){1, 1, 1}, 1.0, 0);
+  JlMeshReport r;
+  jl_surface_validate(&s, "bowtie", &r);
+  const JlFinding *f = find(&r, JL_SEV_ERROR, "touch at a single point");
+  ENSURE_MSG(f && f->count == 1 && strstr(f->text, "non-manifold: 1 vertices") && strstr(f->text, "(2 fans"),
+             "%s", f ? f->text : "no finding");
+  ENSURE(!r.ok && !find(&r, JL_SEV_ERROR, "edges shared"));
+  jl_surface_free(&s);
+  /* apart, the same two boxes are fine */
+  JlSurface t = {0, 0, NULL, NULL};
+  add_box(&t, (const double[3]){0, 0, 0}, 1.0, 0);
+  add_box(&t, (const double[3]){1.5, 1.5, 1.5}, 1.0, 0);
+  jl_surface_validate(&t, "apart", &r);
+  ENSURE(r.ok && !find(&r, JL_SEV_ERROR, "non-manifold"));
+  jl_surface_free(&t);
+  /* an open bowtie: two triangles sharing only a vertex */
+  JlSurface u = {0, 0, NULL, NULL};
+  u.nvert = 5;
+  u.ntri = 2;
+  u.vert = jl_calloc(15, sizeof(double));
+  u.tri = jl_calloc(6, sizeof(int));
+  const double v[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, -1, 0, 0, 0, -1, 0};
+  const int tr[6] = {0, 1, 2, 0, 3, 4};
+  memcpy(u.vert, v, sizeof v);
+  memcpy(u.tri, tr, sizeof tr);
+  jl_surface_validate(&u, "open bowtie", &r);
+  ENSURE(find(&r, JL_SEV_ERROR, "touch at a single point") && find(&r, JL_SEV_ERROR, "open surface"));
+  jl_surface_free(&u);
+}
+
+/* Coordinates whose range overflows: the weld tolerance became inf and the
+ * weld's cell index NaN, converted to an integer (undefined; UBSan). Now a
+ * clear error before any arithmetic on the range. */
+static void test_huge_coordinates(void) {
+  static const double scale[] = {1e300, 1e200, 1e101};
+  for (int i = 0; i < 3; i++) {
+    JlSurface s = {0, 0, NULL, NULL};
+    add_box(&s, (const double[3]){-scale[i], 0, 0}, 1.0, 0);
+    for (int v = 0; v < 8; v++) s.vert[3 * v] *= s.vert[3 * v] < -1.0 ? 1.0 : -1.0; /* x in {-scale, +scale} */
+    JlMeshReport r;
+    jl_surface_validate(&s, "huge", &r);
+    const JlFinding *f = find(&r, JL_SEV_ERROR, "coordinates too large");
+    ENSURE_MSG(f && strstr(f->text, "at most 1e+100"), "scale %g: %s", scale[i], r.nfinding ? r.finding[0].text : "ok");
+    ENSURE(!r.ok);
+    jl_surface_free(&s);
+  }
+  /* 1e99 is still fine */
+  JlSurface s = {0, 0, NULL, NULL};
+  add_box(&s, (const double[3]){0, 0, 0}, 1e99, 0);
+  JlMeshReport r;
+  jl_surface_validate(&s, "big", &r);
+  ENSURE_MSG(r.ok, "%s", r.nfinding ? r.finding[0].text : "");
+  jl_surface_free(&s);
+}
+
+/* Seconds of wall time since `t0` (CLOCK_MONOTONIC). */
+static double seconds_since(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+/* Two fine spheres far apart (a valid two-component surface): the dense grid
+ * of the self-intersection check was sized by the bounding box, put each
+ * sphere into one cell and gave up with "heavily overlapping triangles". The
+ * hashed grid keeps cells at the triangles' size. */
+static void test_far_apart_components(void) {
+  JlSurface a, b;
+  jl_shape_sphere(1.0, quick() ? 0.1 : 0.02, &a); /* level 5 or 6: 20480 or 81920 triangles */
+  jl_shape_sphere(1.0, quick() ? 0.1 : 0.02, &b);
+  JlSurface s;
+  s.nvert = a.nvert + b.nvert;
+  s.ntri = a.ntri + b.ntri;
+  s.vert = jl_calloc(3 * (size_t)s.nvert, sizeof(double));
+  s.tri = jl_calloc(3 * (size_t)s.ntri, sizeof(int));
+  memcpy(s.vert, a.vert, 3 * (size_t)a.nvert * sizeof(double));
+  for (int i = 0; i < 3 * b.nvert; i++) s.vert[3 * (size_t)a.nvert + i] = b.vert[i] + (i % 3 == 0 ? 1e6 : 0.0);
+  memcpy(s.tri, a.tri, 3 * (size_t)a.ntri * sizeof(int));
+  for (int i = 0; i < 3 * b.ntri; i++) s.tri[3 * (size_t)a.ntri + i] = b.tri[i] + a.nvert;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  JlMeshReport r;
+  jl_surface_validate(&s, "two spheres", &r);
+  double sec = seconds_since(&t0);
+  ENSURE_MSG(r.ok && r.ncomponent == 2, "%s", r.nfinding ? r.finding[0].text : "");
+  ENSURE_MSG(sec < 30.0, "%.1f s", sec);
+  jl_surface_free(&a);
+  jl_surface_free(&b);
+  jl_surface_free(&s);
+}
+
+/* The largest generated shapes the scene accepts (JL_SHAPE_MAX_TRIANGLES)
+ * validate cleanly in bounded time: the shape cap and the validator's budget
+ * agree. A finer torus used to take 31 s and 3.2 GB to be called
+ * self-intersecting; the scene loader now rejects it up front. */
+static void test_generated_shapes_at_cap(void) {
+  double box_size[3] = {1, 1, 1};
+  struct {
+    const char *name;
+    double res;
+  } c[] = {{"box", 0.003473}, {"torus", 0.0034}, {"sphere", 1e-9}};
+  for (int i = 0; i < 3; i++) {
+    if (quick() && i < 2) continue;
+    double ntri = i == 0 ? jl_shape_box_triangles(box_size, c[i].res)
+                  : i == 1 ? jl_shape_torus_triangles(0.5, 0.2, c[i].res)
+                           : jl_shape_sphere_triangles(0.5, c[i].res);
+    ENSURE_MSG(ntri <= JL_SHAPE_MAX_TRIANGLES && ntri > 0.3 * JL_SHAPE_MAX_TRIANGLES, "%s: %g", c[i].name, ntri);
+    JlSurface s;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (i == 0) jl_shape_box(box_size, c[i].res, &s);
+    else if (i == 1) jl_shape_torus(0.5, 0.2, c[i].res, &s);
+    else jl_shape_sphere(0.5, c[i].res, &s);
+    JlMeshReport r;
+    jl_surface_validate(&s, c[i].name, &r);
+    double sec = seconds_since(&t0);
+    ENSURE_MSG(r.ok && r.nfinding == 0 && r.ntri == (int)ntri, "%s: %s", c[i].name,
+               r.nfinding ? r.finding[0].text : "");
+    ENSURE_MSG(sec < 60.0, "%s: %.1f s", c[i].name, sec);
+    jl_surface_free(&s);
+  }
+}
+
 /* ---- jelly check end to end ---------------------------------------------------------- */
 
 static void test_cli_check(void) {
@@ -559,5 +689,9 @@ JL_TEST_MAIN({"obj_normals_seams_welded", test_obj_normals_seams_welded},
              {"out_of_range_and_empty_surface", test_out_of_range_and_empty_surface},
              {"load_rejects", test_load_rejects},
              {"large_mesh", test_large_mesh},
+             {"bowtie_vertex", test_bowtie_vertex},
+             {"huge_coordinates", test_huge_coordinates},
+             {"far_apart_components", test_far_apart_components},
+             {"generated_shapes_at_cap", test_generated_shapes_at_cap},
              {"cli_check", test_cli_check},
              {"cli_garbage_never_crashes", test_cli_garbage_never_crashes})
