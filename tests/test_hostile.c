@@ -145,7 +145,7 @@ static void test_referenced_fifo(void) {
                          "\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,1]}],"
                          "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
                          "\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}],\"scene\":0}\n");
-  ENSURE(check_rejects(gltf, "", 10));
+  ENSURE(check_rejects(gltf, "\"pipe\"", 10));
   unlink(fifo);
 }
 
