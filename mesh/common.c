@@ -7,6 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
+
+/* exit code of a guarded child process (mesh/child.c) when an allocation
+ * fails; 0 in the parent, which aborts with a message instead */
+static int g_nomem_exit;
+
+void jl_set_nomem_exit(int code) { g_nomem_exit = code; }
 
 JlResult jl_fail(char *err, size_t errsz, JlResult code, const char *fmt, ...) {
   if (err && errsz > 0) {
@@ -28,6 +35,7 @@ void *jl_calloc(size_t count, size_t size) {
   if (count > SIZE_MAX / size) jl_assert_fail(__FILE__, __LINE__, "count*size", "allocation size overflows");
   void *p = calloc(count, size);
   if (!p) {
+    if (g_nomem_exit) _exit(g_nomem_exit);
     fprintf(stderr, "jelly: out of memory allocating %zu x %zu bytes\n", count, size);
     abort();
   }
@@ -39,6 +47,7 @@ void *jl_realloc(void *p, size_t count, size_t size) {
   if (count > SIZE_MAX / size) jl_assert_fail(__FILE__, __LINE__, "count*size", "allocation size overflows");
   void *q = realloc(p, count * size);
   if (!q) {
+    if (g_nomem_exit) _exit(g_nomem_exit);
     fprintf(stderr, "jelly: out of memory allocating %zu x %zu bytes\n", count, size);
     abort();
   }

@@ -42,6 +42,10 @@ void jl_assert_fail(const char *file, int line, const char *expr, const char *ms
  * are checked for overflow. jl_calloc(0, x) returns a valid pointer. */
 void *jl_calloc(size_t count, size_t size);
 void *jl_realloc(void *p, size_t count, size_t size);
+/* Makes a failed jl_calloc/jl_realloc end the process with _exit(code)
+ * instead of aborting; guarded child processes (mesh/child.h) set it so the
+ * parent can tell "out of memory" from a crash. 0 restores aborting. */
+void jl_set_nomem_exit(int code);
 
 /* Wall-clock seconds from a monotonic clock (for reports, never for physics). */
 double jl_seconds(void);

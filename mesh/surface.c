@@ -1,12 +1,25 @@
 /* Surface import through assimp, plus the basic geometry of a JlSurface
  * (copy, free, signed volume, bounding box).
  *
- * Method. jl_surface_load guards the file before assimp sees it (exists, is
- * a regular readable non-empty file, and for the two formats whose headers
- * carry element counts, OFF and PLY, the counts fit the file: assimp 5.2
- * allocates whatever a header promises, so "OFF 999999999 ..." costs it
- * 24 GB, and it silently clamps out-of-range OFF face indices). It then calls
- * aiImportFile with
+ * Method. jl_surface_load guards the file before assimp sees it: it exists,
+ * is a regular readable non-empty file within the size limit (--mesh-max-file,
+ * mesh/child.h), and for the formats whose headers carry element counts (OFF,
+ * PLY, text .x) the counts are within JL_MAX_MESH_ELEMENTS and fit the file:
+ * assimp 5.2 allocates whatever a header promises ("OFF 999999999 ..." costs
+ * it 24 GB), silently clamps out-of-range OFF face indices and loops forever
+ * on a PLY header without end_header. The format is sniffed the way assimp
+ * picks its importer (a known extension decides, else the content: case-
+ * insensitive tokens with NUL bytes squeezed out), and the screens stream the
+ * file through a 64 KB window, never reading it whole.
+ *
+ * assimp then runs in a guarded child process (mesh/child.h: address-space
+ * and CPU limits, a wall-clock deadline, dies with its parent), because
+ * hostile files crash it (heap over-reads, ai_assert aborts, unbounded
+ * recursion on self-instancing Collada nodes) or make it allocate gigabytes.
+ * Every file it opens goes through our aiFileIO: regular files within the
+ * size limit only (a FIFO named by an OBJ mtllib or a glTF buffer uri would
+ * block), never material libraries (Jelly needs no materials). The child
+ * calls aiImportFileExWithProperties with
  *   aiProcess_Triangulate           polygons -> triangles (ear clipping),
  *   aiProcess_ValidateDataStructure rejects out-of-range indices etc.,
  * and deliberately nothing else: aiProcess_FindDegenerates would turn
@@ -19,7 +32,10 @@
  * reverses the winding so outward stays outward. Points and lines are
  * skipped. Finally vertices with bitwise-equal positions are welded (assimp
  * splits them at normal/UV seams, so without this every OBJ with normals
- * looks open) by sorting the triangle corners by position.
+ * looks open) by sorting the triangle corners by position. The child sends
+ * the welded vertices and triangles (or an error message) through a pipe;
+ * the parent checks the counts against the caps before allocating and every
+ * index before accepting them.
  *
  * Assimp stores positions as float (ai_real), so coordinates arrive rounded
  * to single precision. Assimp logs nothing unless a logger is attached; we
@@ -27,17 +43,24 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mesh/surface.h"
 
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
+#include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "mesh/child.h"
 
 void jl_surface_free(JlSurface *s) {
   if (!s) return;
@@ -94,37 +117,45 @@ void jl_surface_bbox(const JlSurface *s, double lo[3], double hi[3]) {
 
 /* ---- guards before assimp ------------------------------------------------ */
 
-static int ends_with_ci(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  if (m > n) return 0;
-  for (size_t i = 0; i < m; i++)
-    if (tolower((unsigned char)s[n - m + i]) != tolower((unsigned char)suffix[i])) return 0;
+/* Streaming reader: a 64 KB window over the file, so no screen ever holds
+ * more than one line of it; counts the bytes consumed. */
+typedef struct Reader {
+  FILE *f;
+  size_t pos, len;
+  unsigned long long consumed;
+  unsigned char buf[65536];
+} Reader;
+
+static int rd_getc(Reader *r) {
+  if (r->pos == r->len) {
+    r->len = fread(r->buf, 1, sizeof r->buf, r->f);
+    r->pos = 0;
+    if (r->len == 0) return EOF;
+  }
+  r->consumed++;
+  return r->buf[r->pos++];
+}
+
+/* Next line (without its '\n') into line, at most cap - 1 bytes kept, the
+ * rest of a longer line skipped. NUL bytes become 0x01, so C string
+ * functions see the whole line and a NUL never makes a token look valid.
+ * Returns 0 at the end of the file. */
+static int rd_line(Reader *r, char *line, size_t cap) {
+  size_t n = 0;
+  int c = rd_getc(r);
+  if (c == EOF) return 0;
+  while (c != EOF && c != '\n') {
+    if (n + 1 < cap) line[n++] = c ? (char)c : '\x01';
+    c = rd_getc(r);
+  }
+  line[n] = '\0';
   return 1;
 }
 
-/* Reads the whole file (size bytes, already known) into a NUL-terminated buffer. */
-static char *read_all(const char *path, size_t size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = jl_calloc(size + 1, 1);
-  size_t n = fread(buf, 1, size, f);
-  fclose(f);
-  buf[n] = '\0';
-  return buf;
-}
-
-/* Next line that is neither blank nor a '#' comment; advances *p past it.
- * Returns the line start (NUL-terminated in place) or NULL at the end. */
-static char *next_content_line(char **p) {
-  while (**p) {
-    char *line = *p;
-    char *end = strchr(line, '\n');
-    if (end) {
-      *end = '\0';
-      *p = end + 1;
-    } else {
-      *p = line + strlen(line);
-    }
+/* Next line that is neither blank nor a '#' comment; returns its first
+ * non-blank character or NULL at the end. */
+static char *rd_content_line(Reader *r, char *line, size_t cap) {
+  while (rd_line(r, line, cap)) {
     char *q = line;
     while (*q && isspace((unsigned char)*q)) q++;
     if (*q && *q != '#') return q;
@@ -132,85 +163,93 @@ static char *next_content_line(char **p) {
   return NULL;
 }
 
-/* OFF: counts on the header must be matched by the lines of the file, and
- * every face index must name one of the vertices. This is a screen, not a
- * reader: assimp still parses the file. */
-static JlResult screen_off(const char *path, size_t size, char *err, size_t errsz) {
-  char *buf = read_all(path, size);
-  if (!buf) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
-  JlResult res = JL_OK;
-  char *p = buf, *line = next_content_line(&p), *q = line;
+/* Next whole decimal number, reading further content lines when the current
+ * one (*cur) is used up; -1 when there is none or it is not a number. */
+static long long rd_count(Reader *r, char *line, size_t cap, char **cur) {
+  for (;;) {
+    while (**cur && isspace((unsigned char)**cur)) (*cur)++;
+    if (**cur && **cur != '#') break;
+    if (!(*cur = rd_content_line(r, line, cap))) return -1;
+  }
+  char *s = *cur, *e = s;
+  long long v = 0;
+  while (isdigit((unsigned char)*e) && v <= 1000000000000LL) v = 10 * v + (*e++ - '0');
+  if (e == s || (*e && !isspace((unsigned char)*e) && *e != '#')) return -1;
+  *cur = e;
+  return v;
+}
+
+/* OFF (assimp 5.2's reader): an optional header token [ST][C][N][4][n]OFF,
+ * a '#' starts a comment; then vertex, face (and edge) counts, which must be
+ * within the element cap, fit the file's size, and be matched by its lines;
+ * every face index must name a vertex. A screen, not a reader: assimp still
+ * parses the file. */
+static JlResult screen_off(const char *path, Reader *r, unsigned long long size, char *err, size_t errsz) {
+  char line[4096];
+  char *q = rd_content_line(r, line, sizeof line), *cur = q;
   long long nv = -1, nf = -1;
-  if (line) {
-    /* optional header token (OFF, COFF, NOFF, STOFF, 4OFF ...), counts on the
-     * same line or the next one */
-    while (*q && !isspace((unsigned char)*q)) q++;
-    char *tok_end = q;
-    if (tok_end - line >= 3 && strncmp(tok_end - 3, "OFF", 3) == 0) {
-      while (*q && isspace((unsigned char)*q)) q++;
-      if (!*q) q = next_content_line(&p);
-    } else {
-      q = line;
+  if (q) {
+    const char *t = q;
+    int dim = 0;
+    if (t[0] == 'S' && t[1] == 'T') t += 2;
+    if (*t == 'C') t++;
+    if (*t == 'N') t++;
+    if (*t == '4') t++;
+    if (*t == 'n') t++, dim = 1;
+    if (strncmp(t, "OFF", 3) == 0) {
+      cur = (char *)t + 3;
+      if (dim && rd_count(r, line, sizeof line, &cur) < 0) cur = NULL;
     }
-    if (q) {
-      char *e1 = NULL, *e2 = NULL;
-      nv = strtoll(q, &e1, 10);
-      nf = (e1 != q) ? strtoll(e1, &e2, 10) : -1;
-      if (e1 == q || e2 == e1) nv = nf = -1;
+    if (cur) {
+      nv = rd_count(r, line, sizeof line, &cur);
+      nf = nv >= 0 ? rd_count(r, line, sizeof line, &cur) : -1;
     }
   }
-  if (nv < 0 || nf < 0) {
-    res = jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header has no vertex and face counts", path);
-    goto done;
-  }
-  if (nv > INT_MAX || nf > INT_MAX) {
-    res = jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header promises %lld vertices and %lld faces, too many",
-                  path, nv, nf);
-    goto done;
-  }
+  if (nv < 0 || nf < 0)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header has no vertex and face counts", path);
+  if (nv > JL_MAX_MESH_ELEMENTS || nf > JL_MAX_MESH_ELEMENTS)
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "%s: OFF header promises %lld vertices and %lld faces, more than the %d element limit",
+                   path, nv, nf, JL_MAX_MESH_ELEMENTS);
+  /* a vertex line has at least 6 bytes ("0 0 0\n"), a face line 2 */
+  if ((double)nv * 6.0 + (double)nf * 2.0 > (double)(size - r->consumed))
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "%s: OFF header promises %lld vertices and %lld faces, the file is only %llu bytes", path,
+                   nv, nf, size);
   for (long long i = 0; i < nv; i++)
-    if (!next_content_line(&p)) {
-      res = jl_fail(err, errsz, JL_ERR_INPUT,
-                    "%s: OFF header promises %lld vertices, the file has only %lld", path, nv, i);
-      goto done;
-    }
+    if (!rd_content_line(r, line, sizeof line))
+      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header promises %lld vertices, the file has only %lld",
+                     path, nv, i);
   for (long long i = 0; i < nf; i++) {
-    char *f = next_content_line(&p);
-    if (!f) {
-      res = jl_fail(err, errsz, JL_ERR_INPUT,
-                    "%s: OFF header promises %lld faces, the file has only %lld", path, nf, i);
-      goto done;
-    }
+    char *f = rd_content_line(r, line, sizeof line);
+    if (!f)
+      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header promises %lld faces, the file has only %lld",
+                     path, nf, i);
     char *e = NULL;
     long n = strtol(f, &e, 10);
     for (long k = 0; k < n && e; k++) {
       char *s = e;
       long long idx = strtoll(s, &e, 10);
-      if (e == s) break; /* malformed: let assimp report it */
-      if (idx < 0 || idx >= nv) {
-        res = jl_fail(err, errsz, JL_ERR_INPUT,
-                      "%s: OFF face %lld has vertex index %lld, out of range 0..%lld", path, i, idx,
-                      nv - 1);
-        goto done;
-      }
+      if (e == s) break; /* malformed (or a line longer than the window): assimp reports it */
+      if (idx < 0 || idx >= nv)
+        return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF face %lld has vertex index %lld, out of range 0..%lld",
+                       path, i, idx, nv - 1);
     }
   }
-done:
-  free(buf);
-  return res;
+  return JL_OK;
 }
 
-/* PLY: the element counts of the header times the smallest size of one
- * element (2 bytes per ascii number, the binary sizes otherwise) must fit in
- * what follows the header. */
-static JlResult screen_ply(const char *path, size_t size, char *err, size_t errsz) {
-  char *buf = read_all(path, size);
-  if (!buf) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
-  JlResult res = JL_OK;
-  char *p = buf, *line;
+/* PLY: the magic (any case) was checked by the caller. The header must end
+ * with end_header within 1 MB and 10000 lines (assimp loops forever
+ * without it), every element count must be within the element cap, and the
+ * counts times the smallest size of one element (2 bytes per ascii number,
+ * the binary sizes otherwise) must fit in what follows the header. */
+static JlResult screen_ply(const char *path, Reader *r, unsigned long long size, char *err, size_t errsz) {
+  char line[4096];
   int ascii = 1, ended = 0;
   double need = 0.0, count = 0.0, elem = 0.0;
-  while ((line = next_content_line(&p)) != NULL) {
+  rd_line(r, line, sizeof line); /* the magic */
+  for (int n = 0; n < 10000 && r->consumed <= 1048576 && rd_line(r, line, sizeof line); n++) {
     char w1[32] = "", w2[32] = "", w3[32] = "";
     if (sscanf(line, "%31s %31s %31s", w1, w2, w3) < 1) continue;
     if (strcmp(w1, "format") == 0) {
@@ -220,6 +259,9 @@ static JlResult screen_ply(const char *path, size_t size, char *err, size_t errs
       char *e = NULL;
       count = strtod(w3, &e);
       if (e == w3 || !(count >= 0.0)) count = 0.0;
+      if (count > JL_MAX_MESH_ELEMENTS)
+        return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header promises %.0f %s elements, more than the %d element limit",
+                       path, count, w2, JL_MAX_MESH_ELEMENTS);
       elem = 0.0;
     } else if (strcmp(w1, "property") == 0) {
       const char *type = strcmp(w2, "list") == 0 ? w3 : w2;
@@ -235,17 +277,104 @@ static JlResult screen_ply(const char *path, size_t size, char *err, size_t errs
       break;
     }
   }
+  if (!ended)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header has no end_header line (within 1 MB)", path);
   need += count * elem;
-  size_t body = ended ? size - (size_t)(p - buf) : 0;
-  if (ended && need > (double)body)
-    res = jl_fail(err, errsz, JL_ERR_INPUT,
-                  "%s: PLY header promises at least %.0f bytes of elements, the file has %zu", path,
-                  need, body);
-  free(buf);
-  return res;
+  unsigned long long body = size - r->consumed;
+  if (need > (double)body)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header promises at least %.0f bytes of elements, the file has %llu",
+                   path, need, body);
+  return JL_OK;
 }
 
-/* Exists, regular, readable, not empty; then the header screens. */
+/* DirectX .x, text format ("xof 0303txt "): each count that opens a data
+ * object ("Mesh name { 8;", MeshFaces, MeshNormals ...: an integer right
+ * after '{', ended by ';' or ',') must be within the element cap and fit in
+ * the rest of the file at 2 bytes per element at least. Binary and
+ * compressed .x are left to the child's limits. */
+static JlResult screen_x(const char *path, Reader *r, unsigned long long size, char *err, size_t errsz) {
+  int c, after_brace = 0;
+  while ((c = rd_getc(r)) != EOF) {
+    if (c == '{') {
+      after_brace = 1;
+      continue;
+    }
+    if (isspace(c)) continue;
+    if (c == '/' || c == '#') { /* comment to the end of the line */
+      while ((c = rd_getc(r)) != EOF && c != '\n') {
+      }
+      continue;
+    }
+    if (after_brace && isdigit(c)) {
+      long long v = c - '0';
+      while ((c = rd_getc(r)) != EOF && isdigit(c))
+        if (v <= 1000000000000LL) v = 10 * v + (c - '0');
+      if (c == ';' || c == ',') {
+        if (v > JL_MAX_MESH_ELEMENTS || 2.0 * (double)v > (double)(size - r->consumed))
+          return jl_fail(err, errsz, JL_ERR_INPUT,
+                         "%s: .x data object promises %lld elements, the file is only %llu bytes (limit %d)", path,
+                         v, size, JL_MAX_MESH_ELEMENTS);
+      }
+      if (c == '{') {
+        after_brace = 1;
+        continue;
+      }
+    }
+    after_brace = 0;
+  }
+  return JL_OK;
+}
+
+static int ends_with_ci(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  if (m > n) return 0;
+  for (size_t i = 0; i < m; i++)
+    if (tolower((unsigned char)s[n - m + i]) != tolower((unsigned char)suffix[i])) return 0;
+  return 1;
+}
+
+typedef enum Format { FMT_OTHER, FMT_OFF, FMT_PLY, FMT_X, FMT_OBJ } Format;
+
+/* Which of the screened formats assimp 5.2 will read the file as. A known
+ * extension decides (aiIsExtensionSupported; the last one, any case);
+ * otherwise assimp asks its importers in registry order, of which X, OBJ,
+ * PLY and OFF come in this order, each with the test below on the first
+ * bytes: lower-cased and with NUL bytes squeezed out for token searches
+ * (BaseImporter::SearchFileHeaderForToken), raw for X's magic. (Importers
+ * between them in the registry, AMF, 3DS, M3D, MD2, MD3 and others, claim
+ * files by binary magics that none of these formats start with.) */
+static Format sniff(const char *path, const unsigned char *head, size_t n) {
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  if (dot && (!slash || dot > slash) && dot[1] && aiIsExtensionSupported(dot)) {
+    if (ends_with_ci(path, ".off")) return FMT_OFF;
+    if (ends_with_ci(path, ".ply")) return FMT_PLY;
+    if (ends_with_ci(path, ".x")) return FMT_X;
+    return FMT_OTHER;
+  }
+  if (n >= 4 && (memcmp(head, "xof ", 4) == 0 || memcmp(head, " fox", 4) == 0)) return FMT_X;
+  char low[201];
+  size_t m = 0;
+  for (size_t i = 0; i < n && i < 200; i++)
+    if (head[i]) low[m++] = (char)tolower(head[i]);
+  low[m] = '\0';
+  static const char *const obj_tokens[] = {"mtllib", "usemtl", "v ", "vt ", "vn ", "o ", "g ", "s ", "f "};
+  for (size_t k = 0; k < sizeof obj_tokens / sizeof *obj_tokens; k++) {
+    const char *hit = strstr(low, obj_tokens[k]);
+    if (hit && (hit == low || !isalpha((unsigned char)hit[-1]))) return FMT_OBJ;
+  }
+  if (strstr(low, "ply")) return FMT_PLY;
+  /* OFF searches only the first 3 bytes */
+  char first3[4];
+  size_t k3 = 0;
+  for (size_t i = 0; i < n && i < 3; i++)
+    if (head[i]) first3[k3++] = (char)tolower(head[i]);
+  first3[k3] = '\0';
+  if (strstr(first3, "off")) return FMT_OFF;
+  return FMT_OTHER;
+}
+
+/* Exists, regular, readable, not empty, within the size limit; then the
+ * screen of its format, streaming. */
 static JlResult check_file(const char *path, char *err, size_t errsz) {
   struct stat st;
   if (stat(path, &st) != 0)
@@ -253,24 +382,105 @@ static JlResult check_file(const char *path, char *err, size_t errsz) {
   if (S_ISDIR(st.st_mode)) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: is a directory", path);
   if (!S_ISREG(st.st_mode)) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: is not a regular file", path);
   if (st.st_size == 0) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is empty (0 bytes)", path);
+  JlMeshLimits lim = jl_mesh_limits();
+  if ((double)st.st_size > lim.file_mb * 1048576.0)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is %.0f MB, larger than the %g MB limit (--mesh-max-file)",
+                   path, (double)st.st_size / 1048576.0, lim.file_mb);
   FILE *f = fopen(path, "rb");
   if (!f) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
-  char head[64] = {0};
-  size_t n = fread(head, 1, sizeof head - 1, f);
+  Reader *r = jl_calloc(1, sizeof *r);
+  r->f = f;
+  unsigned char head[200];
+  size_t n = fread(head, 1, sizeof head, f);
+  rewind(f);
+  unsigned long long size = (unsigned long long)st.st_size;
+  JlResult res = JL_OK;
+  switch (sniff(path, head, n)) {
+    case FMT_OFF: res = screen_off(path, r, size, err, errsz); break;
+    case FMT_PLY:
+      /* assimp itself refuses a first line not starting with "ply" (any case) */
+      if (n >= 3 && tolower(head[0]) == 'p' && tolower(head[1]) == 'l' && tolower(head[2]) == 'y')
+        res = screen_ply(path, r, size, err, errsz);
+      break;
+    case FMT_X:
+      if (n >= 12 && memcmp(head + 8, "txt ", 4) == 0) res = screen_x(path, r, size, err, errsz);
+      break;
+    default: break;
+  }
   fclose(f);
-  head[n] = '\0';
-  size_t size = (size_t)st.st_size;
+  free(r);
+  return res;
+}
 
-  /* first token of the file, for content-detected formats */
-  const char *t = head;
-  while (*t && isspace((unsigned char)*t)) t++;
-  size_t tl = 0;
-  while (t[tl] && !isspace((unsigned char)t[tl])) tl++;
-  int off_token = tl >= 3 && tl <= 6 && strncmp(t + tl - 3, "OFF", 3) == 0;
-  if (ends_with_ci(path, ".off") || off_token) return screen_off(path, size, err, errsz);
-  if (strncmp(head, "ply", 3) == 0 && (head[3] == '\n' || head[3] == '\r'))
-    return screen_ply(path, size, err, errsz);
-  return JL_OK;
+/* ---- assimp's file access: regular files only, no materials ------------- */
+
+/* Every file assimp opens (the mesh and whatever it references: glTF
+ * buffers, OBJ material libraries ...) goes through these callbacks
+ * (aiFileIO). A file is opened only if it is a regular file within the size
+ * limit (a FIFO or a device would block or never end), read-only, and not a
+ * material library (.mtl): Jelly needs no materials, and the OBJ reader
+ * goes on without one. */
+static size_t io_read(struct aiFile *f, char *buf, size_t size, size_t count) {
+  return fread(buf, size, count, (FILE *)f->UserData);
+}
+static size_t io_write(struct aiFile *f, const char *buf, size_t size, size_t count) {
+  (void)f, (void)buf, (void)size, (void)count;
+  return 0;
+}
+static size_t io_tell(struct aiFile *f) {
+  long p = ftell((FILE *)f->UserData);
+  return p < 0 ? 0 : (size_t)p;
+}
+static size_t io_size(struct aiFile *f) {
+  struct stat st;
+  return fstat(fileno((FILE *)f->UserData), &st) == 0 ? (size_t)st.st_size : 0;
+}
+static enum aiReturn io_seek(struct aiFile *f, size_t off, enum aiOrigin origin) {
+  int whence = origin == aiOrigin_CUR ? SEEK_CUR : origin == aiOrigin_END ? SEEK_END : SEEK_SET;
+  if (off > (size_t)LONG_MAX) return aiReturn_FAILURE;
+  return fseek((FILE *)f->UserData, (long)off, whence) == 0 ? aiReturn_SUCCESS : aiReturn_FAILURE;
+}
+static void io_flush(struct aiFile *f) { (void)f; }
+
+static struct aiFile *io_open(struct aiFileIO *io, const char *path, const char *mode) {
+  (void)io;
+  if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
+  if (ends_with_ci(path, ".mtl")) return NULL;
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      (double)st.st_size > jl_mesh_limits().file_mb * 1048576.0) {
+    close(fd);
+    return NULL;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE *fp = fdopen(fd, "rb");
+  if (!fp) {
+    close(fd);
+    return NULL;
+  }
+  struct aiFile *f = calloc(1, sizeof *f);
+  if (!f) {
+    fclose(fp);
+    return NULL;
+  }
+  f->ReadProc = io_read;
+  f->WriteProc = io_write;
+  f->TellProc = io_tell;
+  f->FileSizeProc = io_size;
+  f->SeekProc = io_seek;
+  f->FlushProc = io_flush;
+  f->UserData = (aiUserData)fp;
+  return f;
+}
+
+static void io_close(struct aiFileIO *io, struct aiFile *f) {
+  (void)io;
+  if (!f) return;
+  fclose((FILE *)f->UserData);
+  free(f);
 }
 
 /* ---- scene graph -> one triangle soup ------------------------------------ */
@@ -441,6 +651,105 @@ static void weld_exact(const Soup *soup, JlSurface *out) {
   free(id);
 }
 
+/* ---- the importer child ------------------------------------------------------ */
+
+/* the child's answer: a header, then for an error a length-prefixed message,
+ * for success nvert x 3 doubles and ntri x 3 int32 */
+typedef struct SoupHeader {
+  int32_t magic; /* SOUP_MAGIC */
+  int32_t code;  /* 0 success, 1 error message follows */
+  int32_t nvert, ntri;
+} SoupHeader;
+#define SOUP_MAGIC 0x4A4C5346 /* "JLSF" */
+#define SOUP_MAX_MESSAGE 1024
+
+/* child body: import, gather, weld, send */
+static void import_child(int fd, void *ctx) {
+  const char *path = ctx;
+  char msg[SOUP_MAX_MESSAGE] = "";
+  SoupHeader h = {SOUP_MAGIC, 1, 0, 0};
+  JlSurface out = {0, 0, NULL, NULL};
+
+  /* triangulate and validate only (top of this file); no materials */
+  struct aiFileIO io = {io_open, io_close, NULL};
+  struct aiPropertyStore *props = aiCreatePropertyStore();
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_READ_MATERIALS, 0);
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_READ_TEXTURES, 0);
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_READ_CAMERAS, 0);
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_READ_LIGHTS, 0);
+  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_READ_ANIMATIONS, 0);
+  const struct aiScene *sc = aiImportFileExWithProperties(
+      path, aiProcess_Triangulate | aiProcess_ValidateDataStructure, &io, props);
+  aiReleasePropertyStore(props);
+  if (!sc) {
+    const char *why = aiGetErrorString();
+    snprintf(msg, sizeof msg, "%s: assimp cannot read it: %s", path, why && *why ? why : "unknown error");
+  } else if (sc->mFlags & AI_SCENE_FLAGS_INCOMPLETE) {
+    snprintf(msg, sizeof msg, "%s: assimp read an incomplete scene (no usable meshes)", path);
+  } else {
+    /* merge all mesh instances into one soup, then weld */
+    Soup soup = {0, 0, NULL};
+    if (gather_scene(&soup, sc, path, msg, sizeof msg)) {
+      if (soup.ncorner == 0) snprintf(msg, sizeof msg, "%s: contains no triangles", path);
+      else weld_exact(&soup, &out), h.code = 0;
+    }
+    free(soup.pos);
+  }
+  if (sc) aiReleaseImport(sc);
+
+  if (h.code != 0) {
+    uint32_t len = (uint32_t)strlen(msg);
+    if (jl_child_write(fd, &h, sizeof h) && jl_child_write(fd, &len, sizeof len)) jl_child_write(fd, msg, len);
+    return;
+  }
+  h.nvert = out.nvert;
+  h.ntri = out.ntri;
+  if (jl_child_write(fd, &h, sizeof h) &&
+      jl_child_write(fd, out.vert, sizeof(double) * 3 * (size_t)out.nvert)) {
+    for (size_t i = 0; i < 3 * (size_t)out.ntri; i++) {
+      int32_t v = out.tri[i];
+      if (!jl_child_write(fd, &v, sizeof v)) break;
+    }
+  }
+  jl_surface_free(&out);
+}
+
+/* parent side: reads and checks the child's answer into out (counts within
+ * the caps before anything is allocated, indices in range); 1 on success,
+ * 0 with msg set (possibly empty: no usable answer) otherwise */
+static int read_soup(JlChild *c, JlSurface *out, int *answered, char *msg, size_t msgsz) {
+  SoupHeader h;
+  msg[0] = '\0';
+  *answered = 0;
+  if (!jl_child_read(c, &h, sizeof h) || h.magic != SOUP_MAGIC) return 0;
+  if (h.code != 0) {
+    uint32_t len = 0;
+    char text[SOUP_MAX_MESSAGE + 1];
+    if (!jl_child_read(c, &len, sizeof len) || len > SOUP_MAX_MESSAGE || !jl_child_read(c, text, len)) return 0;
+    text[len] = '\0';
+    snprintf(msg, msgsz, "%s", text);
+    *answered = 1;
+    return 0;
+  }
+  double bytes = 24.0 * h.nvert + 12.0 * h.ntri;
+  if (h.nvert <= 0 || h.ntri <= 0 || h.nvert > JL_MAX_MESH_ELEMENTS || h.ntri > JL_MAX_MESH_ELEMENTS ||
+      bytes > c->limits.memory_mb * 1048576.0)
+    return 0;
+  out->vert = jl_calloc((size_t)h.nvert * 3, sizeof(double));
+  out->tri = jl_calloc((size_t)h.ntri * 3, sizeof(int));
+  int ok = jl_child_read(c, out->vert, sizeof(double) * 3 * (size_t)h.nvert) &&
+           jl_child_read(c, out->tri, sizeof(int32_t) * 3 * (size_t)h.ntri);
+  for (size_t i = 0; ok && i < 3 * (size_t)h.ntri; i++) ok = out->tri[i] >= 0 && out->tri[i] < h.nvert;
+  if (!ok) {
+    jl_surface_free(out);
+    return 0;
+  }
+  out->nvert = h.nvert;
+  out->ntri = h.ntri;
+  *answered = 1;
+  return 1;
+}
+
 JlResult jl_surface_load(const char *path, JlSurface *out, char *err, size_t errsz) {
   JL_ASSERT(out, "jl_surface_load needs an output surface");
   memset(out, 0, sizeof *out);
@@ -448,32 +757,20 @@ JlResult jl_surface_load(const char *path, JlSurface *out, char *err, size_t err
   JlResult res = check_file(path, err, errsz);
   if (res != JL_OK) return res;
 
-  /* import: triangulate and validate only, see the top of this file */
-  const struct aiScene *sc =
-      aiImportFile(path, aiProcess_Triangulate | aiProcess_ValidateDataStructure);
-  if (!sc) {
-    const char *why = aiGetErrorString();
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: assimp cannot read it: %s", path,
-                   why && *why ? why : "unknown error");
-  }
-  if (sc->mFlags & AI_SCENE_FLAGS_INCOMPLETE) {
-    aiReleaseImport(sc);
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: assimp read an incomplete scene (no usable meshes)", path);
-  }
-
-  /* merge all mesh instances into one soup, then weld */
-  Soup soup = {0, 0, NULL};
-  int ok = gather_scene(&soup, sc, path, err, errsz);
-  aiReleaseImport(sc);
-  if (!ok) {
-    free(soup.pos);
-    return JL_ERR_INPUT;
-  }
-  if (soup.ncorner == 0) {
-    free(soup.pos);
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: contains no triangles", path);
-  }
-  weld_exact(&soup, out);
-  free(soup.pos);
-  return JL_OK;
+  /* assimp in a guarded child (mesh/child.h) */
+  JlChild c;
+  if (jl_child_start(&c, "the importer", import_child, (void *)path) != 0)
+    return jl_fail(err, errsz, JL_ERR_RUNTIME, "%s: cannot start the importer: %s", path, strerror(errno));
+  char msg[SOUP_MAX_MESSAGE + 1];
+  int answered = 0;
+  int ok = read_soup(&c, out, &answered, msg, sizeof msg);
+  char why[240];
+  JlChildEnd end = jl_child_finish(&c, why, sizeof why);
+  if (ok && end == JL_CHILD_DONE) return JL_OK;
+  jl_surface_free(out);
+  if (end == JL_CHILD_TIMEOUT || end == JL_CHILD_MEMORY)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: the importer %s", path, why);
+  if (end == JL_CHILD_CRASHED) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: %s", path, why);
+  if (answered && msg[0]) return jl_fail(err, errsz, JL_ERR_INPUT, "%s", msg);
+  return jl_fail(err, errsz, JL_ERR_INPUT, "%s: the importer stopped without a usable answer", path);
 }

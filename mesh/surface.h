@@ -28,9 +28,13 @@ void jl_surface_free(JlSurface *s);
 /* Deep copy; dst is overwritten (not freed first). */
 void jl_surface_copy(JlSurface *dst, const JlSurface *src);
 
-/* Reads any format assimp supports. Fails with JL_ERR_INPUT and a message
- * naming the file for unreadable files, 0-byte files, files with no triangles
- * and files assimp rejects. Merges all meshes, welds exactly coincident
+/* Reads any format assimp supports, in a guarded child process under the
+ * limits of mesh/child.h. Fails with JL_ERR_INPUT and a message naming the
+ * file for unreadable files, 0-byte files, files over the size limit, headers
+ * promising more than the file holds, files with no triangles, files assimp
+ * rejects, and an importer that crashes, times out or needs more memory than
+ * the limit ("crashed in the importer (signal 11, ...)", "the importer took
+ * longer than 60 s", "the importer needed more than 8192 MB"). Merges all meshes, welds exactly coincident
  * vertices. Does not validate: call jl_surface_validate. */
 JlResult jl_surface_load(const char *path, JlSurface *out, char *err, size_t errsz);
 

@@ -11,10 +11,13 @@
  *  - the library is built with assert() enabled (e.g. exactinit() asserts on
  *    flat input), and an assert aborts the process;
  *  - some paths printf even under -Q.
- * In the child, stdout and stderr go to /dev/null; a caught int (1 out of
- * memory, 2 internal error, 3 self-intersection, 4 tiny feature, 5 close
- * facets, 10 bad input) is sent as a code; a crash or exit without an answer
- * is read from the child's wait status. For a PLC that fails, a second child
+ * The child is a guarded one (mesh/child.h): limits on address space and
+ * CPU time, a wall-clock deadline, dies with its parent; hitting a limit is
+ * reported as such ("took longer than 60 s", "needed more than 8192 MB"),
+ * never as bad input. In the child, stdout and stderr go to /dev/null; a
+ * caught int (1 out of memory, 2 internal error, 3 self-intersection, 4 tiny
+ * feature, 5 close facets, 10 bad input) is sent as a code; a crash or exit
+ * without an answer is read from the child's wait status. For a PLC that fails, a second child
  * runs TetGen's -d (detect self-intersections) to say where the surface
  * crosses itself, since the crash usually hides code 3.
  *
@@ -37,6 +40,7 @@
 #include <cmath>
 #include <new>
 
+#include "mesh/child.h"
 #include "mesh/tetmesh.h"
 
 namespace {
@@ -46,30 +50,6 @@ struct Header {
   int32_t code; /* 0 success, else the TetGen error code (or -1: no tets) */
   int32_t a, b; /* success: nnode, ntet; -d run: number of triangles listed */
 };
-
-int write_all(int fd, const void *data, size_t n) {
-  const char *p = static_cast<const char *>(data);
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return 0;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 1;
-}
-
-int read_all(int fd, void *data, size_t n) {
-  char *p = static_cast<char *>(data);
-  while (n > 0) {
-    ssize_t r = read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return 0;
-    p += r;
-    n -= (size_t)r;
-  }
-  return 1;
-}
 
 /* copies points and (for a PLC) one single-polygon facet per triangle into
  * `in`, allocated with new[] so that the tetgenio destructor frees them */
@@ -107,27 +87,27 @@ void child_run(int fd, const char *switches, int detect, int npoint, const doubl
     int base = out.firstnumber;
     if (detect) {
       h.a = out.trifacelist ? out.numberoftrifaces : 0;
-      write_all(fd, &h, sizeof h);
+      jl_child_write(fd, &h, sizeof h);
       for (int i = 0; i < 3 * h.a; i++) {
         int32_t v = out.trifacelist[i] - base;
-        write_all(fd, &v, sizeof v);
+        jl_child_write(fd, &v, sizeof v);
       }
       return;
     }
     if (out.numberoftetrahedra <= 0 || out.numberofcorners < 4) {
       h.code = -1;
-      write_all(fd, &h, sizeof h);
+      jl_child_write(fd, &h, sizeof h);
       return;
     }
     h.a = out.numberofpoints;
     h.b = out.numberoftetrahedra;
-    if (!write_all(fd, &h, sizeof h)) return;
-    if (!write_all(fd, out.pointlist, sizeof(double) * 3 * (size_t)h.a)) return;
+    if (!jl_child_write(fd, &h, sizeof h)) return;
+    if (!jl_child_write(fd, out.pointlist, sizeof(double) * 3 * (size_t)h.a)) return;
     int stride = out.numberofcorners;
     for (int t = 0; t < h.b; t++) {
       int32_t v[4];
       for (int k = 0; k < 4; k++) v[k] = out.tetrahedronlist[stride * t + k] - base;
-      if (!write_all(fd, v, sizeof v)) return;
+      if (!jl_child_write(fd, v, sizeof v)) return;
     }
     return;
   } catch (int c) {
@@ -137,57 +117,26 @@ void child_run(int fd, const char *switches, int detect, int npoint, const doubl
   } catch (...) {
     h.code = 2;
   }
-  write_all(fd, &h, sizeof h);
+  jl_child_write(fd, &h, sizeof h);
 }
 
-/* Forks a child running TetGen; returns its pid (-1 if it cannot start) and
- * in *fd_out the read end of the pipe carrying its answer. The caller reads
- * the answer, then calls finish_child. */
-pid_t start_child(const char *switches, int detect, int npoint, const double *point, int ntri,
-                  const int *tri, int *fd_out) {
-  int fd[2];
-  if (pipe(fd) != 0) return -1;
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fd[0]);
-    close(fd[1]);
-    return -1;
-  }
-  if (pid == 0) {
-    /* child: silence, run, leave without atexit handlers or leak checks */
-    close(fd[0]);
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) {
-      dup2(devnull, STDOUT_FILENO);
-      dup2(devnull, STDERR_FILENO);
-      close(devnull);
-    }
-    child_run(fd[1], switches, detect, npoint, point, ntri, tri);
-    close(fd[1]);
-    _exit(0);
-  }
-  close(fd[1]);
-  *fd_out = fd[0];
-  return pid;
+/* what a TetGen child needs: the switches and the input PLC */
+struct Job {
+  const char *switches;
+  int detect, npoint, ntri;
+  const double *point;
+  const int *tri;
+};
+
+void job_run(int fd, void *ctx) {
+  const Job *j = static_cast<const Job *>(ctx);
+  child_run(fd, j->switches, j->detect, j->npoint, j->point, j->ntri, j->tri);
 }
 
-/* closes the pipe, reaps the child and describes an abnormal end in why */
-void finish_child(pid_t pid, int fd, char *why, size_t whysz) {
-  close(fd);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!why || whysz == 0) return;
-  why[0] = '\0';
-  if (WIFSIGNALED(status))
-    snprintf(why, whysz, "TetGen crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-    snprintf(why, whysz, "TetGen exited with status %d", WEXITSTATUS(status));
-  else
-    snprintf(why, whysz, "TetGen stopped without an answer");
-}
+/* Starts a guarded child running TetGen (mesh/child.h: memory and time
+ * limits, parent-death signal); returns 0 or -1 with errno. The caller reads
+ * the answer with jl_child_read, then calls jl_child_finish. */
+int start_child(JlChild *c, Job *job) { return jl_child_start(c, "TetGen", job_run, job); }
 
 /* After a failed PLC run, reruns TetGen with -d, which lists the triangles
  * involved in self-intersections instead of meshing, and describes the first:
@@ -196,12 +145,12 @@ void finish_child(pid_t pid, int fd, char *why, size_t whysz) {
 void describe_self_intersection(int npoint, const double *point, int ntri, const int *tri, char *out,
                                 size_t outsz) {
   out[0] = '\0';
-  int fd = -1;
-  pid_t pid = start_child("pdQ", 1, npoint, point, ntri, tri, &fd);
-  if (pid < 0) return;
+  Job job = {"pdQ", 1, npoint, ntri, point, tri};
+  JlChild child;
+  if (start_child(&child, &job) != 0) return;
   Header h;
   int32_t v[3];
-  if (read_all(fd, &h, sizeof h) && h.code == 0 && h.a > 0 && read_all(fd, v, sizeof v)) {
+  if (jl_child_read(&child, &h, sizeof h) && h.code == 0 && h.a > 0 && jl_child_read(&child, v, sizeof v)) {
     /* which input triangle has these three vertices */
     int which = -1;
     for (int t = 0; t < ntri && which < 0; t++) {
@@ -218,7 +167,7 @@ void describe_self_intersection(int npoint, const double *point, int ntri, const
              "%d triangles intersect others; first: triangle %d (vertices %d %d %d) near (%.6g, %.6g, %.6g)",
              h.a, which, v[0], v[1], v[2], c[0], c[1], c[2]);
   }
-  finish_child(pid, fd, NULL, 0);
+  jl_child_finish(&child, NULL, 0);
 }
 
 const char *code_message(int code) {
@@ -234,6 +183,12 @@ const char *code_message(int code) {
 }
 
 }  // namespace
+
+/* any failed operator new in a guarded child ends it with the "out of
+ * memory" status (mesh/child.h), whoever would have caught bad_alloc */
+static void new_handler_exit() { _exit(JL_CHILD_EXIT_NOMEM); }
+
+extern "C" void jl_child_new_handler_exit(void) { std::set_new_handler(new_handler_exit); }
 
 extern "C" JlResult jl_tetgen_raw(const char *switches, int npoint, const double *point, int ntri, const int *tri,
                                   int *out_nnode, double **out_node, int *out_ntet, int **out_tet, char *err,
@@ -269,18 +224,24 @@ extern "C" JlResult jl_tetgen_raw(const char *switches, int npoint, const double
   if (swlen < 0 || (size_t)swlen >= sizeof sw)
     return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen switch string too long: '%s'", switches);
 
-  /* run TetGen in a child and read its answer */
-  int fd = -1;
-  pid_t pid = start_child(sw, 0, npoint, point, ntri, tri, &fd);
-  if (pid < 0) return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot start TetGen: %s", strerror(errno));
+  /* run TetGen in a guarded child and read its answer; counts are checked
+   * against the element cap and the memory limit before allocating */
+  Job job = {sw, 0, npoint, ntri, point, tri};
+  JlChild c;
+  if (start_child(&c, &job) != 0)
+    return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot start TetGen: %s", strerror(errno));
   Header h = {0, 0, 0};
-  int answered = read_all(fd, &h, sizeof h);
-  int ok = answered && h.code == 0 && h.a > 0 && h.b > 0;
+  int answered = jl_child_read(&c, &h, sizeof h);
+  double bytes = 24.0 * h.a + 16.0 * h.b;
+  int sane = h.a > 0 && h.b > 0 && h.a <= JL_MAX_MESH_ELEMENTS && h.b <= JL_MAX_MESH_ELEMENTS &&
+             bytes <= c.limits.memory_mb * 1048576.0;
+  if (answered && h.code == 0 && !sane && (h.a != 0 || h.b != 0)) answered = 0; /* garbage */
+  int ok = answered && h.code == 0 && sane;
   if (ok) {
     double *node = static_cast<double *>(jl_calloc((size_t)h.a * 3, sizeof(double)));
     int *tet = static_cast<int *>(jl_calloc((size_t)h.b * 4, sizeof(int)));
-    ok = read_all(fd, node, sizeof(double) * 3 * (size_t)h.a) &&
-         read_all(fd, tet, sizeof(int) * 4 * (size_t)h.b);
+    ok = jl_child_read(&c, node, sizeof(double) * 3 * (size_t)h.a) &&
+         jl_child_read(&c, tet, sizeof(int) * 4 * (size_t)h.b);
     for (int i = 0; ok && i < 4 * h.b; i++) ok = tet[i] >= 0 && tet[i] < h.a;
     if (ok) {
       *out_nnode = h.a;
@@ -293,12 +254,26 @@ extern "C" JlResult jl_tetgen_raw(const char *switches, int npoint, const double
       answered = 0;
     }
   }
-  char why[160];
-  finish_child(pid, fd, why, sizeof why);
-  if (ok) return JL_OK;
+  char why[240];
+  JlChildEnd end = jl_child_finish(&c, why, sizeof why);
+  if (ok && end == JL_CHILD_DONE) return JL_OK;
+  if (ok) { /* an answer, then a bad end: do not trust it */
+    free(*out_node);
+    free(*out_tet);
+    *out_node = NULL;
+    *out_tet = NULL;
+    *out_nnode = *out_ntet = 0;
+  }
+  /* limits: not the input's fault, say which limit */
+  if (end == JL_CHILD_TIMEOUT || end == JL_CHILD_MEMORY)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen %s on %d points and %d triangles", why, npoint, ntri);
+  if (answered && h.code == 1)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen needed more than %g MB (--mesh-memory)",
+                   c.limits.memory_mb);
   if (answered && h.code == -1)
     return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen produced no tetrahedra from %d points (are they coplanar?)",
                    npoint);
+  if (!why[0]) snprintf(why, sizeof why, "TetGen stopped without an answer");
 
   /* failure: find out where a PLC intersects itself, if it does */
   char detail[400] = "";

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mesh/child.h"
 #include "mesh/vec3.h"
 
 JlTetgenDef jl_default_tetgen_def(void) {
@@ -59,6 +60,30 @@ JlTetgenDef jl_default_tetgen_def(void) {
 #define MIN_QUALITY 1.1
 /* upper bound on embedded-mode lattice points (memory and TetGen time) */
 #define MAX_LATTICE_POINTS 4000000
+/* TetGen's peak memory per output tet (about 190 bytes measured with libtet
+ * 1.5 on a refined 1 m box, 1.1 M tets: 220 MB); a lower bound, so an
+ * estimate above the limit is certainly too fine */
+#define TETGEN_BYTES_PER_TET 150.0
+/* Delaunay tets per point of a jittered BCC lattice (about 6.5) */
+#define TETS_PER_LATTICE_POINT 6.0
+
+/* Rejects a request whose tets cannot fit the element cap or the child's
+ * memory limit (mesh/child.h) before TetGen starts: "too fine for the
+ * limit", distinct from TetGen's own failures. what names the setting. */
+static JlResult check_estimate(double ntet, const char *what, char *err, size_t errsz) {
+  JlMeshLimits lim = jl_mesh_limits();
+  double mb = ntet * TETGEN_BYTES_PER_TET / 1048576.0;
+  if (ntet > JL_MAX_MESH_ELEMENTS)
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "%s is too fine for the limit: at least %.3g tets, more than the %d element limit", what,
+                   ntet, JL_MAX_MESH_ELEMENTS);
+  if (mb > lim.memory_mb)
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "%s is too fine for the limit: at least %.3g tets, about %.0f MB for TetGen, more than "
+                   "--mesh-memory %g MB",
+                   what, ntet, mb, lim.memory_mb);
+  return JL_OK;
+}
 
 /* ---- geometry helpers (vectors: mesh/vec3.h) ----------------------------- */
 
@@ -326,7 +351,13 @@ static JlResult build_embedded(const JlSurface *s, const JlTetgenDef *def, int *
                      (hi[2] - lo[2]) * (hi[2] - lo[2]));
   double h = def->resolution > 0 ? def->resolution : diag / 12.0;
 
-  /* Steiner points: jittered BCC lattice over the bounding box plus a cell */
+  /* Steiner points: jittered BCC lattice over the bounding box plus a cell;
+   * about 6 Delaunay tets per point must fit the limits */
+  double cells = 1.0;
+  for (int k = 0; k < 3; k++) cells *= ceil((hi[k] - lo[k]) / h) + 3.0;
+  char what[96];
+  snprintf(what, sizeof what, "embedded resolution %g m", h);
+  if (check_estimate(2.0 * cells * TETS_PER_LATTICE_POINT, what, err, errsz) != JL_OK) return JL_ERR_INPUT;
   double *pts = NULL;
   int npts = make_lattice(lo, hi, h, def->seed, &pts, err, errsz);
   if (npts < 0) return JL_ERR_INPUT;
@@ -447,6 +478,14 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
   for (int i = 0; i < 3 * s->nvert; i++)
     if (!isfinite(s->vert[i]))
       return jl_fail(err, errsz, JL_ERR_INPUT, "vertex %d has a non-finite coordinate", i / 3);
+
+  /* conforming with a volume bound: at least volume / max_volume tets */
+  if (def->mode == JL_TETGEN_CONFORMING && def->max_volume > 0) {
+    char what[96];
+    snprintf(what, sizeof what, "max_volume %g m^3", def->max_volume);
+    if (check_estimate(fabs(jl_surface_volume(s)) / def->max_volume, what, err, errsz) != JL_OK)
+      return JL_ERR_INPUT;
+  }
 
   int nnode = 0, ntet = 0;
   double *node = NULL;

@@ -30,6 +30,16 @@ int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli_bench_th
 int jl_cli_parse_double(const char *cmd, const char *flag, const char *text, double *out);
 /* mkdir -p: 0 when path is (now) a directory, -1 otherwise (errno set) */
 int jl_cli_make_dirs(const char *path);
+/* The mesh limits shared by run, check and mesh (mesh/child.h,
+ * docs/robustness.md): when argv[*i] is --mesh-timeout S, --mesh-memory MB
+ * or --mesh-max-file MB, consumes its value, sets the limit and returns 1;
+ * returns 0 for any other argument, -1 (message printed) for a bad value. */
+int jl_cli_mesh_limit_flag(const char *cmd, int argc, char **argv, int *i);
+#define JL_CLI_MESH_LIMITS_HELP                                                       \
+  "  --mesh-timeout S   wall-clock (and CPU) seconds for one mesh import or TetGen\n" \
+  "                     run (default 60)\n"                                            \
+  "  --mesh-memory MB   memory for one mesh import or TetGen run (default 8192)\n"    \
+  "  --mesh-max-file MB largest mesh file read (default 1024)\n"
 int jl_cli_parse_int(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out);
 
 #endif

@@ -11,12 +11,14 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: jelly check FILE\n"
+          "usage: jelly check FILE [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
           "Loads a surface mesh (OBJ, OFF, STL, PLY, glTF and the other formats assimp\n"
           "reads), welds duplicate vertices, removes degenerate triangles, flips an\n"
           "inside-out surface and reports holes, non-manifold edges, inconsistent\n"
           "orientation, self-intersections and components.\n"
+          "\n"
+          "options:\n" JL_CLI_MESH_LIMITS_HELP
           "Exit status: 0 when the mesh can be tetrahedralized, 2 otherwise.\n");
 }
 
@@ -37,6 +39,9 @@ int jl_cli_check(int argc, char **argv) {
       usage(stdout);
       return 0;
     }
+    int lim = jl_cli_mesh_limit_flag("check", argc, argv, &i);
+    if (lim < 0) return 2;
+    if (lim > 0) continue;
     if (a[0] == '-' && a[1] != '\0' && strcmp(a, "--") != 0) {
       fprintf(stderr, "jelly check: unknown option '%s'\n", a);
       usage(stderr);

@@ -38,6 +38,7 @@ static void usage(FILE *out) {
           "  --shape box|sphere|torus    a generated 1 m box, 0.5 m sphere or torus\n"
           "                              (0.5 m / 0.2 m) instead of FILE\n"
           "  --out FILE.vtu              write the tet mesh (VTK unstructured grid)\n"
+          JL_CLI_MESH_LIMITS_HELP
           "Exit status: 0 on success, 2 for bad input.\n");
 }
 
@@ -78,6 +79,9 @@ int jl_cli_mesh(int argc, char **argv) {
       usage(stdout);
       return 0;
     }
+    int lim = jl_cli_mesh_limit_flag("mesh", argc, argv, &i);
+    if (lim < 0) return 2;
+    if (lim > 0) continue;
     if (strcmp(a, "--mode") == 0) {
       if (!(v = flag_value(argc, argv, &i))) return 2;
       if (strcmp(v, "conforming") == 0) def.mode = JL_TETGEN_CONFORMING;

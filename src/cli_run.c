@@ -3,6 +3,7 @@
  *   jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]
  *             [--integrator NAME] [--threads N] [--obj] [--quiet]
  *             [--no-preview] [--strict]
+ *             [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]
  *
  * Output in DIR (default out/<scene name>): stats.csv (one row per output
  * frame, frame 0 being the initial state), scene.pvd + frame_NNNN.vtu (one
@@ -57,6 +58,7 @@ static void run_usage(FILE *f) {
           "usage: jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]\n"
           "                 [--integrator implicit|symplectic|euler|midpoint|rk4|verlet]\n"
           "                 [--threads N] [--obj] [--quiet] [--no-preview] [--strict]\n"
+          "                 [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
           "Simulates SCENE (default " DEFAULT_SCENE ") and writes DIR/stats.csv,\n"
           "DIR/scene.pvd with one .vtu per frame, DIR/preview.png (a contact sheet of six\n"
@@ -68,6 +70,7 @@ static void run_usage(FILE *f) {
           "  --fps F      output frames per second (overrides the scene's fps)\n"
           "  --strict     exit 1 if the linear solver hit its iteration cap in any step\n"
           "               (otherwise a warning), after writing the outputs\n"
+          JL_CLI_MESH_LIMITS_HELP
           "\n"
           "Warns about bodies that start inside each other, below the ground or inside an\n"
           "obstacle. Exit 0 on success, 1 if the simulation diverged (or, with --strict,\n"
@@ -81,6 +84,9 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int lim = jl_cli_mesh_limit_flag("run", argc, argv, &i);
+    if (lim < 0) return 0;
+    if (lim > 0) continue;
     if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       run_usage(stdout);
       exit(0);

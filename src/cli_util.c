@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mesh/child.h"
 #include "src/cli.h"
 
 int jl_cli_parse_double(const char *cmd, const char *flag, const char *text, double *out) {
@@ -68,4 +69,33 @@ int jl_cli_make_dirs(const char *path) {
   if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
   struct stat st;
   return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+int jl_cli_mesh_limit_flag(const char *cmd, int argc, char **argv, int *i) {
+  const char *flag = argv[*i];
+  int which = strcmp(flag, "--mesh-timeout") == 0 ? 0
+              : strcmp(flag, "--mesh-memory") == 0 ? 1
+              : strcmp(flag, "--mesh-max-file") == 0 ? 2
+                                                      : -1;
+  if (which < 0) return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "jelly %s: %s needs a value\n", cmd, flag);
+    return -1;
+  }
+  const char *text = argv[++*i];
+  double v = 0.0;
+  if (!jl_cli_parse_double(cmd, flag, text, &v)) return -1;
+  /* upper bounds: a day, 1 TiB */
+  double hi = which == 0 ? 86400.0 : 1048576.0;
+  if (!(v > 0) || v > hi) {
+    fprintf(stderr, "jelly %s: %s must be > 0 and at most %g %s, got '%s'\n", cmd, flag, hi,
+            which == 0 ? "s" : "MB", text);
+    return -1;
+  }
+  JlMeshLimits l = jl_mesh_limits();
+  if (which == 0) l.timeout = v;
+  else if (which == 1) l.memory_mb = v;
+  else l.file_mb = v;
+  jl_mesh_set_limits(&l);
+  return 1;
 }
