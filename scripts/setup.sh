@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Installs Jelly's missing Debian packages (as root, or through sudo) and
 # builds the program into build/. Prints exactly what to install when it
-# cannot install itself. Usage: scripts/setup.sh [--test-deps] [--build-dir DIR]
+# cannot install itself.
+# Usage: scripts/setup.sh [--test-deps] [--fuzz-deps] [--no-build] [--build-dir DIR]
+#   --fuzz-deps  also clang and its libFuzzer runtime (scripts/fuzz.sh)
+#   --no-build   install only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=build
 want_test_deps=0
+want_fuzz_deps=0
+build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --test-deps) want_test_deps=1 ;;
+    --fuzz-deps) want_fuzz_deps=1 ;;
+    --no-build) build=0 ;;
     --build-dir) build_dir="$2"; shift ;;
     *) echo "setup.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -23,6 +30,11 @@ if [ "$want_test_deps" = 1 ]; then
   # python3 decodes PNGs independently in the render tests; xvfb + xauth give
   # the viewer smoke test (tests/test_viewer.c) an X server
   packages+=(python3 xvfb xauth)
+fi
+if [ "$want_fuzz_deps" = 1 ]; then
+  # Debian 12's clang is clang 14; libFuzzer and the sanitizer runtimes are
+  # in libclang-rt-14-dev
+  packages+=(clang libclang-rt-14-dev)
 fi
 
 missing=()
@@ -48,6 +60,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+[ "$build" = 1 ] || exit 0
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${JELLY_CMAKE_FLAGS:-} >/dev/null
 cmake --build "$build_dir" -j "$jobs"
