@@ -41,7 +41,7 @@ for t in "${targets[@]}"; do
   echo "== $t: ${budget} s from tests/fuzz/corpus/$t"
   set +e
   # new inputs go into $run/corpus; the committed seeds are only read
-  build-fuzz/"$t" -max_total_time="$budget" -timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
+  build-fuzz/"$t" -seed=1 -max_total_time="$budget" -timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$run/artifacts/" "$run/corpus" "tests/fuzz/corpus/$t" \
     >"$run/log" 2>&1
   rc=$?
