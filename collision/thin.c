@@ -224,7 +224,6 @@ static int finish(JlThinPair *p, const double *x, const double *v, double h, dou
   p->dist = d;
   double vn = jl_vec3_dot(p->dir, zd);
   double end = d + (vn < 0.0 ? h * vn : 0.0);
-  p->reach = end;
   return end < p->radius + margin;
 }
 

@@ -61,7 +61,6 @@ typedef struct JlThinPair {
                      finder (point pairs) or the second node of edge a (edge-edge) */
   double dir[3];  /* unit direction from B's closest point to A's: the force on A pushes along it */
   double dist;    /* m, n . z at the step's start (>= 0) */
-  double reach;   /* m, dist less the approach over the step (h times the closing normal speed) */
   double radius;  /* m, contact distance: the two bodies' radii summed */
 } JlThinPair;
 

@@ -24,6 +24,8 @@ int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers);
 /* src/cli_bench_render.c: prints the render row(s) of `jelly bench`; returns 0 on success */
 int jl_cli_bench_render(int json, const char *cpu);
 int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli_bench_thin.c */
+/* median of v[0..n) (sorts v); 0 for n <= 0 (src/cli_util.c) */
+double jl_cli_median(double *v, int n);
 
 /* Parses a strictly positive/any finite double or an int flag value; prints
  * "jelly <cmd>: --flag expects ..., got '...'" and returns 0 on failure. */

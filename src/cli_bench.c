@@ -164,16 +164,6 @@ typedef struct CollideRow {
   double solve_ms;      /* the rest of the implicit step */
 } CollideRow;
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* median of v[0..n) (sorts v) */
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof(double), cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* copy of a tet mesh's nodes and tets moved by dy, with its topology */
 static void shifted_copy(const JlTetMesh *t, double dy, JlTetMesh *out) {
@@ -253,9 +243,9 @@ static JlResult collide_row(int target, int nstep, CollideRow *row, char *err, s
   if (done > 0) {
     row->candidates /= done;
     row->penetrating /= done;
-    row->detect_ms = median(detect, done);
-    row->depth_ms = median(depth, done);
-    row->solve_ms = median(solve, done);
+    row->detect_ms = jl_cli_median(detect, done);
+    row->depth_ms = jl_cli_median(depth, done);
+    row->solve_ms = jl_cli_median(solve, done);
   }
   free(detect), free(depth), free(solve);
   snprintf(row->name, sizeof row->name, "collide_%dk", (target + 500) / 1000);

@@ -31,16 +31,6 @@ static const char *const cloth_self =
     "    \"shape\": { \"type\": \"grid\", \"size\": [1, 1], \"cells\": [32, 32] }, \"rotate_deg\": [-10, 0, 0],\n"
     "    \"translate\": [0, 0.55, 0] } ] }\n";
 
-static double median(double *v, int n) {
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-      double t = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = t;
-    }
-  return n > 0 ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0.0;
-}
-
 static int thin_row(const char *name, const char *text, double settle, int nstep, int json, const char *cpu) {
   char err[1024];
   JlScene sc;
@@ -82,7 +72,7 @@ static int thin_row(const char *name, const char *text, double settle, int nstep
   if (rc) {
     fprintf(stderr, "jelly bench: %s diverged\n", name);
   } else {
-    double fm = median(find, nstep), sm = median(step, nstep);
+    double fm = jl_cli_median(find, nstep), sm = jl_cli_median(step, nstep);
     if (json)
       printf("{\"name\": \"%s\", \"nodes\": %d, \"pairs\": %.0f, \"thin_find_ms\": %.4f, \"step_ms\": %.3f, "
              "\"find_share\": %.4f, \"us_per_node\": %.4f, \"threads\": 1, \"cpu\": \"%s\"}\n",

@@ -99,3 +99,14 @@ int jl_cli_mesh_limit_flag(const char *cmd, int argc, char **argv, int *i) {
   jl_mesh_set_limits(&l);
   return 1;
 }
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double jl_cli_median(double *v, int n) {
+  if (n <= 0) return 0.0;
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
