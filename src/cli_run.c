@@ -36,6 +36,7 @@
 #include "src/output.h"
 #include "src/overlap.h"
 #include "src/scene.h"
+#include "src/volume.h"
 
 #define DEFAULT_SCENE "models/scenes/default.json"
 
@@ -556,7 +557,7 @@ int jl_cli_run(int argc, char **argv) {
     goto done;
   }
   fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
-                 "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed\n");
+                 "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits\n");
 
   /* preview.png: thumbnails drawn as the chosen frames pass (no display needed) */
   JlPreview *preview = a.no_preview ? NULL : jl_preview_create(&w, nframes, err, sizeof err);
@@ -565,8 +566,11 @@ int jl_cli_run(int argc, char **argv) {
   double wall_total = 0, ke_max = 0;
   long steps_total = 0, cg_total = 0, cg_failed_total = 0;
   int cg_failed_first = -1; /* first frame with a step whose CG hit its iteration cap */
+  /* per body: most inverted tets in a frame and the first frame with any */
+  int *inv_max = jl_calloc((size_t)m->nbody + 1, sizeof(int)), *inv_first = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  long splits_total = 0, rises_total = 0;
   for (int frame = 0; frame <= nframes; frame++) {
-    int steps = 0, cg = 0, cg_failed = 0;
+    int steps = 0, cg = 0, cg_failed = 0, splits = 0;
     double ms = 0;
     if (frame > 0) {
       double f0 = jl_seconds();
@@ -576,6 +580,8 @@ int jl_cli_run(int argc, char **argv) {
         steps += rep.substeps;
         cg += rep.cg_iterations;
         cg_failed += rep.cg_failed;
+        splits += rep.energy_splits;
+        rises_total += rep.energy_rises;
         if (r) {
           if (tty) fprintf(stderr, "\n");
           fprintf(stderr, "jelly run: diverged in frame %d: %s\n", frame, rep.message);
@@ -588,6 +594,7 @@ int jl_cli_run(int argc, char **argv) {
       steps_total += steps;
       cg_total += cg;
       cg_failed_total += cg_failed;
+      splits_total += splits;
       if (cg_failed > 0 && cg_failed_first < 0) cg_failed_first = frame;
     }
     JlEnergy e;
@@ -598,8 +605,16 @@ int jl_cli_run(int argc, char **argv) {
     contacts += run_contacts(&w); /* nodes in bodies or obstacles, as detected at the last step's start */
     /* contact_energy: all penalty energy (ground plane, bodies, obstacles), which
      * jl_world_energy gathers in e.ground */
-    fprintf(stats, "%d,%.9g,%.3f,%d,%d,%.12g,%.12g,%.12g,%.9g,%.12g,%d,%.12g,%d\n", frame, w.state.t, ms,
-            steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts, e.ground, cg_failed);
+    int inverted = 0;
+    for (int b = 0; b < m->nbody; b++) {
+      int nb = m->body[b].tet_count > 0 ? jl_volume_inverted(m, w.state.x, b) : 0;
+      if (nb > 0 && inv_max[b] == 0) inv_first[b] = frame;
+      if (nb > inv_max[b]) inv_max[b] = nb;
+      inverted += nb;
+    }
+    fprintf(stats, "%d,%.9g,%.3f,%d,%d,%.12g,%.12g,%.12g,%.9g,%.12g,%d,%.12g,%d,%d,%d\n", frame, w.state.t, ms,
+            steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts, e.ground, cg_failed,
+            inverted, splits);
     if (status) break;
     if (write_frame(&o, &w, frame, a.obj, err, sizeof err)) {
       fprintf(stderr, "jelly run: %s\n", err);
@@ -630,6 +645,22 @@ int jl_cli_run(int argc, char **argv) {
     printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames%s%s\n", outdir, outdir, o.nframe,
            a.obj ? ", .obj surfaces" : "", a.no_preview ? "" : ", preview.png");
   }
+  /* inverted tets: a result that cannot be trusted there, per body */
+  for (int b = 0; b < m->nbody; b++)
+    if (inv_max[b] > 0) {
+      fflush(stdout);
+      fprintf(stderr, "jelly run: warning: body '%s' had inverted tets: up to %d of %d (%.3g %%), first in frame %d; "
+                      "its material is too soft for the load or the step (raise young_modulus or poisson_ratio, or "
+                      "lower dt)\n", m->body[b].name, inv_max[b], m->body[b].tet_count,
+              100.0 * inv_max[b] / m->body[b].tet_count, inv_first[b]);
+    }
+  if (rises_total > 0) {
+    fflush(stdout);
+    fprintf(stderr, "jelly run: warning: %ld steps created energy even at 1/8 of the time step; lower dt\n",
+            rises_total);
+  }
+  free(inv_max);
+  free(inv_first);
   /* steps whose linear solver stopped at its cap: one warning, or exit 1 with --strict */
   if (cg_failed_total > 0) {
     fflush(stdout);

@@ -46,6 +46,11 @@ static inline double jl_sum_partials(int nblock, const double *partial) {
   return s;
 }
 
+/* the implicit step's energy guard (src/world.c): splits down to h / 2^(depth - 1),
+ * when the energy rises by more than this fraction of the energy moved in a step */
+#define JL_GUARD_DEPTH 4
+#define JL_GUARD_TOL 1e-3
+
 /* Stepper scratch, sized once in jl_world_create (no allocation in a step). */
 typedef struct JlWork {
   int nnode;
@@ -57,6 +62,7 @@ typedef struct JlWork {
   double *sx, *sv;  /* nnode x 3: RK4 stage sums; implicit Newton correction and its weights */
   double *rhs;      /* nnode x 3: implicit right-hand side */
   double *diag;     /* nnode x 9: diagonal 3x3 blocks of the implicit matrix */
+  double *x_guard, *v_guard, *dv_guard; /* JL_GUARD_DEPTH x nnode x 3: state before an energy-guarded step */
   JlCg cg;
 } JlWork;
 

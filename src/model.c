@@ -58,6 +58,7 @@
 #include <string.h>
 
 #include "src/model.h"
+#include "src/volume.h"
 
 /* Calibration of the Young's-modulus stiffness (see the comment above). */
 #define JL_YOUNG_FACTOR 1.0
@@ -68,6 +69,8 @@ JlBodyDef jl_default_body_def(void) {
   d.density = 1000.0;
   d.stiffness = 5000.0;
   d.young_modulus = 0.0;
+  d.poisson_ratio = 0.25;
+  d.volume_stiffness = -1.0;
   d.damping = 0.5;
   return d;
 }
@@ -110,6 +113,8 @@ void jl_model_free(JlModel *m) {
   free(m->spring_kind);
   free(m->tet);
   free(m->tet_volume);
+  free(m->tet_kvol);
+  free(m->tet_kbar);
   free(m->face);
   free(m->adj_start);
   free(m->adj);
@@ -191,6 +196,16 @@ static JlResult check_def(const JlBodyDef *d, const char *name, int nnode, char 
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': stiffness must be >= 0 N/m, got %g", name, d->stiffness);
   if (!(d->young_modulus >= 0.0) || !isfinite(d->young_modulus))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': young_modulus must be >= 0 Pa, got %g", name, d->young_modulus);
+  if (!(d->poisson_ratio >= 0.0 && d->poisson_ratio < 0.5))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': poisson_ratio must be >= 0 and < 0.5, got %g", name,
+                   d->poisson_ratio);
+  if (d->young_modulus == 0.0 && d->poisson_ratio != 0.25)
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "body '%s': poisson_ratio %g needs young_modulus (with a uniform spring stiffness set "
+                   "volume_stiffness instead)", name, d->poisson_ratio);
+  if (!isfinite(d->volume_stiffness) || d->volume_stiffness > 1e30)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': volume_stiffness must be finite, got %g", name,
+                   d->volume_stiffness);
   if (!(d->damping >= 0.0) || !isfinite(d->damping))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': damping must be >= 0 N s/m, got %g", name, d->damping);
   if (!finite3(d->velocity))
@@ -254,10 +269,10 @@ static JlResult check_mesh(const JlTetMesh *t, const char *name, char *err, size
   return JL_OK;
 }
 
-/* Sum of the volumes of the tets around each edge (edge_vol, nedge), using a
- * per-node list of the edges whose smaller end is that node. Fails when a tet
+/* Sum of the volumes of the tets around each edge (edge_vol, nedge) and the
+ * six edge ids of each tet (tet_edge, 6 ntet), using a per-node list of the edges whose smaller end is that node. Fails when a tet
  * edge is missing from the edge list. */
-static int edge_tet_volumes(const JlTetMesh *t, const double *vol, double *edge_vol) {
+static int edge_tet_volumes(const JlTetMesh *t, const double *vol, double *edge_vol, int *tet_edge) {
   int n = t->nnode, ne = t->nedge;
   int *start = jl_calloc((size_t)n + 1, sizeof(int));
   int *list = jl_calloc((size_t)ne, sizeof(int));
@@ -289,6 +304,7 @@ static int edge_tet_volumes(const JlTetMesh *t, const double *vol, double *edge_
         break;
       }
       edge_vol[found] += vol[tt];
+      tet_edge[6 * tt + p] = found;
     }
   }
   free(start);
@@ -332,6 +348,30 @@ static void build_node_springs(JlModel *m) {
     }
   }
   free(fill);
+}
+
+/* What a body's (E, nu) or stiffness gives the springs and the volume force
+ * (docs/physics.md, "Volume"). The springs alone are an isotropic solid with
+ * mu = lambda = 2 E_s / 5 (the comment at the top); they are given the
+ * material's shear modulus, E_s = 5 mu / 2, and the volume force supplies the
+ * rest of lambda: kv = lambda - mu = E (4 nu - 1) / (2 (1 + nu)(1 - 2 nu)),
+ * negative below nu = 1/4. nu = 1/4 gives E_s = E and kv = 0 (the spring
+ * network of earlier versions). */
+typedef struct Material {
+  double spring_young; /* Pa, E_s of the springs; 0 = uniform stiffness */
+  double kv;           /* Pa, volume stiffness */
+} Material;
+
+static Material material(const JlBodyDef *d) {
+  Material mt = {0.0, 0.0};
+  double E = d->young_modulus, nu = d->poisson_ratio;
+  if (E > 0.0) {
+    double mu = E / (2.0 * (1.0 + nu)), lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+    mt.spring_young = JL_YOUNG_FACTOR * 2.5 * mu;
+    mt.kv = lambda - mu;
+  }
+  if (d->volume_stiffness >= 0.0) mt.kv = d->volume_stiffness;
+  return mt;
 }
 
 static void copy_surface(JlSurface *dst, const JlSurface *src) {
@@ -400,6 +440,8 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
   m->spring_kd = jl_calloc((size_t)nspring, sizeof(double));
   m->tet = jl_calloc(4 * (size_t)ntet, sizeof(int));
   m->tet_volume = jl_calloc((size_t)ntet, sizeof(double));
+  m->tet_kvol = jl_calloc((size_t)ntet, sizeof(double));
+  m->tet_kbar = jl_calloc((size_t)ntet, sizeof(double));
   m->face = jl_calloc(3 * (size_t)nface, sizeof(int));
   m->body = jl_calloc((size_t)nbody, sizeof(JlBody));
 
@@ -444,12 +486,14 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
     }
     for (int i = 0; i < t->nnode; i++) body->mass += m->mass[node0 + i];
 
-    /* springs along the edges; stiffness given or from Young's modulus */
-    double *edge_vol = jl_calloc((size_t)t->nedge, sizeof(double));
-    if (d->young_modulus > 0.0 && !edge_tet_volumes(t, m->tet_volume + tet0, edge_vol)) {
+    /* springs along the edges: stiffness given, or from the shear modulus
+     * (Young's modulus and Poisson's ratio); then the volume force per tet */
+    double *edge_vol = jl_calloc((size_t)t->nedge + 1, sizeof(double));
+    int *tet_edge = jl_calloc(6 * (size_t)t->ntet + 1, sizeof(int));
+    Material mat = material(d);
+    if (!edge_tet_volumes(t, m->tet_volume + tet0, edge_vol, tet_edge))
       r = jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': a tet edge is missing from the edge list (stale topology)",
                   names[b]);
-    }
     for (int e = 0; e < t->nedge && !r; e++) {
       int a = t->edge[2 * e], c = t->edge[2 * e + 1], s = spring0 + e;
       const double *xa = t->node + 3 * a, *xc = t->node + 3 * c;
@@ -462,11 +506,24 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
       m->spring_node[2 * s] = node0 + a;
       m->spring_node[2 * s + 1] = node0 + c;
       m->spring_rest[s] = L;
-      m->spring_k[s] = d->young_modulus > 0.0 ? JL_YOUNG_FACTOR * d->young_modulus * edge_vol[e] / (L * L)
-                                              : d->stiffness;
+      m->spring_k[s] = mat.spring_young > 0.0 ? mat.spring_young * edge_vol[e] / (L * L) : d->stiffness;
       m->spring_kd[s] = d->damping;
     }
+    /* the spring network's own modulus per tet, sum k L^2 / V_e over its
+     * edges / 6 (= the springs' Young's modulus with young_modulus, an
+     * equivalent one with a uniform stiffness), sets the barrier */
+    for (int e = 0; e < t->ntet && !r; e++) {
+      double es = 0.0;
+      for (int p = 0; p < 6; p++) {
+        int q = tet_edge[6 * e + p];
+        double L = m->spring_rest[spring0 + q];
+        es += m->spring_k[spring0 + q] * L * L / edge_vol[q];
+      }
+      m->tet_kvol[tet0 + e] = mat.kv;
+      m->tet_kbar[tet0 + e] = JL_BARRIER_FACTOR * fmax(2.0 / 3.0 * es / 6.0 + mat.kv, 0.0);
+    }
     free(edge_vol);
+    free(tet_edge);
     if (r) break;
 
     /* boundary faces in global ids */

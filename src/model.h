@@ -33,6 +33,10 @@ typedef struct JlBodyDef {
   double density;          /* kg/m^3, default 1000 */
   double stiffness;        /* N/m per spring, used when young_modulus == 0; default 5000 */
   double young_modulus;    /* Pa; > 0 derives per-spring stiffness from the tets (docs/physics.md); default 0 */
+  double poisson_ratio;    /* 0 <= nu < 0.5, with young_modulus: springs from the shear modulus, the volume
+                              force (src/volume.c) from the rest (docs/physics.md); default 0.25 */
+  double volume_stiffness; /* Pa, kv of the volume force, set directly; < 0 = derived from (E, nu), 0 with a
+                              uniform stiffness; default -1 */
   double damping;          /* N s/m per spring, along the spring axis only; default 0.5 */
   double velocity[3];      /* m/s, initial velocity of every node; default 0 */
   int npin;                /* number of entries in pin (local node ids); default 0 */
@@ -116,6 +120,8 @@ typedef struct JlModel {
   int ntet;
   int *tet;              /* ntet x 4, global node ids */
   double *tet_volume;    /* ntet, m^3 at rest */
+  double *tet_kvol;      /* ntet, Pa: volume stiffness kv of the volume force (src/volume.c) */
+  double *tet_kbar;      /* ntet, Pa: its inversion-barrier modulus kb (0 = no volume force) */
   /* boundary faces of all bodies and node adjacency (for collision/) */
   int nface;
   int *face;             /* nface x 3, global node ids, outward */

@@ -223,6 +223,8 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
   m->face = jl_calloc(1, sizeof(int));
   m->tet = jl_calloc(1, sizeof(int));
   m->tet_volume = jl_calloc(1, sizeof(double));
+  m->tet_kvol = jl_calloc(1, sizeof(double));
+  m->tet_kbar = jl_calloc(1, sizeof(double));
   build_csr(m);
   return JL_OK;
 }
@@ -261,6 +263,8 @@ JlResult jl_model_concat(JlModel *dst, int nmodel, const JlModel *parts, char *e
   m->spring_kind = kinds ? jl_calloc((size_t)ns + 1, 1) : NULL;
   m->tet = jl_calloc(4 * (size_t)nt + 1, sizeof(int));
   m->tet_volume = jl_calloc((size_t)nt + 1, sizeof(double));
+  m->tet_kvol = jl_calloc((size_t)nt + 1, sizeof(double));
+  m->tet_kbar = jl_calloc((size_t)nt + 1, sizeof(double));
   m->face = jl_calloc(3 * (size_t)nf + 1, sizeof(int));
   m->body = jl_calloc((size_t)nb, sizeof(JlBody));
 
@@ -281,6 +285,8 @@ JlResult jl_model_concat(JlModel *dst, int nmodel, const JlModel *parts, char *e
     if (kinds && q->spring_kind) memcpy(m->spring_kind + s0, q->spring_kind, qs);
     for (size_t t = 0; t < 4 * (size_t)q->ntet; t++) m->tet[4 * (size_t)t0 + t] = q->tet[t] + n0;
     memcpy(m->tet_volume + t0, q->tet_volume, (size_t)q->ntet * sizeof(double));
+    memcpy(m->tet_kvol + t0, q->tet_kvol, (size_t)q->ntet * sizeof(double));
+    memcpy(m->tet_kbar + t0, q->tet_kbar, (size_t)q->ntet * sizeof(double));
     for (size_t f = 0; f < 3 * (size_t)q->nface; f++) m->face[3 * (size_t)f0 + f] = q->face[f] + n0;
     for (int b = 0; b < q->nbody; b++) {
       const JlBody *src = &q->body[b];

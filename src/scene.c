@@ -365,8 +365,8 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
   static const char *const keys[] = {
       "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
       "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
-      "velocity", "pin", "self_collision", "thickness", "radius", NULL};
-  static const char *const volume_only[] = {"tetgen", "young_modulus", NULL};
+      "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", NULL};
+  static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", NULL};
   static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", "thickness", "radius", NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
@@ -481,6 +481,17 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
     b->cloth.radius = b->kind == JL_BODY_CLOTH ? 0.5 * th : th;
   }
   TRY(get_num(c, o, path, "young_modulus", &b->def.young_modulus, 0, 1, 1e15));
+  TRY(get_num(c, o, path, "poisson_ratio", &b->def.poisson_ratio, 0, 0, 0.5));
+  if (cJSON_GetObjectItemCaseSensitive(o, "poisson_ratio")) {
+    char nkp[96];
+    key_path(nkp, sizeof nkp, path, "poisson_ratio");
+    if (!(b->def.poisson_ratio < 0.5))
+      return bad(c, nkp, "must be < 0.5 (0.5 is an incompressible solid, which springs cannot model), got %g",
+                 b->def.poisson_ratio);
+    if (!cJSON_GetObjectItemCaseSensitive(o, "young_modulus"))
+      return bad(c, nkp, "needs young_modulus (with a uniform stiffness, set volume_stiffness in Pa instead)", 0);
+  }
+  TRY(get_num(c, o, path, "volume_stiffness", &b->def.volume_stiffness, 0, 0, 1e15));
   TRY(get_num(c, o, path, "damping", &b->def.damping, 0, 0, 1e15));
   TRY(get_vec(c, o, path, "translate", b->translate, 3));
   TRY(get_vec(c, o, path, "rotate_deg", b->rotate_deg, 3));
@@ -911,6 +922,7 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
       if (ratio > 0 && ratio < 1) {
         defs[i].density *= ratio;
         defs[i].young_modulus *= ratio;
+        if (defs[i].volume_stiffness > 0) defs[i].volume_stiffness *= ratio;
       }
     }
     /* the end of a run of volume bodies: build them together */

@@ -61,6 +61,8 @@ typedef struct JlStepReport {
   int diverged;       /* 1: NaN/Inf or strain beyond JlStepDef.max_strain */
   int diverged_body;  /* body index when diverged */
   char message[256];  /* set when diverged: names body and likely cause */
+  int energy_splits;  /* implicit steps redone as two half steps because they would have created energy */
+  int energy_rises;   /* steps that still created energy at the smallest split (h / 8) */
 } JlStepReport;
 
 #define JL_MAX_FORCES 16
@@ -96,7 +98,7 @@ void jl_world_forces(const JlWorld *w, const double *x, const double *v,
 
 typedef struct JlEnergy {
   double kinetic;  /* J */
-  double elastic;  /* J, springs */
+  double elastic;  /* J, springs and the volume force */
   double gravity;  /* J, m g . x relative to y = 0 (i.e. -m g.x) */
   double ground;   /* J, penalty energy of every other element: the ground plane and the body and
                       obstacle contacts (stats.csv contact_energy); the name is historical */

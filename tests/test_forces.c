@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "src/force.h"
+#include "src/volume.h"
 #include "tests/harness.h"
 #include "tests/lattice.h"
 
@@ -27,11 +28,14 @@ static double dot(int n, const double *a, const double *b) {
 }
 
 /* a small lattice body: 2 x 2 x 2 cubes of 0.1 m */
-static int small_model(JlModel *m, double young, int ground) {
+static int small_model_nu(JlModel *m, double young, double nu, int ground);
+static int small_model(JlModel *m, double young, int ground) { return small_model_nu(m, young, 0.25, ground); }
+static int small_model_nu(JlModel *m, double young, double nu, int ground) {
   double lo[3] = {0, 0, 0}, hi[3] = {0.2, 0.2, 0.2};
   JlBodyDef def = jl_default_body_def();
   snprintf(def.name, sizeof def.name, "probe");
   def.young_modulus = young;
+  def.poisson_ratio = nu;
   def.stiffness = 300.0;
   def.damping = 2.0;
   JlWorldDef wd = jl_default_world_def();
@@ -395,6 +399,177 @@ static void ground_case(int sliding) {
 static void test_ground_sticking(void) { ground_case(0); }
 static void test_ground_sliding(void) { ground_case(1); }
 
+/* ---- volume force (src/volume.c) ------------------------------------------ */
+
+/* volume ratios J = V / V0 of all tets at x: *lo, *hi and how many are <= 0 */
+static int volume_ratios(const JlModel *m, const double *x, double *lo, double *hi) {
+  int inverted = 0;
+  *lo = INFINITY, *hi = -INFINITY;
+  for (int t = 0; t < m->ntet; t++) {
+    const int *v = m->tet + 4 * t;
+    double J = jl_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]) / m->tet_volume[t];
+    *lo = fmin(*lo, J), *hi = fmax(*hi, J);
+    inverted += J <= 0;
+  }
+  return inverted;
+}
+
+/* the states the volume force must handle: x = scale * x0 about the centre
+ * plus noise, or mirrored (every tet inverted) */
+static void volume_state(const JlModel *m, double scale, double noise, int mirror, double *x) {
+  for (int i = 0; i < m->nnode; i++)
+    for (int k = 0; k < 3; k++) {
+      double c = m->x0[3 * i + k] - 0.1;
+      if (mirror && k == 1) c = -c;
+      x[3 * i + k] = 0.1 + scale * c + noise * rnd();
+    }
+}
+
+static void test_volume_psi(void) {
+  /* psi' and psi'' against differences of psi on both sides of 1, J_EPS and 0 */
+  const double Js[] = {1.7, 1.0 + 1e-3, 0.999, 0.6, 0.5001, 0.4999, 0.2, 0.0501, 0.0499, 0.01, -0.3, -2.0};
+  const double kv[] = {0.0, 3e4, -2e4};
+  for (int a = 0; a < 3; a++)
+    for (size_t j = 0; j < sizeof Js / sizeof Js[0]; j++) {
+      double J = Js[j], h = 1e-6, p[3], pp[3], pm[3];
+      jl_volume_psi(J, kv[a], 5e4, p);
+      jl_volume_psi(J + h, kv[a], 5e4, pp);
+      jl_volume_psi(J - h, kv[a], 5e4, pm);
+      ENSURE_NEAR(p[1], (pp[0] - pm[0]) / (2 * h), 1e-6 * fmax(1.0, fabs(p[1])) * 5e4 / 1e4);
+      ENSURE_NEAR(p[2], (pp[1] - pm[1]) / (2 * h), 1e-5 * fmax(1.0, fabs(p[2])) * 5e4 / 1e4);
+      /* below rest volume the pressure pushes out, and harder the flatter */
+      if ((J < 1.0 && kv[a] > 0.0) || (J < JL_VOLUME_ONSET && kv[a] >= 0.0)) ENSURE(p[1] < 0.0);
+    }
+  double p1[3], p2[3], p3[3];
+  jl_volume_psi(0.1, 0.0, 1.0, p1);
+  jl_volume_psi(0.01, 0.0, 1.0, p2);
+  jl_volume_psi(-1.0, 0.0, 1.0, p3);
+  ENSURE(p2[0] > p1[0] && p3[0] > p2[0] && p3[1] < p2[1] && p2[1] < p1[1]);
+  /* at rest: no energy, no pressure, stiffness kv (the barrier adds nothing) */
+  jl_volume_psi(1.0, 3e4, 5e4, p1);
+  ENSURE(p1[0] == 0.0 && p1[1] == 0.0 && p1[2] == 3e4);
+}
+
+static void test_volume_dfdx_exact(void) {
+  const double nus[] = {0.1, 0.25, 0.45};
+  struct { double scale, noise; int mirror; const char *what; } st[] = {
+      {1.0, 0.01, 0, "near rest"},   {0.7, 0.004, 0, "compressed"}, {0.4, 0.004, 0, "near flat"},
+      {1.0, 0.02, 1, "inverted"},    {1.0, 0.06, 0, "tangled"}};
+  for (int a = 0; a < 3; a++) {
+    JlModel m;
+    ENSURE(small_model_nu(&m, 1e5, nus[a], 0));
+    JlForce *e = jl_volume_create(&m);
+    ENSURE(e != NULL);
+    int n3 = 3 * m.nnode;
+    double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+    double *u = jl_calloc((size_t)n3, sizeof(double));
+    for (size_t c = 0; c < sizeof st / sizeof st[0]; c++) {
+      volume_state(&m, st[c].scale, st[c].noise, st[c].mirror, x);
+      double lo, hi;
+      int inv = volume_ratios(&m, x, &lo, &hi);
+      for (int trial = 0; trial < 3; trial++) {
+        for (int k = 0; k < n3; k++) u[k] = rnd();
+        double err = fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u);
+        ENSURE_MSG(err < 1e-6, "volume, nu %.2f, %s (J in [%.3f, %.3f], %d inverted): FD error %.3g", nus[a],
+                   st[c].what, lo, hi, inv, err);
+        double eerr = energy_error(e, &m, x, v, u);
+        ENSURE_MSG(eerr < 1e-6, "volume, nu %.2f, %s: -dE/dx . u vs F . u error %.3g", nus[a], st[c].what, eerr);
+      }
+      if (a == 0) printf("  %-10s J in [%6.3f, %5.3f], %2d of %d tets inverted\n", st[c].what, lo, hi, inv, m.ntet);
+      if (st[c].mirror) ENSURE(inv == m.ntet);
+    }
+    free(x), free(v), free(u);
+    e->destroy(e);
+    jl_model_free(&m);
+  }
+}
+
+static void test_volume_definite_and_diag(void) {
+  JlModel m;
+  ENSURE(small_model_nu(&m, 1e5, 0.1, 0)); /* kv < 0: the clamp matters */
+  JlForce *e = jl_volume_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double)), *ju = jl_calloc((size_t)n3, sizeof(double));
+  double *diag = jl_calloc(9 * (size_t)m.nnode, sizeof(double));
+  int indefinite = 0;
+  for (int c = 0; c < 3; c++) {
+    volume_state(&m, c == 0 ? 1.1 : 0.6, 0.01, c == 2, x);
+    for (int trial = 0; trial < 20; trial++) {
+      for (int k = 0; k < n3; k++) u[k] = rnd();
+      memset(ju, 0, (size_t)n3 * sizeof(double));
+      e->linearize(e, &m, x, v, 1.0, 0.0, 0, NULL);
+      e->multiply(e, &m, u, ju);
+      double q = dot(n3, u, ju);
+      ENSURE_MSG(q <= 1e-12 * fabs(dot(n3, u, u)) * 1e5, "volume Jacobian u^T J u = %.3g > 0", q);
+      memset(ju, 0, (size_t)n3 * sizeof(double));
+      e->linearize(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, NULL);
+      e->multiply(e, &m, u, ju);
+      indefinite += dot(n3, u, ju) > 0.0;
+    }
+    /* diagonal blocks = e_i^T J e_i */
+    memset(diag, 0, 9 * (size_t)m.nnode * sizeof(double));
+    e->linearize(e, &m, x, v, 0.7, 0.2, 0, diag);
+    for (int i = 0; i < m.nnode; i += 3)
+      for (int cc = 0; cc < 3; cc++) {
+        memset(u, 0, (size_t)n3 * sizeof(double));
+        memset(ju, 0, (size_t)n3 * sizeof(double));
+        u[3 * i + cc] = 1.0;
+        e->multiply(e, &m, u, ju);
+        for (int r = 0; r < 3; r++)
+          ENSURE_NEAR(diag[9 * i + 3 * r + cc], ju[3 * i + r], 1e-9 * fabs(ju[3 * i + r]) + 1e-9);
+      }
+  }
+  ENSURE_MSG(indefinite > 0, "the exact volume Hessian should be indefinite somewhere");
+  free(x), free(v), free(u), free(ju), free(diag);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
+static void test_volume_pushes_back(void) {
+  /* inverted or flattened tets: the force raises every tet's volume to first
+   * order (F . dV/dx > 0 summed over each tet), and sums to no net force or torque */
+  JlModel m;
+  ENSURE(small_model(&m, 1e5, 0));
+  JlForce *e = jl_volume_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *f = jl_calloc((size_t)n3, sizeof(double)), *xp = jl_calloc((size_t)n3, sizeof(double));
+  for (int c = 0; c < 2; c++) {
+    volume_state(&m, c ? 1.0 : 0.3, 0.002, c, x);
+    eval(e, &m, x, v, f);
+    double sum[3] = {0, 0, 0}, torque[3] = {0, 0, 0}, fmag = 0;
+    for (int i = 0; i < m.nnode; i++) {
+      const double *p = x + 3 * i, *fi = f + 3 * i;
+      for (int k = 0; k < 3; k++) sum[k] += fi[k];
+      torque[0] += p[1] * fi[2] - p[2] * fi[1];
+      torque[1] += p[2] * fi[0] - p[0] * fi[2];
+      torque[2] += p[0] * fi[1] - p[1] * fi[0];
+      fmag += norm(3, fi);
+    }
+    ENSURE(fmag > 1.0);
+    for (int k = 0; k < 3; k++) {
+      ENSURE_NEAR(sum[k], 0.0, 1e-12 * fmag);
+      ENSURE_NEAR(torque[k], 0.0, 1e-12 * fmag);
+    }
+    /* a small step along the force raises the total |volume| deficit's energy: lower energy, larger volumes */
+    double lo0, hi0, lo1, hi1, e0 = 0, e1 = 0;
+    volume_ratios(&m, x, &lo0, &hi0);
+    double fm = 0;
+    for (int k = 0; k < n3; k++) fm = fmax(fm, fabs(f[k]));
+    for (int k = 0; k < n3; k++) xp[k] = x[k] + 1e-4 * f[k] / fm;
+    volume_ratios(&m, xp, &lo1, &hi1);
+    e->force(e, &m, x, v, f, &e0);
+    e->force(e, &m, xp, v, f, &e1);
+    printf("  %s: smallest J %.4f -> %.4f along the force, energy %.4g -> %.4g J\n", c ? "mirrored" : "flattened",
+           lo0, lo1, e0, e1);
+    ENSURE(lo1 > lo0 && e1 < e0);
+  }
+  free(x), free(v), free(f), free(xp);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
 JL_TEST_MAIN({"spring_dfdx_exact", test_spring_dfdx_exact},
              {"spring_stretched_default_equals_exact", test_spring_stretched_default_equals_exact},
              {"spring_dfdv", test_spring_dfdv},
@@ -404,4 +579,8 @@ JL_TEST_MAIN({"spring_dfdx_exact", test_spring_dfdx_exact},
              {"energy_consistency", test_energy_consistency},
              {"gravity", test_gravity},
              {"ground_sticking", test_ground_sticking},
-             {"ground_sliding", test_ground_sliding})
+             {"ground_sliding", test_ground_sliding},
+             {"volume_psi", test_volume_psi},
+             {"volume_dfdx_exact", test_volume_dfdx_exact},
+             {"volume_definite_and_diag", test_volume_definite_and_diag},
+             {"volume_pushes_back", test_volume_pushes_back})
