@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "mesh/tetmesh.h"
+
 int jl_cli_check(int argc, char **argv);
 int jl_cli_mesh(int argc, char **argv);
 int jl_cli_run(int argc, char **argv);
@@ -24,6 +26,9 @@ int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers);
 /* src/cli_bench_render.c: prints the render row(s) of `jelly bench`; returns 0 on success */
 int jl_cli_bench_render(int json, const char *cpu);
 int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli_bench_thin.c */
+int jl_cli_bench_volume(int json, int quick, const char *cpu); /* src/cli_bench_volume.c */
+/* src/cli_bench.c: a TetGen sphere of radius 0.5 m with about `target` tets */
+JlResult jl_cli_bench_sphere(int target, JlSurface *s, JlTetMesh *t, double *tetgen_ms, char *err, size_t errsz);
 /* median of v[0..n) (sorts v); 0 for n <= 0 (src/cli_util.c) */
 double jl_cli_median(double *v, int n);
 

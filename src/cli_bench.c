@@ -75,7 +75,7 @@ typedef struct BenchRow {
 } BenchRow;
 
 /* sphere tet mesh with about `target` tets: one TetGen run, rescaled once */
-static JlResult sphere_mesh(int target, JlSurface *s, JlTetMesh *t, double *tetgen_ms, char *err, size_t errsz) {
+JlResult jl_cli_bench_sphere(int target, JlSurface *s, JlTetMesh *t, double *tetgen_ms, char *err, size_t errsz) {
   const double radius = 0.5, volume = 4.0 / 3.0 * acos(-1.0) * radius * radius * radius;
   double edge = cbrt(volume / target * 6.0 * sqrt(2.0)); /* regular tet of volume V/target */
   jl_shape_sphere(radius, edge, s);
@@ -101,7 +101,7 @@ static JlResult bench_row(int target, int threads, int nstep, BenchRow *row, cha
   reset_peak_rss();
   JlSurface s = {0};
   JlTetMesh t = {0};
-  JlResult r = sphere_mesh(target, &s, &t, &row->tetgen_ms, err, errsz);
+  JlResult r = jl_cli_bench_sphere(target, &s, &t, &row->tetgen_ms, err, errsz);
   if (r) {
     jl_surface_free(&s);
     return r;
@@ -187,7 +187,7 @@ static JlResult collide_row(int target, int nstep, CollideRow *row, char *err, s
   JlTetMesh t[2];
   memset(t, 0, sizeof t);
   double tetgen_ms;
-  JlResult r = sphere_mesh(target, &s, &t[0], &tetgen_ms, err, errsz);
+  JlResult r = jl_cli_bench_sphere(target, &s, &t[0], &tetgen_ms, err, errsz);
   jl_surface_free(&s);
   if (r) return r;
   /* sphere 1 on top of sphere 0 (radius 0.5), 4 cm overlap; far caps pinned */
@@ -308,6 +308,9 @@ int jl_cli_bench(int argc, char **argv) {
              "implicit solve of the same step (one thread; times are medians over the steps).\n"
              "Cloth rows (cloth_on_ball, cloth_self): time to find cloth/rope proximity pairs\n"
              "against the whole implicit step (dt 1/120 s, one thread, medians).\n"
+             "Volume rows (volume_*): the cost of the volume force (src/volume.c): one\n"
+             "multiply of it against the springs' and the whole step with nu = 0.45 (every tet\n"
+             "active) against nu = 0.25 (barrier idle), one thread, medians.\n"
              "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n");
       return 0;
     } else {
@@ -349,6 +352,7 @@ int jl_cli_bench(int argc, char **argv) {
     }
   }
   if (collide_rows(json, quick, nstep, cpu)) return 1;
+  if (jl_cli_bench_volume(json, quick, cpu)) return 1; /* src/cli_bench_volume.c */
   if (jl_cli_bench_thin(json, quick, cpu)) return 1; /* src/cli_bench_thin.c */
   if (jl_cli_bench_render(json, cpu)) return 1; /* src/cli_bench_render.c */
   return 0;

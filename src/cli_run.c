@@ -567,7 +567,8 @@ int jl_cli_run(int argc, char **argv) {
   long steps_total = 0, cg_total = 0, cg_failed_total = 0;
   int cg_failed_first = -1; /* first frame with a step whose CG hit its iteration cap */
   /* per body: most inverted tets in a frame and the first frame with any */
-  int *inv_max = jl_calloc((size_t)m->nbody + 1, sizeof(int)), *inv_first = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  int *inv_max = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  int *inv_first = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   long splits_total = 0, rises_total = 0;
   for (int frame = 0; frame <= nframes; frame++) {
     int steps = 0, cg = 0, cg_failed = 0, splits = 0;

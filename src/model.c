@@ -270,7 +270,8 @@ static JlResult check_mesh(const JlTetMesh *t, const char *name, char *err, size
 }
 
 /* Sum of the volumes of the tets around each edge (edge_vol, nedge) and the
- * six edge ids of each tet (tet_edge, 6 ntet), using a per-node list of the edges whose smaller end is that node. Fails when a tet
+ * six edge ids of each tet (tet_edge, 6 ntet), using a per-node list of the
+ * edges whose smaller end is that node. Fails when a tet
  * edge is missing from the edge list. */
 static int edge_tet_volumes(const JlTetMesh *t, const double *vol, double *edge_vol, int *tet_edge) {
   int n = t->nnode, ne = t->nedge;

@@ -39,10 +39,11 @@
  * rank one per tet), JL_LIN_EXACT adds the rest for the finite-difference
  * tests (tests/test_forces.c).
  *
- * multiply() is two passes: per tet s_t = sum_k g_k . u_k, then per node a
- * gather over the node's tets in ascending order (no write races, bitwise
- * the same for any thread count). Tets whose coefficient is zero (J >= 1 with
- * kv = 0, the common case for nu = 1/4) are skipped. */
+ * multiply() is two passes: per tet s_t = w_t sum_k g_k . u_k, then per node
+ * a gather over the node's tets in ascending order (no write races, bitwise
+ * the same for any thread count). When no tet has a nonzero coefficient
+ * (nu = 1/4 and every tet above half volume, the common case) it returns at
+ * once. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@
 
 typedef struct Volume {
   int ntet, nblock;
-  double *g;       /* ntet x 9: g_1, g_2, g_3 at the linearization (g_0 = -sum) */
+  double *g;       /* ntet x 12: g_0 .. g_3 at the linearization */
   double *w;       /* ntet: -a max(psi'', 0) / V0 (0 = inactive) */
   double *wd;      /* ntet: -a psi'(J) (exact mode only) */
   double *e;       /* ntet x 9: e_1, e_2, e_3 (exact mode only) */
@@ -68,6 +69,7 @@ typedef struct Volume {
   /* node -> (tet, corner) in ascending tet order: entry 4 t + k */
   int *start;      /* nnode + 1 */
   int *item;       /* 4 ntet */
+  double *row_g;   /* 4 ntet x 3: g_{t,k} in the order of item, so the gather streams it */
 } Volume;
 
 void jl_volume_psi(double J, double kv, double kb, double out[3]) {
@@ -165,9 +167,10 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
   int active = 0;
   JL_OMP(omp parallel for schedule(static) reduction(+ : active) if (nt > JL_PAR_MIN))
   for (int t = 0; t < nt; t++) {
-    double e[9], p[3], *g = vo->g + 9 * (size_t)t;
+    double e[9], p[3], *g = vo->g + 12 * (size_t)t;
     double V0 = m->tet_volume[t];
-    double J = tet_grad(x, m->tet + 4 * t, e, g) / V0;
+    double J = tet_grad(x, m->tet + 4 * t, e, g + 3) / V0;
+    for (int k = 0; k < 3; k++) g[k] = -(g[3 + k] + g[6 + k] + g[9 + k]);
     jl_volume_psi(J, m->tet_kvol[t], m->tet_kbar[t], p);
     double c = vo->exact ? p[2] : fmax(p[2], 0.0);
     vo->w[t] = -a * c / V0;
@@ -178,7 +181,16 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
     active += vo->w[t] != 0.0 || (vo->exact && vo->wd[t] != 0.0);
   }
   vo->active = active;
-  if (!diag || !active) return;
+  if (!active) return;
+  {
+    int n = m->nnode;
+    const int *restrict start = vo->start, *restrict item = vo->item;
+    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
+    for (int i = 0; i < n; i++)
+      for (int p = start[i]; p < start[i + 1]; p++)
+        memcpy(vo->row_g + 3 * (size_t)p, vo->g + 3 * (size_t)item[p], 3 * sizeof(double));
+  }
+  if (!diag) return;
   /* diagonal blocks w g_k g_k^T (d2V has zero diagonal blocks) */
   int n = m->nnode;
   const int *restrict start = vo->start, *restrict item = vo->item;
@@ -186,12 +198,9 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
   for (int i = 0; i < n; i++) {
     double acc[6] = {0, 0, 0, 0, 0, 0};
     for (int p = start[i]; p < start[i + 1]; p++) {
-      int t = item[p] >> 2, k = item[p] & 3;
-      double wt = vo->w[t];
+      double wt = vo->w[item[p] >> 2];
       if (wt == 0.0) continue;
-      const double *gt = vo->g + 9 * (size_t)t;
-      double gk[3];
-      for (int d = 0; d < 3; d++) gk[d] = k ? gt[3 * (k - 1) + d] : -(gt[d] + gt[3 + d] + gt[6 + d]);
+      const double *gk = vo->g + 3 * (size_t)item[p];
       acc[0] += wt * gk[0] * gk[0];
       acc[1] += wt * gk[0] * gk[1];
       acc[2] += wt * gk[0] * gk[2];
@@ -212,62 +221,61 @@ static void cross_add(const double *a, const double *b, double s, double *out) {
   out[2] += s * (a[0] * b[1] - a[1] * b[0]);
 }
 
+/* exact mode only: y_t = -a psi' (d2V u) per corner (tests) */
+static void exact_term(const Volume *vo, const JlModel *m, const double *u) {
+  for (int t = 0; t < vo->ntet; t++) {
+    const int *v = m->tet + 4 * t;
+    double du[9];
+    for (int i = 0; i < 3; i++)
+      for (int k = 0; k < 3; k++) du[3 * i + k] = u[3 * v[i + 1] + k] - u[3 * v[0] + k];
+    const double *e = vo->e + 9 * (size_t)t;
+    double *yt = vo->y + 12 * (size_t)t, c = vo->wd[t] / 6.0;
+    memset(yt, 0, 12 * sizeof(double));
+    cross_add(du + 3, e + 6, c, yt + 3);
+    cross_add(e + 3, du + 6, c, yt + 3);
+    cross_add(du + 6, e, c, yt + 6);
+    cross_add(e + 6, du, c, yt + 6);
+    cross_add(du, e + 3, c, yt + 9);
+    cross_add(e, du + 3, c, yt + 9);
+    for (int k = 0; k < 3; k++) yt[k] = -(yt[3 + k] + yt[6 + k] + yt[9 + k]);
+  }
+}
+
+/* out_i += sum over the tets t at i of s_t g_{t,i}, s_t = w_t sum_k g_k . u_k */
 static void volume_multiply(const JlForce *el, const JlModel *m, const double *u, double *out) {
   const Volume *vo = el->self;
   if (!vo->active) return;
   int nt = vo->ntet;
-  double *s = vo->s, *y = vo->y;
+  double *restrict s = vo->s;
+  const double *restrict g = vo->g, *restrict w = vo->w, *restrict row_g = vo->row_g;
+  const int *restrict tet = m->tet;
   JL_OMP(omp parallel for schedule(static) if (nt > JL_PAR_MIN))
   for (int t = 0; t < nt; t++) {
-    const int *v = m->tet + 4 * t;
-    const double *g = vo->g + 9 * (size_t)t;
-    if (vo->w[t] == 0.0 && !vo->exact) {
-      s[t] = 0.0;
-      continue;
-    }
-    const double *u0 = u + 3 * v[0];
-    double du[9];
-    for (int i = 0; i < 3; i++)
-      for (int k = 0; k < 3; k++) du[3 * i + k] = u[3 * v[i + 1] + k] - u0[k];
-    s[t] = vo->w[t] * (g[0] * du[0] + g[1] * du[1] + g[2] * du[2] + g[3] * du[3] + g[4] * du[4] + g[5] * du[5] +
-                       g[6] * du[6] + g[7] * du[7] + g[8] * du[8]);
-    if (vo->exact) {
-      /* psi' times the change of g along u: (d2V u)_k */
-      const double *e = vo->e + 9 * (size_t)t;
-      double *yt = y + 12 * (size_t)t, c = vo->wd[t] / 6.0;
-      memset(yt, 0, 12 * sizeof(double));
-      cross_add(du + 3, e + 6, c, yt + 3);
-      cross_add(e + 3, du + 6, c, yt + 3);
-      cross_add(du + 6, e, c, yt + 6);
-      cross_add(e + 6, du, c, yt + 6);
-      cross_add(du, e + 3, c, yt + 9);
-      cross_add(e, du + 3, c, yt + 9);
-      for (int k = 0; k < 3; k++) yt[k] = -(yt[3 + k] + yt[6 + k] + yt[9 + k]);
-    }
+    const double *gt = g + 12 * (size_t)t;
+    const double *u0 = u + 3 * tet[4 * t], *u1 = u + 3 * tet[4 * t + 1], *u2 = u + 3 * tet[4 * t + 2],
+                 *u3 = u + 3 * tet[4 * t + 3];
+    double d = (gt[0] * u0[0] + gt[1] * u0[1] + gt[2] * u0[2]) + (gt[3] * u1[0] + gt[4] * u1[1] + gt[5] * u1[2]) +
+               (gt[6] * u2[0] + gt[7] * u2[1] + gt[8] * u2[2]) + (gt[9] * u3[0] + gt[10] * u3[1] + gt[11] * u3[2]);
+    s[t] = w[t] * d;
   }
+  if (vo->exact) exact_term(vo, m, u);
   int n = m->nnode;
   const int *restrict start = vo->start, *restrict item = vo->item;
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
   for (int i = 0; i < n; i++) {
     double o0 = 0.0, o1 = 0.0, o2 = 0.0;
     for (int p = start[i]; p < start[i + 1]; p++) {
-      int t = item[p] >> 2, k = item[p] & 3;
-      double st = s[t];
-      if (st != 0.0) {
-        const double *gt = vo->g + 9 * (size_t)t;
-        if (k) {
-          o0 += st * gt[3 * (k - 1)], o1 += st * gt[3 * (k - 1) + 1], o2 += st * gt[3 * (k - 1) + 2];
-        } else {
-          o0 -= st * (gt[0] + gt[3] + gt[6]);
-          o1 -= st * (gt[1] + gt[4] + gt[7]);
-          o2 -= st * (gt[2] + gt[5] + gt[8]);
-        }
-      }
-      if (vo->exact) {
-        const double *yk = y + 12 * (size_t)t + 3 * k;
+      double st = s[item[p] >> 2];
+      const double *gk = row_g + 3 * (size_t)p;
+      o0 += st * gk[0];
+      o1 += st * gk[1];
+      o2 += st * gk[2];
+    }
+    if (vo->exact)
+      for (int p = start[i]; p < start[i + 1]; p++) {
+        const double *yk = vo->y + 3 * (size_t)item[p];
         o0 += yk[0], o1 += yk[1], o2 += yk[2];
       }
-    }
     out[3 * i] += o0;
     out[3 * i + 1] += o1;
     out[3 * i + 2] += o2;
@@ -287,6 +295,7 @@ static void volume_destroy(JlForce *el) {
     free(vo->partial);
     free(vo->start);
     free(vo->item);
+    free(vo->row_g);
     free(vo);
   }
   free(el);
@@ -298,13 +307,14 @@ JlForce *jl_volume_create(const JlModel *m) {
   int nt = m->ntet, n = m->nnode;
   vo->ntet = nt;
   vo->nblock = jl_nblock(nt);
-  vo->g = jl_calloc(9 * (size_t)nt, sizeof(double));
+  vo->g = jl_calloc(12 * (size_t)nt, sizeof(double));
   vo->w = jl_calloc((size_t)nt, sizeof(double));
   vo->s = jl_calloc((size_t)nt, sizeof(double));
   vo->y = jl_calloc(12 * (size_t)nt, sizeof(double));
   vo->partial = jl_calloc((size_t)vo->nblock + 1, sizeof(double));
   vo->start = jl_calloc((size_t)n + 1, sizeof(int));
   vo->item = jl_calloc(4 * (size_t)nt, sizeof(int));
+  vo->row_g = jl_calloc(12 * (size_t)nt, sizeof(double));
   for (int t = 0; t < nt; t++)
     for (int k = 0; k < 4; k++) vo->start[m->tet[4 * t + k] + 1]++;
   for (int i = 0; i < n; i++) vo->start[i + 1] += vo->start[i];
