@@ -95,8 +95,19 @@ static int test_face(const JlModel *m, const double *x, const double *v, double 
     double vf = w0[0] * v[3 * fv[0] + a] + w0[1] * v[3 * fv[1] + a] + w0[2] * v[3 * fv[2] + a];
     rel_end += h * n[a] * (v[3 * p + a] - vf);
   }
-  if (!(rel_end < margin)) return 0;
-  double t = rel_end < d0 ? d0 / (d0 - rel_end) : 1.0;
+  /* near and leaving, cloth nodes: a light node that left the face
+   * by more than the margin in the last step (a contact popping it out) may
+   * be pulled back as far by its taut sheet within this one, which its
+   * velocity does not predict (measured: cloth nodes on a ball found 7.5 mm
+   * deep every third step, treated as an overlap each time); it stays a
+   * candidate while its gap is within that distance (measured on the face
+   * now). Volume nodes keep the plain test: their springs do not whip them
+   * back, and the extra candidates changed stacked boxes' impacts. Rope
+   * nodes too, for now: with them the box on rope_bridge.json's elastic
+   * ropes (a chaotic bounce that then creeps sideways) ended off the ropes. */
+  int leaving = !(rel_end < margin);
+  if (leaving && (m->body[m->node_body[p]].kind != JL_BODY_CLOTH || !(d0 < margin + (rel_end - d0)))) return 0;
+  double t = leaving ? 0.0 : (rel_end < d0 ? d0 / (d0 - rel_end) : 1.0);
   if (t > 1.0) t = 1.0;
   /* where p meets the plane, on the face as it is then */
   double pt[3], fa[3], fb[3], fc[3];

@@ -121,6 +121,12 @@ void jl_tetmesh_reorder(JlTetMesh *t) {
   for (size_t e = 0; e < nt; e++) memcpy(tet + 4 * e, t->tet + 4 * (size_t)k[e].id, 4 * sizeof(int));
   free(t->tet);
   t->tet = tet;
+  if (t->fill) {
+    double *fill = jl_calloc(nt + 1, sizeof(double));
+    for (size_t e = 0; e < nt; e++) fill[e] = t->fill[k[e].id];
+    free(t->fill);
+    t->fill = fill;
+  }
   free(k);
 
   if (t->edge || t->face || t->adj) jl_tetmesh_topology(t);

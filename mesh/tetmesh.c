@@ -343,8 +343,50 @@ static int make_lattice(const double lo[3], const double hi[3], double h, unsign
   return m;
 }
 
+/* Fraction of each kept tet inside the surface: 1 for a tet with all four
+ * nodes inside, else the share of FILL_SAMPLES points on a barycentric grid
+ * that are inside (at least one sample's worth, so no node is left without
+ * mass); then the partial tets are scaled together so that the volumes times
+ * the fractions add up to the surface's volume. */
+#define FILL_N 6 /* grid points (i, j, k, l) / (FILL_N + 1) with i + j + k + l = FILL_N, shifted by 1/4 */
+static double *tet_fill(const JlSurface *s, const Grid *ray_grid, const double *x, const int *tet, int ntet,
+                        const char *inside) {
+  double *fill = jl_calloc((size_t)ntet + 1, sizeof(double));
+  double full = 0.0, part = 0.0;
+  for (int t = 0; t < ntet; t++) {
+    const int *v = tet + 4 * t;
+    double vol = fabs(jl_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]));
+    if (inside[v[0]] && inside[v[1]] && inside[v[2]] && inside[v[3]]) {
+      fill[t] = 1.0;
+      full += vol;
+      continue;
+    }
+    int in = 0, n = 0;
+    for (int i = 0; i <= FILL_N; i++)
+      for (int j = 0; i + j <= FILL_N; j++)
+        for (int k = 0; i + j + k <= FILL_N; k++) {
+          int l = FILL_N - i - j - k;
+          double w[4] = {(i + 0.25) / (FILL_N + 1), (j + 0.25) / (FILL_N + 1), (k + 0.25) / (FILL_N + 1),
+                         (l + 0.25) / (FILL_N + 1)};
+          double p[3] = {0, 0, 0};
+          for (int c = 0; c < 4; c++)
+            for (int d = 0; d < 3; d++) p[d] += w[c] * x[3 * v[c] + d];
+          in += point_inside(s, ray_grid, p);
+          n++;
+        }
+    fill[t] = (double)(in > 0 ? in : 1) / n;
+    part += vol * fill[t];
+  }
+  /* the partial tets carry exactly the surface's volume beyond the full ones */
+  double want = fabs(jl_surface_volume(s)) - full;
+  if (part > 0.0 && want > 0.0)
+    for (int t = 0; t < ntet; t++)
+      if (fill[t] < 1.0) fill[t] = fmin(1.0, fill[t] * want / part);
+  return fill;
+}
+
 static JlResult build_embedded(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node,
-                               int *ntet, int **tet, char *err, size_t errsz) {
+                               int *ntet, int **tet, double **fill_out, char *err, size_t errsz) {
   double lo[3], hi[3];
   bbox_of(s->nvert, s->vert, lo, hi);
   double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
@@ -422,6 +464,7 @@ static JlResult build_embedded(const JlSurface *s, const JlTetgenDef *def, int *
     if (keep) memmove(outt + 4 * kept++, v, sizeof(int) * 4);
   }
   free(stamp);
+  *fill_out = kept > 0 ? tet_fill(s, &ray_grid, outx, outt, kept, inside) : NULL;
   free(inside);
   free(box_lo);
   free(box_hi);
@@ -488,10 +531,10 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
   }
 
   int nnode = 0, ntet = 0;
-  double *node = NULL;
+  double *node = NULL, *fill = NULL;
   int *tet = NULL;
   JlResult r = def->mode == JL_TETGEN_EMBEDDED
-                   ? build_embedded(s, def, &nnode, &node, &ntet, &tet, err, errsz)
+                   ? build_embedded(s, def, &nnode, &node, &ntet, &tet, &fill, err, errsz)
                    : build_conforming(s, def, &nnode, &node, &ntet, &tet, err, errsz);
   if (r != JL_OK) return r;
 
@@ -507,6 +550,7 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
                   v[0], v[1], v[2], v[3], vol);
       free(node);
       free(tet);
+      free(fill);
       return r;
     }
     if (vol < 0) {
@@ -536,6 +580,7 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
   out->node = jl_realloc(node, (size_t)used * 3, sizeof(double));
   out->ntet = ntet;
   out->tet = jl_realloc(tet, (size_t)ntet * 4, sizeof(int));
+  out->fill = fill;
   jl_tetmesh_reorder(out);
   jl_tetmesh_topology(out);
   return JL_OK;
@@ -644,6 +689,7 @@ void jl_tetmesh_free(JlTetMesh *t) {
   if (!t) return;
   free(t->node);
   free(t->tet);
+  free(t->fill);
   free(t->edge);
   free(t->face);
   free(t->adj_start);

@@ -36,6 +36,8 @@ typedef struct JlTetMesh {
   int ntet;
   double *node;      /* nnode x 3, metres */
   int *tet;          /* ntet x 4, positive signed volume */
+  double *fill;      /* ntet, fraction of each tet's volume inside the surface (embedded mode, where tets
+                        overhang it; sums with the volumes to the surface's volume); NULL = every tet full */
   /* topology (jl_tetmesh_topology) */
   int nedge;
   int *edge;         /* nedge x 2, edge[2e] < edge[2e+1], sorted lexicographically */

@@ -58,6 +58,7 @@
 #include <string.h>
 
 #include "src/model.h"
+#include "src/calibrate.h"
 #include "src/volume.h"
 
 /* Calibration of the Young's-modulus stiffness (see the comment above). */
@@ -459,6 +460,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
     body->spring_count = t->nedge;
     body->tet_begin = tet0;
     body->tet_count = t->ntet;
+    body->calibration = 1.0;
 
     /* nodes: positions, initial velocity, body index */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -476,13 +478,16 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
     body->size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                       (hi[2] - lo[2]) * (hi[2] - lo[2]));
 
-    /* tets and lumped masses: density x volume / 4 to each node */
+    /* tets and lumped masses: density x volume / 4 to each node, times the
+     * tet's share inside the surface (embedded mode, t->fill) */
+    double *material_vol = jl_calloc((size_t)t->ntet + 1, sizeof(double));
     for (int e = 0; e < t->ntet; e++) {
       double vol = tet_volume(t->node, t->tet + 4 * e);
       m->tet_volume[tet0 + e] = vol;
+      material_vol[e] = vol * (t->fill ? t->fill[e] : 1.0);
       for (int k = 0; k < 4; k++) {
         m->tet[4 * (tet0 + e) + k] = node0 + t->tet[4 * e + k];
-        m->mass[node0 + t->tet[4 * e + k]] += 0.25 * d->density * vol;
+        m->mass[node0 + t->tet[4 * e + k]] += 0.25 * d->density * material_vol[e];
       }
     }
     for (int i = 0; i < t->nnode; i++) body->mass += m->mass[node0 + i];
@@ -492,7 +497,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
     double *edge_vol = jl_calloc((size_t)t->nedge + 1, sizeof(double));
     int *tet_edge = jl_calloc(6 * (size_t)t->ntet + 1, sizeof(int));
     Material mat = material(d);
-    if (!edge_tet_volumes(t, m->tet_volume + tet0, edge_vol, tet_edge))
+    if (!edge_tet_volumes(t, material_vol, edge_vol, tet_edge))
       r = jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': a tet edge is missing from the edge list (stale topology)",
                   names[b]);
     for (int e = 0; e < t->nedge && !r; e++) {
@@ -510,6 +515,21 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
       m->spring_k[s] = mat.spring_young > 0.0 ? mat.spring_young * edge_vol[e] / (L * L) : d->stiffness;
       m->spring_kd[s] = d->damping;
     }
+    /* the relaxed network's shear modulus, measured on the mesh, corrects
+     * the springs (src/calibrate.c) */
+    if (!r && mat.spring_young > 0.0 && !getenv("JL_NO_CALIBRATE")) {
+      double *kv_tet = jl_calloc((size_t)t->ntet + 1, sizeof(double));
+      for (int e = 0; e < t->ntet; e++) kv_tet[e] = (t->fill ? t->fill[e] : 1.0) * mat.kv;
+      JlCalibration cal;
+      double factor = jl_calibrate_shear(t, material_vol, edge_vol, tet_edge, m->spring_k + spring0, kv_tet,
+                                         mat.spring_young / 2.5, &cal);
+      if (getenv("JL_CALIBRATE_LOG"))
+        fprintf(stderr, "calibrate '%s': region %d nodes (%d relaxed), %d tets: %.4f -> %.4f, factor %.4f\n", names[b],
+                cal.nodes, cal.relaxed, cal.tets, cal.before, cal.after, cal.factor);
+      for (int e = 0; e < t->nedge; e++) m->spring_k[spring0 + e] *= factor;
+      body->calibration = factor;
+      free(kv_tet);
+    }
     /* the spring network's own modulus per tet, sum k L^2 / V_e over its
      * edges / 6 (= the springs' Young's modulus with young_modulus, an
      * equivalent one with a uniform stiffness), sets the barrier */
@@ -520,9 +540,11 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
         double L = m->spring_rest[spring0 + q];
         es += m->spring_k[spring0 + q] * L * L / edge_vol[q];
       }
-      m->tet_kvol[tet0 + e] = mat.kv;
-      m->tet_kbar[tet0 + e] = JL_BARRIER_FACTOR * fmax(2.0 / 3.0 * es / 6.0 + mat.kv, 0.0);
+      double share = t->fill ? t->fill[e] : 1.0;
+      m->tet_kvol[tet0 + e] = share * mat.kv;
+      m->tet_kbar[tet0 + e] = share * JL_BARRIER_FACTOR * fmax(2.0 / 3.0 * es / 6.0 + mat.kv, 0.0);
     }
+    free(material_vol);
     free(edge_vol);
     free(tet_edge);
     if (r) break;

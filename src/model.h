@@ -91,6 +91,7 @@ typedef struct JlBody {
   int self_collision;             /* from JlBodyDef */
   JlBodyKind kind;                /* JL_BODY_VOLUME for jl_model_build bodies */
   double stretch_limit;           /* Provot 1995 limit on structural/shear strain (0.1 = 10 %); 0 = off */
+  double calibration;             /* factor on the Young's-modulus springs from src/calibrate.c (1 = none) */
   double radius;                  /* m, contact half-thickness of cloth (thickness / 2) and rope radius; 0 for
                                      volumes: contacts keep other surfaces this far from its nodes */
 } JlBody;

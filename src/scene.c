@@ -912,19 +912,6 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
       r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
       break;
     }
-    /* embedded tets overhang the surface: scale density and Young's modulus
-     * by surface volume / tet volume so the body keeps its true mass and its
-     * material's wave speed (uniform `stiffness` is per spring and stays) */
-    if (b->tetgen.mode == JL_TETGEN_EMBEDDED) {
-      JlTetQuality q;
-      jl_tetmesh_quality(&tets[i], &q);
-      double ratio = jl_surface_volume(&surf[i]) / q.volume_sum;
-      if (ratio > 0 && ratio < 1) {
-        defs[i].density *= ratio;
-        defs[i].young_modulus *= ratio;
-        if (defs[i].volume_stiffness > 0) defs[i].volume_stiffness *= ratio;
-      }
-    }
     /* the end of a run of volume bodies: build them together */
     if (!all_volume && (i + 1 == n || sc->body[i + 1].kind != JL_BODY_VOLUME)) {
       int first = i;
