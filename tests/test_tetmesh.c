@@ -933,10 +933,19 @@ static void test_cli_mesh(void) {
   ENSURE(vtu && strstr(vtu, "UnstructuredGrid"));
   free(vtu);
 
-  /* generated shape */
+  /* generated shape; its bounds are reported */
   snprintf(cmd, sizeof cmd, "%s mesh --shape torus --max-volume 0.001", JL_JELLY_EXE);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0 && strstr(g_out, "tets"), "rc %d: %s", rc, g_out);
+  ENSURE_MSG(strstr(g_out, "max volume   largest tet") && strstr(g_out, "(bound 0.001): met"), "%s", g_out);
+  ENSURE_MSG(strstr(g_out, "quality      radius-edge ratio largest"), "%s", g_out);
+
+  /* a quality bound TetGen misses next to the bunny's small angles is a warning (exit 0) */
+  snprintf(cmd, sizeof cmd, "%s mesh %s/bunny.obj --max-volume 50", JL_JELLY_EXE, JL_MODELS_DIR);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0 && strstr(g_out, "(bound 1.5): not met") &&
+                 strstr(g_out, "jelly mesh: warning: --quality 1.5 not met"),
+             "rc %d: %s", rc, g_out);
 }
 
 static void test_cli_mesh_bad_flags(void) {
@@ -952,6 +961,23 @@ static void test_cli_mesh_bad_flags(void) {
     ENSURE_MSG(rc == 2, "'%s' gave %d: %s", bad[i], rc, g_out);
     ENSURE_MSG(strstr(g_out, "jelly mesh"), "'%s': %s", bad[i], g_out);
   }
+  /* a flag of the other meshing mode is an error naming it, in any order */
+  static const struct {
+    const char *flags, *want;
+  } other[] = {
+      {"--mode embedded --max-volume 0.01", "--max-volume applies to --mode conforming only; this mesh is embedded"},
+      {"--quality 2 --mode embedded", "--quality applies to --mode conforming only; this mesh is embedded"},
+      {"--resolution 0.1", "--resolution applies to --mode embedded (or to a --shape's edge length) only"},
+      {"--resolution 0.1 --mode conforming", "this mesh is conforming"},
+  };
+  for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+    snprintf(cmd, sizeof cmd, "%s mesh %s/icosphere_320.obj %s", JL_JELLY_EXE, JL_MODELS_DIR, other[i].flags);
+    int rc = jl_test_run(cmd, g_out, sizeof g_out);
+    ENSURE_MSG(rc == 2 && strstr(g_out, other[i].want), "'%s' gave %d: %s", other[i].flags, rc, g_out);
+  }
+  /* with --shape, --resolution is the shape's edge length in either mode */
+  snprintf(cmd, sizeof cmd, "%s mesh --shape box --resolution 0.25", JL_JELLY_EXE);
+  ENSURE(jl_test_run(cmd, g_out, sizeof g_out) == 0);
   snprintf(cmd, sizeof cmd, "%s mesh /nonexistent/file.obj", JL_JELLY_EXE);
   ENSURE(jl_test_run(cmd, g_out, sizeof g_out) == 2);
   snprintf(cmd, sizeof cmd, "%s mesh --help", JL_JELLY_EXE);
