@@ -158,13 +158,26 @@ int jl_cli_mesh(int argc, char **argv) {
       fprintf(stderr, "jelly mesh: %s\n", err);
       return 2;
     }
-  } else if (strcmp(shape, "box") == 0) {
-    const double size[3] = {1.0, 1.0, 1.0};
-    jl_shape_box(size, def.resolution, &s);
-  } else if (strcmp(shape, "sphere") == 0) {
-    jl_shape_sphere(0.5, def.resolution, &s);
   } else {
-    jl_shape_torus(0.5, 0.2, def.resolution, &s);
+    /* the shape's triangle count is known before it is made (a box at
+     * --resolution 1e-6 would be 6e12 triangles): the scene loader's limit */
+    const double size[3] = {1.0, 1.0, 1.0};
+    double ntri = strcmp(shape, "box") == 0      ? jl_shape_box_triangles(size, def.resolution)
+                  : strcmp(shape, "sphere") == 0 ? jl_shape_sphere_triangles(0.5, def.resolution)
+                                                 : jl_shape_torus_triangles(0.5, 0.2, def.resolution);
+    if (ntri > JL_SHAPE_MAX_TRIANGLES) {
+      fprintf(stderr,
+              "jelly mesh: --resolution %g m makes a %s of %.3g triangles (at most %d per generated shape); use a "
+              "coarser resolution\n",
+              def.resolution, shape, ntri, JL_SHAPE_MAX_TRIANGLES);
+      return 2;
+    }
+    if (strcmp(shape, "box") == 0)
+      jl_shape_box(size, def.resolution, &s);
+    else if (strcmp(shape, "sphere") == 0)
+      jl_shape_sphere(0.5, def.resolution, &s);
+    else
+      jl_shape_torus(0.5, 0.2, def.resolution, &s);
   }
   JlMeshReport report;
   jl_surface_validate(&s, name, &report);

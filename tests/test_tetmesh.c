@@ -975,9 +975,13 @@ static void test_cli_mesh_bad_flags(void) {
     int rc = jl_test_run(cmd, g_out, sizeof g_out);
     ENSURE_MSG(rc == 2 && strstr(g_out, other[i].want), "'%s' gave %d: %s", other[i].flags, rc, g_out);
   }
-  /* with --shape, --resolution is the shape's edge length in either mode */
+  /* with --shape, --resolution is the shape's edge length in either mode,
+   * refused before the surface is made when it is too fine */
   snprintf(cmd, sizeof cmd, "%s mesh --shape box --resolution 0.25", JL_JELLY_EXE);
   ENSURE(jl_test_run(cmd, g_out, sizeof g_out) == 0);
+  snprintf(cmd, sizeof cmd, "%s mesh --shape box --mode embedded --resolution 1e-6", JL_JELLY_EXE);
+  ENSURE_MSG(jl_test_run(cmd, g_out, sizeof g_out) == 2 && strstr(g_out, "--resolution 1e-06 m makes a box of"), "%s",
+             g_out);
   snprintf(cmd, sizeof cmd, "%s mesh /nonexistent/file.obj", JL_JELLY_EXE);
   ENSURE(jl_test_run(cmd, g_out, sizeof g_out) == 2);
   snprintf(cmd, sizeof cmd, "%s mesh --help", JL_JELLY_EXE);
