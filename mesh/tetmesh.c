@@ -4,13 +4,36 @@
  * (mesh/tetgen_bridge.cpp).
  *
  * Conforming mode feeds the surface to TetGen as a PLC (-p), with quality
- * (-q, radius-edge ratio) and maximum-volume (-a) refinement, and -Y: the
- * surface triangles are kept as they are, Steiner points go only inside. So
- * every surface vertex is a tet node (the embedding is exact: weight 1 on
- * that node), the tet mesh's boundary is the render surface, and the tet volumes
- * add up to the surface's volume to rounding. Without -Y, TetGen re-meshes
- * nearly coplanar facets (the bunny's flat base) and the volume drifts by
- * ~1e-7; the price of -Y is somewhat flatter tets next to the surface.
+ * (-q, radius-edge ratio) and maximum-volume (-a) refinement. Steiner points
+ * may go on the boundary (no -Y): a coarse surface such as a 12-triangle box
+ * cannot meet a volume bound otherwise (with -Y TetGen kept the 1 m bar at 48
+ * tets of up to 4.2x the bound it was given). Every surface vertex stays a tet
+ * node (the embedding is exact: weight 1 on that node), and boundary Steiner
+ * points are put on input edges and triangles, so the tet boundary is a
+ * subdivision of the render surface and the tet volumes add up to the
+ * surface's volume. TetGen merges adjacent triangles that are nearly coplanar
+ * into one facet and re-triangulates it; its default (dihedral angle above
+ * 179.9 degrees) flattens real detail (the bunny's base: boundary off the
+ * surface by 1e-5 of the body's size, volume by 5e-8). "-p179.999" merges only
+ * triangles within 1e-3 degrees of coplanar: the two halves of a box face, and
+ * quads split in two whose corners were rounded to 6 digits in an OBJ file
+ * (torus.obj, sphere_uv.obj). Tighter than that, every such quad keeps its
+ * diagonal as a constraint and TetGen makes 2.6x the tets (torus.obj: 40430
+ * instead of 15642), thousands of them above the quality bound; the price of
+ * 1e-3 degrees is a tet boundary within 1.3e-8 of the body's size of those
+ * two surfaces (tet volumes within 5e-9 of the surface's), and to rounding on
+ * the bunny and the generated shapes (test_tetmesh).
+ *
+ * TetGen meets -a during refinement, but the sliver removal that follows
+ * (flips) can leave a few tets somewhat larger (3 of 9450 tets at up to 1.1x
+ * on the default scene's torus). jl_tetgen_build then bisects the longest
+ * edge of each such tet (every tet around the edge is cut in two at its
+ * midpoint, so the mesh stays conforming and a boundary edge's midpoint stays
+ * on the surface) until all tets are within the bound. jl_tetmesh_check
+ * reports what remains: tets above max_volume (only if bisection hit its
+ * limits) and tets above the radius-edge bound, which TetGen does not enforce
+ * next to small input angles and which sliver removal can trade for better
+ * dihedral angles.
  *
  * Embedded mode follows the "simple method" of seed 003 (Zachmann, "Mesh
  * creation for volumetric objects"): Steiner points fill the object and a
@@ -488,13 +511,209 @@ static JlResult build_embedded(const JlSurface *s, const JlTetgenDef *def, int *
 
 static JlResult build_conforming(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node,
                                  int *ntet, int **tet, char *err, size_t errsz) {
-  /* -p PLC, -Y keep the surface, -q radius-edge bound, -a volume bound;
-   * %.9g keeps the bounds (TetGen's parser accepts exponents, a1.5e-07) */
-  char sw[96] = "pYQ";
+  /* -p PLC, facets merged only when coplanar to 1e-3 degrees (file comment),
+   * -q radius-edge bound, -a volume bound; %.9g keeps the bounds (TetGen's
+   * parser accepts exponents, a1.5e-07) */
+  char sw[96] = "p179.999Q";
   size_t len = strlen(sw);
   if (def->quality > 0) len += (size_t)snprintf(sw + len, sizeof sw - len, "q%.9g", def->quality);
   if (def->max_volume > 0) snprintf(sw + len, sizeof sw - len, "a%.9g", def->max_volume);
   return jl_tetgen_raw(sw, s->nvert, s->vert, s->ntri, s->tri, nnode, node, ntet, tet, err, errsz);
+}
+
+/* ---- volume bound: longest-edge bisection ---------------------------------- */
+
+/* passes of bisect_large; each halves every tet still above the bound, so a
+ * tet up to 2^32 times the bound would fit; in practice one or two */
+#define MAX_BISECT_PASSES 32
+
+static const int tet_edge[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+
+static uint64_t edge_key(int a, int b) {
+  return a < b ? ((uint64_t)a << 32) | (uint64_t)b : ((uint64_t)b << 32) | (uint64_t)a;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* sorts key[0..n) and drops repeats; returns the new count */
+static int sort_unique(uint64_t *key, int n) {
+  qsort(key, (size_t)n, sizeof(uint64_t), cmp_u64);
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (m == 0 || key[i] != key[m - 1]) key[m++] = key[i];
+  return m;
+}
+
+/* index of key in the sorted array key[0..n), or -1 */
+static int find_key(const uint64_t *key, int n, uint64_t k) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (key[mid] == k) return mid;
+    if (key[mid] < k) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* Bisects, pass by pass, one edge of every positively oriented tet above
+ * max_volume (relative tolerance JL_TET_VOLUME_TOL), the edge whose bisection
+ * makes the best worst radius-edge ratio around it (the longest edge, the
+ * textbook choice, took the worst ratio of a 0.3 / 0.1 m torus at max_volume
+ * 2e-5 from 1.54 to 3.1, this choice to 1.58). The midpoint m is
+ * appended as a node and each tet (.. a .. b ..) around the edge becomes
+ * (.. a .. m ..) and (.. m .. b ..), the midpoint taking one end's slot, so
+ * both halves keep the orientation and half the volume. Cutting every tet
+ * around the edge keeps the mesh conforming. The edges of one pass share no
+ * tet (a tet with two of them keeps only the smaller key), so a pass is three
+ * sweeps over the tets. Returns the number of edges bisected. */
+static int bisect_large(int *nnode, double **node, int *ntet, int **tet, double max_volume) {
+  double bound = max_volume * (1.0 + JL_TET_VOLUME_TOL);
+  int nsplit = 0;
+  for (int pass = 0; pass < MAX_BISECT_PASSES; pass++) {
+    double *x = *node;
+    int *t = *tet, nt = *ntet;
+
+    /* tets above the bound and their edges (sorted, unique) */
+    int nover = 0;
+    for (int e = 0; e < nt; e++) {
+      const int *v = t + 4 * e;
+      nover += jl_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]) > bound;
+    }
+    if (nover == 0) break;
+    int *over = jl_calloc((size_t)nover, sizeof(int));
+    uint64_t *edge = jl_calloc((size_t)nover * 6, sizeof(uint64_t));
+    int nedge = 0;
+    nover = 0;
+    for (int e = 0; e < nt; e++) {
+      const int *v = t + 4 * e;
+      if (jl_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]) <= bound) continue;
+      over[nover++] = e;
+      for (int k = 0; k < 6; k++) edge[nedge++] = edge_key(v[tet_edge[k][0]], v[tet_edge[k][1]]);
+    }
+    nedge = sort_unique(edge, nedge);
+
+    /* bisecting any edge halves the tet; score each edge by the worst
+     * radius-edge ratio its bisection would make around it */
+    double *score = jl_calloc((size_t)nedge, sizeof(double));
+    for (int e = 0; e < nt; e++)
+      for (int k = 0; k < 6; k++) {
+        const int *v = t + 4 * e;
+        int i = tet_edge[k][0], j = tet_edge[k][1];
+        int c = find_key(edge, nedge, edge_key(v[i], v[j]));
+        if (c < 0) continue;
+        double m[3], half[2];
+        for (int d = 0; d < 3; d++) m[d] = 0.5 * (x[3 * v[i] + d] + x[3 * v[j] + d]);
+        for (int h = 0; h < 2; h++) {
+          const double *p[4] = {x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]};
+          p[h == 0 ? j : i] = m;
+          half[h] = jl_tet_radius_edge(p[0], p[1], p[2], p[3]);
+        }
+        score[c] = fmax(score[c], fmax(half[0], half[1]));
+      }
+
+    /* each tet above the bound picks its best-scored edge (ties: the longer) */
+    int ncand = 0;
+    uint64_t *cand = jl_calloc((size_t)nover, sizeof(uint64_t));
+    for (int o = 0; o < nover; o++) {
+      const int *v = t + 4 * over[o];
+      int best = -1;
+      double best_score = 0.0, best_len = 0.0;
+      for (int k = 0; k < 6; k++) {
+        int a = v[tet_edge[k][0]], b = v[tet_edge[k][1]];
+        double sc = score[find_key(edge, nedge, edge_key(a, b))], d[3];
+        jl_vec3_sub(x + 3 * b, x + 3 * a, d);
+        double len = jl_vec3_dot(d, d);
+        if (best < 0 || sc < best_score || (sc == best_score && len > best_len)) {
+          best = k;
+          best_score = sc;
+          best_len = len;
+        }
+      }
+      cand[ncand++] = edge_key(v[tet_edge[best][0]], v[tet_edge[best][1]]);
+    }
+    free(score);
+    free(edge);
+    free(over);
+    ncand = sort_unique(cand, ncand);
+
+    /* a tet holding two candidate edges rejects all but the smallest key (the
+     * smallest candidate overall is never rejected: every pass progresses) */
+    char *rejected = jl_calloc((size_t)ncand, 1);
+    for (int e = 0; e < nt; e++) {
+      int first = -1;
+      for (int k = 0; k < 6; k++) {
+        int c = find_key(cand, ncand, edge_key(t[4 * e + tet_edge[k][0]], t[4 * e + tet_edge[k][1]]));
+        if (c < 0) continue;
+        if (first < 0 || c < first) {
+          if (first >= 0) rejected[first] = 1;
+          first = c;
+        } else {
+          rejected[c] = 1;
+        }
+      }
+    }
+
+    /* cut tets around the accepted edges: count them first; a cut that
+     * would pass the element cap stops here (jl_tetmesh_check reports) */
+    int add = 0, nacc = 0;
+    for (int c = 0; c < ncand; c++) nacc += !rejected[c];
+    for (int e = 0; e < nt; e++)
+      for (int k = 0; k < 6; k++) {
+        int c = find_key(cand, ncand, edge_key(t[4 * e + tet_edge[k][0]], t[4 * e + tet_edge[k][1]]));
+        add += c >= 0 && !rejected[c];
+      }
+    if ((double)nt + add > JL_MAX_MESH_ELEMENTS || (double)*nnode + nacc > JL_MAX_MESH_ELEMENTS) {
+      free(rejected);
+      free(cand);
+      break;
+    }
+
+    /* midpoints of the accepted edges become nodes */
+    int *mid = jl_calloc((size_t)ncand, sizeof(int));
+    int nn = *nnode;
+    x = *node = jl_realloc(*node, (size_t)(nn + nacc) * 3, sizeof(double));
+    for (int c = 0; c < ncand; c++) {
+      mid[c] = -1;
+      if (rejected[c]) continue;
+      int a = (int)(cand[c] >> 32), b = (int)(cand[c] & 0xFFFFFFFFu);
+      for (int k = 0; k < 3; k++) x[3 * nn + k] = 0.5 * (x[3 * a + k] + x[3 * b + k]);
+      mid[c] = nn++;
+    }
+
+    /* cut every tet around an accepted edge */
+    t = *tet = jl_realloc(*tet, (size_t)(nt + add) * 4, sizeof(int));
+    int out = nt;
+    for (int e = 0; e < nt; e++)
+      for (int k = 0; k < 6; k++) {
+        int i = tet_edge[k][0], j = tet_edge[k][1];
+        int c = find_key(cand, ncand, edge_key(t[4 * e + i], t[4 * e + j]));
+        if (c < 0 || mid[c] < 0) continue;
+        memcpy(t + 4 * out, t + 4 * e, sizeof(int) * 4);
+        t[4 * out + i] = mid[c]; /* (m .. b) */
+        t[4 * e + j] = mid[c];   /* (a .. m) */
+        out++;
+        break; /* at most one accepted edge per tet */
+      }
+    *nnode = nn;
+    *ntet = out;
+    nsplit += nacc;
+    free(mid);
+    free(rejected);
+    free(cand);
+  }
+  return nsplit;
+}
+
+int jl_tetmesh_bisect(JlTetMesh *t, double max_volume) {
+  JL_ASSERT(t && (t->ntet == 0 || (t->node && t->tet)), "jl_tetmesh_bisect needs a tet mesh");
+  JL_ASSERT(max_volume > 0, "jl_tetmesh_bisect needs a volume bound > 0");
+  int n = bisect_large(&t->nnode, &t->node, &t->ntet, &t->tet, max_volume);
+  if (n > 0 && t->edge) jl_tetmesh_topology(t);
+  return n;
 }
 
 /* ---- build ------------------------------------------------------------------ */
@@ -560,6 +779,12 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
     }
   }
 
+  /* conforming: bring tets TetGen's sliver removal left above max_volume
+   * within it (bisect_large) */
+  int nbisect = 0;
+  if (def->mode == JL_TETGEN_CONFORMING && def->max_volume > 0)
+    nbisect = bisect_large(&nnode, &node, &ntet, &tet, def->max_volume);
+
   /* drop nodes no tet uses (then jl_tetmesh_reorder numbers the rest along
    * a Hilbert curve, mesh/order.c) */
   int *remap = jl_calloc((size_t)nnode, sizeof(int));
@@ -581,17 +806,13 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
   out->ntet = ntet;
   out->tet = jl_realloc(tet, (size_t)ntet * 4, sizeof(int));
   out->fill = fill;
+  out->nbisect = nbisect;
   jl_tetmesh_reorder(out);
   jl_tetmesh_topology(out);
   return JL_OK;
 }
 
 /* ---- topology ----------------------------------------------------------------- */
-
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
 
 typedef struct FaceKey {
   int sorted[3]; /* node ids ascending: identifies the face */
@@ -616,7 +837,6 @@ void jl_tetmesh_topology(JlTetMesh *t) {
   free(t->adj);
 
   /* unique edges: 6 per tet as (min, max) keys, sorted, deduplicated */
-  static const int tet_edge[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
   size_t nkey = (size_t)t->ntet * 6;
   uint64_t *key = jl_calloc(nkey, sizeof(uint64_t));
   for (int e = 0; e < t->ntet; e++)
@@ -727,5 +947,47 @@ void jl_tetmesh_quality(const JlTetMesh *t, JlTetQuality *q) {
         q->min_dihedral_deg = fmin(q->min_dihedral_deg, deg);
         q->max_dihedral_deg = fmax(q->max_dihedral_deg, deg);
       }
+  }
+}
+
+double jl_tet_radius_edge(const double *a, const double *b, const double *c, const double *d) {
+  /* circumcentre relative to a: o = (|u|^2 (v x w) + |v|^2 (w x u) + |w|^2 (u x v)) / (2 u.(v x w)) */
+  double u[3], v[3], w[3], vw[3], wu[3], uv[3];
+  jl_vec3_sub(b, a, u);
+  jl_vec3_sub(c, a, v);
+  jl_vec3_sub(d, a, w);
+  jl_vec3_cross(v, w, vw);
+  jl_vec3_cross(w, u, wu);
+  jl_vec3_cross(u, v, uv);
+  double det = 2.0 * jl_vec3_dot(u, vw);
+  if (det == 0.0) return INFINITY;
+  double uu = jl_vec3_dot(u, u), vv = jl_vec3_dot(v, v), ww = jl_vec3_dot(w, w), o[3];
+  for (int k = 0; k < 3; k++) o[k] = (uu * vw[k] + vv * wu[k] + ww * uv[k]) / det;
+  /* shortest of the six edges */
+  double bc[3], bd[3], cd[3];
+  jl_vec3_sub(c, b, bc);
+  jl_vec3_sub(d, b, bd);
+  jl_vec3_sub(d, c, cd);
+  double shortest = fmin(fmin(uu, vv), ww);
+  shortest = fmin(shortest, fmin(jl_vec3_dot(bc, bc), fmin(jl_vec3_dot(bd, bd), jl_vec3_dot(cd, cd))));
+  return sqrt(jl_vec3_dot(o, o) / shortest);
+}
+
+void jl_tetmesh_check(const JlTetMesh *t, const JlTetgenDef *def, JlTetCheck *c) {
+  JL_ASSERT(t && def && c, "jl_tetmesh_check needs a tet mesh, its def and an output");
+  memset(c, 0, sizeof *c);
+  int conforming = def->mode == JL_TETGEN_CONFORMING;
+  for (int e = 0; e < t->ntet; e++) {
+    const int *v = t->tet + 4 * e;
+    const double *x[4] = {t->node + 3 * v[0], t->node + 3 * v[1], t->node + 3 * v[2], t->node + 3 * v[3]};
+    double vol = jl_tet_volume(x[0], x[1], x[2], x[3]);
+    double ratio = jl_tet_radius_edge(x[0], x[1], x[2], x[3]);
+    c->largest_volume = fmax(c->largest_volume, vol);
+    c->largest_ratio = fmax(c->largest_ratio, ratio);
+    if (!conforming) continue;
+    c->over_volume += def->max_volume > 0 && vol > def->max_volume * (1.0 + JL_TET_VOLUME_TOL);
+    c->over_quality += def->quality > 0 && ratio > def->quality * (1.0 + JL_TET_QUALITY_TOL);
+    c->over_guarantee +=
+        def->quality > 0 && ratio > fmax(def->quality, JL_TET_RATIO_GUARANTEE) * (1.0 + JL_TET_QUALITY_TOL);
   }
 }

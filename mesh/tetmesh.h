@@ -45,6 +45,8 @@ typedef struct JlTetMesh {
   int *face;         /* nface x 3 boundary faces, outward (counter-clockwise from outside) */
   int *adj_start;    /* nnode + 1: CSR row starts of node adjacency */
   int *adj;          /* adj_start[nnode]: neighbour node ids, ascending per row */
+  /* provenance (jl_tetgen_build) */
+  int nbisect;       /* edges bisected after TetGen to bring its tets within max_volume */
 } JlTetMesh;
 
 void jl_tetmesh_free(JlTetMesh *t);
@@ -62,9 +64,49 @@ JlResult jl_tetgen_raw(const char *switches,
                        char *err, size_t errsz);
 
 /* Surface (already validated, ok == 1) -> tet mesh with topology. Rejects
- * zero-volume tets, flips negatively oriented ones. */
+ * zero-volume tets, flips negatively oriented ones. Conforming mode with a
+ * max_volume: tets TetGen leaves above it are bisected (out->nbisect);
+ * jl_tetmesh_check tells whether the bounds were met. */
 JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def,
                          JlTetMesh *out, char *err, size_t errsz);
+
+/* Bisects edges of t until no positively oriented tet is above max_volume
+ * (m^3, > 0): each pass takes, for every such tet, the edge whose bisection
+ * gives the best worst radius-edge ratio, and cuts every tet around it at its
+ * midpoint (appended as a node), so the mesh stays conforming and its
+ * boundary keeps its shape. Recomputes the topology if it was there. Returns
+ * the number of edges bisected; stops early (tets left above the bound) only
+ * at 32 passes or the element cap. jl_tetgen_build does it in conforming mode. */
+int jl_tetmesh_bisect(JlTetMesh *t, double max_volume);
+
+/* relative tolerances of the bounds: a tet counts as above max_volume when
+ * its volume exceeds max_volume (1 + JL_TET_VOLUME_TOL), above quality when
+ * its radius-edge ratio exceeds quality (1 + JL_TET_QUALITY_TOL) */
+#define JL_TET_VOLUME_TOL 1e-9
+#define JL_TET_QUALITY_TOL 1e-6
+/* the radius-edge ratio Delaunay refinement guarantees (above 2, for input
+ * without small angles; Shewchuk 1998); below it a quality bound is a target
+ * TetGen usually reaches, and its sliver removal can leave a few tets a
+ * little above it (1.5 asked, 1.76 got on a generated sphere) */
+#define JL_TET_RATIO_GUARANTEE 2.0
+
+/* How a conforming mesh meets its def's bounds. */
+typedef struct JlTetCheck {
+  double largest_volume; /* m^3 */
+  int over_volume;       /* tets above def->max_volume; 0 without a bound */
+  double largest_ratio;  /* largest radius-edge ratio (circumradius / shortest edge) */
+  int over_quality;      /* tets above def->quality; 0 when quality is 0 (off) */
+  int over_guarantee;    /* tets above max(def->quality, JL_TET_RATIO_GUARANTEE):
+                            worth a warning; 0 when quality is 0 (off) */
+} JlTetCheck;
+
+/* Measures t against def's max_volume and quality. In embedded mode the
+ * bounds do not apply (TetGen gets neither): the counts stay 0. */
+void jl_tetmesh_check(const JlTetMesh *t, const JlTetgenDef *def, JlTetCheck *c);
+
+/* Radius-edge ratio of tet (a, b, c, d): circumradius over shortest edge
+ * (TetGen's -q measure; 0.612 for a regular tet); infinite for a flat tet. */
+double jl_tet_radius_edge(const double *a, const double *b, const double *c, const double *d);
 
 /* Renumbers nodes and tets along a 3D Hilbert curve through their positions
  * (centroids for tets) so that neighbours in the mesh are mostly neighbours in

@@ -4,7 +4,13 @@
  * simulation will see: nodes (point masses), tets, springs (unique tet edges),
  * embedded surface vertices, the dihedral-angle range and how well the tet
  * volumes add up to the surface's. `--shape` meshes a generated body instead
- * of a file. `--out FILE.vtu` writes the tets for ParaView.
+ * of a file. `--out FILE.vtu` writes the tets for ParaView. A conforming mesh
+ * is measured against its bounds (jl_tetmesh_check): the largest tet volume
+ * and radius-edge ratio are printed with the number of tets above each bound,
+ * and a miss worth knowing (any tet above --max-volume, or above the quality
+ * bound and 2) is also a warning on stderr. Flags of the other mode are
+ * errors, not silently ignored: --max-volume and --quality belong to
+ * conforming mode, --resolution to embedded mode (and to --shape's edges).
  * Exit 0 on success, 2 for bad flags, unreadable or invalid surfaces and
  * TetGen failures, 1 when the .vtu cannot be written (reason on stderr). */
 #include <math.h>
@@ -30,11 +36,11 @@ static void usage(FILE *out) {
           "  --mode conforming|embedded  conforming (default): surface vertices become\n"
           "                              tet nodes; embedded: a jittered lattice fills the\n"
           "                              body and the surface rides in the tets\n"
-          "  --max-volume M3             largest tet volume (conforming), 0 = no bound\n"
+          "  --max-volume M3             largest tet volume (conforming only), 0 = no bound\n"
           "  --quality RATIO             radius-edge ratio bound, >= 1.1 or 0 = off\n"
-          "                              (default 1.5, conforming)\n"
+          "                              (default 1.5, conforming only)\n"
           "  --resolution METERS         lattice spacing (embedded), 0 = bbox diagonal/12;\n"
-          "                              with --shape also the shape's edge length\n"
+          "                              with --shape also the shape's edge length (either mode)\n"
           "  --shape box|sphere|torus    a generated 1 m box, 0.5 m sphere or torus\n"
           "                              (0.5 m / 0.2 m) instead of FILE\n"
           "  --out FILE.vtu              write the tet mesh (VTK unstructured grid)\n"
@@ -73,6 +79,8 @@ int jl_cli_mesh(int argc, char **argv) {
   /* flags */
   JlTetgenDef def = jl_default_tetgen_def();
   const char *path = NULL, *shape = NULL, *out_path = NULL;
+  /* flags given, for the check that each belongs to the chosen mode */
+  const char *conforming_flag = NULL, *resolution_flag = NULL;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -92,8 +100,10 @@ int jl_cli_mesh(int argc, char **argv) {
       }
     } else if (strcmp(a, "--max-volume") == 0) {
       if (!(v = flag_value(argc, argv, &i)) || !parse_bound(a, v, 0.0, 0, &def.max_volume)) return 2;
+      conforming_flag = a;
     } else if (strcmp(a, "--quality") == 0) {
       if (!(v = flag_value(argc, argv, &i)) || !parse_bound(a, v, 0.0, 0, &def.quality)) return 2;
+      conforming_flag = a;
       if (def.quality != 0.0 && def.quality < 1.1) {
         fprintf(stderr,
                 "jelly mesh: --quality must be 0 (off) or >= 1.1 (TetGen may not terminate below), got '%s'\n",
@@ -102,6 +112,7 @@ int jl_cli_mesh(int argc, char **argv) {
       }
     } else if (strcmp(a, "--resolution") == 0) {
       if (!(v = flag_value(argc, argv, &i)) || !parse_bound(a, v, 0.0, 0, &def.resolution)) return 2;
+      resolution_flag = a;
     } else if (strcmp(a, "--shape") == 0) {
       if (!(shape = flag_value(argc, argv, &i))) return 2;
       if (strcmp(shape, "box") != 0 && strcmp(shape, "sphere") != 0 && strcmp(shape, "torus") != 0) {
@@ -127,6 +138,16 @@ int jl_cli_mesh(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  if (def.mode == JL_TETGEN_EMBEDDED && conforming_flag) {
+    fprintf(stderr, "jelly mesh: %s applies to --mode conforming only; this mesh is embedded\n", conforming_flag);
+    return 2;
+  }
+  if (def.mode == JL_TETGEN_CONFORMING && resolution_flag && !shape) {
+    fprintf(stderr,
+            "jelly mesh: --resolution applies to --mode embedded (or to a --shape's edge length) only; this mesh "
+            "is conforming\n");
+    return 2;
+  }
 
   /* load (or generate) and validate */
   char err[4096];
@@ -137,13 +158,26 @@ int jl_cli_mesh(int argc, char **argv) {
       fprintf(stderr, "jelly mesh: %s\n", err);
       return 2;
     }
-  } else if (strcmp(shape, "box") == 0) {
-    const double size[3] = {1.0, 1.0, 1.0};
-    jl_shape_box(size, def.resolution, &s);
-  } else if (strcmp(shape, "sphere") == 0) {
-    jl_shape_sphere(0.5, def.resolution, &s);
   } else {
-    jl_shape_torus(0.5, 0.2, def.resolution, &s);
+    /* the shape's triangle count is known before it is made (a box at
+     * --resolution 1e-6 would be 6e12 triangles): the scene loader's limit */
+    const double size[3] = {1.0, 1.0, 1.0};
+    double ntri = strcmp(shape, "box") == 0      ? jl_shape_box_triangles(size, def.resolution)
+                  : strcmp(shape, "sphere") == 0 ? jl_shape_sphere_triangles(0.5, def.resolution)
+                                                 : jl_shape_torus_triangles(0.5, 0.2, def.resolution);
+    if (ntri > JL_SHAPE_MAX_TRIANGLES) {
+      fprintf(stderr,
+              "jelly mesh: --resolution %g m makes a %s of %.3g triangles (at most %d per generated shape); use a "
+              "coarser resolution\n",
+              def.resolution, shape, ntri, JL_SHAPE_MAX_TRIANGLES);
+      return 2;
+    }
+    if (strcmp(shape, "box") == 0)
+      jl_shape_box(size, def.resolution, &s);
+    else if (strcmp(shape, "sphere") == 0)
+      jl_shape_sphere(0.5, def.resolution, &s);
+    else
+      jl_shape_torus(0.5, 0.2, def.resolution, &s);
   }
   JlMeshReport report;
   jl_surface_validate(&s, name, &report);
@@ -194,6 +228,8 @@ int jl_cli_mesh(int argc, char **argv) {
   }
   JlTetQuality q;
   jl_tetmesh_quality(&t, &q);
+  JlTetCheck check;
+  jl_tetmesh_check(&t, &def, &check);
   double vs = jl_surface_volume(&s);
   printf("  nodes        %d\n", t.nnode);
   printf("  tets         %d\n", t.ntet);
@@ -203,7 +239,33 @@ int jl_cli_mesh(int argc, char **argv) {
   printf("  dihedral     min %.2f deg, max %.2f deg\n", q.min_dihedral_deg, q.max_dihedral_deg);
   printf("  volume       tets %.9g, surface %.9g, relative difference %.3g\n", q.volume_sum, vs,
          vs != 0 ? (q.volume_sum - vs) / fabs(vs) : 0.0);
+  /* bounds: the figures always, a warning when a miss is worth knowing */
+  if (def.mode == JL_TETGEN_CONFORMING && def.max_volume > 0) {
+    printf("  max volume   largest tet %.4g (bound %g): %s", check.largest_volume, def.max_volume,
+           check.over_volume ? "not met" : "met");
+    if (check.over_volume) printf(", %d tets above", check.over_volume);
+    if (t.nbisect) printf(" (%d edges bisected after TetGen)", t.nbisect);
+    printf("\n");
+  }
+  if (def.mode == JL_TETGEN_CONFORMING && def.quality > 0) {
+    printf("  quality      radius-edge ratio largest %.3f (bound %g): %s", check.largest_ratio, def.quality,
+           check.over_quality ? "not met" : "met");
+    if (check.over_quality) printf(", %d tets above", check.over_quality);
+    printf("\n");
+  } else {
+    printf("  quality      radius-edge ratio largest %.3f\n", check.largest_ratio);
+  }
   printf("  time         tetrahedralize %.3f s, embed %.3f s\n", t1 - t0, t2 - t1);
+  fflush(stdout);
+  if (check.over_volume)
+    fprintf(stderr, "jelly mesh: warning: --max-volume %g not met: %d of %d tets are larger (largest %.3g, %.3gx)\n",
+            def.max_volume, check.over_volume, t.ntet, check.largest_volume, check.largest_volume / def.max_volume);
+  if (check.over_guarantee)
+    fprintf(stderr,
+            "jelly mesh: warning: --quality %g not met: %d of %d tets have a larger radius-edge ratio, %d of them "
+            "above %g (largest %.3g); TetGen leaves such tets next to small angles of the surface\n",
+            def.quality, check.over_quality, t.ntet, check.over_guarantee,
+            fmax(def.quality, JL_TET_RATIO_GUARANTEE), check.largest_ratio);
 
   /* optional .vtu with each tet's volume */
   int rc = 0;

@@ -322,9 +322,14 @@ static JlResult parse_pin(const Ctx *c, const cJSON *o, const char *path, JlScen
   return JL_OK;
 }
 
-/* "tetgen": { "mode", "max_volume", "quality", "resolution" } */
+/* "tetgen": { "mode", "max_volume", "quality", "resolution", "seed" };
+ * max_volume and quality belong to conforming mode, resolution and seed to
+ * embedded mode: a key of the other mode is an error, not silently ignored */
 static JlResult parse_tetgen(const Ctx *c, const cJSON *o, const char *path, JlTetgenDef *t) {
   static const char *const keys[] = {"mode", "max_volume", "quality", "resolution", "seed", NULL};
+  static const char *const mode_keys[JL_TETGEN_MODE_COUNT][3] = {{"max_volume", "quality", NULL},
+                                                                 {"resolution", "seed", NULL}};
+  static const char *const mode_name[JL_TETGEN_MODE_COUNT] = {"conforming", "embedded"};
   TRY(check_keys(c, o, path, keys));
   const char *mode = NULL;
   TRY(get_str(c, o, path, "mode", &mode));
@@ -337,6 +342,15 @@ static JlResult parse_tetgen(const Ctx *c, const cJSON *o, const char *path, JlT
       return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
                      "%s: %s.mode: unknown mode '%s' (conforming or embedded)", c->file, path, mode);
   }
+  int other = t->mode == JL_TETGEN_CONFORMING ? JL_TETGEN_EMBEDDED : JL_TETGEN_CONFORMING;
+  for (const char *const *k = mode_keys[other]; *k; k++)
+    if (cJSON_GetObjectItemCaseSensitive(o, *k)) {
+      char kp[512];
+      key_path(kp, sizeof kp, path, *k);
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                     "%s: %s applies to mode \"%s\" only; this body is meshed in mode \"%s\"%s", c->file, kp,
+                     mode_name[other], mode_name[t->mode], mode ? "" : " (the default)");
+    }
   TRY(get_num(c, o, path, "max_volume", &t->max_volume, 0, 0, 1e30));
   TRY(get_num(c, o, path, "quality", &t->quality, 1.1, 0, 100));
   TRY(get_num(c, o, path, "resolution", &t->resolution, 0, 1, 1e6));
@@ -862,6 +876,29 @@ static JlResult build_cloth_body(const JlSceneBody *b, const JlWorldDef *wd, JlM
   return r;
 }
 
+/* Warns about the bounds a conforming body's mesh misses (jl_tetmesh_check):
+ * tets above max_volume (only if bisection hit its limits), or tets above the
+ * radius-edge bound and above 2, what Delaunay refinement guarantees (a
+ * sphere asked for 1.5 gets a few tets at up to 1.76, not worth a warning on
+ * every run). The mesh is still usable; the user should know. */
+static void log_mesh_bounds(FILE *log, const JlSceneBody *b, int index, const JlTetMesh *t) {
+  JlTetCheck c;
+  jl_tetmesh_check(t, &b->tetgen, &c);
+  if (c.over_volume > 0)
+    fprintf(log,
+            "jelly: warning: body '%s': bodies[%d].tetgen.max_volume %g m^3 not met: %d of %d tets are larger "
+            "(largest %.3g m^3, %.3gx)\n",
+            b->def.name, index, b->tetgen.max_volume, c.over_volume, t->ntet, c.largest_volume,
+            c.largest_volume / b->tetgen.max_volume);
+  if (c.over_guarantee > 0)
+    fprintf(log,
+            "jelly: warning: body '%s': bodies[%d].tetgen.quality %g not met: %d of %d tets have a larger "
+            "radius-edge ratio, %d of them above %g (largest %.3g); TetGen leaves such tets next to small angles "
+            "of the surface\n",
+            b->def.name, index, b->tetgen.quality, c.over_quality, t->ntet, c.over_guarantee,
+            fmax(b->tetgen.quality, JL_TET_RATIO_GUARANTEE), c.largest_ratio);
+}
+
 /* Volumes only: one jl_model_build over all bodies. With cloth or ropes:
  * each run of consecutive volume bodies is one jl_model_build, each cloth or
  * rope body one jl_model_build_cloth, joined in scene order by
@@ -912,6 +949,7 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
       r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
       break;
     }
+    if (log) log_mesh_bounds(log, b, i, &tets[i]);
     /* the end of a run of volume bodies: build them together */
     if (!all_volume && (i + 1 == n || sc->body[i + 1].kind != JL_BODY_VOLUME)) {
       int first = i;

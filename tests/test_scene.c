@@ -1,7 +1,10 @@
 /* Scene files: every documented key parses into the right field; every kind
  * of bad input is rejected with a message naming the file, key path and
- * reason. */
+ * reason; every shipped scene builds, its meshes within their bounds. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/scene.h"
@@ -24,11 +27,12 @@ static void test_full_example(void) {
       "  \"bodies\": [ {\n"
       "      \"name\": \"bunny\",\n"
       "      \"mesh\": \"../bunny.obj\",\n"
-      "      \"tetgen\": { \"mode\": \"conforming\", \"max_volume\": 1e-4, \"quality\": 1.5, \"resolution\": 0.05 },\n"
+      "      \"tetgen\": { \"mode\": \"conforming\", \"max_volume\": 1e-4, \"quality\": 1.5 },\n"
       "      \"density\": 1000, \"stiffness\": 5000, \"young_modulus\": 1e5, \"damping\": 0.5,\n"
       "      \"translate\": [0, 1, 0], \"rotate_deg\": [0, 0, 0], \"scale\": 1.0, \"velocity\": [0, 0, 0],\n"
       "      \"pin\": { \"box\": [[-1, -1, -1], [1, 1, 1]] }\n"
-      "  }, { \"shape\": { \"type\": \"box\", \"size\": [1, 0.1, 0.1] } },\n"
+      "  }, { \"shape\": { \"type\": \"box\", \"size\": [1, 0.1, 0.1] },\n"
+      "       \"tetgen\": { \"mode\": \"embedded\", \"resolution\": 0.05, \"seed\": 7 } },\n"
       "     { \"shape\": { \"type\": \"sphere\", \"radius\": 0.3 } },\n"
       "     { \"shape\": { \"type\": \"torus\", \"major\": 0.5, \"minor\": 0.1 }, \"pin\": { \"nodes\": [0, 3] } } ] }\n";
   JlScene sc;
@@ -53,7 +57,10 @@ static void test_full_example(void) {
   ENSURE(b->tetgen.mode == JL_TETGEN_CONFORMING);
   ENSURE_NEAR(b->tetgen.max_volume, 1e-4, 0);
   ENSURE_NEAR(b->tetgen.quality, 1.5, 0);
-  ENSURE_NEAR(b->tetgen.resolution, 0.05, 0);
+  ENSURE_NEAR(b->tetgen.resolution, 0, 0);
+  ENSURE(sc.body[1].tetgen.mode == JL_TETGEN_EMBEDDED);
+  ENSURE_NEAR(sc.body[1].tetgen.resolution, 0.05, 0);
+  ENSURE(sc.body[1].tetgen.seed == 7);
   ENSURE_NEAR(b->def.density, 1000, 0);
   ENSURE_NEAR(b->def.stiffness, 5000, 0);
   ENSURE_NEAR(b->def.young_modulus, 1e5, 0);
@@ -128,6 +135,17 @@ static void test_bad_scenes(void) {
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"fancy\"}}]}", "bodies[0].tetgen.mode", "fancy"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"quality\": 0.5}}]}", "bodies[0].tetgen.quality", ">= 1.1"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"max_volume\": -1}}]}", "bodies[0].tetgen.max_volume", ">= 0"},
+      /* a key of the other meshing mode is an error, not silently ignored */
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"resolution\": 0.1}}]}",
+       "bodies[0].tetgen.resolution",
+       "applies to mode \"embedded\" only; this body is meshed in mode \"conforming\" (the default)"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}},\n"
+       " {\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"conforming\", \"seed\": 2}}]}",
+       "bodies[1].tetgen.seed", "applies to mode \"embedded\" only; this body is meshed in mode \"conforming\""},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"max_volume\": 1e-3, \"mode\": \"embedded\"}}]}",
+       "bodies[0].tetgen.max_volume", "applies to mode \"conforming\" only; this body is meshed in mode \"embedded\""},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"embedded\", \"quality\": 2}}]}",
+       "bodies[0].tetgen.quality", "applies to mode \"conforming\" only; this body is meshed in mode \"embedded\""},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"pin\": {\"box\": [[1, 1, 1], [0, 0, 0]]}}]}", "bodies[0].pin.box", "minimum"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"pin\": {\"box\": [1, 2]}}]}", "bodies[0].pin.box", "xmin"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"pin\": {\"nodes\": [-1]}}]}", "bodies[0].pin.nodes", ">= 0"},
@@ -316,6 +334,48 @@ static void test_shipped_scenes_parse(void) {
 /* a hull obstacle with one NaN or Inf vertex used to be accepted and then
  * never collide (issue 11): the loader names the file and vertex, and
  * jl_model_build rejects such a hull given through the library */
+/* Every shipped scene (every .json file in models/scenes) builds without a warning about
+ * its meshes' bounds (src/scene.c log_mesh_bounds: a tet above max_volume, or
+ * above the quality bound and 2); hanging_bar.json's bar meets its
+ * max_volume 5e-5 m^3 tet by tet (issue 12: 48 tets of up to 4.2x before). */
+static void test_shipped_scene_meshes(void) {
+  DIR *dir = opendir(JL_SOURCE_DIR "/models/scenes");
+  ENSURE(dir != NULL);
+  if (!dir) return;
+  int nscene = 0;
+  for (struct dirent *d; (d = readdir(dir)) != NULL;) {
+    size_t len = strlen(d->d_name);
+    if (len < 6 || strcmp(d->d_name + len - 5, ".json") != 0) continue;
+    char path[1024], err[2048] = "";
+    snprintf(path, sizeof path, JL_SOURCE_DIR "/models/scenes/%s", d->d_name);
+    JlScene sc;
+    ENSURE_MSG(jl_scene_load(path, &sc, err, sizeof err) == JL_OK, "%s", err);
+    FILE *log = tmpfile();
+    JlModel m;
+    JlResult r = jl_scene_build(&sc, &m, log, err, sizeof err);
+    ENSURE_MSG(r == JL_OK, "%s", err);
+    char text[4096] = "";
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = '\0';
+    fclose(log);
+    ENSURE_MSG(!strstr(text, "not met"), "%s: %s", d->d_name, text);
+    if (r == JL_OK && strcmp(d->d_name, "hanging_bar.json") == 0) {
+      const JlBody *bar = &m.body[0];
+      double largest = 0.0;
+      for (int t = bar->tet_begin; t < bar->tet_begin + bar->tet_count; t++) largest = fmax(largest, m.tet_volume[t]);
+      printf("  hanging_bar.json: %d tets, largest %.4g m^3 (max_volume 5e-05)\n", bar->tet_count, largest);
+      ENSURE(bar->tet_count >= 200 && largest <= 5e-5 * (1 + 1e-9));
+    }
+    if (r == JL_OK) jl_model_free(&m);
+    jl_scene_free(&sc);
+    nscene++;
+  }
+  closedir(dir);
+  printf("  %d shipped scenes built\n", nscene);
+  ENSURE(nscene >= 30);
+}
+
 static void test_hull_points_finite(void) {
   const char *dir = jl_test_tmpdir("scene_hull");
   static const char *const coord[] = {"nan", "1e999", "-inf"};
@@ -382,4 +442,5 @@ JL_TEST_MAIN({"full_example", test_full_example}, {"defaults", test_defaults},
              {"hull_points_finite", test_hull_points_finite}, {"shape_limits", test_shape_limits},
              {"bad_scenes", test_bad_scenes}, {"cloth_rope_wind", test_cloth_rope_wind},
              {"transform", test_transform},
-             {"shipped_scenes_parse", test_shipped_scenes_parse})
+             {"shipped_scenes_parse", test_shipped_scenes_parse},
+             {"shipped_scene_meshes", test_shipped_scene_meshes})
