@@ -254,6 +254,11 @@ static void bar_case(const char *const *tetgen, int ncase) {
   }
 }
 
+static void bar_stretch_conforming(void) {
+  const char *const res[] = {"{ \"max_volume\": 2e-4 }", "{ \"max_volume\": 5e-5 }", "{ \"max_volume\": 1e-5 }"};
+  bar_case(res, quick() ? 2 : 3);
+}
+
 static void bar_stretch_embedded(void) {
   const char *const res[] = {"{ \"mode\": \"embedded\", \"resolution\": 0.067 }",
                              "{ \"mode\": \"embedded\", \"resolution\": 0.05 }",
@@ -264,4 +269,4 @@ static void bar_stretch_embedded(void) {
 JL_TEST_MAIN({"soft_cube_dt60", soft_cube_dt60}, {"soft_ball_dt60", soft_ball_dt60},
              {"soft_cube_dt002", soft_cube_dt002}, {"soft_ball_dt002", soft_ball_dt002},
              {"squeeze_recover", squeeze_recover}, {"poisson", poisson},
-             {"bar_stretch_embedded", bar_stretch_embedded})
+             {"bar_stretch_conforming", bar_stretch_conforming}, {"bar_stretch_embedded", bar_stretch_embedded})
