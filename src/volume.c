@@ -52,6 +52,9 @@
 #include "src/linalg.h"
 #include "src/volume.h"
 
+/* at most ntet / SPARSE_FRACTION active tets: the sparse multiply */
+#define SPARSE_FRACTION 8
+
 /* below R_EPS x JL_VOLUME_ONSET the barrier continues as a parabola */
 #define R_EPS 0.1
 
@@ -66,6 +69,8 @@ typedef struct Volume {
   double *partial; /* nblock energy partials */
   int exact;       /* the cached matrix includes psi' d2V */
   int active;      /* number of tets with w != 0 or wd != 0 */
+  int *act;        /* ntet: the active tets, ascending, when the sparse path is used (nact > 0) */
+  int nact;        /* > 0: few tets active, multiply and diag loop over act serially */
   /* node -> (tet, corner) in ascending tet order: entry 4 t + k */
   int *start;      /* nnode + 1 */
   int *item;       /* 4 ntet */
@@ -181,7 +186,27 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
     active += vo->w[t] != 0.0 || (vo->exact && vo->wd[t] != 0.0);
   }
   vo->active = active;
+  vo->nact = 0;
   if (!active) return;
+  if (!vo->exact && active <= nt / SPARSE_FRACTION) {
+    /* few active tets (a barrier touched here and there): loop over them
+     * alone, scattering in ascending tet order (serial: the same sums for
+     * any thread count) */
+    for (int t = 0; t < nt; t++)
+      if (vo->w[t] != 0.0) vo->act[vo->nact++] = t;
+    if (!diag) return;
+    for (int q = 0; q < vo->nact; q++) {
+      int t = vo->act[q];
+      double wt = vo->w[t];
+      for (int k = 0; k < 4; k++) {
+        const double *gk = vo->g + 12 * (size_t)t + 3 * k;
+        double *D = diag + 9 * m->tet[4 * t + k];
+        for (int r = 0; r < 3; r++)
+          for (int c = 0; c < 3; c++) D[3 * r + c] += wt * gk[r] * gk[c];
+      }
+    }
+    return;
+  }
   {
     int n = m->nnode;
     const int *restrict start = vo->start, *restrict item = vo->item;
@@ -245,6 +270,20 @@ static void exact_term(const Volume *vo, const JlModel *m, const double *u) {
 static void volume_multiply(const JlForce *el, const JlModel *m, const double *u, double *out) {
   const Volume *vo = el->self;
   if (!vo->active) return;
+  if (vo->nact > 0) {
+    for (int q = 0; q < vo->nact; q++) {
+      int t = vo->act[q];
+      const double *gt = vo->g + 12 * (size_t)t;
+      const int *v = m->tet + 4 * t;
+      double d = 0.0;
+      for (int k = 0; k < 4; k++)
+        d += gt[3 * k] * u[3 * v[k]] + gt[3 * k + 1] * u[3 * v[k] + 1] + gt[3 * k + 2] * u[3 * v[k] + 2];
+      d *= vo->w[t];
+      for (int k = 0; k < 4; k++)
+        for (int c = 0; c < 3; c++) out[3 * v[k] + c] += d * gt[3 * k + c];
+    }
+    return;
+  }
   int nt = vo->ntet;
   double *restrict s = vo->s;
   const double *restrict g = vo->g, *restrict w = vo->w, *restrict row_g = vo->row_g;
@@ -296,6 +335,7 @@ static void volume_destroy(JlForce *el) {
     free(vo->start);
     free(vo->item);
     free(vo->row_g);
+    free(vo->act);
     free(vo);
   }
   free(el);
@@ -315,6 +355,7 @@ JlForce *jl_volume_create(const JlModel *m) {
   vo->start = jl_calloc((size_t)n + 1, sizeof(int));
   vo->item = jl_calloc(4 * (size_t)nt, sizeof(int));
   vo->row_g = jl_calloc(12 * (size_t)nt, sizeof(double));
+  vo->act = jl_calloc((size_t)nt + 1, sizeof(int));
   for (int t = 0; t < nt; t++)
     for (int k = 0; k < 4; k++) vo->start[m->tet[4 * t + k] + 1]++;
   for (int i = 0; i < n; i++) vo->start[i + 1] += vo->start[i];

@@ -137,7 +137,7 @@ JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err
 
   /* force elements */
   w->force[w->nforce++] = jl_springs_create(mm);
-  JlForce *volume = jl_volume_create(mm);
+  JlForce *volume = getenv("JL_VOLUME_OFF") ? NULL : jl_volume_create(mm);
   if (volume) w->force[w->nforce++] = volume;
   w->force[w->nforce++] = jl_gravity_create(mm);
   if (mm->world.has_ground) w->force[w->nforce++] = jl_ground_create(mm);

@@ -571,6 +571,71 @@ static void test_volume_pushes_back(void) {
   jl_model_free(&m);
 }
 
+/* few tets past the barrier's onset: the element loops over them alone; its
+ * product equals sum_t w_t g_t (g_t . u) computed here from the definition */
+static void test_volume_sparse(void) {
+  JlModel m;
+  ENSURE(small_model(&m, 1e5, 0));
+  JlForce *e = jl_volume_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double)), *ju = jl_calloc((size_t)n3, sizeof(double));
+  double *want = jl_calloc((size_t)n3, sizeof(double)), *diag = jl_calloc(9 * (size_t)m.nnode, sizeof(double));
+  memcpy(x, m.x0, (size_t)n3 * sizeof(double));
+  /* flatten one corner: the tets at node 0 only */
+  x[1] += 0.09;
+  int active = 0;
+  for (int t = 0; t < m.ntet; t++) {
+    const int *n = m.tet + 4 * t;
+    double J = jl_tet_volume(x + 3 * n[0], x + 3 * n[1], x + 3 * n[2], x + 3 * n[3]) / m.tet_volume[t];
+    active += J < JL_VOLUME_ONSET;
+  }
+  ENSURE_MSG(active > 0 && active * 8 <= m.ntet, "%d of %d tets past the onset", active, m.ntet);
+  for (int k = 0; k < n3; k++) u[k] = rnd();
+  const double a = 0.3;
+  e->linearize(e, &m, x, v, a, 0.0, 0, diag);
+  e->multiply(e, &m, u, ju);
+  for (int t = 0; t < m.ntet; t++) {
+    const int *n = m.tet + 4 * t;
+    const double *p0 = x + 3 * n[0];
+    double e1[3], e2[3], e3[3], g[4][3], psi[3];
+    for (int k = 0; k < 3; k++) {
+      e1[k] = x[3 * n[1] + k] - p0[k];
+      e2[k] = x[3 * n[2] + k] - p0[k];
+      e3[k] = x[3 * n[3] + k] - p0[k];
+    }
+    for (int k = 0; k < 3; k++) {
+      int b = (k + 1) % 3, c = (k + 2) % 3;
+      g[1][k] = (e2[b] * e3[c] - e2[c] * e3[b]) / 6, g[2][k] = (e3[b] * e1[c] - e3[c] * e1[b]) / 6;
+      g[3][k] = (e1[b] * e2[c] - e1[c] * e2[b]) / 6;
+      g[0][k] = -(g[1][k] + g[2][k] + g[3][k]);
+    }
+    double V = e1[0] * g[1][0] + e1[1] * g[1][1] + e1[2] * g[1][2], V0 = m.tet_volume[t];
+    jl_volume_psi(V / V0, m.tet_kvol[t], m.tet_kbar[t], psi);
+    double w = -a * fmax(psi[2], 0.0) / V0, d = 0.0;
+    for (int k = 0; k < 4; k++)
+      for (int c = 0; c < 3; c++) d += g[k][c] * u[3 * n[k] + c];
+    for (int k = 0; k < 4; k++)
+      for (int c = 0; c < 3; c++) want[3 * n[k] + c] += w * d * g[k][c];
+  }
+  double diff = 0.0, scale = 0.0;
+  for (int k = 0; k < n3; k++) diff = fmax(diff, fabs(ju[k] - want[k])), scale = fmax(scale, fabs(want[k]));
+  printf("  %d of %d tets active: |Ju - want| %.3g of %.3g\n", active, m.ntet, diff, scale);
+  ENSURE(scale > 0.0 && diff <= 1e-12 * scale);
+  /* its diagonal blocks */
+  for (int i = 0; i < m.nnode; i++)
+    for (int c = 0; c < 3; c++) {
+      memset(u, 0, (size_t)n3 * sizeof(double));
+      memset(ju, 0, (size_t)n3 * sizeof(double));
+      u[3 * i + c] = 1.0;
+      e->multiply(e, &m, u, ju);
+      for (int r = 0; r < 3; r++) ENSURE_NEAR(diag[9 * i + 3 * r + c], ju[3 * i + r], 1e-12 * scale + 1e-300);
+    }
+  free(x), free(v), free(u), free(ju), free(want), free(diag);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
 JL_TEST_MAIN({"spring_dfdx_exact", test_spring_dfdx_exact},
              {"spring_stretched_default_equals_exact", test_spring_stretched_default_equals_exact},
              {"spring_dfdv", test_spring_dfdv},
@@ -584,4 +649,5 @@ JL_TEST_MAIN({"spring_dfdx_exact", test_spring_dfdx_exact},
              {"volume_psi", test_volume_psi},
              {"volume_dfdx_exact", test_volume_dfdx_exact},
              {"volume_definite_and_diag", test_volume_definite_and_diag},
-             {"volume_pushes_back", test_volume_pushes_back})
+             {"volume_pushes_back", test_volume_pushes_back},
+             {"volume_sparse", test_volume_sparse})
