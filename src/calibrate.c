@@ -258,6 +258,7 @@ double jl_calibrate_shear(const JlTetMesh *t, const double *material_vol, const 
   static const double EPS[5][3][3] = {{{0, .5, 0}, {.5, 0, 0}, {0, 0, 0}},  {{0, 0, 0}, {0, 0, .5}, {0, .5, 0}},
                                       {{0, 0, .5}, {0, 0, 0}, {.5, 0, 0}},  {{1, 0, 0}, {0, -1, 0}, {0, 0, 0}},
                                       {{0, 0, 0}, {0, 1, 0}, {0, 0, -1}}};
+  const int nmode = 5; /* the normal differences alone were tried: 0.84-1.11 conforming, 0.95 embedded */
   const double strain = 1e-3;
   double factor = 1.0, ratio = 1.0;
   for (int pass = 0; pass < 2; pass++) {
@@ -280,7 +281,7 @@ double jl_calibrate_shear(const JlTetMesh *t, const double *material_vol, const 
         }
     }
     double w = 0.0, target = 0.0;
-    for (int mode = 0; mode < 5; mode++) {
+    for (int mode = 0; mode < nmode; mode++) {
       double ee = 0.0;
       for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) ee += EPS[mode][a][b] * EPS[mode][a][b];
