@@ -87,6 +87,7 @@ typedef struct Contact {
   int feature;    /* obstacle feature the node is measured against (box face it came in through); -1 */
   int tag;        /* 0: node[0] against a body or obstacle; thin pairs (collision/thin.h): kind + key */
   int continued;  /* 1: z0 and d0 carried over from the last step's contact (thin_history): z0 is not z(x) */
+  int pushing;    /* 1: works off slack it already had at the last step (an overlap being pushed apart) */
   double r[3];    /* unit normal: force direction on node[0] */
   double d0;      /* m, depth at detection */
   double slack;   /* m, push-out slack: the penalty acts on g - slack */
@@ -426,6 +427,7 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
     double jump = d0 - (pred > 0.0 ? pred : 0.0);
     double s = q->slack + (jump > 0.0 ? jump : 0.0) - wd->contact_push_out * h;
     ct->slack = s < d0 ? s : d0;
+    ct->pushing = q->slack > wd->contact_push_out * h && ct->slack > 0.0;
   } else {
     /* a new contact keeps the depth its approach speed explains, at most the
      * depth whose penalty energy equals the node's kinetic energy of
@@ -661,6 +663,16 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
   remember(ce, m, x);
 }
 
+/* 1 while a contact works off the slack of an earlier step (an overlap
+ * being pushed apart); slack found in this step's detection does not count:
+ * that is a missed step, which the energy guard may split */
+static int contact_pushing(const JlForce *e) {
+  const ContactElem *ce = e->self;
+  for (int q = 0; q < ce->ncontact; q++)
+    if (ce->contact[q].pushing) return 1;
+  return 0;
+}
+
 /* ---------------------------------------------------------------- force */
 
 /* Phi: force on the penetrating node at (z, z'); returns g. *spring (may be
@@ -872,6 +884,7 @@ JlForce *jl_contact_create(const JlModel *m) {
   e->multiply = contact_multiply;
   e->destroy = contact_destroy;
   e->begin_step = contact_begin;
+  e->pushing = contact_pushing;
   e->refine = contact_refine;
   return e;
 }

@@ -55,6 +55,11 @@ struct JlForce {
    * (a primal active-set iteration). begin_step leaves that mode again, so
    * explicit steppers see the plain piecewise force. */
   int (*refine)(JlForce *e, const JlModel *m, const double *x1, const double *v1);
+  /* Optional (may be NULL): after begin_step, 1 when the element does work
+   * on the bodies in this step on purpose (contacts and the ground pushing
+   * overlapping bodies apart at the push-out speed), so the step may add
+   * energy; the implicit step's energy guard (src/world.c) then stands aside. */
+  int (*pushing)(const JlForce *e);
 };
 
 /* The built-in families. Each returns a heap object freed by e->destroy(e). */

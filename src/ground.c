@@ -49,6 +49,8 @@
 #include "src/linalg.h"
 
 typedef struct Ground {
+  int n;           /* nodes */
+  int carried;     /* nodes working off slack they had before this step (push-out of an overlap) */
   int nblock;
   int nactive;
   int *active;     /* nactive <= nnode: penetrating nodes at the last linearize */
@@ -111,11 +113,20 @@ static double ground_cap_pen(const Ground *g, double pen, int i) {
   return p > 0.0 ? p : 0.0;
 }
 
+/* 1 while some node works off the slack of an earlier step (a body that
+ * started below the plane); slack found in this step's detection does not
+ * count: that is a missed step, which the energy guard may split */
+static int ground_pushing(const JlForce *e) {
+  const Ground *g = e->self;
+  return g->carried > 0;
+}
+
 /* tangential speeds, slack and the on/off set at the step's start */
 static void ground_begin(JlForce *e, const JlModel *m, const double *x, const double *v, double h) {
   Ground *g = e->self;
   const JlWorldDef *wd = &m->world;
   g->use_set = 0;
+  g->carried = 0;
   for (int i = 0; i < m->nnode; i++) {
     const double *vi = v + 3 * i;
     g->s0[i] = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
@@ -136,6 +147,7 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
         s = pen - approach * (omega > 0.0 && 1.0 / omega < h ? 1.0 / omega : h);
       } else {
         s = g->slack[i];
+        g->carried += s > wd->contact_push_out * h;
       }
       s -= wd->contact_push_out * h;
       g->slack[i] = s < 0.0 ? 0.0 : s < pen ? s : pen;
@@ -320,6 +332,7 @@ JlForce *jl_ground_create(const JlModel *m) {
   g->on = jl_calloc((size_t)m->nnode + 1, 1);
   g->pen1 = jl_calloc((size_t)m->nnode + 1, sizeof(double));
   g->slack = jl_calloc((size_t)m->nnode + 1, sizeof(double));
+  g->n = m->nnode;
   g->mode = jl_calloc((size_t)m->nnode + 1, 1);
   g->anchor = jl_calloc(2 * ((size_t)m->nnode + 1), sizeof(double));
   g->next_anchor = jl_calloc(2 * ((size_t)m->nnode + 1), sizeof(double));
@@ -344,6 +357,7 @@ JlForce *jl_ground_create(const JlModel *m) {
   e->multiply = ground_multiply;
   e->destroy = ground_destroy;
   e->begin_step = ground_begin;
+  e->pushing = ground_pushing;
   e->refine = ground_refine;
   return e;
 }

@@ -78,7 +78,7 @@
  *    folds over the box's edge. */
 const Gap gaps[] = {
     {"rope_ends", DT60, "seg_dist_min_m"},
-    {"cloth_on_box", DT60, "energy_rise_rel"},
+    /* cloth_on_box at dt 1/60 (energy +1.09 % in one frame) closed by the energy guard (src/world.c) */
 };
 const size_t ngaps = sizeof gaps / sizeof gaps[0];
 
