@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "mesh/tetmesh.h"
+#include "src/model.h"
 
 int jl_cli_check(int argc, char **argv);
 int jl_cli_mesh(int argc, char **argv);
@@ -27,7 +28,9 @@ int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers);
 int jl_cli_bench_render(int json, const char *cpu);
 int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli_bench_thin.c */
 int jl_cli_bench_volume(int json, int quick, const char *cpu); /* src/cli_bench_volume.c */
-/* src/cli_bench.c: a TetGen sphere of radius 0.5 m with about `target` tets */
+/* src/cli_bench.c: a TetGen sphere of radius 0.5 m with about `target` tets, and its body (E 1e6 Pa,
+ * density 1000, hanging from a pinned cap) */
+JlBodyDef jl_cli_bench_sphere_def(void);
 JlResult jl_cli_bench_sphere(int target, JlSurface *s, JlTetMesh *t, double *tetgen_ms, char *err, size_t errsz);
 /* median of v[0..n) (sorts v); 0 for n <= 0 (src/cli_util.c) */
 double jl_cli_median(double *v, int n);

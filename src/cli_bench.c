@@ -74,6 +74,19 @@ typedef struct BenchRow {
   double tetgen_ms, ms_per_step, cg_iterations, spring_cg_per_s, peak_mb;
 } BenchRow;
 
+JlBodyDef jl_cli_bench_sphere_def(void) {
+  JlBodyDef def = jl_default_body_def();
+  snprintf(def.name, sizeof def.name, "sphere");
+  def.young_modulus = 1e6;
+  def.density = 1000;
+  def.damping = 0.5;
+  def.has_pin_box = 1;
+  double lo[3] = {-1, 0.4, -1}, hi[3] = {1, 1, 1};
+  memcpy(def.pin_box[0], lo, sizeof lo);
+  memcpy(def.pin_box[1], hi, sizeof hi);
+  return def;
+}
+
 /* Sphere tet mesh with about `target` tets (within 0.8x to 1.25x where
  * TetGen allows). Refinement under -a makes tets of about a quarter of the
  * bound on average, and the count jumps as the bound crosses the surface's
@@ -127,15 +140,7 @@ static JlResult bench_row(int target, int threads, int nstep, BenchRow *row, cha
     jl_surface_free(&s);
     return r;
   }
-  JlBodyDef def = jl_default_body_def();
-  snprintf(def.name, sizeof def.name, "sphere");
-  def.young_modulus = 1e6;
-  def.density = 1000;
-  def.damping = 0.5;
-  def.has_pin_box = 1;
-  double lo[3] = {-1, 0.4, -1}, hi[3] = {1, 1, 1};
-  memcpy(def.pin_box[0], lo, sizeof lo);
-  memcpy(def.pin_box[1], hi, sizeof hi);
+  JlBodyDef def = jl_cli_bench_sphere_def();
   JlWorldDef wd = jl_default_world_def();
   JlModel m;
   r = jl_model_build(&m, 1, &t, &s, &def, &wd, err, errsz);

@@ -25,16 +25,8 @@ typedef struct VolumeRow {
 } VolumeRow;
 
 static JlResult sphere_world(const JlTetMesh *t, double nu, JlWorld *w, char *err, size_t errsz) {
-  JlBodyDef def = jl_default_body_def();
-  snprintf(def.name, sizeof def.name, "sphere");
-  def.young_modulus = 1e6;
+  JlBodyDef def = jl_cli_bench_sphere_def();
   def.poisson_ratio = nu;
-  def.density = 1000;
-  def.damping = 0.5;
-  def.has_pin_box = 1;
-  double lo[3] = {-1, 0.4, -1}, hi[3] = {1, 1, 1};
-  memcpy(def.pin_box[0], lo, sizeof lo);
-  memcpy(def.pin_box[1], hi, sizeof hi);
   JlWorldDef wd = jl_default_world_def();
   JlModel m;
   JlResult r = jl_model_build(&m, 1, t, NULL, &def, &wd, err, errsz);

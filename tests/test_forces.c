@@ -83,6 +83,24 @@ static double fd_error(JlForce *e, const JlModel *m, const double *x, const doub
 }
 
 /* perturbed positions: every spring some percent longer or shorter */
+/* forces f at x sum to no net force and no net torque (relative to sum |f_i| > 1 N) */
+static void balanced(const JlModel *m, const double *x, const double *f, double rel) {
+  double sum[3] = {0, 0, 0}, torque[3] = {0, 0, 0}, fmag = 0;
+  for (int i = 0; i < m->nnode; i++) {
+    const double *p = x + 3 * i, *fi = f + 3 * i;
+    for (int k = 0; k < 3; k++) sum[k] += fi[k];
+    torque[0] += p[1] * fi[2] - p[2] * fi[1];
+    torque[1] += p[2] * fi[0] - p[0] * fi[2];
+    torque[2] += p[0] * fi[1] - p[1] * fi[0];
+    fmag += norm(3, fi);
+  }
+  ENSURE(fmag > 1.0);
+  for (int k = 0; k < 3; k++) {
+    ENSURE_NEAR(sum[k], 0.0, rel * fmag);
+    ENSURE_NEAR(torque[k], 0.0, rel * fmag);
+  }
+}
+
 static void perturb(const JlModel *m, double amount, double *x) {
   for (int k = 0; k < 3 * m->nnode; k++) x[k] = m->x0[k] + amount * 0.1 * rnd();
 }
@@ -241,20 +259,7 @@ static void test_spring_momentum(void) {
   perturb(&m, 0.4, x);
   for (int k = 0; k < n3; k++) v[k] = rnd();
   eval(e, &m, x, v, f);
-  double sum[3] = {0, 0, 0}, torque[3] = {0, 0, 0}, fmag = 0;
-  for (int i = 0; i < m.nnode; i++) {
-    const double *p = x + 3 * i, *fi = f + 3 * i;
-    for (int k = 0; k < 3; k++) sum[k] += fi[k];
-    torque[0] += p[1] * fi[2] - p[2] * fi[1];
-    torque[1] += p[2] * fi[0] - p[0] * fi[2];
-    torque[2] += p[0] * fi[1] - p[1] * fi[0];
-    fmag += norm(3, fi);
-  }
-  ENSURE(fmag > 1.0);
-  for (int k = 0; k < 3; k++) {
-    ENSURE_NEAR(sum[k], 0.0, 1e-13 * fmag);
-    ENSURE_NEAR(torque[k], 0.0, 1e-13 * fmag); /* central forces: no net torque either */
-  }
+  balanced(&m, x, f, 1e-13); /* central forces: no net torque either */
   free(x), free(v), free(f);
   e->destroy(e);
   jl_model_free(&m);
@@ -539,20 +544,7 @@ static void test_volume_pushes_back(void) {
   for (int c = 0; c < 2; c++) {
     volume_state(&m, c ? 1.0 : 0.3, 0.002, c, x);
     eval(e, &m, x, v, f);
-    double sum[3] = {0, 0, 0}, torque[3] = {0, 0, 0}, fmag = 0;
-    for (int i = 0; i < m.nnode; i++) {
-      const double *p = x + 3 * i, *fi = f + 3 * i;
-      for (int k = 0; k < 3; k++) sum[k] += fi[k];
-      torque[0] += p[1] * fi[2] - p[2] * fi[1];
-      torque[1] += p[2] * fi[0] - p[0] * fi[2];
-      torque[2] += p[0] * fi[1] - p[1] * fi[0];
-      fmag += norm(3, fi);
-    }
-    ENSURE(fmag > 1.0);
-    for (int k = 0; k < 3; k++) {
-      ENSURE_NEAR(sum[k], 0.0, 1e-12 * fmag);
-      ENSURE_NEAR(torque[k], 0.0, 1e-12 * fmag);
-    }
+    balanced(&m, x, f, 1e-12);
     /* a small step along the force raises the total |volume| deficit's energy: lower energy, larger volumes */
     double lo0, hi0, lo1, hi1, e0 = 0, e1 = 0;
     volume_ratios(&m, x, &lo0, &hi0);
