@@ -452,10 +452,47 @@ static void test_bench_json_format(void) {
   ENSURE_MSG(tets > 800 && tets < 1250, "first row should have about 1k tets, has %d", tets);
 }
 
+/* a cube of E = 10 Pa dropped 1 m at dt 1/15 s: its weight (450 bulk moduli at the bottom) beats the
+ * volume barrier's pressure at zero volume, so tets invert; stats.csv counts them per frame and the
+ * run ends with one warning naming the body, the largest fraction and the first frame */
+#define INVERT_SCENE                                                                                     \
+  "{ \"duration\": 1.0, \"fps\": 15, \"dt\": 0.06666666666666667, \"ground\": { \"y\": 0 },"             \
+  "  \"bodies\": [ { \"name\": \"jelly\", \"shape\": { \"type\": \"box\", \"size\": [0.3, 0.3, 0.3] },"      \
+  "    \"translate\": [0, 1.15, 0], \"tetgen\": { \"max_volume\": 1e-4 }, \"young_modulus\": 10 } ] }"
+
+static void test_inverted_tets_column_and_warning(void) {
+  const char *dir = jl_test_tmpdir("cli_inverted");
+  char scene[1024], cmd[4096], path[2048];
+  ENSURE(write_scene(dir, "soft.json", INVERT_SCENE, scene, sizeof scene));
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '%s' --quiet --no-preview --out %s/run", scene, dir);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
+  const char *warn = strstr(g_out, "jelly run: warning: body 'jelly' had inverted tets: up to ");
+  ENSURE_MSG(warn, "no inverted-tets warning in: %s", g_out);
+  int most = 0, of = 0, first = 0;
+  double pct = 0;
+  ENSURE(sscanf(warn, "jelly run: warning: body 'jelly' had inverted tets: up to %d of %d (%lf %%), first in frame %d",
+                &most, &of, &pct, &first) == 4);
+  snprintf(path, sizeof path, "%s/run/stats.csv", dir);
+  char *stats = jl_test_read_file(path, NULL);
+  ENSURE(stats);
+  int lines = count_lines(stats), seen_first = -1;
+  double seen_most = 0;
+  for (int r = 0; r + 1 < lines; r++) {
+    double n = csv_value(stats, r, 13);
+    if (n > 0 && seen_first < 0) seen_first = r;
+    seen_most = fmax(seen_most, n);
+  }
+  free(stats);
+  printf("  up to %d of %d tets inverted (%.3g %%), first in frame %d\n", most, of, pct, first);
+  ENSURE(most > 0 && of > most && seen_most == most && seen_first == first);
+}
+
 JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs},
              {"determinism", test_determinism},
              {"stiff_implicit_vs_euler", test_stiff_implicit_vs_euler},
              {"cg_failed_column_and_warning", test_cg_failed_column_and_warning},
+             {"inverted_tets_column_and_warning", test_inverted_tets_column_and_warning},
              {"fps_flag", test_fps_flag}, {"overlap_warnings", test_overlap_warnings},
              {"bad_input", test_bad_input}, {"hostile_values", test_hostile_values}, {"help", test_help},
              {"bench_json_format", test_bench_json_format})
