@@ -520,10 +520,15 @@ int jl_cli_run(int argc, char **argv) {
   const JlModel *m = &w.model;
   if (!a.quiet) {
     printf("scene      %s\n", scene_path);
-    for (int b = 0; b < m->nbody; b++)
-      printf("body       %-12s %6d nodes %7d tets %7d springs %6d surface vertices  %.4g kg\n",
+    for (int b = 0; b < m->nbody; b++) {
+      printf("body       %-12s %6d nodes %7d tets %7d springs %6d surface vertices  %.4g kg",
              m->body[b].name, m->body[b].node_count, m->body[b].tet_count, m->body[b].spring_count,
              m->body[b].surface.nvert, m->body[b].mass);
+      /* the spring calibration against the body's mesh (docs/physics.md) */
+      if (m->body[b].calibration != 1.0 && m->body[b].calibration > 0.0)
+        printf(", springs x%.3g", m->body[b].calibration);
+      printf("\n");
+    }
     printf("integrator %s, dt %.6g s (%d steps per frame), %d frames at %g fps\n",
            jl_integrator_name(sc.step.integrator), h, steps_per_frame, nframes, sc.fps);
     printf("built in   %.2f s\n", build_s);

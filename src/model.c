@@ -71,6 +71,7 @@ JlBodyDef jl_default_body_def(void) {
   d.stiffness = 5000.0;
   d.young_modulus = 0.0;
   d.poisson_ratio = 0.25;
+  d.calibrate = 1;
   d.volume_stiffness = -1.0;
   d.damping = 0.5;
   return d;
@@ -517,15 +518,12 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
     }
     /* the relaxed network's shear modulus, measured on the mesh, corrects
      * the springs (src/calibrate.c) */
-    if (!r && mat.spring_young > 0.0 && !getenv("JL_NO_CALIBRATE")) {
+    if (!r && mat.spring_young > 0.0 && d->calibrate) {
       double *kv_tet = jl_calloc((size_t)t->ntet + 1, sizeof(double));
       for (int e = 0; e < t->ntet; e++) kv_tet[e] = (t->fill ? t->fill[e] : 1.0) * mat.kv;
       JlCalibration cal;
       double factor = jl_calibrate_shear(t, material_vol, edge_vol, tet_edge, m->spring_k + spring0, kv_tet,
                                          mat.spring_young / 2.5, &cal);
-      if (getenv("JL_CALIBRATE_LOG"))
-        fprintf(stderr, "calibrate '%s': region %d nodes (%d relaxed), %d tets: %.4f -> %.4f, factor %.4f\n", names[b],
-                cal.nodes, cal.relaxed, cal.tets, cal.before, cal.after, cal.factor);
       for (int e = 0; e < t->nedge; e++) m->spring_k[spring0 + e] *= factor;
       body->calibration = factor;
       free(kv_tet);

@@ -35,6 +35,8 @@ typedef struct JlBodyDef {
   double young_modulus;    /* Pa; > 0 derives per-spring stiffness from the tets (docs/physics.md); default 0 */
   double poisson_ratio;    /* 0 <= nu < 0.5, with young_modulus: springs from the shear modulus, the volume
                               force (src/volume.c) from the rest (docs/physics.md); default 0.25 */
+  int calibrate;           /* 1: with young_modulus, scale the springs so that the body's own mesh has the
+                              material's shear modulus (src/calibrate.c, docs/physics.md); default 1 */
   double volume_stiffness; /* Pa, kv of the volume force, set directly; < 0 = derived from (E, nu), 0 with a
                               uniform stiffness; default -1 */
   double damping;          /* N s/m per spring, along the spring axis only; default 0.5 */

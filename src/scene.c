@@ -379,8 +379,9 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
   static const char *const keys[] = {
       "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
       "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
-      "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", NULL};
-  static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", NULL};
+      "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate", NULL};
+  static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", "calibrate",
+                                            NULL};
   static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", "thickness", "radius", NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
@@ -506,6 +507,7 @@ static JlResult parse_body(const Ctx *c, const cJSON *o, int index, const char *
       return bad(c, nkp, "needs young_modulus (with a uniform stiffness, set volume_stiffness in Pa instead)", 0);
   }
   TRY(get_num(c, o, path, "volume_stiffness", &b->def.volume_stiffness, 0, 0, 1e15));
+  TRY(get_bool(c, o, path, "calibrate", &b->def.calibrate));
   TRY(get_num(c, o, path, "damping", &b->def.damping, 0, 0, 1e15));
   TRY(get_vec(c, o, path, "translate", b->translate, 3));
   TRY(get_vec(c, o, path, "rotate_deg", b->rotate_deg, 3));

@@ -216,7 +216,7 @@ static void poisson(void) {
 
 /* the hanging bar: stretch of the bottom face (mean over the render surface's
  * bottom vertices) over rho g L^2 / (2E) */
-static double bar_ratio(const char *tetgen, double nu, int *ntet) {
+static double bar_ratio(const char *tetgen, double nu, const char *extra, int *ntet) {
   const double rho = 1000, E = 2.5e5, L = 1.0;
   char text[1024];
   snprintf(text, sizeof text,
@@ -224,8 +224,8 @@ static double bar_ratio(const char *tetgen, double nu, int *ntet) {
            "  \"solver\": { \"tolerance\": 1e-9, \"max_iterations\": 5000 },"
            "  \"bodies\": [ { \"name\": \"bar\", \"shape\": { \"type\": \"box\", \"size\": [0.2, 1, 0.2] },"
            "    \"translate\": [0, 0.5, 0], \"tetgen\": %s, \"density\": %g, \"young_modulus\": %g,"
-           "    \"poisson_ratio\": %g, \"damping\": 20, \"pin\": { \"box\": [[-1, 0.999, -1], [1, 2, 1]] } } ] }",
-           tetgen, rho, E, nu);
+           "    \"poisson_ratio\": %g, \"damping\": 20, \"pin\": { \"box\": [[-1, 0.999, -1], [1, 2, 1]] }%s } ] }",
+           tetgen, rho, E, nu, extra);
   JlWorld w;
   if (!jl_test_scene_world(&w, text, "bar")) return NAN;
   const JlBody *b = &w.model.body[0];
@@ -248,7 +248,7 @@ static double bar_ratio(const char *tetgen, double nu, int *ntet) {
 static void bar_case(const char *const *tetgen, int ncase) {
   for (int k = 0; k < ncase; k++) {
     int ntet = 0;
-    double ratio = bar_ratio(tetgen[k], 0.25, &ntet);
+    double ratio = bar_ratio(tetgen[k], 0.25, "", &ntet);
     printf("  tetgen %s: %d tets, stretch / (rho g L^2 / 2E) = %.3f\n", tetgen[k], ntet, ratio);
     ENSURE_MSG(fabs(ratio - 1) < 0.05, "%s: ratio %.3f", tetgen[k], ratio);
   }
@@ -264,6 +264,11 @@ static void bar_stretch_embedded(void) {
                              "{ \"mode\": \"embedded\", \"resolution\": 0.05 }",
                              "{ \"mode\": \"embedded\", \"resolution\": 0.04 }"};
   bar_case(res, quick() ? 2 : 3);
+  /* "calibrate": false keeps Van Gelder's springs as they are: the same bar is 20 % soft */
+  int ntet = 0;
+  double raw = bar_ratio(res[1], 0.25, ", \"calibrate\": false", &ntet);
+  printf("  uncalibrated (\"calibrate\": false): %.3f\n", raw);
+  ENSURE_MSG(raw > 1.1, "uncalibrated ratio %.3f", raw);
 }
 
 JL_TEST_MAIN({"soft_cube_dt60", soft_cube_dt60}, {"soft_ball_dt60", soft_ball_dt60},
