@@ -264,18 +264,12 @@ static void load_state(JlState *s, const double *x, const double *v, const doubl
   memcpy(s->dv, dv, bytes);
 }
 
-/* kinetic energy and potential energy (every element) of the current state */
+/* total mechanical energy of the current state as stats.csv sums it (jl_world_energy) */
 static double total_energy(const JlWorld *w, double *kinetic) {
-  const JlModel *m = &w->model;
-  JlWork *k = w->work;
-  double ke = 0.0, u = 0.0;
-  for (int i = 0; i < m->nnode; i++) {
-    const double *v = w->state.v + 3 * i;
-    ke += 0.5 * m->mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  }
-  for (int e = 0; e < w->nforce; e++) w->force[e]->force(w->force[e], m, w->state.x, w->state.v, k->energy_f, &u);
-  *kinetic = ke;
-  return ke + u;
+  JlEnergy e;
+  jl_world_energy(w, &e);
+  *kinetic = e.kinetic;
+  return e.kinetic + e.elastic + e.gravity + e.ground;
 }
 
 /* the energy guard applies when no element does work on the bodies: only
