@@ -22,7 +22,7 @@
 
 JlResult jl_ccd_check(char *err, size_t errsz) {
   if (sizeof(ccd_real_t) != sizeof(double))
-    return jl_fail(err, errsz, JL_ERR_RUNTIME,
+    return jl_fail(err, errsz, JL_ERR_SYSTEM,
                    "libccd is a single-precision build (ccd_real_t has %d bytes); Jelly needs CCD_DOUBLE",
                    (int)sizeof(ccd_real_t));
   return JL_OK;

@@ -232,6 +232,14 @@ JlChildEnd jl_child_finish(JlChild *c, char *why, size_t whysz) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return JL_CHILD_DONE;
   if (WIFEXITED(status) && WEXITSTATUS(status) == JL_CHILD_EXIT_NOMEM) {
+    /* our limit, or a smaller one the process was started with */
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && (double)as.rlim_cur / 1048576.0 < l->memory_mb) {
+      if (why)
+        snprintf(why, whysz, "ran out of memory: the system allows this process %.0f MB (ulimit -v), less than the "
+                             "%g MB limit (--mesh-memory)", (double)as.rlim_cur / 1048576.0, l->memory_mb);
+      return JL_CHILD_SYSTEM;
+    }
     if (why) snprintf(why, whysz, "needed more than %g MB (--mesh-memory)", l->memory_mb);
     return JL_CHILD_MEMORY;
   }
@@ -250,7 +258,7 @@ JlChildEnd jl_child_finish(JlChild *c, char *why, size_t whysz) {
                  "needed more than the machine's memory (killed by signal 9, most likely the "
                  "out-of-memory killer; limit %g MB, --mesh-memory)",
                  l->memory_mb);
-      return JL_CHILD_MEMORY;
+      return JL_CHILD_SYSTEM;
     }
     if (why) snprintf(why, whysz, "crashed in %s (signal %d, %s)", c->what, sig, strsignal(sig));
     return JL_CHILD_CRASHED;

@@ -43,7 +43,9 @@ void jl_mesh_set_limits(const JlMeshLimits *limits);
 typedef enum JlChildEnd {
   JL_CHILD_DONE,    /* exited normally (status 0) */
   JL_CHILD_TIMEOUT, /* wall-clock deadline or CPU limit: killed */
-  JL_CHILD_MEMORY,  /* address-space limit, resident-memory watch or OOM kill */
+  JL_CHILD_MEMORY,  /* over the memory limit (--mesh-memory): address space or resident size */
+  JL_CHILD_SYSTEM,  /* the system refused memory below that limit: the out-of-memory killer,
+                       or the process's own address-space limit (ulimit -v) is smaller */
   JL_CHILD_CRASHED, /* signal or non-zero exit */
   JL_CHILD_END_COUNT
 } JlChildEnd;

@@ -10,8 +10,17 @@
 #include <unistd.h>
 
 /* exit code of a guarded child process (mesh/child.c) when an allocation
- * fails; 0 in the parent, which aborts with a message instead */
+ * fails; 0 in the parent, which prints a message and exits with
+ * JL_ERR_SYSTEM (the system refused the memory; the exit-code contract) */
 static int g_nomem_exit;
+
+static void out_of_memory(size_t count, size_t size) {
+  if (g_nomem_exit) _exit(g_nomem_exit);
+  fflush(stdout);
+  fprintf(stderr, "jelly: out of memory: the system refused %.4g MB (%zu x %zu bytes)\n",
+          (double)count * (double)size / 1e6, count, size);
+  _exit(JL_ERR_SYSTEM);
+}
 
 void jl_set_nomem_exit(int code) { g_nomem_exit = code; }
 
@@ -34,11 +43,7 @@ void *jl_calloc(size_t count, size_t size) {
   if (count == 0 || size == 0) count = size = 1;
   if (count > SIZE_MAX / size) jl_assert_fail(__FILE__, __LINE__, "count*size", "allocation size overflows");
   void *p = calloc(count, size);
-  if (!p) {
-    if (g_nomem_exit) _exit(g_nomem_exit);
-    fprintf(stderr, "jelly: out of memory allocating %zu x %zu bytes\n", count, size);
-    abort();
-  }
+  if (!p) out_of_memory(count, size);
   return p;
 }
 
@@ -46,11 +51,7 @@ void *jl_realloc(void *p, size_t count, size_t size) {
   if (count == 0 || size == 0) count = size = 1;
   if (count > SIZE_MAX / size) jl_assert_fail(__FILE__, __LINE__, "count*size", "allocation size overflows");
   void *q = realloc(p, count * size);
-  if (!q) {
-    if (g_nomem_exit) _exit(g_nomem_exit);
-    fprintf(stderr, "jelly: out of memory allocating %zu x %zu bytes\n", count, size);
-    abort();
-  }
+  if (!q) out_of_memory(count, size);
   return q;
 }
 

@@ -17,11 +17,13 @@
 extern "C" {
 #endif
 
-/* Also the process exit codes of the `jelly` program. */
+/* Also the process exit codes of the `jelly` program (README, `jelly --help`). */
 typedef enum JlResult {
   JL_OK = 0,
-  JL_ERR_RUNTIME = 1, /* divergence, solver failure, I/O while writing */
-  JL_ERR_INPUT = 2,   /* bad file, scene, flag or mesh */
+  JL_ERR_RUNTIME = 1, /* the simulation diverged, or a result cannot be trusted (--strict) */
+  JL_ERR_INPUT = 2,   /* bad file, scene, flag or mesh, a value out of range */
+  JL_ERR_SYSTEM = 3,  /* the system refused: no display, an output that cannot be written,
+                         out of memory, a process or thread that cannot be started */
   JL_RESULT_COUNT
 } JlResult;
 

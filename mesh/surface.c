@@ -760,7 +760,7 @@ JlResult jl_surface_load(const char *path, JlSurface *out, char *err, size_t err
   /* assimp in a guarded child (mesh/child.h) */
   JlChild c;
   if (jl_child_start(&c, "the importer", import_child, (void *)path) != 0)
-    return jl_fail(err, errsz, JL_ERR_RUNTIME, "%s: cannot start the importer: %s", path, strerror(errno));
+    return jl_fail(err, errsz, JL_ERR_SYSTEM, "%s: cannot start the importer: %s", path, strerror(errno));
   char msg[SOUP_MAX_MESSAGE + 1];
   int answered = 0;
   int ok = read_soup(&c, out, &answered, msg, sizeof msg);
@@ -768,8 +768,9 @@ JlResult jl_surface_load(const char *path, JlSurface *out, char *err, size_t err
   JlChildEnd end = jl_child_finish(&c, why, sizeof why);
   if (ok && end == JL_CHILD_DONE) return JL_OK;
   jl_surface_free(out);
-  if (end == JL_CHILD_TIMEOUT || end == JL_CHILD_MEMORY)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: the importer %s", path, why);
+  if (end == JL_CHILD_TIMEOUT || end == JL_CHILD_MEMORY || end == JL_CHILD_SYSTEM)
+    return jl_fail(err, errsz, end == JL_CHILD_SYSTEM ? JL_ERR_SYSTEM : JL_ERR_INPUT, "%s: the importer %s", path,
+                   why);
   if (end == JL_CHILD_CRASHED) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: %s", path, why);
   if (answered && msg[0]) return jl_fail(err, errsz, JL_ERR_INPUT, "%s", msg);
   return jl_fail(err, errsz, JL_ERR_INPUT, "%s: the importer stopped without a usable answer", path);

@@ -229,7 +229,7 @@ extern "C" JlResult jl_tetgen_raw(const char *switches, int npoint, const double
   Job job = {sw, 0, npoint, ntri, point, tri};
   JlChild c;
   if (start_child(&c, &job) != 0)
-    return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot start TetGen: %s", strerror(errno));
+    return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot start TetGen: %s", strerror(errno));
   Header h = {0, 0, 0};
   int answered = jl_child_read(&c, &h, sizeof h);
   double bytes = 24.0 * h.a + 16.0 * h.b;
@@ -265,8 +265,9 @@ extern "C" JlResult jl_tetgen_raw(const char *switches, int npoint, const double
     *out_nnode = *out_ntet = 0;
   }
   /* limits: not the input's fault, say which limit */
-  if (end == JL_CHILD_TIMEOUT || end == JL_CHILD_MEMORY)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen %s on %d points and %d triangles", why, npoint, ntri);
+  if (end == JL_CHILD_TIMEOUT || end == JL_CHILD_MEMORY || end == JL_CHILD_SYSTEM)
+    return jl_fail(err, errsz, end == JL_CHILD_SYSTEM ? JL_ERR_SYSTEM : JL_ERR_INPUT,
+                   "TetGen %s on %d points and %d triangles", why, npoint, ntri);
   if (answered && h.code == 1)
     return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen needed more than %g MB (--mesh-memory)",
                    c.limits.memory_mb);

@@ -123,12 +123,8 @@ static void zlib_compress(const unsigned char *in, size_t n, Bits *out) {
   put_byte(out, 0x01);
   put_bits(out, 1, 1); /* BFINAL */
   put_bits(out, 1, 2); /* BTYPE = 01, fixed Huffman */
-  int *head = malloc(sizeof(int) << HASH_BITS);
-  int *prev = malloc(sizeof(int) * WINDOW);
-  if (!head || !prev) {
-    fprintf(stderr, "jelly: out of memory in PNG encoder\n");
-    abort();
-  }
+  int *head = jl_calloc((size_t)1 << HASH_BITS, sizeof(int));
+  int *prev = jl_calloc(WINDOW, sizeof(int));
   for (int i = 0; i < (1 << HASH_BITS); i++) head[i] = -1;
   size_t i = 0;
   while (i < n) {

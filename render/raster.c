@@ -72,11 +72,11 @@ JlResult jl_renderer_create_headless(JlRenderer **out, int width, int height, ch
     return jl_fail(err, errsz, JL_ERR_INPUT, "image size %dx%d out of range (16 to 16384)", width,
                    height);
   SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32, SDL_PIXELFORMAT_ARGB8888);
-  if (!s) return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot create %dx%d image: %s", width, height, SDL_GetError());
+  if (!s) return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot create %dx%d image: %s", width, height, SDL_GetError());
   SDL_Renderer *sdl = SDL_CreateSoftwareRenderer(s);
   if (!sdl) {
     SDL_FreeSurface(s);
-    return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot create software renderer: %s", SDL_GetError());
+    return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot create software renderer: %s", SDL_GetError());
   }
   JlRenderer *r = jl_renderer_wrap(sdl, width, height);
   r->surface = s;
@@ -125,7 +125,7 @@ static void reserve(JlRenderer *r, int nvert, int ntri) {
 
 JlResult jl_renderer_read(JlRenderer *r, unsigned char *rgb, char *err, size_t errsz) {
   if (SDL_RenderReadPixels(r->sdl, NULL, SDL_PIXELFORMAT_RGB24, rgb, 3 * r->width) != 0)
-    return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot read the image back: %s", SDL_GetError());
+    return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot read the image back: %s", SDL_GetError());
   return JL_OK;
 }
 

@@ -182,11 +182,13 @@ typedef struct JlViewerDef {
   const char *integrator; /* override, or NULL */
   double dt;              /* override (s), or 0 */
   unsigned layers;        /* initial debug layers */
+  double fps;             /* override of the scene's fps (1/s), or 0 */
+  int threads;            /* override of the scene's threads, or 0 */
 } JlViewerDef;
 
 JlViewerDef jl_default_viewer_def(void);
-/* Runs the viewer; returns a process exit code (0 ok, 1 runtime failure such
- * as no display, 2 bad input). Messages go to stderr. */
+/* Runs the viewer; returns a process exit code (0 ok, 1 diverged in a
+ * scripted run, 2 bad input, 3 no display). Messages go to stderr. */
 int jl_viewer_run(const JlViewerDef *def);
 
 /* ---- benchmark ---------------------------------------------------------------------- */

@@ -173,7 +173,7 @@ typedef struct Viewer {
   /* statistics for the HUD */
   double fps, ms_step, slowdown;
   int cg_last, steps_last;
-  char error[300];
+  char error[512];
   char note[200];
   double note_until;
   /* mouse */
@@ -728,37 +728,62 @@ int jl_viewer_run(const JlViewerDef *def) {
   v.opt.layers = def->layers;
   if (def->script && !load_script(def->script, &v.ev, &v.nev)) return 2;
 
-  /* scene and world first: bad input exits 2 before any window opens */
+  /* the scene file first (bad input exits 2), then a display: without one
+   * the window loop would run unseen (SDL falls back to its offscreen or
+   * dummy driver), so say so at once, before the world is built. Only
+   * scripted runs (--frames), which show nothing to anyone, may run there. */
   char err[4096];
+  int status = 0;
   if (jl_scene_load(def->scene, &v.scene, err, sizeof err)) {
     fprintf(stderr, "jelly view: %s\n", err);
     free(v.ev);
     return 2;
   }
+  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    fprintf(stderr, "jelly view: no display: use `jelly render` for headless PNG frames (%s; set DISPLAY or "
+                    "WAYLAND_DISPLAY, or run under xvfb-run)\n", SDL_GetError());
+    SDL_Quit();
+    jl_scene_free(&v.scene);
+    free(v.ev);
+    return JL_ERR_SYSTEM;
+  }
+  const char *driver = SDL_GetCurrentVideoDriver();
+  if (def->frames <= 0 && (!driver || strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0 ||
+                           strcmp(driver, "evdev") == 0)) {
+    fprintf(stderr, "jelly view: no display: use `jelly render` for headless PNG frames (SDL's video driver "
+                    "'%s' shows no window; set DISPLAY or WAYLAND_DISPLAY, or run under xvfb-run)\n",
+            driver ? driver : "none");
+    SDL_Quit();
+    jl_scene_free(&v.scene);
+    free(v.ev);
+    return JL_ERR_SYSTEM;
+  }
+
+  /* the world: a mesh that cannot be built exits 2 before any window opens */
   if (def->integrator) v.scene.step.integrator = jl_integrator_parse(def->integrator);
+  if (def->threads > 0) v.scene.step.threads = def->threads;
+  if (def->fps > 0) v.scene.fps = def->fps;
   v.frame_dt = 1.0 / v.scene.fps;
   double dt = def->dt > 0 ? def->dt : v.scene.dt;
   int spf = (int)ceil(v.frame_dt / dt - 1e-9);
   v.h = v.frame_dt / (spf < 1 ? 1 : spf);
   if (!build_world(&v, NULL)) {
-    jl_scene_free(&v.scene);
-    free(v.ev);
-    return 2;
-  }
-
-  int status = 0;
-  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-    fprintf(stderr, "jelly view: cannot open a window: %s\n"
-                    "  (no display? set DISPLAY, run under xvfb-run, or use `jelly render` for "
-                    "headless PNG frames)\n", SDL_GetError());
-    status = 1;
+    status = 2;
     goto done;
   }
+  /* explicit integrators without a dt: the stable default (as `jelly run`) */
+  if (v.scene.step.integrator != JL_INTEGRATOR_IMPLICIT && !(def->dt > 0) && !v.scene.dt_set) {
+    JlStableDt sd = jl_world_stable_dt(&v.world, v.scene.step.integrator, v.frame_dt, 0.0);
+    spf = (int)ceil(v.frame_dt / sd.dt - 1e-9);
+    v.h = v.frame_dt / (spf < 1 ? 1 : spf);
+  }
+
   v.win = SDL_CreateWindow("jelly", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, v.def.width,
                            v.def.height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
   if (!v.win) {
-    fprintf(stderr, "jelly view: cannot open a window: %s\n", SDL_GetError());
-    status = 1;
+    fprintf(stderr, "jelly view: no display: cannot open a window (%s); use `jelly render` for headless PNG "
+                    "frames\n", SDL_GetError());
+    status = JL_ERR_SYSTEM;
     goto done;
   }
   Uint32 flags = def->frames > 0 ? 0 : SDL_RENDERER_PRESENTVSYNC;
@@ -766,7 +791,7 @@ int jl_viewer_run(const JlViewerDef *def) {
   if (!v.sdl) v.sdl = SDL_CreateRenderer(v.win, -1, SDL_RENDERER_SOFTWARE);
   if (!v.sdl) {
     fprintf(stderr, "jelly view: cannot create a renderer: %s\n", SDL_GetError());
-    status = 1;
+    status = JL_ERR_SYSTEM;
     goto done;
   }
   int ow = v.def.width, oh = v.def.height;

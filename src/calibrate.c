@@ -45,7 +45,7 @@ typedef struct Region {
  * REGION_MAX nodes around the deepest one */
 static void pick_region(const JlTetMesh *t, const double *material_vol, Region *rg) {
   int n = t->nnode;
-  int *depth = malloc((size_t)n * sizeof(int)), *queue = malloc((size_t)n * sizeof(int));
+  int *depth = jl_calloc((size_t)n, sizeof(int)), *queue = jl_calloc((size_t)n, sizeof(int));
   for (int i = 0; i < n; i++) depth[i] = -1;
   int head = 0, tail = 0;
   for (int f = 0; f < 3 * t->nface; f++)
@@ -59,15 +59,15 @@ static void pick_region(const JlTetMesh *t, const double *material_vol, Region *
   int centre = 0;
   for (int i = 0; i < n; i++)
     if (depth[i] > depth[centre]) centre = i;
-  rg->local = malloc((size_t)n * sizeof(int));
+  rg->local = jl_calloc((size_t)n, sizeof(int));
   for (int i = 0; i < n; i++) rg->local[i] = -1;
   if (n <= REGION_MAX) {
     rg->n = n;
-    rg->node = malloc((size_t)n * sizeof(int));
+    rg->node = jl_calloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) rg->node[i] = i, rg->local[i] = i;
   } else {
     /* whole breadth-first layers around the centre while they fit */
-    rg->node = malloc((size_t)REGION_MAX * sizeof(int));
+    rg->node = jl_calloc((size_t)REGION_MAX, sizeof(int));
     int *dist = depth; /* reused */
     for (int i = 0; i < n; i++) dist[i] = -1;
     head = tail = 0;
@@ -90,8 +90,8 @@ static void pick_region(const JlTetMesh *t, const double *material_vol, Region *
   free(queue);
   free(depth);
   /* tets inside the region; nodes of tets that leave it, and surface nodes, follow the map */
-  rg->fixed = calloc((size_t)rg->n + 1, 1);
-  rg->tet = malloc(((size_t)t->ntet + 1) * sizeof(int));
+  rg->fixed = jl_calloc((size_t)rg->n + 1, 1);
+  rg->tet = jl_calloc(((size_t)t->ntet + 1), sizeof(int));
   rg->ntet = 0;
   rg->volume = 0.0;
   for (int e = 0; e < t->ntet; e++) {
@@ -213,10 +213,10 @@ double jl_calibrate_shear(const JlTetMesh *t, const double *material_vol, const 
     return 1.0;
   }
   Op op = {t, &rg, NULL, NULL, NULL, NULL};
-  op.ktet = malloc(6 * (size_t)rg.ntet * sizeof(double));
-  op.kvol = malloc((size_t)rg.ntet * sizeof(double));
-  op.g = malloc(12 * (size_t)rg.ntet * sizeof(double));
-  op.n = malloc(18 * (size_t)rg.ntet * sizeof(double));
+  op.ktet = jl_calloc(6 * (size_t)rg.ntet, sizeof(double));
+  op.kvol = jl_calloc((size_t)rg.ntet, sizeof(double));
+  op.g = jl_calloc(12 * (size_t)rg.ntet, sizeof(double));
+  op.n = jl_calloc(18 * (size_t)rg.ntet, sizeof(double));
   for (int q = 0; q < rg.ntet; q++) {
     int e = rg.tet[q];
     const int *v = t->tet + 4 * e;
@@ -242,10 +242,10 @@ double jl_calibrate_shear(const JlTetMesh *t, const double *material_vol, const 
     op.kvol[q] = V0 > 0.0 && kv_tet[e] > 0.0 ? kv_tet[e] / V0 : 0.0; /* kv < 0 would make K indefinite */
   }
   int n3 = 3 * rg.n;
-  double *diag = calloc((size_t)n3, sizeof(double)), *u = calloc((size_t)n3, sizeof(double));
-  double *r = calloc((size_t)n3, sizeof(double)), *z = calloc((size_t)n3, sizeof(double));
-  double *p = calloc((size_t)n3, sizeof(double)), *ap = calloc((size_t)n3, sizeof(double));
-  double *f = calloc((size_t)n3, sizeof(double));
+  double *diag = jl_calloc((size_t)n3, sizeof(double)), *u = jl_calloc((size_t)n3, sizeof(double));
+  double *r = jl_calloc((size_t)n3, sizeof(double)), *z = jl_calloc((size_t)n3, sizeof(double));
+  double *p = jl_calloc((size_t)n3, sizeof(double)), *ap = jl_calloc((size_t)n3, sizeof(double));
+  double *f = jl_calloc((size_t)n3, sizeof(double));
   /* small conforming bodies: traction test on the whole body, surfaces included */
   int traction = !fill && rg.n == t->nnode && t->nface > 0;
   if (traction) memset(rg.fixed, 0, (size_t)rg.n);

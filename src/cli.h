@@ -1,6 +1,8 @@
 /* Subcommands of the `jelly` program (src/main.c dispatches). Each takes the
- * arguments after the subcommand name and returns the process exit code:
- * 0 success, 1 runtime failure (divergence), 2 bad input. */
+ * arguments after the subcommand name and returns the process exit code, the
+ * JlResult values (mesh/common.h): 0 success, 1 the simulation diverged or a
+ * result cannot be trusted under --strict, 2 bad input, 3 the system refused
+ * (no display, an output that cannot be written, out of memory). */
 #ifndef JL_SRC_CLI_H
 #define JL_SRC_CLI_H
 
@@ -8,6 +10,8 @@
 
 #include "mesh/tetmesh.h"
 #include "src/model.h"
+#include "src/scene.h"
+#include "src/world.h"
 
 int jl_cli_check(int argc, char **argv);
 int jl_cli_mesh(int argc, char **argv);
@@ -51,5 +55,53 @@ int jl_cli_mesh_limit_flag(const char *cmd, int argc, char **argv, int *i);
   "  --mesh-memory MB   memory for one mesh import or TetGen run (default 8192)\n"    \
   "  --mesh-max-file MB largest mesh file read (default 1024)\n"
 int jl_cli_parse_int(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out);
+
+
+/* src/cli_sim.c: the options run, render and view share. */
+typedef struct JlCliSim {
+  double dt, fps;         /* s, 1/s; 0: the scene's */
+  int frames;             /* output frames after frame 0; -1: duration x fps */
+  const char *integrator; /* NULL: the scene's */
+  int threads;            /* -1: the scene's */
+} JlCliSim;
+void jl_cli_sim_init(JlCliSim *o);
+/* argv[*i] is --dt S, --fps F, --integrator NAME, --threads N or a mesh limit
+ * flag: consumes its value and returns 1; 0 for other arguments; -1 after
+ * printing the error for a bad value. */
+int jl_cli_sim_flag(const char *cmd, JlCliSim *o, int argc, char **argv, int *i);
+#define JL_CLI_SIM_HELP                                                                            \
+  "  --dt S       largest time step in seconds (overrides the scene's dt); at most 1/fps.\n"      \
+  "               Default: the scene's; without one 1/60 s (implicit) or, for explicit\n"        \
+  "               integrators, half the stability limit of the scene's fastest mode\n"          \
+  "  --fps F      output frames per second (overrides the scene's fps)\n"                      \
+  "  --integrator implicit|symplectic|euler|midpoint|rk4|verlet (overrides the scene's)\n"     \
+  "  --threads N  OpenMP threads, 1 to " JL_MAX_THREADS_TEXT " (results do not depend on it)\n"
+typedef struct JlCliTiming {
+  int nframes;       /* output frames after frame 0 */
+  int steps;         /* steps per frame */
+  double h;          /* s, the step: 1/fps / steps */
+  int auto_dt;       /* 1: an explicit integrator's default step (jl_world_stable_dt) */
+  JlStableDt stable; /* with auto_dt, after jl_cli_timing_world */
+} JlCliTiming;
+/* Before the build: applies the flags to the scene and checks the timing
+ * (a dt longer than a frame, more than 1e7 steps per frame or 1e8 frames);
+ * messages name the flag or the scene file and key. 0 after printing. */
+int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *path, JlCliTiming *t);
+/* After the world exists: the explicit default step. 0 after printing. */
+int jl_cli_timing_world(const char *cmd, JlScene *sc, JlWorld *w, JlCliTiming *t);
+/* the run header's "integrator ..." line(s) */
+void jl_cli_print_timing(FILE *f, const JlScene *sc, const JlCliTiming *t);
+/* the run header: scene, one line per body, the integrator lines */
+void jl_cli_print_header(FILE *f, const char *scene_path, const JlScene *sc, const JlModel *m,
+                         const JlCliTiming *t);
+/* the progress bar on stderr (callers show it only on a terminal) */
+void jl_cli_progress(int frame, int nframes, double sim_t, double wall);
+/* "simulated  ..." */
+void jl_cli_print_simulated(FILE *f, double t, double wall, long steps, long cg);
+/* the exit-code contract, as every command's --help states it */
+#define JL_CLI_EXIT_HELP                                                                       \
+  "Exit codes: 0 success, 1 the simulation diverged (or, with --strict, a result cannot\n"   \
+  "be trusted), 2 bad input (file, scene key, flag, value out of range), 3 the system\n"     \
+  "refused (no display, an output that cannot be written, out of memory).\n"
 
 #endif

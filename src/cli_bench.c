@@ -316,6 +316,9 @@ static int collide_rows(int json, int quick, int nstep, const char *cpu) {
 int jl_cli_bench(int argc, char **argv) {
   int json = 0, quick = 0, nstep = 0;
   for (int i = 0; i < argc; i++) {
+    int lim = jl_cli_mesh_limit_flag("bench", argc, argv, &i);
+    if (lim < 0) return 2;
+    if (lim > 0) continue;
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
@@ -326,6 +329,7 @@ int jl_cli_bench(int argc, char **argv) {
       i++;
     } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf("usage: jelly bench [--json] [--quick] [--steps N]\n"
+             "                   [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
              "Prints TetGen time, ms per implicit step (dt 1/60 s, CG tolerance 1e-6), CG\n"
              "iterations, spring-CG-iterations per second and peak memory for generated\n"
              "spheres of about 1k, 10k, 50k and 100k tets at 1 and 2 threads.\n"
@@ -337,7 +341,10 @@ int jl_cli_bench(int argc, char **argv) {
              "Volume rows (volume_*): the cost of the volume force (src/volume.c): one\n"
              "multiply of it against the springs' and the whole step with nu = 0.45 (every tet\n"
              "active) against nu = 0.25 (barrier idle), one thread, medians.\n"
-             "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n");
+             "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n"
+             "--steps N: steps per row (default 10, 4 for the 50k and 100k spheres).\n"
+             JL_CLI_MESH_LIMITS_HELP
+             "\n" JL_CLI_EXIT_HELP);
       return 0;
     } else {
       fprintf(stderr, "jelly bench: unknown option '%s' (see jelly bench --help)\n", argv[i]);
@@ -362,7 +369,7 @@ int jl_cli_bench(int argc, char **argv) {
       int steps = nstep ? nstep : (targets[k] >= 50000 ? 4 : 10);
       if (bench_row(targets[k], threads, steps, &row, err, sizeof err)) {
         fprintf(stderr, "jelly bench: %s\n", err);
-        return 1;
+        return JL_ERR_SYSTEM; /* the generated meshes are not bad input: TetGen or memory refused */
       }
       if (json)
         printf("{\"name\": \"%s\", \"tets\": %d, \"nodes\": %d, \"springs\": %d, \"threads\": %d, "
@@ -377,9 +384,9 @@ int jl_cli_bench(int argc, char **argv) {
       fflush(stdout);
     }
   }
-  if (collide_rows(json, quick, nstep, cpu)) return 1;
-  if (jl_cli_bench_volume(json, quick, cpu)) return 1; /* src/cli_bench_volume.c */
-  if (jl_cli_bench_thin(json, quick, cpu)) return 1; /* src/cli_bench_thin.c */
-  if (jl_cli_bench_render(json, cpu)) return 1; /* src/cli_bench_render.c */
+  if (collide_rows(json, quick, nstep, cpu)) return JL_ERR_SYSTEM;
+  if (jl_cli_bench_volume(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli_bench_volume.c */
+  if (jl_cli_bench_thin(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli_bench_thin.c */
+  if (jl_cli_bench_render(json, cpu)) return JL_ERR_SYSTEM; /* src/cli_bench_render.c */
   return 0;
 }

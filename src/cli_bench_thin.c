@@ -54,7 +54,7 @@ static int thin_row(const char *name, const char *text, double settle, int nstep
     rc = jl_world_step(&w, h, &rep) != JL_OK;
   }
   JlThinFinder *tf = jl_thin_create(&w.model);
-  double *find = calloc((size_t)nstep, sizeof(double)), *step = calloc((size_t)nstep, sizeof(double));
+  double *find = jl_calloc((size_t)nstep, sizeof(double)), *step = jl_calloc((size_t)nstep, sizeof(double));
   double pairs = 0;
   int prims = 0;
   for (int b = 0; b < w.model.nbody; b++) prims += w.model.body[b].node_count;

@@ -40,7 +40,7 @@ static JlResult sphere_world(const JlTetMesh *t, double nu, JlWorld *w, char *er
 static double multiply_us(JlWorld *w, JlForce *e) {
   const JlModel *m = &w->model;
   size_t n3 = 3 * (size_t)m->nnode;
-  double *u = calloc(n3, sizeof(double)), *out = calloc(n3, sizeof(double)), t[30];
+  double *u = jl_calloc(n3, sizeof(double)), *out = jl_calloc(n3, sizeof(double)), t[30];
   for (size_t k = 0; k < n3; k++) u[k] = (double)(k % 7) - 3.0;
   e->linearize(e, m, w->state.x, w->state.v, 1.0 / 3600.0, 1.0 / 60.0, 0, NULL);
   for (int k = 0; k < 30; k++) {
@@ -66,7 +66,7 @@ static JlResult volume_row(int target, int nstep, VolumeRow *row, char *err, siz
     JlWorld w;
     r = sphere_world(&t, k ? 0.45 : 0.25, &w, err, errsz);
     if (r) break;
-    double *ms = calloc((size_t)nstep, sizeof(double));
+    double *ms = jl_calloc((size_t)nstep, sizeof(double));
     long cg = 0;
     JlStepReport rep;
     jl_world_step(&w, 1.0 / 60.0, &rep); /* warm-up */

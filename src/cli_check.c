@@ -19,7 +19,9 @@ static void usage(FILE *out) {
           "orientation, self-intersections and components.\n"
           "\n"
           "options:\n" JL_CLI_MESH_LIMITS_HELP
-          "Exit status: 0 when the mesh can be tetrahedralized, 2 otherwise.\n");
+          "\n"
+          "Exit 0 when the mesh can be tetrahedralized, 2 when it cannot (one line per\n"
+          "problem on stderr).\n" JL_CLI_EXIT_HELP);
 }
 
 static const char *severity_name(JlSeverity s) {
@@ -63,9 +65,10 @@ int jl_cli_check(int argc, char **argv) {
   /* load */
   char err[1024];
   JlSurface s;
-  if (jl_surface_load(path, &s, err, sizeof err) != JL_OK) {
+  JlResult lr = jl_surface_load(path, &s, err, sizeof err);
+  if (lr != JL_OK) {
     fprintf(stderr, "jelly check: %s\n", err);
-    return 2;
+    return lr; /* 2 bad file, 3 the system refused (memory, processes) */
   }
 
   /* validate and print the summary */

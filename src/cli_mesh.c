@@ -12,7 +12,7 @@
  * errors, not silently ignored: --max-volume and --quality belong to
  * conforming mode, --resolution to embedded mode (and to --shape's edges).
  * Exit 0 on success, 2 for bad flags, unreadable or invalid surfaces and
- * TetGen failures, 1 when the .vtu cannot be written (reason on stderr). */
+ * TetGen failures, 3 when the .vtu cannot be written (reason on stderr). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ static void usage(FILE *out) {
           "                              (0.5 m / 0.2 m) instead of FILE\n"
           "  --out FILE.vtu              write the tet mesh (VTK unstructured grid)\n"
           JL_CLI_MESH_LIMITS_HELP
-          "Exit status: 0 on success, 2 for bad input.\n");
+          "\n" JL_CLI_EXIT_HELP);
 }
 
 /* the value after flag argv[*i], or NULL with a message */
@@ -154,9 +154,10 @@ int jl_cli_mesh(int argc, char **argv) {
   JlSurface s;
   const char *name = path ? path : shape;
   if (path) {
-    if (jl_surface_load(path, &s, err, sizeof err) != JL_OK) {
+    JlResult lr = jl_surface_load(path, &s, err, sizeof err);
+    if (lr != JL_OK) {
       fprintf(stderr, "jelly mesh: %s\n", err);
-      return 2;
+      return lr;
     }
   } else {
     /* the shape's triangle count is known before it is made (a box at
@@ -203,11 +204,12 @@ int jl_cli_mesh(int argc, char **argv) {
   /* tetrahedralize and embed */
   double t0 = jl_seconds();
   JlTetMesh t;
-  if (jl_tetgen_build(&s, &def, &t, err, sizeof err) != JL_OK) {
+  JlResult tr = jl_tetgen_build(&s, &def, &t, err, sizeof err);
+  if (tr != JL_OK) {
     fflush(stdout);
     fprintf(stderr, "jelly mesh: cannot tetrahedralize %s: %s\n", name, err);
     jl_surface_free(&s);
-    return 2;
+    return tr;
   }
   double t1 = jl_seconds();
   JlEmbedding e;

@@ -93,32 +93,52 @@ static int parse_camera(const char *text, double eye[3], double target[3]) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: jelly render [SCENE] [--out DIR] [--size WxH] [--frames N]\n"
-          "                    [--camera EX,EY,EZ,TX,TY,TZ] [--layers LIST] [--no-movie]\n"
+          "                    [--camera EX,EY,EZ,TX,TY,TZ] [--layers LIST] [--no-movie] [--quiet]\n"
+          "                    [--dt S] [--fps F] [--integrator NAME] [--threads N]\n"
+          "                    [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
-          "Simulates SCENE (default " DEFAULT_SCENE ") and writes DIR/frame_NNNN.png for\n"
-          "frames 0..N (N defaults to duration x fps) without a display. DIR defaults to\n"
-          "out/<scene name>. --size defaults to 1280x720; --camera places the eye and its\n"
-          "target (default: frame all bodies from a 3/4 view); --layers turns on debug layers\n"
-          "(wireframe,tets,springs,contacts,pins,obstacles,velocity). If ffmpeg is on PATH\n"
-          "also DIR/movie.mp4 (unless --no-movie). Exit 0 ok, 1 diverged, 2 bad input.\n");
+          "Simulates SCENE (default " DEFAULT_SCENE ") like `jelly run` and writes\n"
+          "DIR/frame_NNNN.png for frames 0..N without a display, and DIR/movie.mp4 when\n"
+          "ffmpeg is on PATH.\n"
+          "\n"
+          "  --out DIR    output folder (default out/<scene name>)\n"
+          "  --size WxH   image size (default 1280x720)\n"
+          "  --frames N   output frames after frame 0 (default: the scene's duration x fps)\n"
+          "  --camera EX,EY,EZ,TX,TY,TZ  a fixed eye and the target it looks at (default:\n"
+          "               a 3/4 view that follows the bodies)\n"
+          "  --layers LIST debug layers: wireframe,tets,springs,contacts,pins,obstacles,velocity\n"
+          "  --no-movie   no movie.mp4\n"
+          "  --quiet      print nothing on success (warnings and errors still go to stderr)\n"
+          JL_CLI_SIM_HELP
+          JL_CLI_MESH_LIMITS_HELP
+          "\n"
+          JL_CLI_EXIT_HELP);
 }
 
-static int have_ffmpeg(void) {
-  return system("command -v ffmpeg >/dev/null 2>&1") == 0;
+/* why no movie.mp4 can be made, or NULL when ffmpeg is there */
+static const char *movie_obstacle(void) {
+  return system("command -v ffmpeg >/dev/null 2>&1") == 0 ? NULL : "ffmpeg is not on PATH";
 }
 
 int jl_cli_render(int argc, char **argv) {
   const char *scene = NULL, *out = NULL;
-  int width = 1280, height = 720, frames = -1, has_cam = 0, movie = 1;
+  int width = 1280, height = 720, has_cam = 0, movie = 1, quiet = 0;
   unsigned layers = 0;
   double eye[3], target[3];
+  JlCliSim sim;
+  jl_cli_sim_init(&sim);
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int simflag = jl_cli_sim_flag("render", &sim, argc, argv, &i);
+    if (simflag < 0) return 2;
+    if (simflag > 0) continue;
     if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
       return 0;
     } else if (strcmp(s, "--no-movie") == 0) {
       movie = 0;
+    } else if (strcmp(s, "--quiet") == 0) {
+      quiet = 1;
     } else if (strcmp(s, "--out") == 0 || strcmp(s, "--size") == 0 || strcmp(s, "--frames") == 0 ||
                strcmp(s, "--camera") == 0 || strcmp(s, "--layers") == 0) {
       if (!val) {
@@ -135,7 +155,7 @@ int jl_cli_render(int argc, char **argv) {
       } else if (strcmp(s, "--size") == 0) {
         if (!jl_cli_parse_size("render", val, &width, &height)) return 2;
       } else if (strcmp(s, "--frames") == 0) {
-        if (!jl_cli_parse_int("render", s, val, 0, 1000000, &frames)) return 2;
+        if (!jl_cli_parse_int("render", s, val, 0, 1000000, &sim.frames)) return 2;
       } else if (strcmp(s, "--camera") == 0) {
         if (!parse_camera(val, eye, target)) return 2;
         has_cam = 1;
@@ -167,19 +187,28 @@ int jl_cli_render(int argc, char **argv) {
     base = base ? base + 1 : path;
     snprintf(outdir, sizeof outdir, "out/%.*s", (int)strcspn(base, "."), base);
   }
-  int nframes = frames >= 0 ? frames : (int)ceil(sc.duration * sc.fps - 1e-9);
-  double frame_dt = 1.0 / sc.fps;
-  int steps = (int)ceil(frame_dt / sc.dt - 1e-9);
-  if (steps < 1) steps = 1;
-  double h = frame_dt / steps;
-
+  JlCliTiming tm;
+  if (!jl_cli_timing("render", &sim, &sc, path, &tm)) {
+    jl_scene_free(&sc);
+    return 2;
+  }
+  if (jl_cli_make_dirs(outdir) != 0) {
+    fprintf(stderr, "jelly render: cannot create output folder '%s': %s\n", outdir, strerror(errno));
+    jl_scene_free(&sc);
+    return JL_ERR_SYSTEM;
+  }
+  int tty = isatty(STDERR_FILENO) && !quiet;
+  double t0 = jl_seconds();
+  if (tty) fprintf(stderr, "jelly: building %s ...", path), fflush(stderr);
   JlModel model;
-  JlResult r = jl_scene_build(&sc, &model, stderr, err, sizeof err);
+  JlResult r = jl_scene_build(&sc, &model, quiet ? NULL : stderr, err, sizeof err);
+  if (tty) fprintf(stderr, "\r\033[K");
   if (r) {
     fprintf(stderr, "jelly render: %s\n", err);
     jl_scene_free(&sc);
     return r;
   }
+  double build_s = jl_seconds() - t0;
   JlWorld w;
   r = jl_world_create(&w, &model, &sc.step, err, sizeof err);
   if (r) {
@@ -189,15 +218,23 @@ int jl_cli_render(int argc, char **argv) {
     return r;
   }
   JlRenderer *ren = NULL;
-  int status = 0;
-  if (jl_cli_make_dirs(outdir) != 0) {
-    fprintf(stderr, "jelly render: cannot create output folder '%s': %s\n", outdir, strerror(errno));
-    status = 2;
+  int status = 0, written = 0;
+  double wall = 0;
+  long steps_total = 0, cg_total = 0;
+  if (!jl_cli_timing_world("render", &sc, &w, &tm)) {
+    status = JL_ERR_INPUT;
     goto done;
+  }
+  int nframes = tm.nframes, steps = tm.steps;
+  double h = tm.h;
+  if (!quiet) {
+    jl_cli_print_header(stdout, path, &sc, &w.model, &tm);
+    printf("built in   %.2f s\n", build_s);
+    fflush(stdout);
   }
   if (jl_renderer_create_headless(&ren, width, height, err, sizeof err)) {
     fprintf(stderr, "jelly render: %s\n", err);
-    status = 1;
+    status = JL_ERR_SYSTEM;
     goto done;
   }
   JlCamera cam = {{0, 0, 0}, 0, 0, 1, 40};
@@ -210,38 +247,59 @@ int jl_cli_render(int argc, char **argv) {
   }
   JlRenderOptions opt = jl_default_render_options();
   opt.layers = layers;
-  int written = 0;
   for (int f = 0; f <= nframes; f++) {
+    double f0 = jl_seconds();
     for (int k = 0; f > 0 && k < steps; k++) {
       JlStepReport rep;
-      if (jl_world_step(&w, h, &rep)) {
+      r = jl_world_step(&w, h, &rep);
+      steps_total += rep.substeps;
+      cg_total += rep.cg_iterations;
+      if (r) {
+        if (tty) fprintf(stderr, "\n");
         fprintf(stderr, "jelly render: diverged in frame %d: %s\n", f, rep.message);
-        status = 1;
+        status = JL_ERR_RUNTIME;
         break;
       }
     }
+    wall += jl_seconds() - f0;
     if (status) break;
     jl_render_world(ren, &w, &cam, &opt);
     char png[4200];
     snprintf(png, sizeof png, "%s/frame_%04d.png", outdir, f);
     if (jl_renderer_write_png(ren, png, err, sizeof err)) {
+      if (tty) fprintf(stderr, "\n");
       fprintf(stderr, "jelly render: %s\n", err);
-      status = 2;
+      status = JL_ERR_SYSTEM;
       break;
     }
     written++;
+    if (tty) jl_cli_progress(f, nframes, w.state.t, wall);
   }
-  printf("wrote      %d frames %dx%d to %s/frame_NNNN.png\n", written, width, height, outdir);
-  if (status == 0 && movie && written > 1 && have_ffmpeg()) {
+  if (tty) fprintf(stderr, "\n");
+  if (!quiet) {
+    jl_cli_print_simulated(stdout, w.state.t, wall, steps_total, cg_total);
+    printf("wrote      %d frames %dx%d to %s/frame_NNNN.png\n", written, width, height, outdir);
+  }
+  /* the movie: made, or why not (the PNG frames stand on their own) */
+  const char *why = !movie ? NULL : status ? "the run stopped early" : written < 2 ? "fewer than 2 frames"
+                                           : strchr(outdir, '\'') ? "the output folder's name has a quote"
+                                                                  : movie_obstacle();
+  if (movie && why) {
+    fflush(stdout);
+    fprintf(stderr, "jelly render: warning: no movie.mp4: %s%s\n", why,
+            strcmp(why, "ffmpeg is not on PATH") == 0 ? " (install ffmpeg, or give --no-movie)" : "");
+  } else if (movie) {
     char cmd[9000];
     snprintf(cmd, sizeof cmd,
              "ffmpeg -y -loglevel error -framerate %g -i '%s/frame_%%04d.png' -pix_fmt yuv420p "
              "-vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' '%s/movie.mp4'",
              sc.fps, outdir, outdir);
-    if (strchr(outdir, '\'') == NULL && system(cmd) == 0)
-      printf("wrote      %s/movie.mp4\n", outdir);
-    else
-      fprintf(stderr, "jelly render: ffmpeg failed; the PNG frames are complete\n");
+    if (system(cmd) == 0) {
+      if (!quiet) printf("wrote      %s/movie.mp4\n", outdir);
+    } else {
+      fflush(stdout);
+      fprintf(stderr, "jelly render: warning: no movie.mp4: ffmpeg failed; the PNG frames are complete\n");
+    }
   }
 done:
   jl_renderer_destroy(ren);

@@ -43,11 +43,7 @@
 typedef struct RunArgs {
   const char *scene;
   const char *out;
-  int frames;          /* -1: duration * fps */
-  double dt;           /* 0: from the scene */
-  double fps;          /* 0: from the scene */
-  const char *integrator;
-  int threads;         /* -1: from the scene */
+  JlCliSim sim;        /* --dt, --fps, --frames, --integrator, --threads */
   int obj;
   int quiet;
   int no_preview;
@@ -66,28 +62,30 @@ static void run_usage(FILE *f) {
           "frames; not with --no-preview) and, with --obj, DIR/<body>_NNNN.obj.\n"
           "DIR defaults to out/<scene name>.\n"
           "\n"
+          "  --out DIR    output folder\n"
           "  --frames N   output frames after frame 0 (default: the scene's duration x fps)\n"
-          "  --dt S       largest time step in seconds (overrides the scene's dt); at most 1/fps\n"
-          "  --fps F      output frames per second (overrides the scene's fps)\n"
+          JL_CLI_SIM_HELP
+          "  --obj        also write each body's surface per frame as .obj\n"
+          "  --quiet      print nothing on success (warnings and errors still go to stderr)\n"
+          "  --no-preview no preview.png\n"
           "  --strict     exit 1 if the linear solver hit its iteration cap in any step\n"
           "               (otherwise a warning), after writing the outputs\n"
           JL_CLI_MESH_LIMITS_HELP
           "\n"
           "Warns about bodies that start inside each other, below the ground or inside an\n"
-          "obstacle. Exit 0 on success, 1 if the simulation diverged (or, with --strict,\n"
-          "a step's linear solver hit its iteration cap), 2 on bad input.\n");
+          "obstacle.\n"
+          JL_CLI_EXIT_HELP);
 }
 
 static int parse_args(int argc, char **argv, RunArgs *a) {
   memset(a, 0, sizeof *a);
-  a->frames = -1;
-  a->threads = -1;
+  jl_cli_sim_init(&a->sim);
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-    int lim = jl_cli_mesh_limit_flag("run", argc, argv, &i);
-    if (lim < 0) return 0;
-    if (lim > 0) continue;
+    int sim = jl_cli_sim_flag("run", &a->sim, argc, argv, &i);
+    if (sim < 0) return 0;
+    if (sim > 0) continue;
     if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       run_usage(stdout);
       exit(0);
@@ -99,8 +97,7 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
       a->no_preview = 1;
     } else if (strcmp(s, "--strict") == 0) {
       a->strict = 1;
-    } else if (strcmp(s, "--out") == 0 || strcmp(s, "--frames") == 0 || strcmp(s, "--dt") == 0 ||
-               strcmp(s, "--fps") == 0 || strcmp(s, "--integrator") == 0 || strcmp(s, "--threads") == 0) {
+    } else if (strcmp(s, "--out") == 0 || strcmp(s, "--frames") == 0) {
       if (!val) {
         fprintf(stderr, "jelly run: %s needs a value\n", s);
         return 0;
@@ -112,29 +109,8 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
           return 0;
         }
         a->out = val;
-      } else if (strcmp(s, "--frames") == 0) {
-        if (!jl_cli_parse_int("run", s, val, 0, 100000000, &a->frames)) return 0;
-      } else if (strcmp(s, "--dt") == 0) {
-        if (!jl_cli_parse_double("run", s, val, &a->dt)) return 0;
-        if (!(a->dt > 0)) {
-          fprintf(stderr, "jelly run: --dt must be > 0 seconds, got '%s'\n", val);
-          return 0;
-        }
-      } else if (strcmp(s, "--fps") == 0) {
-        if (!jl_cli_parse_double("run", s, val, &a->fps)) return 0;
-        if (!(a->fps > 0) || a->fps > 1e6) {
-          fprintf(stderr, "jelly run: --fps must be > 0 and at most 1e6 frames per second, got '%s'\n", val);
-          return 0;
-        }
-      } else if (strcmp(s, "--integrator") == 0) {
-        if (jl_integrator_parse(val) == JL_INTEGRATOR_COUNT) {
-          fprintf(stderr, "jelly run: unknown integrator '%s' (implicit, symplectic, euler, "
-                          "midpoint, rk4, verlet)\n", val);
-          return 0;
-        }
-        a->integrator = val;
-      } else {
-        if (!jl_cli_parse_int("run", s, val, 1, 1024, &a->threads)) return 0;
+      } else if (!jl_cli_parse_int("run", s, val, 0, 100000000, &a->sim.frames)) {
+        return 0;
       }
     } else if (s[0] == '-' && s[1] != '\0') {
       fprintf(stderr, "jelly run: unknown option '%s' (see jelly run --help)\n", s);
@@ -364,58 +340,6 @@ static int run_contacts(const JlWorld *w) {
   return c ? jl_contact_count(c) : 0;
 }
 
-/* Applies --fps and --dt and checks what a run can honour, as the scene
- * loader does for the file's own values (src/scene.c): a step no longer than
- * one output frame (a longer one used to be cut to 1/fps silently; only the
- * integrator's default dt still is), at most 1e7 steps per frame and 1e8
- * frames, so both counts are sane ints. Messages name the flag, or the scene
- * file and key, that set the value. Returns 0 after printing the error. */
-static int run_timing(const RunArgs *a, JlScene *sc, const char *path, int *nframes, int *steps) {
-  if (a->fps > 0) sc->fps = a->fps;
-  if (a->dt > 0) sc->dt = a->dt;
-  double frame = 1.0 / sc->fps;
-  if (sc->dt > frame * (1.0 + 1e-9)) {
-    if (a->dt > 0) {
-      fprintf(stderr, "jelly run: --dt %g s is longer than one output frame (1/fps = %g s); lower --dt or raise %s\n",
-              a->dt, frame, a->fps > 0 ? "--fps" : "fps (--fps)");
-      return 0;
-    }
-    if (sc->dt_set) {
-      fprintf(stderr, "jelly run: %s: dt: %g s is longer than one output frame (1/fps = %g s%s); %s\n", path, sc->dt,
-              frame, a->fps > 0 ? " with --fps" : "",
-              a->fps > 0 ? "give a smaller --dt or a lower --fps" : "lower dt (or --dt) or raise fps (or --fps)");
-      return 0;
-    }
-    sc->dt = frame;
-  }
-  double per_frame = frame / sc->dt;
-  if (per_frame > 1e7) {
-    if (a->dt > 0)
-      fprintf(stderr, "jelly run: --dt %g s would need %.3g steps per output frame of 1/fps = %g s (at most 1e7); "
-                      "raise --dt or --fps\n", a->dt, per_frame, frame);
-    else
-      fprintf(stderr, "jelly run: %s: dt: %g s%s would need %.3g steps per output frame of 1/fps = %g s%s (at most "
-                      "1e7); raise dt (or --dt) or fps\n", path, sc->dt, sc->dt_set ? "" : " (the default)", per_frame,
-              frame, a->fps > 0 ? " with --fps" : "");
-    return 0;
-  }
-  *steps = (int)ceil(per_frame - 1e-9);
-  if (*steps < 1) *steps = 1;
-  if (a->frames >= 0) {
-    *nframes = a->frames;
-  } else {
-    double nf = ceil(sc->duration * sc->fps - 1e-9);
-    if (nf > 1e8) {
-      fprintf(stderr, "jelly run: %s: duration %g s at %g frames per second%s is %.3g output frames (at most 1e8); "
-                      "shorten duration, lower fps or give --frames N\n", path, sc->duration, sc->fps,
-              a->fps > 0 ? " (--fps)" : "", nf);
-      return 0;
-    }
-    *nframes = (int)nf;
-  }
-  return 1;
-}
-
 /* a length in the unit that reads best */
 static void format_length(double d, char *out, size_t n) {
   if (d >= 1.0)
@@ -451,15 +375,6 @@ static void warn_overlaps(const JlModel *m, const double *x) {
   if (n > SHOWN) fprintf(stderr, "jelly run: warning: and %d more overlaps at the start\n", n - SHOWN);
 }
 
-static void progress(int frame, int nframes, double sim_t, double wall) {
-  int width = 30, filled = nframes ? (int)((double)width * frame / nframes) : width;
-  double ratio = wall > 0 ? sim_t / wall : 0;
-  double eta = frame > 0 ? wall * (nframes - frame) / frame : 0;
-  fprintf(stderr, "\r  [%.*s%*s] frame %d/%d  %.2fx real time  ETA %.0f s   ", filled,
-          "##############################", width - filled, "", frame, nframes, ratio, eta);
-  fflush(stderr);
-}
-
 int jl_cli_run(int argc, char **argv) {
   RunArgs a;
   if (!parse_args(argc, argv, &a)) return 2;
@@ -473,15 +388,11 @@ int jl_cli_run(int argc, char **argv) {
     if (!a.scene) fprintf(stderr, "jelly run: (run from the repository root, or name a scene file)\n");
     return 2;
   }
-  if (a.integrator) sc.step.integrator = jl_integrator_parse(a.integrator);
-  if (a.threads > 0) sc.step.threads = a.threads;
-  int nframes, steps_per_frame;
-  if (!run_timing(&a, &sc, scene_path, &nframes, &steps_per_frame)) {
+  JlCliTiming tm;
+  if (!jl_cli_timing("run", &a.sim, &sc, scene_path, &tm)) {
     jl_scene_free(&sc);
     return 2;
   }
-  double frame_dt = 1.0 / sc.fps;
-  double h = frame_dt / steps_per_frame;
 
   char stem[256], outdir[4096];
   scene_stem(scene_path, stem, sizeof stem);
@@ -489,6 +400,12 @@ int jl_cli_run(int argc, char **argv) {
     snprintf(outdir, sizeof outdir, "%s", a.out);
   else
     snprintf(outdir, sizeof outdir, "out/%s", stem);
+  /* before the build, which may take long: an output folder we cannot make is the system's refusal */
+  if (jl_cli_make_dirs(outdir) != 0) {
+    fprintf(stderr, "jelly run: cannot create output folder '%s': %s\n", outdir, strerror(errno));
+    jl_scene_free(&sc);
+    return JL_ERR_SYSTEM;
+  }
 
   int tty = isatty(STDERR_FILENO) && !a.quiet;
   double t0 = jl_seconds();
@@ -510,27 +427,17 @@ int jl_cli_run(int argc, char **argv) {
     jl_scene_free(&sc);
     return r;
   }
-  if (jl_cli_make_dirs(outdir) != 0) {
-    fprintf(stderr, "jelly run: cannot create output folder '%s': %s\n", outdir, strerror(errno));
+  if (!jl_cli_timing_world("run", &sc, &w, &tm)) {
     jl_world_destroy(&w);
     jl_scene_free(&sc);
-    return 2;
+    return JL_ERR_INPUT;
   }
+  int nframes = tm.nframes, steps_per_frame = tm.steps;
+  double h = tm.h;
 
   const JlModel *m = &w.model;
   if (!a.quiet) {
-    printf("scene      %s\n", scene_path);
-    for (int b = 0; b < m->nbody; b++) {
-      printf("body       %-12s %6d nodes %7d tets %7d springs %6d surface vertices  %.4g kg",
-             m->body[b].name, m->body[b].node_count, m->body[b].tet_count, m->body[b].spring_count,
-             m->body[b].surface.nvert, m->body[b].mass);
-      /* the spring calibration against the body's mesh (docs/physics.md) */
-      if (m->body[b].calibration != 1.0 && m->body[b].calibration > 0.0)
-        printf(", springs x%.3g", m->body[b].calibration);
-      printf("\n");
-    }
-    printf("integrator %s, dt %.6g s (%d steps per frame), %d frames at %g fps\n",
-           jl_integrator_name(sc.step.integrator), h, steps_per_frame, nframes, sc.fps);
+    jl_cli_print_header(stdout, scene_path, &sc, m, &tm);
     printf("built in   %.2f s\n", build_s);
     fflush(stdout);
   }
@@ -558,7 +465,7 @@ int jl_cli_run(int argc, char **argv) {
   int status = 0;
   if (!stats) {
     fprintf(stderr, "jelly run: cannot write %s: %s\n", stats_path, strerror(errno));
-    status = 2;
+    status = JL_ERR_SYSTEM;
     goto done;
   }
   fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
@@ -623,33 +530,40 @@ int jl_cli_run(int argc, char **argv) {
             inverted, splits);
     if (status) break;
     if (write_frame(&o, &w, frame, a.obj, err, sizeof err)) {
+      if (tty) fprintf(stderr, "\n");
       fprintf(stderr, "jelly run: %s\n", err);
-      status = 1;
+      status = JL_ERR_SYSTEM;
       break;
     }
     jl_preview_frame(preview, &w, frame);
-    if (tty) progress(frame, nframes, w.state.t, wall_total);
+    if (tty) jl_cli_progress(frame, nframes, w.state.t, wall_total);
   }
   if (tty) fprintf(stderr, "\n");
   if (fclose(stats) != 0 && status == 0) {
-    fprintf(stderr, "jelly run: write failed: %s\n", stats_path);
-    status = 1;
+    fprintf(stderr, "jelly run: write failed: %s: %s\n", stats_path, strerror(errno));
+    status = JL_ERR_SYSTEM;
   }
   if (o.nframe > 0 && write_pvd(&o, err, sizeof err)) {
     fprintf(stderr, "jelly run: %s\n", err);
-    if (!status) status = 1;
+    if (!status) status = JL_ERR_SYSTEM;
   }
+  int preview_ok = 0;
   if (preview) {
     char png[4200];
     snprintf(png, sizeof png, "%s/preview.png", outdir);
-    if (jl_preview_write(preview, png, err, sizeof err)) fprintf(stderr, "jelly run: %s\n", err);
+    if (jl_preview_write(preview, png, err, sizeof err)) {
+      fprintf(stderr, "jelly run: %s\n", err);
+      if (!status) status = JL_ERR_SYSTEM;
+    } else {
+      preview_ok = 1;
+    }
     jl_preview_destroy(preview);
   }
-  if (!a.quiet || status == 0) {
-    printf("simulated  %.4g s in %.3g s wall (%.3gx real time), %ld steps, %ld CG iterations\n",
-           w.state.t, wall_total, wall_total > 0 ? w.state.t / wall_total : 0.0, steps_total, cg_total);
+  /* the summary: also after a divergence (what was written), never with --quiet */
+  if (!a.quiet) {
+    jl_cli_print_simulated(stdout, w.state.t, wall_total, steps_total, cg_total);
     printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames%s%s\n", outdir, outdir, o.nframe,
-           a.obj ? ", .obj surfaces" : "", a.no_preview ? "" : ", preview.png");
+           a.obj ? ", .obj surfaces" : "", preview_ok ? ", preview.png" : "");
   }
   /* inverted tets: a result that cannot be trusted there, per body */
   for (int b = 0; b < m->nbody; b++)

@@ -18,29 +18,45 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: jelly view [SCENE] [--size WxH] [--frames N] [--screenshot FILE]\n"
-          "                  [--script FILE] [--report FILE] [--integrator NAME] [--dt S]\n"
-          "                  [--layers LIST]\n"
+          "                  [--script FILE] [--report FILE] [--layers LIST]\n"
+          "                  [--dt S] [--fps F] [--integrator NAME] [--threads N]\n"
+          "                  [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
           "Opens a window on SCENE (default models/scenes/default.json). Right-drag orbits,\n"
           "middle- or shift-drag pans, the wheel zooms, left-drag pulls a body; press H in\n"
-          "the window for all keys. --frames N runs N frames unattended (replaying --script\n"
-          "events), saves --screenshot and quits; --report writes each body's centre of mass\n"
-          "at start and end. Exit 0 ok, 1 no display or diverged (scripted), 2 bad input.\n");
+          "the window for all keys. Needs a display (X11 or Wayland); without one it exits 3\n"
+          "at once: use `jelly render` for headless PNG frames.\n"
+          "\n"
+          "  --size WxH        window size (default 1280x720)\n"
+          "  --frames N        run N frames unattended (1/fps of simulated time each, replaying\n"
+          "                    --script events), then quit; also runs without a display\n"
+          "  --screenshot FILE PNG of the last frame (needs --frames)\n"
+          "  --script FILE     timed input events (docs/viewer.md)\n"
+          "  --report FILE     each body's centre of mass at start and end, and drags\n"
+          "  --layers LIST     debug layers: wireframe,tets,springs,contacts,pins,obstacles,velocity\n"
+          JL_CLI_SIM_HELP
+          JL_CLI_MESH_LIMITS_HELP
+          "\n"
+          JL_CLI_EXIT_HELP);
 }
 
 int jl_cli_view(int argc, char **argv) {
   JlViewerDef d = jl_default_viewer_def();
   const char *scene = NULL;
+  JlCliSim sim;
+  jl_cli_sim_init(&sim);
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       usage(stdout);
       return 0;
     }
+    int simflag = jl_cli_sim_flag("view", &sim, argc, argv, &i);
+    if (simflag < 0) return 2;
+    if (simflag > 0) continue;
     int takes = strcmp(s, "--size") == 0 || strcmp(s, "--frames") == 0 ||
                 strcmp(s, "--screenshot") == 0 || strcmp(s, "--script") == 0 ||
-                strcmp(s, "--report") == 0 || strcmp(s, "--integrator") == 0 ||
-                strcmp(s, "--dt") == 0 || strcmp(s, "--layers") == 0;
+                strcmp(s, "--report") == 0 || strcmp(s, "--layers") == 0;
     if (takes) {
       if (!val) {
         fprintf(stderr, "jelly view: %s needs a value\n", s);
@@ -51,19 +67,6 @@ int jl_cli_view(int argc, char **argv) {
         if (!jl_cli_parse_size("view", val, &d.width, &d.height)) return 2;
       } else if (strcmp(s, "--frames") == 0) {
         if (!jl_cli_parse_int("view", s, val, 1, 100000000, &d.frames)) return 2;
-      } else if (strcmp(s, "--dt") == 0) {
-        if (!jl_cli_parse_double("view", s, val, &d.dt)) return 2;
-        if (!(d.dt > 0)) {
-          fprintf(stderr, "jelly view: --dt must be > 0 seconds, got '%s'\n", val);
-          return 2;
-        }
-      } else if (strcmp(s, "--integrator") == 0) {
-        if (jl_integrator_parse(val) == JL_INTEGRATOR_COUNT) {
-          fprintf(stderr, "jelly view: unknown integrator '%s' (implicit, symplectic, euler, "
-                          "midpoint, rk4, verlet)\n", val);
-          return 2;
-        }
-        d.integrator = val;
       } else if (strcmp(s, "--layers") == 0) {
         if (!jl_cli_parse_layers("view", val, &d.layers)) return 2;
       } else if (!*val) {
@@ -90,6 +93,10 @@ int jl_cli_view(int argc, char **argv) {
     fprintf(stderr, "jelly view: --screenshot needs --frames N (press P in the window instead)\n");
     return 2;
   }
+  d.dt = sim.dt;
+  d.fps = sim.fps;
+  d.integrator = sim.integrator;
+  d.threads = sim.threads > 0 ? sim.threads : 0;
   char buf[4200];
   d.scene = scene ? scene : jl_cli_default_scene(buf, sizeof buf);
   return jl_viewer_run(&d);

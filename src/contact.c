@@ -697,6 +697,11 @@ static double contact_phi(const Contact *ct, double mu, int on, const double *z,
     /* lagged-viscosity Coulomb: -mu k g P z' / |P z'_0| */
     double s = cap / ct->st0;
     for (int a = 0; a < 3; a++) ft[a] = -s * vt[a];
+    /* never more than mu N: faster than at the step's start (an explicit
+     * stage) the viscosity would overshoot, and blow up at small speeds */
+    double fm = sqrt(jl_vec3_dot(ft, ft));
+    if (fm > cap)
+      for (int a = 0; a < 3; a++) ft[a] *= cap / fm;
   } else {
     double sn = jl_vec3_dot(r, dz), fs[3];
     for (int a = 0; a < 3; a++) fs[a] = ct->k * (ct->delta[a] - (dz[a] - sn * r[a]));

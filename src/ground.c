@@ -238,6 +238,10 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
         double eta = mode == FRICTION_SLIDE ? cap / g->s0[i] : friction_eta(c, cap, -1.0, st, &sliding);
         ft[0] = -eta * vi[0];
         ft[1] = -eta * vi[2];
+        /* never more than mu N: faster than at the step's start (an explicit
+         * stage) the lagged viscosity would overshoot, and blow up at small speeds */
+        double fm = sqrt(ft[0] * ft[0] + ft[1] * ft[1]);
+        if (mode == FRICTION_SLIDE && fm > cap) ft[0] *= cap / fm, ft[1] *= cap / fm;
       }
       f[3 * i] += ft[0];
       f[3 * i + 2] += ft[1];

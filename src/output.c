@@ -23,7 +23,7 @@ static FILE *open_tmp(const char *path, char *tmp, size_t tmpsz, char *err, size
     return NULL;
   }
   FILE *f = fopen(tmp, "wb");
-  if (!f) jl_fail(err, errsz, JL_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
+  if (!f) jl_fail(err, errsz, JL_ERR_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
   return f;
 }
 
@@ -33,7 +33,7 @@ static JlResult close_tmp(FILE *f, const char *tmp, const char *path, char *err,
   if (fclose(f) != 0) bad = 1;
   if (bad || rename(tmp, path) != 0) {
     remove(tmp);
-    return jl_fail(err, errsz, JL_ERR_RUNTIME, "%s: write failed: %s", path, strerror(errno));
+    return jl_fail(err, errsz, JL_ERR_SYSTEM, "%s: write failed: %s", path, strerror(errno));
   }
   return JL_OK;
 }
@@ -57,7 +57,7 @@ static JlResult write_grid(const char *path, int nnode, const double *x, int nce
                            char *err, size_t errsz) {
   char tmp[4096];
   FILE *f = open_tmp(path, tmp, sizeof tmp, err, errsz);
-  if (!f) return JL_ERR_RUNTIME;
+  if (!f) return JL_ERR_SYSTEM;
   fputs("<?xml version=\"1.0\"?>\n"
         "<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
         "  <UnstructuredGrid>\n", f);
@@ -118,7 +118,7 @@ JlResult jl_pvd_write(const char *path, int nfile, const double *time,
                       const char *const *file, char *err, size_t errsz) {
   char tmp[4096];
   FILE *f = open_tmp(path, tmp, sizeof tmp, err, errsz);
-  if (!f) return JL_ERR_RUNTIME;
+  if (!f) return JL_ERR_SYSTEM;
   fputs("<?xml version=\"1.0\"?>\n"
         "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
         "  <Collection>\n", f);
@@ -133,7 +133,7 @@ JlResult jl_obj_write(const char *path, int nvert, const double *x,
                       int two_sided, char *err, size_t errsz) {
   char tmp[4096];
   FILE *f = open_tmp(path, tmp, sizeof tmp, err, errsz);
-  if (!f) return JL_ERR_RUNTIME;
+  if (!f) return JL_ERR_SYSTEM;
   fputs("# written by jelly\n", f);
   int sides = two_sided ? 2 : 1;
   /* vertices (and for two sides their copy), then normals, negated on the copy */
@@ -170,7 +170,7 @@ JlResult jl_obj_write_lines(const char *path, int nvert, const double *x, int ns
   JL_ASSERT(nseg == 0 || seg, "jl_obj_write_lines: seg must not be NULL when nseg > 0");
   char tmp[4096];
   FILE *f = open_tmp(path, tmp, sizeof tmp, err, errsz);
-  if (!f) return JL_ERR_RUNTIME;
+  if (!f) return JL_ERR_SYSTEM;
   fputs("# written by jelly\n", f);
   for (int i = 0; i < nvert; i++)
     fprintf(f, "v %.17g %.17g %.17g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2]);

@@ -644,13 +644,13 @@ static JlResult parse_root(const Ctx *c, const cJSON *root, JlScene *sc) {
                      "%s: integrator: unknown integrator '%s' (implicit, symplectic, euler, "
                      "midpoint, rk4, verlet)", c->file, integ);
   }
-  sc->dt = sc->step.integrator == JL_INTEGRATOR_IMPLICIT ? 1.0 / 60.0 : 1e-3;
+  sc->dt = 1.0 / 60.0; /* explicit integrators without dt: jl_world_stable_dt at run time */
   TRY(get_num(c, root, "", "dt", &sc->dt, 0, 1, 1e6));
   sc->dt_set = cJSON_GetObjectItemCaseSensitive(root, "dt") != NULL;
   TRY(check_timing(c, sc));
   TRY(get_vec(c, root, "", "gravity", sc->world.gravity, 3));
   TRY(get_bool(c, root, "", "adaptive", &sc->step.adaptive));
-  TRY(get_int(c, root, "", "threads", &sc->step.threads, 0, 1024));
+  TRY(get_int(c, root, "", "threads", &sc->step.threads, 0, JL_MAX_THREADS));
 
   const cJSON *solver = NULL, *ground = NULL;
   TRY(get_obj(c, root, "", "solver", &solver));

@@ -77,8 +77,8 @@ static JlResult check_step_def(const JlStepDef *d, char *err, size_t errsz) {
     return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain_change must be > 0, got %g", d->max_strain_change);
   if (!(d->max_strain > 0.0))
     return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain must be > 0, got %g", d->max_strain);
-  if (d->threads < 0)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "threads must be >= 0, got %d", d->threads);
+  if (d->threads < 0 || d->threads > JL_MAX_THREADS)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "threads must be from 0 to %d, got %d", JL_MAX_THREADS, d->threads);
   return JL_OK;
 }
 
@@ -361,13 +361,14 @@ static void substep(JlWorld *w, double h, JlStepReport *rep) {
 static void cause_text(const JlWorld *w, const JlStepReport *rep, char *out, size_t n) {
   const char *name = jl_integrator_name(w->def.integrator);
   if (w->def.integrator != JL_INTEGRATOR_IMPLICIT)
-    snprintf(out, n, "time step too large for the '%s' integrator; try --integrator implicit or a smaller --dt",
-             name);
+    snprintf(out, n, "time step too large for the '%s' integrator; try the implicit integrator (--integrator implicit) "
+             "or a smaller dt (--dt)", name);
   else if (rep->cg_failed)
-    snprintf(out, n, "the linear solver did not converge in %d iterations; try a smaller --dt or --adaptive",
-             w->def.max_iterations);
+    snprintf(out, n, "the linear solver did not converge in %d iterations; try a smaller dt (--dt) or \"adaptive\": "
+             "true in the scene", w->def.max_iterations);
   else
-    snprintf(out, n, "time step too large for these stiffnesses; try a smaller --dt or --adaptive");
+    snprintf(out, n, "time step too large for these stiffnesses; try a smaller dt (--dt) or \"adaptive\": true in "
+             "the scene");
 }
 
 /* rep->message = printf(fmt, ...), truncated to the report's buffer */
@@ -386,7 +387,7 @@ static int body_of_spring(const JlModel *m, int s) { return s >= 0 ? m->node_bod
 /* Checks the state after an accepted step; fills the report on divergence. */
 static int diverged(JlWorld *w, double t, JlStepReport *rep) {
   const JlModel *m = &w->model;
-  char cause[160];
+  char cause[200];
   int node = first_nonfinite(&w->state);
   if (node >= 0) {
     rep->diverged = 1;
@@ -435,7 +436,7 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
       w->good_steps = 0;
       sub = 0.5 * hs;
       if (sub < h_min) {
-        char cause[160];
+        char cause[200];
         rep->diverged = 1;
         rep->diverged_body = body_of_spring(m, worst);
         cause_text(w, rep, cause, sizeof cause);

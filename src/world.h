@@ -60,12 +60,15 @@ typedef struct JlStepReport {
   double max_strain;  /* max |l - L| / L over springs after the step */
   int diverged;       /* 1: NaN/Inf or strain beyond JlStepDef.max_strain */
   int diverged_body;  /* body index when diverged */
-  char message[256];  /* set when diverged: names body and likely cause */
+  char message[384];  /* set when diverged: names body and likely cause */
   int energy_splits;  /* implicit steps redone as two half steps because they would have created energy */
   int energy_rises;   /* steps that still created energy at the smallest split (h / 8) */
 } JlStepReport;
 
 #define JL_MAX_FORCES 16
+/* OpenMP threads a world accepts (JlStepDef.threads, scene key threads, --threads) */
+#define JL_MAX_THREADS 64
+#define JL_MAX_THREADS_TEXT "64"
 
 typedef struct JlWorld {
   JlModel model;        /* owned */
@@ -91,6 +94,21 @@ int jl_world_add_force(JlWorld *w, JlForce *f);
  * (rep->message says which body and why); the state is then left as it was
  * before the step. */
 JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep);
+
+/* The default step of an explicit integrator (src/stable_dt.c, docs/integrators.md):
+ * half the largest step for which every mode of the current state is stable
+ * (highest frequency from the springs and volume force by power iteration,
+ * plus the ground and contact penalty a node can feel), at most hmax. For
+ * the implicit integrator dt = hmax. "Stable": the worst mode grows by at most
+ * 0.1 % over `duration` seconds (1 s when 0). Forward Euler and midpoint grow
+ * at every step on undamped springs: then bounded_growth = 1. */
+typedef struct JlStableDt {
+  double dt;          /* s */
+  double omega;       /* rad/s, highest angular frequency used */
+  double gamma;       /* 1/s, highest damping rate used */
+  int bounded_growth;
+} JlStableDt;
+JlStableDt jl_world_stable_dt(JlWorld *w, JlIntegrator integ, double hmax, double duration);
 
 /* Total force f (nnode x 3) at (x, v) from all elements; energy (J) if non-NULL. */
 void jl_world_forces(const JlWorld *w, const double *x, const double *v,

@@ -69,7 +69,7 @@ struct Sim {
   double t_start;      /* jl_seconds() at sim_load: the run's total wall time is measured from it */
   int built;           /* the world exists */
   int diverged;
-  char message[256];
+  char message[384];
   /* energy rule (top of this file) */
   int energy_after_separation; /* start the rule at the first frame without contacts */
   int energy_started;

@@ -492,8 +492,88 @@ static void test_integrator_names(void) {
   ENSURE(strcmp(jl_integrator_name(JL_INTEGRATOR_RK4), "rk4") == 0);
 }
 
+/* --- the explicit integrators' default step (src/stable_dt.c) ----------------------- */
+
+/* energy of the two-body spring after n steps of h, relative to the start */
+static double spring_energy_ratio(JlIntegrator integ, double kd, double h, int n) {
+  double x[6] = {0, 0, 0, 0.6, 0.8, 0}, mass[2] = {1, 3}, k = 100;
+  int pair[2] = {0, 1};
+  JlModel m;
+  spring_model(&m, "pair", 2, x, mass, 1, pair, &k, &kd, NULL);
+  JlWorld w;
+  if (!make_world(&w, &m, integ, 1e-10, 1)) return NAN;
+  w.state.x[3] = 0.66, w.state.x[4] = 0.88;
+  JlEnergy e;
+  jl_world_energy(&w, &e);
+  double e0 = e.kinetic + e.elastic;
+  for (int i = 0; i < n; i++) {
+    JlStepReport rep;
+    if (jl_world_step(&w, h, &rep) != JL_OK) {
+      jl_world_destroy(&w);
+      return INFINITY;
+    }
+  }
+  jl_world_energy(&w, &e);
+  jl_world_destroy(&w);
+  return (e.kinetic + e.elastic) / e0;
+}
+
+static JlStableDt spring_stable_dt(JlIntegrator integ, double kd, double duration) {
+  double x[6] = {0, 0, 0, 0.6, 0.8, 0}, mass[2] = {1, 3}, k = 100;
+  int pair[2] = {0, 1};
+  JlModel m;
+  spring_model(&m, "pair", 2, x, mass, 1, pair, &k, &kd, NULL);
+  JlWorld w;
+  JlStableDt sd = {0, 0, 0, 0};
+  if (!make_world(&w, &m, integ, 1e-10, 1)) return sd;
+  sd = jl_world_stable_dt(&w, integ, 1.0, duration);
+  jl_world_destroy(&w);
+  return sd;
+}
+
+static void test_stable_dt(void) {
+  /* masses 1 and 3 kg on k = 100 N/m: omega = sqrt(k (1/m1 + 1/m2)) = 11.547 rad/s */
+  double omega = sqrt(100.0 * (1.0 + 1.0 / 3.0));
+  /* undamped: the stability limits are 2/omega (symplectic Euler, velocity Verlet) and
+   * 2 sqrt(2)/omega (RK4); the default is half of that */
+  static const struct {
+    JlIntegrator integ;
+    double limit; /* x 1/omega */
+  } lim[] = {{JL_INTEGRATOR_SYMPLECTIC, 2.0}, {JL_INTEGRATOR_VERLET, 2.0}, {JL_INTEGRATOR_RK4, 2.0 * 1.41421356}};
+  for (int q = 0; q < 3; q++) {
+    JlStableDt sd = spring_stable_dt(lim[q].integ, 0.0, 10.0);
+    const char *name = jl_integrator_name(lim[q].integ);
+    ENSURE_MSG(fabs(sd.omega - omega) < 1e-6 * omega, "%s: omega %.9g vs %.9g", name, sd.omega, omega);
+    ENSURE_MSG(!sd.bounded_growth && fabs(sd.dt - 0.5 * lim[q].limit / omega) < 1e-3 * sd.dt,
+               "%s: default dt %.6g, want %.6g", name, sd.dt, 0.5 * lim[q].limit / omega);
+    /* the limit is real: stable at the default, growing beyond twice it */
+    double at = spring_energy_ratio(lim[q].integ, 0.0, sd.dt, 2000);
+    double beyond = spring_energy_ratio(lim[q].integ, 0.0, 2.2 * sd.dt, 200);
+    ENSURE_MSG(at < 3.0, "%s: energy x%.3g over 2000 steps at the default dt", name, at); /* bounded (symplectic: oscillates) */
+    ENSURE_MSG(beyond > 1e3, "%s: energy only x%.3g at 2.2 x the default dt", name, beyond);
+  }
+  /* forward Euler, damped (kd = 1 N s/m): stable for h <= kd/k = 0.01 s, so dt = 0.005 s */
+  JlStableDt sd = spring_stable_dt(JL_INTEGRATOR_EULER, 1.0, 10.0);
+  ENSURE_MSG(!sd.bounded_growth && fabs(sd.dt - 0.005) < 2e-2 * 0.005, "euler damped: dt %.6g", sd.dt);
+  ENSURE(spring_energy_ratio(JL_INTEGRATOR_EULER, 1.0, sd.dt, 4000) < 1.0);
+  ENSURE(spring_energy_ratio(JL_INTEGRATOR_EULER, 1.0, 2.2 * sd.dt, 4000) > 10.0);
+  /* undamped forward Euler and midpoint are stable at no step: energy grows at most 0.1 % over the duration */
+  static const JlIntegrator grow[] = {JL_INTEGRATOR_EULER, JL_INTEGRATOR_MIDPOINT};
+  for (int q = 0; q < 2; q++) {
+    sd = spring_stable_dt(grow[q], 0.0, 2.0);
+    const char *name = jl_integrator_name(grow[q]);
+    ENSURE_MSG(sd.bounded_growth && sd.dt > 0, "%s undamped: bounded_growth %d dt %g", name, sd.bounded_growth, sd.dt);
+    int n = (int)ceil(2.0 / sd.dt);
+    double r = spring_energy_ratio(grow[q], 0.0, sd.dt, n);
+    ENSURE_MSG(r > 1.0 && r < 1.0011, "%s: energy x%.6g over 2 s at dt %.3g", name, r, sd.dt);
+  }
+  /* the implicit integrator keeps hmax */
+  sd = spring_stable_dt(JL_INTEGRATOR_IMPLICIT, 0.0, 1.0);
+  ENSURE(sd.dt == 1.0);
+}
+
 JL_TEST_MAIN({"cg_dense", test_cg_dense}, {"pinned_never_move", test_pinned_never_move},
              {"spring_period", test_spring_period}, {"convergence_orders", test_convergence_orders},
              {"stiff_lattice", test_stiff_lattice}, {"implicit_energy", test_implicit_energy},
              {"adaptive", test_adaptive}, {"determinism", test_determinism},
-             {"integrator_names", test_integrator_names})
+             {"integrator_names", test_integrator_names}, {"stable_dt", test_stable_dt})

@@ -1,0 +1,195 @@
+/* What the simulating commands (run, render, view) share: the flags that
+ * override a scene's timing, integrator and threads, the checks of the time
+ * step against the output frame, and the explicit integrators' default step
+ * (src/cli.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "src/cli.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void jl_cli_sim_init(JlCliSim *o) {
+  memset(o, 0, sizeof *o);
+  o->threads = -1;
+  o->frames = -1;
+}
+
+int jl_cli_sim_flag(const char *cmd, JlCliSim *o, int argc, char **argv, int *i) {
+  int lim = jl_cli_mesh_limit_flag(cmd, argc, argv, i);
+  if (lim != 0) return lim;
+  const char *s = argv[*i];
+  if (strcmp(s, "--dt") != 0 && strcmp(s, "--fps") != 0 && strcmp(s, "--integrator") != 0 &&
+      strcmp(s, "--threads") != 0)
+    return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "jelly %s: %s needs a value\n", cmd, s);
+    return -1;
+  }
+  const char *val = argv[++*i];
+  if (strcmp(s, "--dt") == 0) {
+    if (!jl_cli_parse_double(cmd, s, val, &o->dt)) return -1;
+    if (!(o->dt > 0)) {
+      fprintf(stderr, "jelly %s: --dt must be > 0 seconds, got '%s'\n", cmd, val);
+      return -1;
+    }
+  } else if (strcmp(s, "--fps") == 0) {
+    if (!jl_cli_parse_double(cmd, s, val, &o->fps)) return -1;
+    if (!(o->fps > 0) || o->fps > 1e6) {
+      fprintf(stderr, "jelly %s: --fps must be > 0 and at most 1e6 frames per second, got '%s'\n", cmd, val);
+      return -1;
+    }
+  } else if (strcmp(s, "--integrator") == 0) {
+    if (jl_integrator_parse(val) == JL_INTEGRATOR_COUNT) {
+      fprintf(stderr, "jelly %s: unknown integrator '%s' (implicit, symplectic, euler, midpoint, rk4, verlet)\n",
+              cmd, val);
+      return -1;
+    }
+    o->integrator = val;
+  } else {
+    if (!jl_cli_parse_int(cmd, s, val, 1, JL_MAX_THREADS, &o->threads)) return -1;
+  }
+  return 1;
+}
+
+/* more threads than processors: allowed (results do not depend on the
+ * count), but slower, so said once */
+static void warn_threads(const char *cmd, int threads) {
+#ifdef _OPENMP
+  int procs = omp_get_num_procs();
+  if (threads > procs)
+    fprintf(stderr, "jelly %s: warning: %d threads on %d processor%s: the results are the same, only slower\n", cmd,
+            threads, procs, procs == 1 ? "" : "s");
+#else
+  if (threads > 1)
+    fprintf(stderr, "jelly %s: warning: built without OpenMP: %d threads asked, 1 used\n", cmd, threads);
+#endif
+}
+
+int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *path, JlCliTiming *t) {
+  memset(t, 0, sizeof *t);
+  if (o->integrator) sc->step.integrator = jl_integrator_parse(o->integrator);
+  if (o->threads > 0) sc->step.threads = o->threads;
+  if (sc->step.threads > 1) warn_threads(cmd, sc->step.threads);
+  if (o->fps > 0) sc->fps = o->fps;
+  if (o->dt > 0) sc->dt = o->dt;
+  double frame = 1.0 / sc->fps;
+  /* explicit integrators without a given dt: jl_cli_timing_world sets it */
+  t->auto_dt = sc->step.integrator != JL_INTEGRATOR_IMPLICIT && !(o->dt > 0) && !sc->dt_set;
+  if (t->auto_dt) sc->dt = frame;
+  if (sc->dt > frame * (1.0 + 1e-9)) {
+    if (o->dt > 0) {
+      fprintf(stderr, "jelly %s: --dt %g s is longer than one output frame (1/fps = %g s); lower --dt or raise %s\n",
+              cmd, o->dt, frame, o->fps > 0 ? "--fps" : "fps (--fps)");
+      return 0;
+    }
+    if (sc->dt_set) {
+      fprintf(stderr, "jelly %s: %s: dt: %g s is longer than one output frame (1/fps = %g s%s); %s\n", cmd, path,
+              sc->dt, frame, o->fps > 0 ? " with --fps" : "",
+              o->fps > 0 ? "give a smaller --dt or a lower --fps" : "lower dt (or --dt) or raise fps (or --fps)");
+      return 0;
+    }
+    sc->dt = frame; /* the implicit default, 1/60 s, cut to one frame */
+  }
+  double per_frame = frame / sc->dt;
+  if (per_frame > 1e7) {
+    if (o->dt > 0)
+      fprintf(stderr, "jelly %s: --dt %g s would need %.3g steps per output frame of 1/fps = %g s (at most 1e7); "
+                      "raise --dt or --fps\n", cmd, o->dt, per_frame, frame);
+    else
+      fprintf(stderr, "jelly %s: %s: dt: %g s%s would need %.3g steps per output frame of 1/fps = %g s%s (at most "
+                      "1e7); raise dt (or --dt) or fps\n", cmd, path, sc->dt, sc->dt_set ? "" : " (the default)",
+              per_frame, frame, o->fps > 0 ? " with --fps" : "");
+    return 0;
+  }
+  t->steps = (int)ceil(per_frame - 1e-9);
+  if (t->steps < 1) t->steps = 1;
+  t->h = frame / t->steps;
+  if (o->frames >= 0) {
+    t->nframes = o->frames;
+  } else {
+    double nf = ceil(sc->duration * sc->fps - 1e-9);
+    if (nf > 1e8) {
+      fprintf(stderr, "jelly %s: %s: duration %g s at %g frames per second%s is %.3g output frames (at most 1e8); "
+                      "shorten duration, lower fps or give --frames N\n", cmd, path, sc->duration, sc->fps,
+              o->fps > 0 ? " (--fps)" : "", nf);
+      return 0;
+    }
+    t->nframes = (int)nf;
+  }
+  return 1;
+}
+
+int jl_cli_timing_world(const char *cmd, JlScene *sc, JlWorld *w, JlCliTiming *t) {
+  if (sc->step.integrator == JL_INTEGRATOR_IMPLICIT) return 1;
+  double frame = 1.0 / sc->fps, duration = t->nframes > 0 ? t->nframes * frame : sc->duration;
+  t->stable = jl_world_stable_dt(w, sc->step.integrator, frame, duration);
+  if (!t->auto_dt) {
+    /* a given dt: used as given, but said when it is beyond the estimate */
+    if (t->h > 2.0 * t->stable.dt && !t->stable.bounded_growth)
+      fprintf(stderr, "jelly %s: warning: dt %.3g s is beyond the '%s' integrator's estimated stability limit of "
+                      "%.3g s here (fastest mode %.3g rad/s) and will likely diverge; give a smaller --dt, or leave "
+                      "dt out of the scene for a stable default\n", cmd, t->h,
+              jl_integrator_name(sc->step.integrator), 2.0 * t->stable.dt, t->stable.omega);
+    return 1;
+  }
+  double per_frame = frame / t->stable.dt;
+  if (!(per_frame <= 1e7)) {
+    fprintf(stderr, "jelly %s: the '%s' integrator needs dt <= %.3g s to stay stable here (fastest mode %.3g rad/s), "
+                    "%.3g steps per output frame (at most 1e7); use the implicit integrator (--integrator implicit) "
+                    "or give a dt (or --dt) and accept the risk\n", cmd, jl_integrator_name(sc->step.integrator),
+            t->stable.dt, t->stable.omega, per_frame);
+    return 0;
+  }
+  sc->dt = t->stable.dt;
+  t->steps = (int)ceil(per_frame - 1e-9);
+  if (t->steps < 1) t->steps = 1;
+  t->h = frame / t->steps;
+  return 1;
+}
+
+void jl_cli_print_timing(FILE *f, const JlScene *sc, const JlCliTiming *t) {
+  fprintf(f, "integrator %s, dt %.6g s (%d steps per frame), %d frames at %g fps\n",
+          jl_integrator_name(sc->step.integrator), t->h, t->steps, t->nframes, sc->fps);
+  if (t->auto_dt) {
+    if (t->stable.bounded_growth)
+      fprintf(f, "           dt: the explicit default; no step is stable for undamped springs with '%s', this one "
+                 "lets energy grow by at most 0.1 %% over the run (fastest mode %.3g rad/s)\n",
+              jl_integrator_name(sc->step.integrator), t->stable.omega);
+    else
+      fprintf(f, "           dt: the explicit default, half the stability limit of the fastest mode (%.3g rad/s, "
+                 "damping %.3g 1/s; docs/integrators.md)\n", t->stable.omega, t->stable.gamma);
+  }
+}
+
+void jl_cli_print_header(FILE *f, const char *scene_path, const JlScene *sc, const JlModel *m,
+                         const JlCliTiming *t) {
+  fprintf(f, "scene      %s\n", scene_path);
+  for (int b = 0; b < m->nbody; b++) {
+    fprintf(f, "body       %-12s %6d nodes %7d tets %7d springs %6d surface vertices  %.4g kg", m->body[b].name,
+            m->body[b].node_count, m->body[b].tet_count, m->body[b].spring_count, m->body[b].surface.nvert,
+            m->body[b].mass);
+    /* the spring calibration against the body's mesh (docs/physics.md) */
+    if (m->body[b].calibration != 1.0 && m->body[b].calibration > 0.0)
+      fprintf(f, ", springs x%.3g", m->body[b].calibration);
+    fprintf(f, "\n");
+  }
+  jl_cli_print_timing(f, sc, t);
+}
+
+void jl_cli_progress(int frame, int nframes, double sim_t, double wall) {
+  int width = 30, filled = nframes ? (int)((double)width * frame / nframes) : width;
+  double ratio = wall > 0 ? sim_t / wall : 0;
+  double eta = frame > 0 ? wall * (nframes - frame) / frame : 0;
+  fprintf(stderr, "\r  [%.*s%*s] frame %d/%d  %.2fx real time  ETA %.0f s   ", filled,
+          "##############################", width - filled, "", frame, nframes, ratio, eta);
+  fflush(stderr);
+}
+
+void jl_cli_print_simulated(FILE *f, double t, double wall, long steps, long cg) {
+  fprintf(f, "simulated  %.4g s in %.3g s wall (%.3gx real time), %ld steps, %ld CG iterations\n", t, wall,
+          wall > 0 ? t / wall : 0.0, steps, cg);
+}
