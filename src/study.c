@@ -35,6 +35,14 @@ JlStudyDef jl_default_study_def(int full) {
   return d;
 }
 
+JlStudyDef jl_quick_study_def(void) {
+  JlStudyDef d = jl_default_study_def(0);
+  d.ndt = 4; /* 1/30, 1/60, 1/120, 1/240 s */
+  for (int i = d.ndt; i < JL_STUDY_MAX_DT; i++) d.dt[i] = 0;
+  d.ref_dt = d.dt[d.ndt - 1] / 4.0;
+  return d;
+}
+
 JlResult jl_study_default_model(JlModel *m, char *err, size_t errsz) {
   JlClothMesh c;
   JlResult r = jl_cloth_grid(&c, 20.0, 20.0, 40, 40, err, errsz);
@@ -104,6 +112,29 @@ static JlResult run_one(const JlModel *m, const JlStudyDef *def, JlIntegrator in
   return JL_OK;
 }
 
+/* v with "%.3g" into buf, or "-" when v is not a number (a value the run could not measure) */
+static const char *num3(char *buf, size_t n, double v, int sign) {
+  if (!isfinite(v)) return "-";
+  snprintf(buf, n, sign ? "%+.3g" : "%.3g", v);
+  return buf;
+}
+
+/* one line of the progress table; a diverged run says when it diverged and shows "-" for what it
+ * could not measure (no NaN in the table) */
+static void log_row(FILE *log, const JlStudyRow *row) {
+  char e[32], w[32], d[32];
+  fprintf(log, "  %-10s dt %-10.4g %s  error %-10s  wall/sim-s %-8s  energy drift ",
+          jl_integrator_name(row->integrator), row->dt, row->stable ? "stable  " : "DIVERGED",
+          num3(e, sizeof e, row->error_max, 0), num3(w, sizeof w, row->wall_per_sim_s, 0));
+  if (row->stable)
+    fprintf(log, "%s\n", num3(d, sizeof d, row->energy_drift, 1));
+  else if (row->steps == 0)
+    fprintf(log, "%-10s  (diverged in its first step: no time simulated)\n", num3(d, sizeof d, row->energy_drift, 1));
+  else
+    fprintf(log, "%-10s  (diverged in step %d, after t = %.3g s)\n", num3(d, sizeof d, row->energy_drift, 1),
+            row->steps + 1, row->t_end);
+}
+
 JlResult jl_study_run(const JlModel *m, const JlStudyDef *def, JlStudyRow *rows, int *nrow, FILE *log, char *err,
                       size_t errsz) {
   JL_ASSERT(m && def && rows && nrow, "jl_study_run: model, def, rows and nrow must not be NULL");
@@ -124,6 +155,7 @@ JlResult jl_study_run(const JlModel *m, const JlStudyDef *def, JlStudyRow *rows,
     return r;
   }
   double escale = ke_peak > 0 ? ke_peak : 1.0;
+  int unmeasured = 0;
 
   /* every integrator at every dt */
   for (int i = 0; i < JL_INTEGRATOR_COUNT && !r; i++) {
@@ -146,13 +178,13 @@ JlResult jl_study_run(const JlModel *m, const JlStudyDef *def, JlStudyRow *rows,
       } else {
         row->error_max = row->error_rms = row->energy_drift = NAN;
       }
-      if (log)
-        fprintf(log, "  %-10s dt %-10.4g %s  error %-10.3g  wall/sim-s %-8.3g  energy drift %+.3g\n",
-                jl_integrator_name((JlIntegrator)i), row->dt, row->stable ? "stable  " : "DIVERGED", row->error_max,
-                row->wall_per_sim_s, row->energy_drift),
-            fflush(log);
+      if (log) log_row(log, row), fflush(log);
+      unmeasured += !row->stable;
     }
   }
+  if (log && unmeasured)
+    fprintf(log, "  (- = not measured: a diverged run has no end state to compare with the reference, and a run that\n"
+                 "   diverged in its first step simulated no time to divide its wall time by)\n");
   free(xref), free(x);
   return r;
 }
@@ -177,6 +209,13 @@ double jl_study_largest_stable(const JlStudyRow *rows, int nrow, JlIntegrator i)
   return best;
 }
 
+/* ",v" with the given precision, or "," alone when v is NaN/Inf: an empty field is a value the run
+ * could not measure (pandas and spreadsheets read it as missing) */
+static void csv_num(FILE *f, double v, int digits) {
+  if (isfinite(v)) fprintf(f, ",%.*g", digits, v);
+  else fputc(',', f);
+}
+
 JlResult jl_study_write_csv(const char *path, const JlStudyRow *rows, int nrow, char *err, size_t errsz) {
   FILE *f = fopen(path, "w");
   if (!f) return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot write %s", path);
@@ -184,9 +223,16 @@ JlResult jl_study_write_csv(const char *path, const JlStudyRow *rows, int nrow, 
              "energy_start,energy_end,energy_drift\n");
   for (int k = 0; k < nrow; k++) {
     const JlStudyRow *r = &rows[k];
-    fprintf(f, "%s,%.9g,%d,%d,%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g\n", jl_integrator_name(r->integrator), r->dt,
-            r->steps, r->stable, r->t_end, jl_study_largest_stable(rows, nrow, r->integrator), r->error_max,
-            r->error_rms, r->wall_per_sim_s, r->energy_start, r->energy_end, r->energy_drift);
+    fprintf(f, "%s,%.9g,%d,%d", jl_integrator_name(r->integrator), r->dt, r->steps, r->stable);
+    csv_num(f, r->t_end, 9);
+    csv_num(f, jl_study_largest_stable(rows, nrow, r->integrator), 9);
+    csv_num(f, r->error_max, 6);
+    csv_num(f, r->error_rms, 6);
+    csv_num(f, r->wall_per_sim_s, 6);
+    csv_num(f, r->energy_start, 9);
+    csv_num(f, r->energy_end, 9);
+    csv_num(f, r->energy_drift, 6);
+    fputc('\n', f);
   }
   if (fclose(f) != 0) return jl_fail(err, errsz, JL_ERR_RUNTIME, "write failed: %s", path);
   return JL_OK;
@@ -195,30 +241,84 @@ JlResult jl_study_write_csv(const char *path, const JlStudyRow *rows, int nrow, 
 static const char *const colors[JL_INTEGRATOR_COUNT] = {"#1f77b4", "#9467bd", "#d62728",
                                                         "#ff7f0e", "#2ca02c", "#17becf"};
 
+/* Estimated width of a text in the SVG: characters (UTF-8 code points) x SVG_CHAR_EM x font size.
+ * 0.62 em is above the average advance of sans-serif fonts for lowercase letters and digits
+ * (DejaVu Sans: digits 0.64 em, lowercase about 0.6 em, spaces and punctuation 0.3 to 0.4 em), so
+ * the layout below leaves room for any text it places. tests/test_study.c checks with the same
+ * estimate. */
+#define SVG_CHAR_EM 0.62
+static double text_width(const char *s, double font_size) {
+  int n = 0;
+  for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n * SVG_CHAR_EM * font_size;
+}
+
+/* s as XML character data (a scene path may hold & or <) */
+static void xml_text(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '&') fputs("&amp;", f);
+    else if (*s == '<') fputs("&lt;", f);
+    else if (*s == '>') fputs("&gt;", f);
+    else fputc(*s, f);
+  }
+}
+
+/* the legend line of integrator i: its name and how far it stayed stable */
+static void legend_label(const JlStudyRow *rows, int nrow, JlIntegrator i, char *out, size_t n) {
+  double big = jl_study_largest_stable(rows, nrow, i), dt_max = 0;
+  int any_stable = 0;
+  for (int k = 0; k < nrow; k++)
+    if (rows[k].integrator == i) dt_max = fmax(dt_max, rows[k].dt), any_stable |= rows[k].stable;
+  const char *name = jl_integrator_name(i);
+  if (!any_stable) snprintf(out, n, "%s (diverged at every dt)", name);
+  else if (!(big > 0)) snprintf(out, n, "%s (diverged at the smallest dt)", name);
+  else if (big >= dt_max) snprintf(out, n, "%s (stable at every dt)", name);
+  else snprintf(out, n, "%s (stable up to %.2g s)", name, big);
+}
+
 JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, const char *title, char *err,
                             size_t errsz) {
   /* data range in decades */
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
   for (int k = 0; k < nrow; k++) {
     xlo = fmin(xlo, log10(rows[k].dt)), xhi = fmax(xhi, log10(rows[k].dt));
-    if (rows[k].stable && rows[k].error_max > 0)
+    if (rows[k].stable && rows[k].error_max > 0 && isfinite(rows[k].error_max))
       ylo = fmin(ylo, log10(rows[k].error_max)), yhi = fmax(yhi, log10(rows[k].error_max));
   }
-  if (!(xhi >= xlo)) xlo = -3, xhi = -1;
-  if (!(yhi >= ylo)) ylo = -6, yhi = 0;
+  if (!(xhi >= xlo) || !isfinite(xlo) || !isfinite(xhi)) xlo = -3, xhi = -1;
+  if (!(yhi >= ylo) || !isfinite(ylo) || !isfinite(yhi)) ylo = -6, yhi = 0;
   xlo = floor(xlo), xhi = ceil(xhi), ylo = floor(ylo), yhi = ceil(yhi);
   if (xhi == xlo) xhi += 1;
   if (yhi == ylo) yhi += 1;
-  const double W = 860, H = 560, L = 90, R = 200, T = 50, B = 70;
-  double pw = W - L - R, ph = H - T - B;
+
+  /* layout: the plot area (pw x ph at L, T), the legend box to its right as wide as its longest
+   * line, the svg as wide as plot + legend (or the title, if longer) */
+  const double L = 90, T = 50, B = 70, pw = 570, ph = 440, H = T + ph + B;
+  const double font = 13, note_font = 11, pad = 10, swatch = 24, gap = 6, row_h = 24;
+  const char *note = "x at the top: diverged";
+  char label[JL_INTEGRATOR_COUNT][96];
+  double label_w = text_width(note, note_font) - swatch - gap;
+  for (int i = 0; i < JL_INTEGRATOR_COUNT; i++) {
+    legend_label(rows, nrow, (JlIntegrator)i, label[i], sizeof label[i]);
+    label_w = fmax(label_w, text_width(label[i], font));
+  }
+  double lx = L + pw + 16, ly = T, lw = pad + swatch + gap + label_w + pad;
+  double lh = pad + 10 + row_h * JL_INTEGRATOR_COUNT + 2 + pad; /* rows, the note, padding */
+  double W = lx + lw + 14;
+  const char *ttl = title ? title : "integrator study";
+  double title_font = 16, tw = text_width(ttl, title_font), tx = L + pw / 2;
+  if (tx - tw / 2 < 8 || tx + tw / 2 > W - 8) W = fmax(W, tw + 16), tx = W / 2;
 #define SX(v) (L + ((v) - xlo) / (xhi - xlo) * pw)
 #define SY(v) (T + (yhi - (v)) / (yhi - ylo) * ph)
   FILE *f = fopen(path, "w");
   if (!f) return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot write %s", path);
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-             "font-size=\"13\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H);
-  fprintf(f, "<text x=\"%.0f\" y=\"28\" font-size=\"16\" text-anchor=\"middle\">%s</text>\n", L + pw / 2,
-          title ? title : "integrator study");
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+             "font-family=\"sans-serif\" font-size=\"%.0f\">\n"
+             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+          ceil(W), H, ceil(W), H, font);
+  fprintf(f, "<text x=\"%.1f\" y=\"28\" font-size=\"%.0f\" text-anchor=\"middle\">", tx, title_font);
+  xml_text(f, ttl);
+  fprintf(f, "</text>\n");
   /* grid, ticks and labels at decades */
   for (double d = xlo; d <= xhi + 1e-9; d += 1) {
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", SX(d), T, SX(d), T + ph);
@@ -238,7 +338,8 @@ JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, 
     int any = 0;
     fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colors[i]);
     for (int k = 0; k < nrow; k++)
-      if (rows[k].integrator == (JlIntegrator)i && rows[k].stable && rows[k].error_max > 0) {
+      if (rows[k].integrator == (JlIntegrator)i && rows[k].stable && rows[k].error_max > 0 &&
+          isfinite(rows[k].error_max)) {
         fprintf(f, "%s%.1f,%.1f", any ? " " : "", SX(log10(rows[k].dt)), SY(log10(rows[k].error_max)));
         any = 1;
       }
@@ -246,7 +347,7 @@ JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, 
     for (int k = 0; k < nrow; k++) {
       if (rows[k].integrator != (JlIntegrator)i) continue;
       double px = SX(log10(rows[k].dt));
-      if (rows[k].stable && rows[k].error_max > 0) {
+      if (rows[k].stable && rows[k].error_max > 0 && isfinite(rows[k].error_max)) {
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", px, SY(log10(rows[k].error_max)),
                 colors[i]);
       } else if (!rows[k].stable) {
@@ -255,16 +356,20 @@ JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, 
                 colors[i]);
       }
     }
-    /* legend */
-    double ly = T + 20 + 24 * i, lx = L + pw + 20;
-    double big = jl_study_largest_stable(rows, nrow, (JlIntegrator)i);
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n", lx, ly,
-            lx + 24, ly, colors[i]);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s (stable to %.2g s)</text>\n", lx + 30, ly + 4,
-            jl_integrator_name((JlIntegrator)i), big);
   }
-  fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">x at the top: diverged</text>\n", L + pw + 20,
-          T + 20 + 24 * JL_INTEGRATOR_COUNT + 4);
+  /* legend: a framed box right of the plot, sized to its longest line */
+  fprintf(f, "<g id=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"white\" "
+             "stroke=\"#999\"/>\n", lx, ly, lw, lh);
+  for (int i = 0; i < JL_INTEGRATOR_COUNT; i++) {
+    double y = ly + pad + 10 + row_h * i, x = lx + pad;
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n", x, y,
+            x + swatch, y, colors[i]);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + swatch + gap, y + 4);
+    xml_text(f, label[i]);
+    fprintf(f, "</text>\n");
+  }
+  fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\">%s</text>\n</g>\n", lx + pad,
+          ly + pad + 10 + row_h * JL_INTEGRATOR_COUNT + 2, note_font, note);
   fprintf(f, "</svg>\n");
 #undef SX
 #undef SY
