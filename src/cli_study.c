@@ -8,7 +8,7 @@
  * (its integrator and dt are ignored: all are swept). Writes DIR/study.csv
  * (one row per integrator and dt) and DIR/study.svg (error vs dt, log-log);
  * DIR defaults to out/study. Exit 0 on success, 1 when the reference
- * diverged, 2 on bad input. */
+ * diverged, 2 on bad input, 3 when an output cannot be written. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +23,7 @@
 static void study_usage(FILE *f) {
   fprintf(f,
           "usage: jelly study [SCENE] [--full | --quick] [--out DIR]\n"
+          "                   [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
           "Runs every integrator (implicit, symplectic, euler, midpoint, rk4, verlet) for\n"
           "1 s of simulated time at each time step of a sweep and compares each run with\n"
@@ -48,7 +49,14 @@ static void study_usage(FILE *f) {
           "  study.svg  error vs time step (log-log) per integrator; diverged runs as\n"
           "             crosses along the top; the largest stable step in the legend\n"
           "\n"
-          "Exit 0 on success, 1 if the reference diverged, 2 on bad input.\n");
+          "options:\n"
+          "  --full       the finer sweep above\n"
+          "  --quick      the short sweep above\n"
+          "  --out DIR    output folder (default out/study)\n"
+          JL_CLI_MESH_LIMITS_HELP
+          "\n"
+          "The study's own exit 1: the RK4 reference diverged (no result to trust).\n"
+          JL_CLI_EXIT_HELP);
 }
 
 int jl_cli_study(int argc, char **argv) {
@@ -56,6 +64,9 @@ int jl_cli_study(int argc, char **argv) {
   int full = 0, quick = 0;
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
+    int lim = jl_cli_mesh_limit_flag("study", argc, argv, &i);
+    if (lim < 0) return 2;
+    if (lim > 0) continue;
     if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       study_usage(stdout);
       return 0;
@@ -106,7 +117,7 @@ int jl_cli_study(int argc, char **argv) {
   if (jl_cli_make_dirs(out) != 0) {
     fprintf(stderr, "jelly study: cannot create output folder '%s': %s\n", out, strerror(errno));
     jl_model_free(&m);
-    return 2;
+    return JL_ERR_SYSTEM;
   }
 
   JlStudyDef def = quick ? jl_quick_study_def() : jl_default_study_def(full);
@@ -133,7 +144,7 @@ int jl_cli_study(int argc, char **argv) {
     if (!r) r = jl_study_write_svg(svg, rows, nrow, title, err, sizeof err);
     if (r) {
       fprintf(stderr, "jelly study: %s\n", err);
-      status = 1;
+      status = r; /* JL_ERR_SYSTEM: the file cannot be written */
     } else {
       printf("\nlargest stable dt (s):");
       for (int i = 0; i < JL_INTEGRATOR_COUNT; i++) {

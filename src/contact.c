@@ -96,6 +96,8 @@ typedef struct Contact {
   double k, c;    /* N/m, N s/m */
   int friction;   /* FRICTION_NONE / STICK / SLIDE for this step */
   double st0;     /* m/s, tangential speed |P z'| at the step's start (> 0 when sliding) */
+  double eta_top; /* N s/m: outside implicit solves (explicit steppers) the sliding viscosity
+                     mu k g / st0 is held below m_reduced / (2h), so no explicit stage overshoots on it */
   int active;     /* on in the current linear solve (implicit) or g > 0 at the last linearize */
   double D[9];    /* a dPhi/dz + b dPhi/dz' at the last linearize */
 } Contact;
@@ -466,6 +468,10 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
   for (int a = 0; a < 3; a++) need[a] = ct->k * (ct->delta[a] - h * vt[a]) - ct->c * vt[a];
   int slide = sqrt(jl_vec3_dot(need, need)) > ce->mu * ct->k * g0 && ct->st0 > 0.0;
   ct->friction = slide ? FRICTION_SLIDE : FRICTION_STICK;
+  double im = 0.0; /* 1 / reduced mass of the relative motion z */
+  for (int j = 0; j < ct->n; j++)
+    if (!m->pinned[ct->node[j]] && m->mass[ct->node[j]] > 0.0) im += ct->coef[j] * ct->coef[j] / m->mass[ct->node[j]];
+  ct->eta_top = im > 0.0 && h > 0.0 ? 0.5 / (im * h) : INFINITY;
 }
 
 /* weights w on the n = 2 (segment) or 3 (triangle) nodes of the point of
@@ -678,8 +684,8 @@ static int contact_pushing(const JlForce *e) {
 /* Phi: force on the penetrating node at (z, z'); returns g. *spring (may be
  * NULL) = the elastic energy of the friction anchor spring. on: apply the
  * normal force whatever the sign of g (implicit solve with a fixed set). */
-static double contact_phi(const Contact *ct, double mu, int on, const double *z, const double *zd, double phi[3],
-                          double *spring) {
+static double contact_phi(const Contact *ct, double mu, int use_set, int on, const double *z, const double *zd,
+                          double phi[3], double *spring) {
   const double *r = ct->r;
   double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
   double g = ct->d0 - ct->slack - jl_vec3_dot(r, dz);
@@ -696,12 +702,8 @@ static double contact_phi(const Contact *ct, double mu, int on, const double *z,
   if (ct->friction == FRICTION_SLIDE) {
     /* lagged-viscosity Coulomb: -mu k g P z' / |P z'_0| */
     double s = cap / ct->st0;
+    if (!use_set && s > ct->eta_top) s = ct->eta_top;
     for (int a = 0; a < 3; a++) ft[a] = -s * vt[a];
-    /* never more than mu N: faster than at the step's start (an explicit
-     * stage) the viscosity would overshoot, and blow up at small speeds */
-    double fm = sqrt(jl_vec3_dot(ft, ft));
-    if (fm > cap)
-      for (int a = 0; a < 3; a++) ft[a] *= cap / fm;
   } else {
     double sn = jl_vec3_dot(r, dz), fs[3];
     for (int a = 0; a < 3; a++) fs[a] = ct->k * (ct->delta[a] - (dz[a] - sn * r[a]));
@@ -737,7 +739,7 @@ static void contact_force(const JlForce *e, const JlModel *m, const double *x, c
     double g = ct->d0 - ct->slack - jl_vec3_dot(ct->r, dz);
     int on = ce->use_set ? ct->active : g > 0.0;
     if (!on) continue;
-    contact_phi(ct, ce->mu, 1, z, zd, phi, &spring);
+    contact_phi(ct, ce->mu, ce->use_set, 1, z, zd, phi, &spring);
     if (g > 0.0) en += 0.5 * ct->k * g * g + spring;
     for (int j = 0; j < ct->n; j++) {
       double *fj = f + 3 * ct->node[j];
@@ -777,8 +779,9 @@ static void contact_linearize(JlForce *e, const JlModel *m, const double *x, con
           dv -= ct->c * P;
         } else if (fric == FRICTION_SLIDE) {
           double s = ce->mu * ct->k * g / ct->st0;
-          dv -= s * P;
-          if (exact) dx += ce->mu * ct->k * (vt[i] / ct->st0) * r[j];
+          int held = !ce->use_set && s > ct->eta_top; /* then independent of g */
+          dv -= (held ? ct->eta_top : s) * P;
+          if (exact && !held) dx += ce->mu * ct->k * (vt[i] / ct->st0) * r[j];
         }
         D[3 * i + j] = a * dx + b * dv;
       }

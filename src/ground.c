@@ -57,6 +57,9 @@ typedef struct Ground {
   double *blk;     /* nnode x 9: a dF/dx + b dF/dv of node active[q] at 9 q */
   double *partial; /* nblock energy partials */
   double *s0;      /* nnode: m/s, tangential speed at the step's start; < 0 = no step begun */
+  double h;        /* s, the step begun: outside implicit solves (explicit steppers) the sliding
+                      viscosity mu k p / s0 is held below m / (2h), so no explicit stage can
+                      overshoot on it (a node that starts sliding slowly and touches down mid-step) */
   /* implicit steps (JlForce.refine): which nodes are on the plane for a
    * whole linear solve, and the penetration the last solve ended with (the
    * normal load the friction cap uses) */
@@ -85,6 +88,15 @@ static double friction_eta(double c, double cap, double s0, double st, int *slid
   double s = s0 >= 0.0 ? s0 : st;
   *sliding = c * s > cap;
   return *sliding ? cap / s : c;
+}
+
+/* the lagged viscosity of a sliding node, cap / s0; outside implicit solves
+ * (explicit steppers) at most m / (2h), *held = 1 then (it no longer depends
+ * on the load) */
+static double slide_eta(const Ground *g, double cap, double mass, int i, int *held) {
+  double eta = cap / g->s0[i], top = g->h > 0.0 ? 0.5 * mass / g->h : INFINITY;
+  *held = !g->use_set && eta > top;
+  return *held ? top : eta;
 }
 
 /* penetration beyond the push-out slack (m) */
@@ -127,6 +139,7 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
   const JlWorldDef *wd = &m->world;
   g->use_set = 0;
   g->carried = 0;
+  g->h = h;
   for (int i = 0; i < m->nnode; i++) {
     const double *vi = v + 3 * i;
     g->s0[i] = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
@@ -235,13 +248,11 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
          * step: min(c s, mu N) at the current speed */
         double st = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
         int sliding;
-        double eta = mode == FRICTION_SLIDE ? cap / g->s0[i] : friction_eta(c, cap, -1.0, st, &sliding);
+        int held;
+        double eta = mode == FRICTION_SLIDE ? slide_eta(g, cap, m->mass[i], i, &held)
+                                            : friction_eta(c, cap, -1.0, st, &sliding);
         ft[0] = -eta * vi[0];
         ft[1] = -eta * vi[2];
-        /* never more than mu N: faster than at the step's start (an explicit
-         * stage) the lagged viscosity would overshoot, and blow up at small speeds */
-        double fm = sqrt(ft[0] * ft[0] + ft[1] * ft[1]);
-        if (mode == FRICTION_SLIDE && fm > cap) ft[0] *= cap / fm, ft[1] *= cap / fm;
       }
       f[3 * i] += ft[0];
       f[3 * i + 2] += ft[1];
@@ -272,14 +283,15 @@ static void ground_linearize(JlForce *e, const JlModel *m, const double *x,
     double st = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
     int mode = g->s0[i] >= 0.0 ? g->mode[i] : FRICTION_VISCOUS, sliding = mode == FRICTION_SLIDE;
     double cap = wd->ground_friction * k * ground_cap_pen(g, pen, i);
+    int held = 0;
     if (mode == FRICTION_STICK) {
       B[0] = B[8] = -a * k - b * c;
     } else {
-      double eta = sliding ? cap / g->s0[i] : friction_eta(c, cap, -1.0, st, &sliding);
+      double eta = sliding ? slide_eta(g, cap, m->mass[i], i, &held) : friction_eta(c, cap, -1.0, st, &sliding);
       B[0] = -b * eta;
       B[8] = -b * eta;
     }
-    if (sliding && exact && !(g->use_set && g->pen1[i] >= 0.0)) {
+    if (sliding && !held && exact && !(g->use_set && g->pen1[i] >= 0.0)) {
       /* dF_t/dy = (mu k / s0) v_t (unsymmetric); with no step begun s0 follows v and this is only the x part */
       double s = g->s0[i] >= 0.0 ? g->s0[i] : st;
       B[1] = a * wd->ground_friction * k / s * vi[0];

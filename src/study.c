@@ -149,7 +149,9 @@ JlResult jl_study_run(const JlModel *m, const JlStudyDef *def, JlStudyRow *rows,
   double ke_peak = 0;
   if (log) fprintf(log, "reference: rk4 at dt %.3g s over %g s ...\n", def->ref_dt, def->duration), fflush(log);
   JlResult r = run_one(m, def, JL_INTEGRATOR_RK4, def->ref_dt, &ref, xref, &ke_peak, err, errsz);
-  if (!r && !ref.stable) r = jl_fail(err, errsz, JL_ERR_RUNTIME, "study: the RK4 reference diverged at t = %g s", ref.t_end);
+  if (!r && !ref.stable)
+    r = jl_fail(err, errsz, JL_ERR_RUNTIME,
+                "the RK4 reference diverged at t = %g s: the scene is too stiff for it at the smallest step", ref.t_end);
   if (r) {
     free(xref), free(x);
     return r;
@@ -218,7 +220,7 @@ static void csv_num(FILE *f, double v, int digits) {
 
 JlResult jl_study_write_csv(const char *path, const JlStudyRow *rows, int nrow, char *err, size_t errsz) {
   FILE *f = fopen(path, "w");
-  if (!f) return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot write %s", path);
+  if (!f) return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot write %s", path);
   fprintf(f, "integrator,dt,steps,stable,t_end,largest_stable_dt,error_max,error_rms,wall_per_sim_s,"
              "energy_start,energy_end,energy_drift\n");
   for (int k = 0; k < nrow; k++) {
@@ -234,7 +236,7 @@ JlResult jl_study_write_csv(const char *path, const JlStudyRow *rows, int nrow, 
     csv_num(f, r->energy_drift, 6);
     fputc('\n', f);
   }
-  if (fclose(f) != 0) return jl_fail(err, errsz, JL_ERR_RUNTIME, "write failed: %s", path);
+  if (fclose(f) != 0) return jl_fail(err, errsz, JL_ERR_SYSTEM, "write failed: %s", path);
   return JL_OK;
 }
 
@@ -311,7 +313,7 @@ JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, 
 #define SX(v) (L + ((v) - xlo) / (xhi - xlo) * pw)
 #define SY(v) (T + (yhi - (v)) / (yhi - ylo) * ph)
   FILE *f = fopen(path, "w");
-  if (!f) return jl_fail(err, errsz, JL_ERR_RUNTIME, "cannot write %s", path);
+  if (!f) return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot write %s", path);
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
              "font-family=\"sans-serif\" font-size=\"%.0f\">\n"
              "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
@@ -373,6 +375,6 @@ JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, 
   fprintf(f, "</svg>\n");
 #undef SX
 #undef SY
-  if (fclose(f) != 0) return jl_fail(err, errsz, JL_ERR_RUNTIME, "write failed: %s", path);
+  if (fclose(f) != 0) return jl_fail(err, errsz, JL_ERR_SYSTEM, "write failed: %s", path);
   return JL_OK;
 }

@@ -360,7 +360,9 @@ static void test_contact_jacobian_fd(void) {
     worst = fmax(worst, fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u));
     worst = fmax(worst, fd_error(e, &m, x, v, 0.0, 1.0, JL_LIN_EXACT, u));
   }
-  ENSURE_MSG(worst < 1e-6, "sliding contact Jacobian (exact) vs central differences: relative error %.3g", worst);
+  /* as above: a wrong term is of order 1, the kinks ~2e-6 (measured 1.6e-6: outside implicit
+   * solves the sliding viscosity of slow contacts is held at m / (2h), a kink of its own) */
+  ENSURE_MSG(worst < 1e-5, "sliding contact Jacobian (exact) vs central differences: relative error %.3g", worst);
   /* the forces push the cubes apart: body 0 is on the -x side */
   eval_force(e, &m, m.x0, v, f);
   double fx[2] = {0, 0};

@@ -126,7 +126,9 @@ static void test_exit_codes(void) {
       {"mesh --shape box --resolution 0.5 --out /proc/jelly/box.vtu", 3, "/proc/jelly/box.vtu: cannot write"},
       /* bench, study, help */
       {"bench --bogus", 2, "unknown option '--bogus'"},
+      {"study " SCENES "stiff.json --quick --out DIR/study1", 1, "the RK4 reference diverged"},
       {"study --bogus", 2, "--bogus"},
+      {"study --quick --out /proc/jelly/study3", 3, "cannot create output folder '/proc/jelly/study3'"},
       {"help", 0, "commands:"},
       {"help frobnicate", 2, "unknown command"},
       {"frobnicate", 2, "unknown command"},
