@@ -147,6 +147,61 @@ int jl_font_text_width(const char *text, int scale) {
   return best * CW * scale;
 }
 
+int jl_font_wrap(const char *text, int max_width, int scale, char *out, size_t outsz) {
+  if (outsz == 0) return 0;
+  if (scale < 1) scale = 1;
+  int maxc = max_width / (CW * scale);
+  if (maxc < 1) maxc = 1;
+  size_t o = 0;
+  int lines = 1;
+#define PUT(ch) do { if (o + 1 < outsz) out[o++] = (ch); } while (0)
+  const char *p = text;
+  for (;;) {
+    /* one paragraph (up to '\n' or the end): words joined by their own
+     * separators while the line fits, else a line break instead of them */
+    int col = 0;
+    const char *para = p;
+    while (*p && *p != '\n') {
+      const char *sep = p;
+      while (*p == ' ') p++;
+      int nsep = (int)(p - sep);
+      const char *word = p;
+      while (*p && *p != ' ' && *p != '\n') p++;
+      int nword = (int)(p - word);
+      if (nword == 0) break; /* trailing spaces */
+      if (col > 0 && col + nsep + nword <= maxc) {
+        for (int i = 0; i < nsep; i++) PUT(' ');
+        col += nsep;
+      } else if (col > 0) {
+        PUT('\n');
+        lines++;
+        col = 0;
+      } else if (nsep > 0 && nsep + nword <= maxc && sep == para) {
+        for (int i = 0; i < nsep; i++) PUT(' '); /* the paragraph's indent */
+        col += nsep;
+      }
+      /* a word longer than a line is cut into line-sized pieces */
+      for (int i = 0; i < nword; i++) {
+        if (col == maxc) {
+          PUT('\n');
+          lines++;
+          col = 0;
+        }
+        PUT(word[i]);
+        col++;
+      }
+    }
+    while (*p == ' ') p++;
+    if (*p != '\n') break;
+    PUT('\n');
+    lines++;
+    p++;
+  }
+#undef PUT
+  out[o] = '\0';
+  return lines;
+}
+
 void jl_render_text(JlRenderer *r, int x, int y, int scale, const unsigned char rgba[4],
                     const char *text) {
   SDL_Texture *t = atlas(r);

@@ -15,7 +15,8 @@ struct JlRenderer {
   SDL_Texture *font;    /* glyph atlas, built on first text */
   SDL_Texture *shadow;  /* radial shadow blob, built on first use */
   SDL_Texture *ground;  /* cached ground image for the camera in ground_key */
-  double ground_key[9];
+#define JL_GROUND_KEY 10
+  double ground_key[JL_GROUND_KEY];
   int ground_w, ground_h;
   /* per-frame scratch, grown as needed, never shrunk */
   int cap_vert, cap_tri, cap_out;
@@ -49,9 +50,19 @@ void jl_obstacle_mesh(const JlObstacle *o, JlSurface *out);
 
 /* render/overlay.c: debug layers over the shaded surfaces */
 void jl_overlay_draw(JlRenderer *r, const JlWorld *w, const JlCamera *c, unsigned layers);
+/* a line `width` pixels wide with square caps (two triangles), in any
+ * colour; from (x0, y0) to (x1, y1), a square of that size when they meet */
+void jl_draw_thick_line(JlRenderer *r, float x0, float y0, float x1, float y1, float width,
+                        const unsigned char rgba[4]);
 
 /* render/font.c: 5x7 glyphs; width in pixels of a string at scale s */
 int jl_font_text_width(const char *text, int scale);
+/* Copies text into out (outsz bytes, NUL-terminated), breaking lines at
+ * spaces so that none is wider than max_width pixels at scale s (a word
+ * longer than a line is cut); existing '\n' stay. Returns the line count. */
+int jl_font_wrap(const char *text, int max_width, int scale, char *out, size_t outsz);
+/* line height in pixels at scale s */
+#define JL_FONT_LINE_H(s) (10 * (s))
 void jl_font_destroy(JlRenderer *r);
 
 #endif

@@ -290,6 +290,27 @@ static void velocities(const Ctx *c, const JlWorld *w) {
   }
 }
 
+void jl_draw_thick_line(JlRenderer *r, float x0, float y0, float x1, float y1, float width,
+                        const unsigned char rgba[4]) {
+  float dx = x1 - x0, dy = y1 - y0, len = sqrtf(dx * dx + dy * dy), hw = 0.5f * width;
+  float ux = len > 1e-3f ? dx / len : 1.0f, uy = len > 1e-3f ? dy / len : 0.0f;
+  float nx = -uy * hw, ny = ux * hw;
+  /* square caps: the ends reach half the width past the points */
+  float ax = x0 - ux * hw, ay = y0 - uy * hw, bx = x1 + ux * hw, by = y1 + uy * hw;
+  SDL_Vertex v[6];
+  float px[6] = {ax + nx, ax - nx, bx - nx, ax + nx, bx - nx, bx + nx};
+  float py[6] = {ay + ny, ay - ny, by - ny, ay + ny, by - ny, by + ny};
+  for (int k = 0; k < 6; k++) {
+    v[k].position.x = px[k];
+    v[k].position.y = py[k];
+    v[k].color.r = rgba[0], v[k].color.g = rgba[1], v[k].color.b = rgba[2], v[k].color.a = rgba[3];
+    v[k].tex_coord.x = v[k].tex_coord.y = 0;
+  }
+  SDL_SetRenderDrawBlendMode(r->sdl, rgba[3] < 255 ? SDL_BLENDMODE_BLEND : SDL_BLENDMODE_NONE);
+  SDL_RenderGeometry(r->sdl, NULL, v, 6, NULL, 0);
+  SDL_SetRenderDrawBlendMode(r->sdl, SDL_BLENDMODE_NONE);
+}
+
 void jl_overlay_draw(JlRenderer *r, const JlWorld *w, const JlCamera *cam, unsigned layers) {
   Ctx c;
   c.r = r;

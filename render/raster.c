@@ -10,9 +10,10 @@
  * lit like hair by the angle between strand and light, after Kajiya & Kay
  * 1989), and sorted far to near by the view depth of their
  * centroids (painter's algorithm: exact for separate bodies and for convex
- * parts, as there is no depth buffer in SDL_Renderer). The ground is a
- * checkerboard of tiles fading into the background, with a soft round shadow
- * under each body whose darkness falls off with its height. Everything is one
+ * parts, as there is no depth buffer in SDL_Renderer). The ground (only in
+ * scenes that have one) is a checkerboard of tiles sized after the bodies,
+ * fading into the background, with a soft round shadow under each body whose
+ * darkness falls off with its height. Everything is one
  * SDL_RenderGeometry call per layer, which SDL's software renderer
  * rasterizes into a surface when headless. */
 #include <math.h>
@@ -186,20 +187,37 @@ static double nice_step(double x) {
 }
 
 typedef struct Ground {
-  double y, cx, cz, half, step;
+  double y;        /* plane height */
+  double cx, cz;   /* centre of the disc (under the camera's target) */
+  double half;     /* radius at which the tiles have faded into the background */
+  double step;     /* tile size */
 } Ground;
 
-/* plane height and extent: the scene's ground, or the lowest initial point */
-static void ground_extent(const JlModel *m, Ground *g) {
+/* The ground plane as drawn for camera c: the scene's ground height; tiles
+ * of a 1-2-2.5-5 step about a quarter of the largest body's rest extent (so
+ * a body spans several tiles at any scale), on a world-fixed grid; a disc
+ * around the camera's target as wide as 1.6 x the scene and 1.5 x the
+ * camera distance, so it fills the view as the camera follows and zooms
+ * out (at most 60 tiles across its radius: the step grows beyond that). */
+static void ground_extent(const JlModel *m, const JlCamera *c, Ground *g) {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int i = 0; i < m->nnode; i++)
+  double ext = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *body = &m->body[b];
+    double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = body->node_begin; i < body->node_begin + body->node_count; i++)
+      for (int k = 0; k < 3; k++) {
+        double v = m->x0[3 * i + k];
+        if (v < blo[k]) blo[k] = v;
+        if (v > bhi[k]) bhi[k] = v;
+      }
     for (int k = 0; k < 3; k++) {
-      double v = m->x0[3 * i + k];
-      if (v < lo[k]) lo[k] = v;
-      if (v > hi[k]) hi[k] = v;
+      if (bhi[k] - blo[k] > ext) ext = bhi[k] - blo[k];
+      if (blo[k] < lo[k]) lo[k] = blo[k];
+      if (bhi[k] > hi[k]) hi[k] = bhi[k];
     }
-  if (m->nnode == 0) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0;
-  /* bounded obstacles stand on the ground too: the grid reaches under them */
+  }
+  /* bounded obstacles stand on the ground too: the disc reaches under them */
   for (int o = 0; o < m->nobstacle; o++) {
     double olo[3], ohi[3];
     jl_obstacle_aabb(&m->obstacle[o], olo, ohi);
@@ -209,47 +227,52 @@ static void ground_extent(const JlModel *m, Ground *g) {
       if (ohi[k] > hi[k]) hi[k] = ohi[k];
     }
   }
-  g->y = m->world.has_ground ? m->world.ground_y : lo[1];
-  g->cx = 0.5 * (lo[0] + hi[0]);
-  g->cz = 0.5 * (lo[2] + hi[2]);
   double span = fmax(hi[0] - lo[0], hi[2] - lo[2]);
-  g->half = fmax(1.6 * span, 0.5);
-  g->step = nice_step(g->half / 7.0);
-  g->cx = g->step * floor(g->cx / g->step + 0.5);
-  g->cz = g->step * floor(g->cz / g->step + 0.5);
+  if (!(span > 0) || !isfinite(span)) span = 1;
+  if (!(ext > 0) || !isfinite(ext)) ext = span;
+  g->y = m->world.ground_y;
+  g->cx = c->target[0];
+  g->cz = c->target[2];
+  g->half = fmax(1.6 * span, 1.5 * c->distance);
+  g->step = nice_step(ext / 4.0);
+  while (g->half / g->step > 60) g->step = nice_step(2.0 * g->step);
 }
 
 /* tiles closer than FADE x radius keep their flat colour (SDL's fast path for
  * uniformly coloured triangles); further out they blend into the background */
 #define FADE 0.7
 
+/* the checkerboard colours (tests/test_render.c looks for them) */
+static const unsigned char tile_rgb[2][3] = {{64, 72, 88}, {74, 83, 100}};
+
 static void draw_ground(JlRenderer *r, const Proj *p, const Ground *g) {
-  int n = (int)ceil(g->half / g->step);
-  if (n > 40) n = 40;
-  jl_renderer_reserve_out(r, (2 * n) * (2 * n) * 6);
+  /* tiles on the world grid (multiples of step) that touch the disc */
+  long i0 = (long)floor((g->cx - g->half) / g->step), i1 = (long)ceil((g->cx + g->half) / g->step);
+  long j0 = (long)floor((g->cz - g->half) / g->step), j1 = (long)ceil((g->cz + g->half) / g->step);
+  jl_renderer_reserve_out(r, (int)((i1 - i0) * (j1 - j0) * 6));
   const unsigned char *bg = jl_render_background;
-  static const unsigned char tile[2][3] = {{64, 72, 88}, {74, 83, 100}};
   int nv = 0;
-  for (int i = -n; i < n; i++)
-    for (int j = -n; j < n; j++) {
-      double cx[4] = {i, i + 1, i + 1, i}, cz[4] = {j, j, j + 1, j + 1};
+  for (long i = i0; i < i1; i++)
+    for (long j = j0; j < j1; j++) {
+      double cx[4] = {0, 1, 1, 0}, cz[4] = {0, 0, 1, 1};
       float s[4][3];
       SDL_Color c[4];
-      int ok = 1;
-      const unsigned char *base = tile[(i + j) & 1];
+      int ok = 1, inside = 0;
+      const unsigned char *base = tile_rgb[(i + j) & 1];
       for (int k = 0; k < 4 && ok; k++) {
-        double x = g->cx + cx[k] * g->step, z = g->cz + cz[k] * g->step;
+        double x = (double)(i + cx[k]) * g->step, z = (double)(j + cz[k]) * g->step;
         ok = proj_point(p, x, g->y, z, s[k]);
         /* fade into the background towards the rim */
-        double d = sqrt((x - g->cx) * (x - g->cx) + (z - g->cz) * (z - g->cz)) / (n * g->step);
+        double d = sqrt((x - g->cx) * (x - g->cx) + (z - g->cz) * (z - g->cz)) / g->half;
         double t = d < FADE ? 0 : d > 1 ? 1 : (d - FADE) / (1 - FADE);
+        inside |= d < 1;
         t = t * t * (3 - 2 * t);
         c[k].r = lerp8(base[0], bg[0], t);
         c[k].g = lerp8(base[1], bg[1], t);
         c[k].b = lerp8(base[2], bg[2], t);
         c[k].a = 255;
       }
-      if (!ok) continue;
+      if (!ok || !inside) continue;
       static const int quad[6] = {0, 1, 2, 0, 2, 3};
       for (int k = 0; k < 6; k++) r->out[nv++] = vtx(s[quad[k]], c[quad[k]]);
     }
@@ -601,11 +624,13 @@ int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Jl
   Proj p;
   proj_init(&p, c, r->width, r->height);
   Ground g;
-  ground_extent(&w->model, &g);
-  if (o->ground) {
+  ground_extent(&w->model, c, &g);
+  /* a scene without a ground has no floor (and nothing to cast shadows on) */
+  int ground = o->ground && w->model.world.has_ground;
+  if (ground) {
     /* the ground only changes with the camera: draw it once into a texture */
-    double key[9] = {c->target[0], c->target[1], c->target[2], c->yaw, c->pitch, c->distance,
-                     c->fov_deg, g.y, g.half + g.cx * 1e3 + g.cz * 1e6};
+    double key[JL_GROUND_KEY] = {c->target[0], c->target[1], c->target[2], c->yaw, c->pitch,
+                                 c->distance, c->fov_deg, g.y, g.half, g.step};
     if (!r->ground || r->ground_w != r->width || r->ground_h != r->height ||
         memcmp(key, r->ground_key, sizeof key) != 0) {
       if (r->ground && (r->ground_w != r->width || r->ground_h != r->height)) {
@@ -635,7 +660,7 @@ int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Jl
       draw_ground(r, &p, &g);
     }
   }
-  if (o->shadows && o->ground) draw_shadows(r, w, &p, &g);
+  if (o->shadows && ground) draw_shadows(r, w, &p, &g);
   /* see-through surfaces while the inside (tets, springs) is shown */
   unsigned inside = (1u << JL_LAYER_TETS) | (1u << JL_LAYER_SPRINGS);
   int n = draw_surfaces(r, w, c, &p, (o->layers & inside) ? 70 : 255);
@@ -653,9 +678,7 @@ JlResult jl_render_bench(const JlWorld *w, int width, int height, int frames, Jl
   JlResult res = jl_renderer_create_headless(&r, width, height, err, errsz);
   if (res) return res;
   JlCamera c = {{0, 0, 0}, 0, 0, 1, 40};
-  double lo[3], hi[3];
-  jl_camera_world_box(w, lo, hi);
-  jl_camera_frame(&c, lo, hi, (double)width / height);
+  jl_camera_frame_world(&c, w, (double)width / height);
   JlRenderOptions o = jl_default_render_options();
   jl_render_world(r, w, &c, &o); /* warm-up: scratch buffers */
   int tri = 0;

@@ -41,6 +41,29 @@ void jl_camera_frame(JlCamera *c, const double lo[3], const double hi[3], double
  * extended down to the ground plane when the scene has one (bodies fall
  * there). Returns 0 when the world has no surface vertices. */
 int jl_camera_world_box(const JlWorld *w, double lo[3], double hi[3]);
+/* The smallest distance from c's target, along c's current direction, at
+ * which all n points p (x, y, z) project inside `margin` (a fraction, e.g.
+ * 0.9) of the image's half width and half height around its centre. */
+double jl_camera_fit_distance(const JlCamera *c, double aspect, const double *p, int n, double margin);
+/* Every point the world draws that the camera should keep in view: all
+ * bodies' surface vertices in the current state and the corners of the
+ * bounded obstacles' boxes. malloc'd (free it), count in *n. */
+double *jl_camera_world_points(const JlWorld *w, int *n);
+/* jl_camera_frame of the box, moved back when needed so that the points p
+ * (n of them) are inside 85 % of the image's half extents. */
+void jl_camera_frame_points(JlCamera *c, const double lo[3], const double hi[3], const double *p,
+                            int n, double aspect);
+/* The default view of the world now: jl_camera_frame_points of
+ * jl_camera_world_box and jl_camera_world_points. */
+void jl_camera_frame_world(JlCamera *c, const JlWorld *w, double aspect);
+/* One frame (dt seconds) of a camera that follows the bodies, keeping its
+ * yaw, pitch and field of view: the target eases towards the centre of
+ * jl_camera_world_box (time constant 0.5 s) and the distance towards the
+ * framing distance (1 s), so it recentres and zooms in slowly; when a
+ * surface vertex would come within 8 % of the image's half extent of its
+ * border, the distance grows at once to keep it inside. No jumps: the result
+ * changes continuously with the positions. Deterministic. */
+void jl_camera_follow(JlCamera *c, const JlWorld *w, double aspect, double dt);
 /* Places the camera at `eye` looking at `target` (they must differ). */
 void jl_camera_look(JlCamera *c, const double eye[3], const double target[3]);
 void jl_camera_eye(const JlCamera *c, double eye[3]);
@@ -73,7 +96,7 @@ typedef enum JlLayer {
 
 typedef struct JlRenderOptions {
   unsigned layers;  /* bit mask of (1u << JlLayer); default 0 */
-  int ground;       /* draw the ground grid; default 1 */
+  int ground;       /* draw the ground grid (scenes with a ground only); default 1 */
   int shadows;      /* soft shadow under each body; default 1 */
   int gravity_off;  /* the viewer has switched gravity off (shadows stay); default 0 */
 } JlRenderOptions;
@@ -158,14 +181,16 @@ int jl_drag_body(const JlForce *f);
 /* ---- contact sheet (jelly run's preview.png) ------------------------------------- */
 
 typedef struct JlPreview JlPreview;
-/* Prepares a sheet of up to 6 evenly spaced frames out of 0..nframes; the
- * camera frames the world as it is now (so motion shows). NULL on failure
- * (message in err). */
+/* Prepares a sheet of up to 6 evenly spaced frames out of 0..nframes. NULL
+ * on failure (message in err). */
 JlPreview *jl_preview_create(const JlWorld *w, int nframes, char *err, size_t errsz);
-/* Called once per output frame; draws a thumbnail when `frame` is one of the
- * chosen frames. */
+/* Called once per output frame; keeps a copy of the node positions when
+ * `frame` is one of the chosen frames. The world must stay alive (same
+ * model) until jl_preview_write. */
 void jl_preview_frame(JlPreview *p, const JlWorld *w, int frame);
-/* Writes the sheet (only the frames captured so far) as a PNG. */
+/* Draws the frames captured so far with one camera that frames all of them
+ * (so motion between tiles shows and no tile loses its bodies) and writes
+ * the sheet as a PNG. */
 JlResult jl_preview_write(JlPreview *p, const char *path, char *err, size_t errsz);
 void jl_preview_destroy(JlPreview *p);
 

@@ -11,6 +11,11 @@
  * output frame (1/fps s, split into steps like `jelly run`) per displayed
  * frame, so scripted runs are reproducible.
  *
+ * The camera frames all bodies at the start and follows them
+ * (jl_camera_follow: slow recentring and zooming in, an immediate step back
+ * when a body would leave the picture) until the user orbits, pans or zooms;
+ * it holds still during a drag, and F frames the bodies and follows again.
+ *
  * The world is only changed through the public API: the drag force element
  * (render/drag.c), removing and re-adding the gravity element of the force
  * table, the integrator and time-step settings, and rebuilding the world
@@ -168,6 +173,7 @@ typedef struct Viewer {
   SDL_Renderer *sdl;
   JlRenderer *r;
   JlCamera cam;
+  int follow;            /* the camera follows the bodies until the user moves it (F: again) */
   JlRenderOptions opt;
   int paused, step_once, help, quit, frame;
   /* statistics for the HUD */
@@ -262,9 +268,8 @@ static int build_world(Viewer *v, const JlWorld *old) {
 }
 
 static void frame_camera(Viewer *v) {
-  double lo[3], hi[3];
-  jl_camera_world_box(&v->world, lo, hi);
-  jl_camera_frame(&v->cam, lo, hi, (double)v->r->width / v->r->height);
+  jl_camera_frame_world(&v->cam, &v->world, (double)v->r->width / v->r->height);
+  v->follow = 1;
 }
 
 static int reset_scene(Viewer *v) {
@@ -531,10 +536,12 @@ static void handle_event(Viewer *v, const SDL_Event *e) {
       v->mx = e->motion.x * sx, v->my = e->motion.y * sy;
       if (v->orbiting) jl_camera_orbit(&v->cam, -0.008 * dx, 0.008 * dy);
       if (v->panning) jl_camera_pan(&v->cam, v->r->height, dx, dy);
+      if (v->orbiting || v->panning) v->follow = 0; /* the user's camera now */
       break;
     }
     case SDL_MOUSEWHEEL:
       jl_camera_zoom(&v->cam, pow(0.9, e->wheel.y));
+      v->follow = 0;
       break;
     case SDL_RENDER_TARGETS_RESET:
     case SDL_RENDER_DEVICE_RESET:
@@ -582,8 +589,14 @@ static void run_script(Viewer *v) {
         v->sdrag = e;
         v->sdrag_active = 1;
         break;
-      case EV_ORBIT: jl_camera_orbit(&v->cam, e->a[0] * 3.14159265358979 / 180, e->a[1] * 3.14159265358979 / 180); break;
-      case EV_ZOOM: jl_camera_zoom(&v->cam, e->a[0]); break;
+      case EV_ORBIT:
+        jl_camera_orbit(&v->cam, e->a[0] * 3.14159265358979 / 180, e->a[1] * 3.14159265358979 / 180);
+        v->follow = 0;
+        break;
+      case EV_ZOOM:
+        jl_camera_zoom(&v->cam, e->a[0]);
+        v->follow = 0;
+        break;
       default: break;
     }
   }
@@ -599,7 +612,11 @@ static int step(Viewer *v) {
   v->ms_step = 0.8 * v->ms_step + 0.2 * ms;
   v->cg_last = rep.cg_iterations;
   if (r) {
-    snprintf(v->error, sizeof v->error, "diverged at t = %.3f s: %s", v->world.state.t, rep.message);
+    /* the world's message names the body and the time of the failed step */
+    if (strstr(rep.message, "t = "))
+      snprintf(v->error, sizeof v->error, "%s", rep.message);
+    else
+      snprintf(v->error, sizeof v->error, "diverged at t = %.3f s: %s", v->world.state.t, rep.message);
     fprintf(stderr, "jelly view: %s\n", v->error);
     v->paused = 1;
     drag_release(v);
@@ -626,6 +643,17 @@ static int contacts(const JlWorld *w) {
   return n;
 }
 
+/* wrapped text in a panel at (8, y), at most the window's width; returns the
+ * y below it */
+static int text_panel(Viewer *v, int y, int scale, const unsigned char rgba[4], const char *text) {
+  char buf[2400];
+  int lines = jl_font_wrap(text, v->r->width - 8 - 14 - 4, scale, buf, sizeof buf);
+  int h = lines * JL_FONT_LINE_H(scale) + 12;
+  panel(v->r, 8, y, jl_font_text_width(buf, scale) + 12, h);
+  jl_render_text(v->r, 14, y + 6, scale, rgba, buf);
+  return y + h + 6;
+}
+
 static void draw_hud(Viewer *v) {
   const JlModel *m = &v->world.model;
   char buf[1200], pace[80];
@@ -643,23 +671,16 @@ static void draw_hud(Viewer *v) {
            m->nspring, contacts(&v->world), jl_integrator_name(v->world.def.integrator),
            v->gravity_off ? "off" : "on", v->paused && v->def.frames > 0 ? "   PAUSED" : "");
   int scale = v->r->height >= 600 ? 2 : 1;
-  int w = jl_font_text_width(buf, scale) + 16 * scale / 2 + 8, h = 5 * 10 * scale + 12;
-  panel(v->r, 8, 8, w, h);
   static const unsigned char white[4] = {235, 238, 242, 255}, red[4] = {255, 110, 100, 255},
                              yellow[4] = {255, 220, 120, 255};
-  jl_render_text(v->r, 14, 14, scale, white, buf);
-  int y = 8 + h + 6;
+  /* every text is broken at spaces to fit the window's width */
+  int y = text_panel(v, 8, scale, white, buf);
   if (v->error[0]) {
-    char e[400];
-    snprintf(e, sizeof e, "%.*s\npress R to reset", 150, v->error);
-    panel(v->r, 8, y, jl_font_text_width(e, scale) + 12, 2 * 10 * scale + 12);
-    jl_render_text(v->r, 14, y + 6, scale, red, e);
-    y += 2 * 10 * scale + 18;
+    char e[sizeof v->error + 32];
+    snprintf(e, sizeof e, "%s\npress R to reset", v->error);
+    y = text_panel(v, y, scale, red, e);
   }
-  if (v->note[0] && jl_seconds() < v->note_until) {
-    panel(v->r, 8, y, jl_font_text_width(v->note, scale) + 12, 10 * scale + 12);
-    jl_render_text(v->r, 14, y + 6, scale, yellow, v->note);
-  }
+  if (v->note[0] && jl_seconds() < v->note_until) text_panel(v, y, scale, yellow, v->note);
   if (v->help) {
     const char *help =
         "mouse   right-drag orbit   middle/shift-drag pan   wheel zoom\n"
@@ -672,11 +693,61 @@ static void draw_hud(Viewer *v) {
         "W T S   wireframe, tets, springs (strain colours)\n"
         "C X O V contacts, pinned nodes, obstacles, velocities\n"
         "H       this help             Esc  quit";
-    int hw = jl_font_text_width(help, scale) + 24, hh = 10 * 10 * scale + 24;
+    /* one key per line when the two columns do not fit the window */
+    const char *narrow =
+        "mouse   right-drag orbit\n"
+        "        middle/shift-drag pan\n"
+        "        wheel zoom\n"
+        "        left-drag a body to pull it;\n"
+        "        release to throw\n"
+        "space   pause / resume\n"
+        "N       single step\n"
+        "R       reset scene\n"
+        "F       frame all bodies\n"
+        "1-5     spawn box, sphere, torus,\n"
+        "        bunny, random\n"
+        "G       gravity on/off\n"
+        "+/-     time step x2 / x0.5\n"
+        "I       cycle integrator\n"
+        "P       save PNG screenshot\n"
+        "W T S   wireframe, tets, springs\n"
+        "C X O V contacts, pins, obstacles,\n"
+        "        velocities\n"
+        "H       this help\n"
+        "Esc     quit";
+    int room = v->r->width - 16 - 24;
+    if (jl_font_text_width(help, scale) > room) help = narrow;
+    char wrapped[2400];
+    int lines = jl_font_wrap(help, room, scale, wrapped, sizeof wrapped);
+    int hw = jl_font_text_width(wrapped, scale) + 24, hh = lines * JL_FONT_LINE_H(scale) + 24;
     int x = (v->r->width - hw) / 2, yy = (v->r->height - hh) / 2;
+    if (yy < 0) yy = 0;
     panel(v->r, x, yy, hw, hh);
-    jl_render_text(v->r, x + 12, yy + 12, scale, white, help);
+    jl_render_text(v->r, x + 12, yy + 12, scale, white, wrapped);
   }
+}
+
+/* The drag spring from the grabbed point to the point under the cursor: a
+ * cyan band 3 px wide (4 px from 1000 px) with a dark rim, so it shows on
+ * bodies, ground and background alike, and squares at both ends. The spring
+ * is stiff, so the grabbed point trails the cursor by only a few pixels
+ * unless the mouse moves fast: the ends' squares keep the grab visible. */
+static void draw_drag(Viewer *v) {
+  double p[3], q[3], a[3], b[3];
+  if (!v->dragging || !jl_drag_point(v->drag, v->world.state.x, p)) return;
+  mouse_target(v, q);
+  if (!jl_camera_project(&v->cam, v->r->width, v->r->height, p, a) ||
+      !jl_camera_project(&v->cam, v->r->width, v->r->height, q, b))
+    return;
+  static const unsigned char dark[4] = {10, 12, 16, 255}, cyan[4] = {0, 235, 255, 255};
+  float w = v->r->width >= 1000 ? 4.0f : 3.0f;
+  float ax = (float)a[0], ay = (float)a[1], bx = (float)b[0], by = (float)b[1];
+  jl_draw_thick_line(v->r, ax, ay, bx, by, w + 2, dark);
+  jl_draw_thick_line(v->r, ax, ay, ax, ay, w + 6, dark);
+  jl_draw_thick_line(v->r, bx, by, bx, by, w + 6, dark);
+  jl_draw_thick_line(v->r, ax, ay, bx, by, w, cyan);
+  jl_draw_thick_line(v->r, ax, ay, ax, ay, w + 4, cyan);
+  jl_draw_thick_line(v->r, bx, by, bx, by, w + 4, cyan);
 }
 
 /* ---- main loop ------------------------------------------------------------------------------- */
@@ -852,21 +923,12 @@ int jl_viewer_run(const JlViewerDef *def) {
     }
     v.step_once = 0;
 
+    /* the camera follows the bodies until the user moves it; not while a
+     * drag holds a point under the cursor */
+    if (v.follow && !v.dragging)
+      jl_camera_follow(&v.cam, &v.world, (double)v.r->width / v.r->height, def->frames > 0 ? v.frame_dt : wall);
     jl_render_world(v.r, &v.world, &v.cam, &v.opt);
-    if (v.dragging) { /* the drag spring: attached point to target */
-      double p[3], q[3];
-      if (jl_drag_point(v.drag, v.world.state.x, p)) {
-        double a[3], b[3];
-        mouse_target(&v, q);
-        if (jl_camera_project(&v.cam, v.r->width, v.r->height, p, a) &&
-            jl_camera_project(&v.cam, v.r->width, v.r->height, q, b)) {
-          SDL_SetRenderDrawColor(v.sdl, 255, 255, 255, 255);
-          SDL_RenderDrawLineF(v.sdl, (float)a[0], (float)a[1], (float)b[0], (float)b[1]);
-          SDL_FRect dot = {(float)b[0] - 3, (float)b[1] - 3, 6, 6};
-          SDL_RenderFillRectF(v.sdl, &dot);
-        }
-      }
-    }
+    draw_drag(&v);
     draw_hud(&v);
     for (int i = 0; i < v.nev; i++)
       if (v.ev[i].type == EV_SCREENSHOT && v.ev[i].frame == v.frame) screenshot(&v, v.ev[i].file);

@@ -238,13 +238,8 @@ int jl_cli_render(int argc, char **argv) {
     goto done;
   }
   JlCamera cam = {{0, 0, 0}, 0, 0, 1, 40};
-  if (has_cam) {
-    jl_camera_look(&cam, eye, target);
-  } else {
-    double lo[3], hi[3];
-    jl_camera_world_box(&w, lo, hi);
-    jl_camera_frame(&cam, lo, hi, (double)width / height);
-  }
+  if (has_cam) jl_camera_look(&cam, eye, target); /* fixed */
+  else jl_camera_frame_world(&cam, &w, (double)width / height); /* then follows the bodies */
   JlRenderOptions opt = jl_default_render_options();
   opt.layers = layers;
   for (int f = 0; f <= nframes; f++) {
@@ -263,6 +258,7 @@ int jl_cli_render(int argc, char **argv) {
     }
     wall += jl_seconds() - f0;
     if (status) break;
+    if (!has_cam && f > 0) jl_camera_follow(&cam, &w, (double)width / height, h * steps); /* one frame, 1/fps */
     jl_render_world(ren, &w, &cam, &opt);
     char png[4200];
     snprintf(png, sizeof png, "%s/frame_%04d.png", outdir, f);

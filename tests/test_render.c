@@ -4,7 +4,12 @@
  * The fixed scene: two spheres of radius 0.3 m seen from (0, 0.3, 3) looking
  * along -Z; sphere A (body 0, coral) at (0, 0.3, 0), sphere B (body 1, teal)
  * at (0.3, 0.3, -1), behind A and partly hidden by it. No ground, so every
- * pixel outside the spheres is background. */
+ * pixel outside the spheres is background (test_ground_and_default_camera
+ * adds a ground plane at y = 0).
+ *
+ * The command-line tests check PNGs by their pixels with
+ * tests/data/png_pixels.py: body pixels are the saturated ones (the ground,
+ * its fade, shadows, background and text are grey or grey-blue). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +21,14 @@
 
 #define JELLY JL_JELLY_EXE
 #define PNG_STATS "python3 " JL_SOURCE_DIR "/tests/data/png_stats.py"
+#define PNG_PIXELS "python3 " JL_SOURCE_DIR "/tests/data/png_pixels.py"
+#define SCENES JL_SOURCE_DIR "/models/scenes"
+#define HEADLESS "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy "
 
 static const double center_a[3] = {0, 0.3, 0}, center_b[3] = {0.3, 0.3, -1};
 
-/* two tetrahedralized spheres in one world */
-static int two_spheres(JlWorld *w) {
+/* two tetrahedralized spheres in one world, with a ground plane at y = 0 or none */
+static int two_spheres(JlWorld *w, int ground) {
   JlSurface s[2] = {{0}};
   JlTetMesh t[2] = {{0}};
   JlBodyDef def[2];
@@ -39,6 +47,7 @@ static int two_spheres(JlWorld *w) {
     snprintf(def[b].name, sizeof def[b].name, "sphere%d", b);
   }
   JlWorldDef wd = jl_default_world_def();
+  wd.has_ground = ground;
   JlModel m;
   JlResult r = jl_model_build(&m, 2, t, s, def, &wd, err, sizeof err);
   for (int b = 0; b < 2; b++) jl_surface_free(&s[b]), jl_tetmesh_free(&t[b]);
@@ -63,6 +72,14 @@ static int is_background(const unsigned char *p) {
          p[2] == jl_render_background[2];
 }
 
+/* pixels of the ground's two checkerboard colours (render/raster.c tile_rgb) */
+static int count_tiles(const unsigned char *rgb, int npix) {
+  static const unsigned char tile[2][3] = {{64, 72, 88}, {74, 83, 100}};
+  int n = 0;
+  for (int i = 0; i < npix; i++) n += memcmp(rgb + 3 * i, tile[0], 3) == 0 || memcmp(rgb + 3 * i, tile[1], 3) == 0;
+  return n;
+}
+
 /* shaded body colour: same hue as the base colour, brighter channel order kept */
 static int looks_like_body(const unsigned char *p, int b) {
   unsigned char base[3];
@@ -74,7 +91,7 @@ static int looks_like_body(const unsigned char *p, int b) {
 
 static void test_pixels(void) {
   JlWorld w;
-  ENSURE(two_spheres(&w));
+  ENSURE(two_spheres(&w, 0));
   const int W = 320, H = 240;
   JlRenderer *r;
   char err[256];
@@ -142,7 +159,7 @@ static void test_pixels(void) {
 
 static void test_ground_and_default_camera(void) {
   JlWorld w;
-  ENSURE(two_spheres(&w));
+  ENSURE(two_spheres(&w, 1));
   const int W = 320, H = 180;
   JlRenderer *r;
   char err[256];
@@ -167,14 +184,89 @@ static void test_ground_and_default_camera(void) {
   /* the top corners are sky (background), the bottom centre is ground grid */
   ENSURE(is_background(pixel(rgb, W, 0, 0)) && is_background(pixel(rgb, W, W - 1, 0)));
   ENSURE(!is_background(pixel(rgb, W, W / 2, H - 2)));
+  ENSURE(count_tiles(rgb, W * H) > W * H / 10);
+  jl_world_destroy(&w);
+  /* the same spheres without a ground plane: no floor at all (issue 17: a
+   * floor under the lowest point made hanging bodies look as if lying on it) */
+  ENSURE(two_spheres(&w, 0));
+  jl_render_world(r, &w, &c, &o);
+  ENSURE(jl_renderer_read(r, rgb, err, sizeof err) == JL_OK);
+  ENSURE(is_background(pixel(rgb, W, W / 2, H - 2)));
+  ENSURE_MSG(count_tiles(rgb, W * H) == 0, "%d floor tile pixels without a ground", count_tiles(rgb, W * H));
   free(rgb);
   jl_renderer_destroy(r);
   jl_world_destroy(&w);
 }
 
+/* jl_camera_follow on bodies that fly off and stop: every surface vertex
+ * stays inside the image, the camera never jumps (its distance and target
+ * change smoothly frame to frame), it recentres on the bodies once they
+ * rest, and it stands still (bitwise) on resting bodies. */
+static void test_camera_follow(void) {
+  JlWorld w;
+  ENSURE(two_spheres(&w, 1));
+  const int W = 320, H = 180;
+  const double aspect = (double)W / H, dt = 1.0 / 60;
+  JlCamera c = {{0, 0, 0}, 0, 0, 1, 40};
+  jl_camera_frame_world(&c, &w, aspect);
+  int n3 = 3 * w.model.nnode;
+  double *x0 = malloc(sizeof(double) * n3);
+  memcpy(x0, w.state.x, sizeof(double) * n3);
+  double max_zoom_in = 0, max_zoom_out = 0, max_move = 0, min_margin = 1e9;
+  for (int f = 1; f <= 360; f++) {
+    /* 2 s along +x and up at 1.5 m/s, then 4 s at rest */
+    double s = (f < 120 ? f : 120) * dt * 1.5;
+    for (int i = 0; i < w.model.nnode; i++) {
+      w.state.x[3 * i] = x0[3 * i] + s;
+      w.state.x[3 * i + 1] = x0[3 * i + 1] + 0.5 * s;
+    }
+    JlCamera prev = c;
+    jl_camera_follow(&c, &w, aspect, dt);
+    double ratio = c.distance / prev.distance, move = 0;
+    for (int k = 0; k < 3; k++) move += (c.target[k] - prev.target[k]) * (c.target[k] - prev.target[k]);
+    move = sqrt(move) / prev.distance;
+    if (1 - ratio > max_zoom_in) max_zoom_in = 1 - ratio;
+    if (ratio - 1 > max_zoom_out) max_zoom_out = ratio - 1;
+    if (move > max_move) max_move = move;
+    ENSURE(c.yaw == prev.yaw && c.pitch == prev.pitch);
+    /* every vertex inside the image, not on its border */
+    int n = 0;
+    double *p = jl_camera_world_points(&w, &n);
+    for (int i = 0; i < n; i++) {
+      double q[3];
+      ENSURE(jl_camera_project(&c, W, H, p + 3 * i, q));
+      double m = fmin(fmin(q[0], W - q[0]), fmin(q[1], H - q[1]));
+      if (m < min_margin) min_margin = m;
+    }
+    free(p);
+  }
+  printf("  follow: closest vertex %.1f px from the border; per frame at most %.2f %% zoom in, %.2f %% "
+         "zoom out, target %.2f %% of the distance\n", min_margin, 100 * max_zoom_in, 100 * max_zoom_out,
+         100 * max_move);
+  ENSURE_MSG(min_margin >= 3, "a vertex came %.1f px close to the border", min_margin);
+  ENSURE_MSG(max_zoom_in < 0.02 && max_zoom_out < 0.05 && max_move < 0.05,
+             "camera jumped: zoom in %.3g, out %.3g, target %.3g per frame", max_zoom_in, max_zoom_out, max_move);
+  /* recentred: the bodies' box centre is near the image centre again */
+  double lo[3], hi[3], centre[3], q[3];
+  jl_camera_world_box(&w, lo, hi);
+  for (int k = 0; k < 3; k++) centre[k] = 0.5 * (lo[k] + hi[k]);
+  ENSURE(jl_camera_project(&c, W, H, centre, q));
+  ENSURE_MSG(fabs(q[0] - W / 2.0) < 0.05 * W && fabs(q[1] - H / 2.0) < 0.05 * H, "box centre at (%.1f, %.1f)", q[0], q[1]);
+  /* resting bodies with sub-micrometre noise: the camera stays exactly where it is */
+  JlCamera rest = c;
+  unsigned long long seed = 5;
+  for (int f = 0; f < 30; f++) {
+    for (int i = 0; i < n3; i++) w.state.x[i] += 1e-7 * jl_test_rnd(&seed);
+    jl_camera_follow(&c, &w, aspect, dt);
+  }
+  ENSURE(memcmp(&rest, &c, sizeof c) == 0);
+  free(x0);
+  jl_world_destroy(&w);
+}
+
 static void test_pick(void) {
   JlWorld w;
-  ENSURE(two_spheres(&w));
+  ENSURE(two_spheres(&w, 0));
   const int W = 320, H = 240;
   JlCamera c;
   camera(&c);
@@ -261,7 +353,7 @@ static void test_png(void) {
 /* (a dF/dx + b dF/dv) u by the element vs central differences */
 static void test_drag_jacobian(void) {
   JlWorld w;
-  ENSURE(two_spheres(&w));
+  ENSURE(two_spheres(&w, 0));
   const JlModel *m = &w.model;
   int n3 = 3 * m->nnode;
   JlForce *e = jl_drag_create(m);
@@ -455,6 +547,156 @@ static void test_cli_run_preview(void) {
   fclose(f);
 }
 
+/* Body pixels of PNG images (or of a contact sheet's tiles) by png_pixels.py
+ * "bodies": per image count, bounding box, image size. Returns how many. */
+typedef struct BodyBox {
+  int count, x0, y0, x1, y1, w, h;
+} BodyBox;
+
+static int body_boxes(const char *args, BodyBox *box, int max) {
+  char cmd[8192], *out = malloc(1 << 16);
+  snprintf(cmd, sizeof cmd, PNG_PIXELS " bodies %s", args);
+  int n = 0;
+  if (jl_test_run(cmd, out, 1 << 16) == 0) {
+    const char *p = out;
+    int used = 0;
+    while (n < max && sscanf(p, "%d %d %d %d %d %d %d %n", &box[n].count, &box[n].x0, &box[n].y0, &box[n].x1,
+                             &box[n].y1, &box[n].w, &box[n].h, &used) == 7) {
+      p += used;
+      n++;
+    }
+  } else {
+    fprintf(stderr, "%s\n", out);
+  }
+  free(out);
+  return n;
+}
+
+/* at least `margin` pixels between the body pixels and every border */
+static int inside(const BodyBox *b, int margin) {
+  return b->count > 0 && b->x0 >= margin && b->y0 >= margin && b->x1 < b->w - margin && b->y1 < b->h - margin;
+}
+
+/* drop.json: the ball falls from 1 m and rolls away at 0.5 m/s. Every frame
+ * of `jelly render` keeps it in the picture (the camera follows; it used to
+ * roll out of the fixed first-frame view by frame 120) and ends with it in
+ * the middle of the picture (the camera recentres), and rendering is
+ * deterministic. With --camera the view stays fixed: aimed at the ball's
+ * start, it loses the ball once it has fallen. */
+static void test_render_camera_follows(void) {
+  const char *dir = jl_test_tmpdir("render_follow");
+  char cmd[4096], out[8192], args[4096];
+  snprintf(cmd, sizeof cmd, HEADLESS "%s render " SCENES "/drop.json --out %s/a --size 160x96 --no-movie", JELLY, dir);
+  ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+  enum { N = 121 };
+  BodyBox *b = calloc(N, sizeof *b);
+  snprintf(args, sizeof args, "%s/a/frame_*.png", dir);
+  ENSURE(body_boxes(args, b, N) == N);
+  int worst = 1000, worst_f = 0;
+  for (int f = 0; f < N; f++) {
+    ENSURE_MSG(inside(&b[f], 2), "frame %d: ball pixels %d in x %d..%d, y %d..%d of %dx%d", f, b[f].count, b[f].x0,
+               b[f].x1, b[f].y0, b[f].y1, b[f].w, b[f].h);
+    int m = b[f].x0;
+    m = m < b[f].y0 ? m : b[f].y0;
+    m = m < b[f].w - 1 - b[f].x1 ? m : b[f].w - 1 - b[f].x1;
+    m = m < b[f].h - 1 - b[f].y1 ? m : b[f].h - 1 - b[f].y1;
+    if (m < worst) worst = m, worst_f = f;
+  }
+  printf("  drop.json at 160x96: ball %d px from the border at its closest (frame %d)\n", worst, worst_f);
+  /* and it recentres: at rest in the end the ball is in the middle half of the picture */
+  double cx = 0.5 * (b[N - 1].x0 + b[N - 1].x1), cy = 0.5 * (b[N - 1].y0 + b[N - 1].y1);
+  ENSURE_MSG(cx > 40 && cx < 120 && cy > 24 && cy < 72, "last frame: ball centre at (%.0f, %.0f) of 160x96", cx, cy);
+  /* same input, same bytes */
+  snprintf(cmd, sizeof cmd, HEADLESS "%s render " SCENES "/drop.json --out %s/b --size 160x96 --frames 30 --no-movie", JELLY, dir);
+  ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+  for (int f = 0; f <= 30; f += 10) {
+    char pa[1200], pb[1200];
+    size_t la = 0, lb = 0;
+    snprintf(pa, sizeof pa, "%s/a/frame_%04d.png", dir, f);
+    snprintf(pb, sizeof pb, "%s/b/frame_%04d.png", dir, f);
+    char *da = jl_test_read_file(pa, &la), *db = jl_test_read_file(pb, &lb);
+    ENSURE(da && db);
+    ENSURE_MSG(la == lb && memcmp(da, db, la) == 0, "frame %d differs between identical runs", f);
+    free(da), free(db);
+  }
+  /* --camera: fixed on the ball's start, the fallen ball leaves the view */
+  snprintf(cmd, sizeof cmd, HEADLESS "%s render " SCENES "/drop.json --out %s/c --size 160x96 --frames 40 --no-movie "
+           "--camera 0,1,1,0,1,0", JELLY, dir);
+  ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+  snprintf(args, sizeof args, "%s/c/frame_0000.png %s/c/frame_0040.png", dir, dir);
+  ENSURE(body_boxes(args, b, 2) == 2);
+  ENSURE_MSG(b[0].count > 500, "--camera aimed at the ball shows %d ball pixels", b[0].count);
+  ENSURE_MSG(b[1].count == 0, "--camera moved with the ball: %d ball pixels in frame 40", b[1].count);
+  free(b);
+}
+
+/* drop.json's preview.png: every tile shows the whole ball (tiles 4-6 used
+ * to cut it off), and the tiles share one camera, so the ball's motion
+ * between them shows (it ends far right of where it starts). */
+static void test_preview_frames_bodies(void) {
+  const char *dir = jl_test_tmpdir("preview_follow");
+  char cmd[4096], out[8192], args[4096];
+  snprintf(cmd, sizeof cmd, HEADLESS "%s run " SCENES "/drop.json --out %s --quiet", JELLY, dir);
+  ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+  BodyBox b[6];
+  snprintf(args, sizeof args, "%s/preview.png --tiles 3 2 480 300 4", dir);
+  ENSURE(body_boxes(args, b, 6) == 6);
+  for (int k = 0; k < 6; k++)
+    ENSURE_MSG(inside(&b[k], 4), "tile %d: ball pixels %d in x %d..%d, y %d..%d", k + 1, b[k].count, b[k].x0, b[k].x1,
+               b[k].y0, b[k].y1);
+  double c0 = 0.5 * (b[0].x0 + b[0].x1), c5 = 0.5 * (b[5].x0 + b[5].x1);
+  printf("  preview: the ball's centre moves from x = %.0f to %.0f px between tiles 1 and 6\n", c0, c5);
+  ENSURE_MSG(c5 - c0 > 40, "ball at x %.0f in tile 1 and %.0f in tile 6: no common camera?", c0, c5);
+}
+
+/* Floors: none in a scene without a ground (hanging_bar.json used to look
+ * like a bar lying on a floor), in `jelly render` frames and in
+ * preview.png; and the checkerboard's tiles follow the bodies' size: a bead
+ * of 4 mm on the ground spans several tiles (it used to sit on one huge
+ * tile), as the 0.4 m ball of drop.json does. */
+static void test_floor(void) {
+  const char *dir = jl_test_tmpdir("floor");
+  char cmd[4096], out[8192];
+  int count = -1, changes = -1;
+  /* no ground: no tile pixels, the bar is there */
+  snprintf(cmd, sizeof cmd, HEADLESS "%s render " SCENES "/hanging_bar.json --out %s/bar --size 160x96 --frames 2 --no-movie",
+           JELLY, dir);
+  ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+  snprintf(cmd, sizeof cmd, PNG_PIXELS " floor %s/bar/frame_0002.png", dir);
+  ENSURE(jl_test_run(cmd, out, sizeof out) == 0 && sscanf(out, "%d %d", &count, &changes) == 2);
+  ENSURE_MSG(count == 0, "hanging_bar.json (no ground) frame shows %d floor pixels", count);
+  char args[2048];
+  BodyBox b[6];
+  snprintf(args, sizeof args, "%s/bar/frame_0002.png", dir);
+  ENSURE(body_boxes(args, b, 1) == 1 && inside(&b[0], 2));
+  snprintf(cmd, sizeof cmd, HEADLESS "%s run " SCENES "/hanging_bar.json --out %s/barrun --frames 2 --quiet", JELLY, dir);
+  ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+  snprintf(cmd, sizeof cmd, PNG_PIXELS " floor %s/barrun/preview.png", dir);
+  ENSURE(jl_test_run(cmd, out, sizeof out) == 0 && sscanf(out, "%d %d", &count, &changes) == 2);
+  ENSURE_MSG(count == 0, "hanging_bar.json preview shows %d floor pixels", count);
+  /* a 4 mm bead resting on the ground */
+  char scene[1200];
+  snprintf(scene, sizeof scene, "%s/bead.json", dir);
+  FILE *f = fopen(scene, "w");
+  ENSURE(f != NULL);
+  fputs("{ \"duration\": 0.1, \"fps\": 30, \"ground\": { \"y\": 0 },\n"
+        "  \"bodies\": [ { \"name\": \"bead\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.002 },\n"
+        "    \"translate\": [0, 0.0021, 0], \"tetgen\": { \"max_volume\": 2e-10 } } ] }\n", f);
+  fclose(f);
+  static const char *const scenes[2][2] = {{"bead", NULL}, {"drop", SCENES "/drop.json"}};
+  for (int k = 0; k < 2; k++) {
+    snprintf(cmd, sizeof cmd, HEADLESS "%s render %s --out %s/%s --size 160x96 --frames 0 --no-movie", JELLY,
+             scenes[k][1] ? scenes[k][1] : scene, dir, scenes[k][0]);
+    ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+    snprintf(cmd, sizeof cmd, PNG_PIXELS " floor %s/%s/frame_0000.png", dir, scenes[k][0]);
+    ENSURE(jl_test_run(cmd, out, sizeof out) == 0 && sscanf(out, "%d %d", &count, &changes) == 2);
+    printf("  %s: %d floor pixels, up to %d tile changes along a row\n", scenes[k][0], count, changes);
+    ENSURE_MSG(changes >= 6, "%s: only %d changes between the floor's tile colours along any row", scenes[k][0], changes);
+  }
+}
+
 JL_TEST_MAIN({"pixels", test_pixels}, {"ground_and_default_camera", test_ground_and_default_camera},
-             {"pick", test_pick}, {"png", test_png}, {"drag_jacobian", test_drag_jacobian},
-             {"cli_render", test_cli_render}, {"cli_run_preview", test_cli_run_preview})
+             {"camera_follow", test_camera_follow}, {"pick", test_pick}, {"png", test_png},
+             {"drag_jacobian", test_drag_jacobian}, {"cli_render", test_cli_render},
+             {"cli_run_preview", test_cli_run_preview}, {"render_camera_follows", test_render_camera_follows},
+             {"preview_frames_bodies", test_preview_frames_bodies}, {"floor", test_floor})

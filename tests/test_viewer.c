@@ -17,6 +17,9 @@
 #define JELLY JL_JELLY_EXE
 #define DATA JL_SOURCE_DIR "/tests/data"
 #define PNG_STATS "python3 " DATA "/png_stats.py"
+#define PNG_PIXELS "python3 " DATA "/png_pixels.py"
+#define SCENES JL_SOURCE_DIR "/models/scenes"
+#define HEADLESS "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy "
 
 typedef struct Report {
   char status[32];
@@ -174,5 +177,116 @@ static void test_bad_input(void) {
   ENSURE_MSG(rc == 3 && strstr(out, "no display: use `jelly render`"), "exit %d: %s", rc, out);
 }
 
+/* png_pixels.py MODE ARGS: the first line's numbers into v (up to n) */
+static int pixels(const char *args, int *v, int n) {
+  char cmd[4096], out[4096];
+  snprintf(cmd, sizeof cmd, PNG_PIXELS " %s", args);
+  if (jl_test_run(cmd, out, sizeof out) != 0) {
+    fprintf(stderr, "%s\n", out);
+    return 0;
+  }
+  int k = 0, used = 0;
+  const char *p = out;
+  while (k < n && sscanf(p, "%d%n", &v[k], &used) == 1) p += used, k++;
+  return k == n;
+}
+
+/* drop.json's ball falls and rolls away. The viewer's camera follows it
+ * (its centre stays in the middle half of the window) until the user moves
+ * the camera (a scripted zoom: the view then stays put and the ball ends
+ * near the bottom edge); F frames the bodies and follows again. */
+static void test_camera_follows(void) {
+  char cmd[4096], out[8192], args[1200];
+  const char *dir = jl_test_tmpdir("viewer_follow");
+  static const char *const scripts[3][2] = {
+      {"follow", ""}, {"user", "frame 0 zoom 1\n"}, {"refollow", "frame 0 zoom 1\nframe 40 key f\n"}};
+  for (int k = 0; k < 3; k++) {
+    char script[1200];
+    snprintf(script, sizeof script, "%s/%s.txt", dir, scripts[k][0]);
+    FILE *f = fopen(script, "w");
+    ENSURE(f != NULL);
+    fputs(scripts[k][1], f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " SCENES "/drop.json --frames 80 --size 320x240 "
+             "--script %s.txt --screenshot %s.png", dir, JELLY, scripts[k][0], scripts[k][0]);
+    ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+    int b[7];
+    snprintf(args, sizeof args, "bodies %s/%s.png", dir, scripts[k][0]);
+    ENSURE(pixels(args, b, 7));
+    double cx = 0.5 * (b[1] + b[3]), cy = 0.5 * (b[2] + b[4]);
+    int middle = cx > 80 && cx < 240 && cy > 60 && cy < 180;
+    printf("  %s: ball centre at (%.0f, %.0f) of 320x240, %d px\n", scripts[k][0], cx, cy, b[0]);
+    ENSURE_MSG(b[0] > 1000, "%s: ball not in the picture (%d px)", scripts[k][0], b[0]);
+    ENSURE_MSG(middle == (k != 1), "%s: ball centre at (%.0f, %.0f)", scripts[k][0], cx, cy);
+  }
+}
+
+/* stiff.json with forward Euler diverges: in a 320x240 window the message
+ * (red) is broken at spaces inside the window, no text pixel (red or the
+ * HUD's white, the help included) comes near the right edge, and the
+ * message names one time. */
+static void test_divergence_message(void) {
+  char cmd[4096], out[16384], args[1200];
+  const char *dir = jl_test_tmpdir("viewer_message");
+  char script[1200];
+  snprintf(script, sizeof script, "%s/help.txt", dir);
+  FILE *f = fopen(script, "w");
+  ENSURE(f != NULL);
+  fputs("frame 13 screenshot msg.png\nframe 14 key h\n", f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " SCENES "/stiff.json --integrator euler --frames 15 "
+           "--size 320x240 --screenshot help.png --script help.txt", dir, JELLY);
+  int rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 1, "expected exit 1 after divergence, got %d: %s", rc, out);
+  const char *line = strstr(out, "jelly view: ");
+  ENSURE_MSG(line && strstr(line, "diverged"), "%s", out);
+  int times = 0;
+  for (const char *p = line; (p = strstr(p, "t = ")) != NULL && p < line + strcspn(line, "\n"); p++) times++;
+  ENSURE_MSG(times == 1, "the message names %d times: %.*s", times, (int)strcspn(line, "\n"), line);
+  /* msg.png: the message (red) and the HUD (white); help.png: the key help over them (white) */
+  static const int colours[3][3] = {{255, 110, 100}, {235, 238, 242}, {235, 238, 242}};
+  for (int k = 0; k < 3; k++) {
+    int v[7];
+    const char *png = k < 2 ? "msg" : "help";
+    snprintf(args, sizeof args, "colour %s/%s.png %d %d %d", dir, png, colours[k][0], colours[k][1], colours[k][2]);
+    ENSURE(pixels(args, v, 7));
+    printf("  %s.png, text colour %d %d %d: %d px, x %d..%d of %d\n", png, colours[k][0], colours[k][1],
+           colours[k][2], v[0], v[1], v[3], v[5]);
+    ENSURE_MSG(v[0] > 200, "no text in colour %d %d %d", colours[k][0], colours[k][1], colours[k][2]);
+    ENSURE_MSG(v[3] < v[5] - 6, "text reaches x = %d of a %d px window", v[3], v[5]);
+  }
+}
+
+/* The drag spring is drawn while dragging: a fast scripted drag (the stiff
+ * spring's point then trails the cursor) shows a cyan band (render/viewer.c
+ * draw_drag) at least 2 px thick and tens of pixels long mid-drag, and
+ * nothing once released. */
+static void test_drag_spring_drawn(void) {
+  char cmd[4096], out[8192], args[1200];
+  const char *dir = jl_test_tmpdir("viewer_spring");
+  char script[1200];
+  snprintf(script, sizeof script, "%s/drag.txt", dir);
+  FILE *f = fopen(script, "w");
+  ENSURE(f != NULL);
+  fputs("frame 5 drag 160 120 250 150 2\nframe 7 screenshot mid.png\n", f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " DATA "/viewer_ball.json --frames 10 --size 320x240 "
+           "--script drag.txt --screenshot after.png", dir, JELLY);
+  ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+  int v[8];
+  snprintf(args, sizeof args, "colour %s/mid.png 0 235 255", dir);
+  ENSURE(pixels(args, v, 8));
+  double len = sqrt((double)(v[3] - v[1]) * (v[3] - v[1]) + (double)(v[4] - v[2]) * (v[4] - v[2]));
+  printf("  spring: %d px from (%d, %d) to (%d, %d), %d px thick across its middle\n", v[0], v[1], v[2], v[3], v[4], v[7]);
+  ENSURE_MSG(v[0] > 0, "no drag spring pixels mid-drag");
+  ENSURE_MSG(len > 20, "drag spring only %.0f px long", len);
+  ENSURE_MSG(v[7] >= 2, "drag spring %d px thick", v[7]);
+  snprintf(args, sizeof args, "colour %s/after.png 0 235 255", dir);
+  ENSURE(pixels(args, v, 1));
+  ENSURE_MSG(v[0] == 0, "drag spring still drawn after the release (%d px)", v[0]);
+}
+
 JL_TEST_MAIN({"xvfb_drag", test_xvfb_drag}, {"dummy_driver", test_dummy_driver},
-             {"divergence_recovers", test_divergence_recovers}, {"bad_input", test_bad_input})
+             {"divergence_recovers", test_divergence_recovers}, {"bad_input", test_bad_input},
+             {"camera_follows", test_camera_follows}, {"divergence_message", test_divergence_message},
+             {"drag_spring_drawn", test_drag_spring_drawn})
