@@ -70,11 +70,13 @@ void jl_cli_sim_init(JlCliSim *o);
  * printing the error for a bad value. */
 int jl_cli_sim_flag(const char *cmd, JlCliSim *o, int argc, char **argv, int *i);
 #define JL_CLI_SIM_HELP                                                                            \
-  "  --dt S       largest time step in seconds (overrides the scene's dt); at most 1/fps.\n"      \
-  "               Default: the scene's; without one 1/60 s (implicit) or, for explicit\n"        \
-  "               integrators, half the stability limit of the scene's fastest mode\n"          \
-  "  --fps F      output frames per second (overrides the scene's fps)\n"                      \
-  "  --integrator implicit|symplectic|euler|midpoint|rk4|verlet (overrides the scene's)\n"     \
+  "  --dt S       largest time step in seconds, at most 1/fps (overrides the\n"         \
+  "               scene's dt). Without one: 1/60 s (implicit) or, for explicit\n"       \
+  "               integrators, half the stability limit of the scene's fastest\n"     \
+  "               mode\n"                                                              \
+  "  --fps F      output frames per second (overrides the scene's fps)\n"             \
+  "  --integrator implicit|symplectic|euler|midpoint|rk4|verlet (overrides the\n"     \
+  "               scene's)\n"                                                         \
   "  --threads N  OpenMP threads, 1 to " JL_MAX_THREADS_TEXT " (results do not depend on it)\n"
 typedef struct JlCliTiming {
   int nframes;       /* output frames after frame 0 */
@@ -99,9 +101,10 @@ void jl_cli_progress(int frame, int nframes, double sim_t, double wall);
 /* "simulated  ..." */
 void jl_cli_print_simulated(FILE *f, double t, double wall, long steps, long cg);
 /* the exit-code contract, as every command's --help states it */
-#define JL_CLI_EXIT_HELP                                                                       \
-  "Exit codes: 0 success, 1 the simulation diverged (or, with --strict, a result cannot\n"   \
-  "be trusted), 2 bad input (file, scene key, flag, value out of range), 3 the system\n"     \
-  "refused (no display, an output that cannot be written, out of memory).\n"
+#define JL_CLI_EXIT_HELP                                                              \
+  "Exit codes: 0 success, 1 the simulation diverged (or, with --strict, a result\n" \
+  "cannot be trusted), 2 bad input (file, scene key, flag, value out of range),\n"  \
+  "3 the system refused (no display, an output that cannot be written, out of\n"    \
+  "memory).\n"
 
 #endif

@@ -11,7 +11,8 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: jelly check FILE [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
+          "usage: jelly check FILE [--mesh-timeout S] [--mesh-memory MB]\n"
+          "                        [--mesh-max-file MB]\n"
           "\n"
           "Loads a surface mesh (OBJ, OFF, STL, PLY, glTF and the other formats assimp\n"
           "reads), welds duplicate vertices, removes degenerate triangles, flips an\n"

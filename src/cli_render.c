@@ -93,7 +93,8 @@ static int parse_camera(const char *text, double eye[3], double target[3]) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: jelly render [SCENE] [--out DIR] [--size WxH] [--frames N]\n"
-          "                    [--camera EX,EY,EZ,TX,TY,TZ] [--layers LIST] [--no-movie] [--quiet]\n"
+          "                    [--camera EX,EY,EZ,TX,TY,TZ] [--layers LIST] [--no-movie]\n"
+          "                    [--quiet]\n"
           "                    [--dt S] [--fps F] [--integrator NAME] [--threads N]\n"
           "                    [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
@@ -106,7 +107,8 @@ static void usage(FILE *f) {
           "  --frames N   output frames after frame 0 (default: the scene's duration x fps)\n"
           "  --camera EX,EY,EZ,TX,TY,TZ  a fixed eye and the target it looks at (default:\n"
           "               a 3/4 view that follows the bodies)\n"
-          "  --layers LIST debug layers: wireframe,tets,springs,contacts,pins,obstacles,velocity\n"
+          "  --layers LIST debug layers: wireframe,tets,springs,contacts,pins,obstacles,\n"
+          "               velocity\n"
           "  --no-movie   no movie.mp4\n"
           "  --quiet      print nothing on success (warnings and errors still go to stderr)\n"
           JL_CLI_SIM_HELP

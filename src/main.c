@@ -15,12 +15,12 @@ typedef struct Command {
 
 static const Command COMMANDS[] = {
     {"run", "[SCENE]", "simulate a scene: stats.csv, ParaView frames, preview.png", jl_cli_run},
-    {"view", "[SCENE]", "interactive window: orbit, drag bodies with the mouse, spawn more", jl_cli_view},
-    {"render", "[SCENE]", "simulate and draw PNG frames without a display (and movie.mp4)", jl_cli_render},
+    {"view", "[SCENE]", "interactive window: orbit, drag bodies with the mouse", jl_cli_view},
+    {"render", "[SCENE]", "simulate and draw PNG frames without a display, movie.mp4", jl_cli_render},
     {"check", "FILE", "validate a surface mesh: can it be tetrahedralized?", jl_cli_check},
     {"mesh", "FILE", "tetrahedralize a surface mesh and report the quality", jl_cli_mesh},
     {"bench", "", "performance figures on this machine (docs/performance.md)", jl_cli_bench},
-    {"study", "[SCENE]", "every integrator over a sweep of time steps (study.csv, study.svg)", jl_cli_study},
+    {"study", "[SCENE]", "every integrator over a sweep of time steps, error vs dt", jl_cli_study},
 };
 enum { NCOMMAND = sizeof COMMANDS / sizeof COMMANDS[0] };
 
@@ -38,7 +38,7 @@ static void usage(FILE *out) {
   fprintf(out, "  %-16s %s\n", "help [COMMAND]", "this text, or a command's options");
   fprintf(out, "  %-16s %s\n", "--version", "the version");
   fprintf(out, "\n"
-               "`jelly <command> --help` (or `jelly help <command>`) describes a command's options.\n"
+               "`jelly <command> --help` or `jelly help <command>`: a command's options.\n"
                "SCENE defaults to models/scenes/default.json; scene keys: docs/scenes.md.\n"
                "\n" JL_CLI_EXIT_HELP);
 }

@@ -69,6 +69,12 @@ static void test_help_and_version(void) {
     ENSURE_MSG(strcmp(a, g_out) == 0, "jelly help %s differs from jelly %s --help", COMMANDS[c], COMMANDS[c]);
     ENSURE_MSG(strstr(g_out, "Exit codes: 0 success") && strstr(g_out, "3 the system"),
                "jelly %s --help lacks the exit-code contract: %s", COMMANDS[c], g_out);
+    /* fits an 80-column terminal */
+    for (const char *p = g_out; *p;) {
+      size_t len = strcspn(p, "\n");
+      ENSURE_MSG(len <= 80, "jelly %s --help: a line of %zu columns: %.*s", COMMANDS[c], len, (int)len, p);
+      p += len + (p[len] != '\0');
+    }
   }
   rc = jl_test_run("'" JELLY "' help frobnicate", g_out, sizeof g_out);
   ENSURE_MSG(rc == 2 && strstr(g_out, "unknown command 'frobnicate'"), "exit %d: %s", rc, g_out);

@@ -27,6 +27,14 @@ typedef struct Report {
   double right[3], com0[8][3], com1[8][3];
 } Report;
 
+/* writes a --script file; 0 when it cannot */
+static int write_script(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return 0;
+  fputs(text, f);
+  return fclose(f) == 0;
+}
+
 static int read_report(const char *path, Report *r) {
   memset(r, 0, sizeof *r);
   r->drag_body = -1;
@@ -102,12 +110,8 @@ static void test_dummy_driver(void) {
   /* spawn a sphere (key 2), toggle gravity twice, cycle the integrator back */
   char script[1200];
   snprintf(script, sizeof script, "%s/keys.txt", dir);
-  FILE *f = fopen(script, "w");
-  ENSURE(f != NULL);
-  fputs("frame 2 key 2\nframe 4 key g\nframe 6 key g\nframe 8 key h\nframe 9 key t\n"
-        "frame 10 screenshot mid.png\n",
-        f);
-  fclose(f);
+  ENSURE(write_script(script, "frame 2 key 2\nframe 4 key g\nframe 6 key g\nframe 8 key h\nframe 9 key t\n"
+                              "frame 10 screenshot mid.png\n"));
   snprintf(cmd, sizeof cmd,
            "cd %s && env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy %s view "
            DATA "/viewer_ball.json --frames 20 --size 640x360 --script keys.txt --screenshot out.png "
@@ -157,10 +161,7 @@ static void test_bad_input(void) {
   const char *dir = jl_test_tmpdir("viewer_bad");
   char script[1200];
   snprintf(script, sizeof script, "%s/bad.txt", dir);
-  FILE *f = fopen(script, "w");
-  ENSURE(f != NULL);
-  fputs("# comment\nframe 3 key space\nframe 5 jump 1 2\n", f);
-  fclose(f);
+  ENSURE(write_script(script, "# comment\nframe 3 key space\nframe 5 jump 1 2\n"));
   snprintf(cmd, sizeof cmd, "env -u DISPLAY SDL_VIDEODRIVER=dummy %s view " DATA "/viewer_ball.json --frames 5 --script %s",
            JELLY, script);
   int rc = jl_test_run(cmd, out, sizeof out);
@@ -203,10 +204,7 @@ static void test_camera_follows(void) {
   for (int k = 0; k < 3; k++) {
     char script[1200];
     snprintf(script, sizeof script, "%s/%s.txt", dir, scripts[k][0]);
-    FILE *f = fopen(script, "w");
-    ENSURE(f != NULL);
-    fputs(scripts[k][1], f);
-    fclose(f);
+    ENSURE(write_script(script, scripts[k][1]));
     snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " SCENES "/drop.json --frames 80 --size 320x240 "
              "--script %s.txt --screenshot %s.png", dir, JELLY, scripts[k][0], scripts[k][0]);
     ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
@@ -230,10 +228,7 @@ static void test_divergence_message(void) {
   const char *dir = jl_test_tmpdir("viewer_message");
   char script[1200];
   snprintf(script, sizeof script, "%s/help.txt", dir);
-  FILE *f = fopen(script, "w");
-  ENSURE(f != NULL);
-  fputs("frame 13 screenshot msg.png\nframe 14 key h\n", f);
-  fclose(f);
+  ENSURE(write_script(script, "frame 13 screenshot msg.png\nframe 14 key h\n"));
   snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " SCENES "/stiff.json --integrator euler --frames 15 "
            "--size 320x240 --screenshot help.png --script help.txt", dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
@@ -266,10 +261,7 @@ static void test_drag_spring_drawn(void) {
   const char *dir = jl_test_tmpdir("viewer_spring");
   char script[1200];
   snprintf(script, sizeof script, "%s/drag.txt", dir);
-  FILE *f = fopen(script, "w");
-  ENSURE(f != NULL);
-  fputs("frame 5 drag 160 120 250 150 2\nframe 7 screenshot mid.png\n", f);
-  fclose(f);
+  ENSURE(write_script(script, "frame 5 drag 160 120 250 150 2\nframe 7 screenshot mid.png\n"));
   snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " DATA "/viewer_ball.json --frames 10 --size 320x240 "
            "--script drag.txt --screenshot after.png", dir, JELLY);
   ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
