@@ -168,6 +168,8 @@ typedef struct Viewer {
   JlForce *gravity;      /* detached gravity element while gravity is off (owned here) */
   int gravity_off;
   double h;              /* step, s */
+  int h_given;           /* the step came from --dt, the scene's dt or the +/- keys: kept when the
+                            integrator changes; otherwise each integrator gets its default */
   double frame_dt;       /* 1 / fps */
   SDL_Window *win;
   SDL_Renderer *sdl;
@@ -456,11 +458,24 @@ static void screenshot(Viewer *v, const char *path) {
     notef(v, "saved %.180s", path);
 }
 
+/* the step of integrator i when none was given: the scene's default (1/60 s,
+ * at most a frame) for the implicit one, half the stability limit of the
+ * scene's fastest mode for the explicit ones (jl_world_stable_dt, as `jelly run`) */
+static double default_step(Viewer *v, JlIntegrator i) {
+  double dt = v->scene.dt < v->frame_dt ? v->scene.dt : v->frame_dt;
+  if (i != JL_INTEGRATOR_IMPLICIT) dt = jl_world_stable_dt(&v->world, i, v->frame_dt, 0.0).dt;
+  int spf = (int)ceil(v->frame_dt / dt - 1e-9);
+  return v->frame_dt / (spf < 1 ? 1 : spf);
+}
+
 static void cycle_integrator(Viewer *v) {
   JlIntegrator i = (JlIntegrator)((v->world.def.integrator + 1) % JL_INTEGRATOR_COUNT);
   v->world.def.integrator = i;
   v->scene.step.integrator = i;
-  notef(v, "integrator %s", jl_integrator_name(i));
+  if (!v->h_given) v->h = default_step(v, i);
+  char text[96];
+  snprintf(text, sizeof text, "%s, dt %.3g s", jl_integrator_name(i), v->h);
+  notef(v, "integrator %s", text);
 }
 
 static void toggle_layer(Viewer *v, JlLayer l) { v->opt.layers ^= 1u << l; }
@@ -487,9 +502,11 @@ static void handle_key(Viewer *v, SDL_Keycode key, int want_shot) {
       break;
     case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS:
       if (v->h * 2 <= 0.05) v->h *= 2;
+      v->h_given = 1;
       break;
     case SDLK_MINUS: case SDLK_KP_MINUS:
       if (v->h / 2 >= 1e-5) v->h /= 2;
+      v->h_given = 1;
       break;
     case SDLK_i: cycle_integrator(v); break;
     case SDLK_p: if (want_shot) screenshot(v, NULL); break;
@@ -843,11 +860,8 @@ int jl_viewer_run(const JlViewerDef *def) {
     goto done;
   }
   /* explicit integrators without a dt: the stable default (as `jelly run`) */
-  if (v.scene.step.integrator != JL_INTEGRATOR_IMPLICIT && !(def->dt > 0) && !v.scene.dt_set) {
-    JlStableDt sd = jl_world_stable_dt(&v.world, v.scene.step.integrator, v.frame_dt, 0.0);
-    spf = (int)ceil(v.frame_dt / sd.dt - 1e-9);
-    v.h = v.frame_dt / (spf < 1 ? 1 : spf);
-  }
+  v.h_given = def->dt > 0 || v.scene.dt_set;
+  if (!v.h_given) v.h = default_step(&v, v.scene.step.integrator);
 
   v.win = SDL_CreateWindow("jelly", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, v.def.width,
                            v.def.height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);

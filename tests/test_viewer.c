@@ -278,7 +278,36 @@ static void test_drag_spring_drawn(void) {
   ENSURE_MSG(v[0] == 0, "drag spring still drawn after the release (%d px)", v[0]);
 }
 
+/* A scene without dt: pressing I (implicit -> symplectic) gives the explicit
+ * integrator its stable default step, as `jelly run --integrator` does; it
+ * used to keep the implicit 1/60 s and diverge at once. With the scene's own
+ * dt the step is kept (and symplectic Euler diverges on it). */
+static void test_integrator_key_default_dt(void) {
+  char cmd[4096], out[8192], path[1200];
+  const char *dir = jl_test_tmpdir("viewer_integrator");
+  snprintf(path, sizeof path, "%s/nodt.json", dir);
+  ENSURE(write_script(path, "{\"fps\": 30, \"ground\": {\"y\": 0},"
+                            " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2],"
+                            " \"resolution\": 0.1}, \"young_modulus\": 1e5, \"translate\": [0, 0.15, 0]}]}"));
+  snprintf(path, sizeof path, "%s/keys.txt", dir);
+  ENSURE(write_script(path, "frame 1 key i\n"));
+  snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view nodt.json --frames 12 --size 64x48 --script keys.txt "
+           "--report report.txt", dir, JELLY);
+  int rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 0 && !strstr(out, "diverged"), "symplectic at its default step: exit %d: %s", rc, out);
+  /* the scene's dt is kept: 1/60 s is far beyond symplectic Euler's limit here */
+  snprintf(path, sizeof path, "%s/dt.json", dir);
+  ENSURE(write_script(path, "{\"fps\": 30, \"dt\": 0.0166666, \"ground\": {\"y\": 0},"
+                            " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2],"
+                            " \"resolution\": 0.1}, \"young_modulus\": 1e5, \"translate\": [0, 0.15, 0]}]}"));
+  snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view dt.json --frames 12 --size 64x48 --script keys.txt", dir,
+           JELLY);
+  rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 1 && strstr(out, "diverged"), "symplectic at the scene's 1/60 s: exit %d: %s", rc, out);
+}
+
 JL_TEST_MAIN({"xvfb_drag", test_xvfb_drag}, {"dummy_driver", test_dummy_driver},
              {"divergence_recovers", test_divergence_recovers}, {"bad_input", test_bad_input},
              {"camera_follows", test_camera_follows}, {"divergence_message", test_divergence_message},
-             {"drag_spring_drawn", test_drag_spring_drawn})
+             {"drag_spring_drawn", test_drag_spring_drawn},
+             {"integrator_key_default_dt", test_integrator_key_default_dt})
