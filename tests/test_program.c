@@ -148,6 +148,7 @@ static void test_exit_codes(void) {
       {"view " SCENES "drop.json --frames 2 --size 64x48", 0, ""},
       {"view " SCENES "stiff.json --integrator euler --frames 40 --size 64x48", 1, "diverged"},
       {"view " SCENES "drop.json --size 64x48 --layers bogus", 2, "unknown layer 'bogus'"},
+      {"view " SCENES "drop.json --frames 2 --dt 0.1", 2, "--dt 0.1 s is longer than one frame"},
   };
   for (size_t i = 0; i < sizeof view / sizeof view[0]; i++) {
     run_case(dir, &view[i], "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy ");
