@@ -393,7 +393,7 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
     rep->diverged = 1;
     rep->diverged_body = m->node_body[node];
     cause_text(w, rep, cause, sizeof cause);
-    set_message(rep, "body '%s' diverged at t = %.4g s: position or velocity became NaN/Inf (%s)",
+    set_message(rep, "body '%s' diverged in the step to t = %.4g s: position or velocity became NaN/Inf (%s)",
              m->body[rep->diverged_body].name, t, cause);
     return 1;
   }
@@ -404,7 +404,7 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
     rep->diverged = 1;
     rep->diverged_body = body_of_spring(m, worst);
     cause_text(w, rep, cause, sizeof cause);
-    set_message(rep, "body '%s' diverged at t = %.4g s: strain %.3g exceeds %g (%s)",
+    set_message(rep, "body '%s' diverged in the step to t = %.4g s: strain %.3g exceeds %g (%s)",
              m->body[rep->diverged_body].name, t, strain, w->def.max_strain, cause);
     return 1;
   }
@@ -441,7 +441,7 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
         rep->diverged_body = body_of_spring(m, worst);
         cause_text(w, rep, cause, sizeof cause);
         set_message(rep,
-                    "body '%s' diverged at t = %.4g s: adaptive step fell below h/1024 (strain change %.3g per step; %s)",
+                    "body '%s' diverged in the step to t = %.4g s: adaptive step fell below h/1024 (strain change %.3g per step; %s)",
                     m->body[rep->diverged_body].name, t0, change, cause);
         return 1;
       }
