@@ -3,14 +3,13 @@
  *
  * Method. jl_surface_load guards the file before assimp sees it: it exists,
  * is a regular readable non-empty file within the size limit (--mesh-max-file,
- * mesh/child.h), and for the formats whose headers carry element counts (OFF,
- * PLY, text .x) the counts are within JL_MAX_MESH_ELEMENTS and fit the file:
- * assimp 5.2 allocates whatever a header promises ("OFF 999999999 ..." costs
- * it 24 GB), silently clamps out-of-range OFF face indices and loops forever
- * on a PLY header without end_header. The format is sniffed the way assimp
- * picks its importer (a known extension decides, else the content: case-
- * insensitive tokens with NUL bytes squeezed out), and the screens stream the
- * file through a 64 KB window, never reading it whole.
+ * mesh/child.h), and passes the streaming screen of its format (mesh/screen.h:
+ * format sniffed as assimp picks its importer; header counts of OFF, PLY,
+ * binary STL and .x within JL_MAX_MESH_ELEMENTS and the file; glTF 2.0 and
+ * Collada node graphs without cycles and within the instance caps): assimp
+ * 5.2 allocates whatever a file promises ("OFF 999999999 ..." costs it 24 GB,
+ * a 1 KB glTF node DAG 8 GB), silently clamps out-of-range OFF face indices
+ * and loops forever on a PLY header without end_header.
  *
  * assimp then runs in a guarded child process (mesh/child.h: address-space
  * and CPU limits, a wall-clock deadline, dies with its parent), because
@@ -61,6 +60,7 @@
 #include <unistd.h>
 
 #include "mesh/child.h"
+#include "mesh/screen.h"
 
 void jl_surface_free(JlSurface *s) {
   if (!s) return;
@@ -117,214 +117,6 @@ void jl_surface_bbox(const JlSurface *s, double lo[3], double hi[3]) {
 
 /* ---- guards before assimp ------------------------------------------------ */
 
-/* Streaming reader: a 64 KB window over the file, so no screen ever holds
- * more than one line of it; counts the bytes consumed. */
-typedef struct Reader {
-  FILE *f;
-  size_t pos, len;
-  unsigned long long consumed;
-  unsigned char buf[65536];
-} Reader;
-
-static int rd_getc(Reader *r) {
-  if (r->pos == r->len) {
-    r->len = fread(r->buf, 1, sizeof r->buf, r->f);
-    r->pos = 0;
-    if (r->len == 0) return EOF;
-  }
-  r->consumed++;
-  return r->buf[r->pos++];
-}
-
-/* Next line (without its '\n') into line, at most cap - 1 bytes kept, the
- * rest of a longer line skipped. NUL bytes become 0x01, so C string
- * functions see the whole line and a NUL never makes a token look valid.
- * Returns 0 at the end of the file. */
-static int rd_line(Reader *r, char *line, size_t cap) {
-  size_t n = 0;
-  int c = rd_getc(r);
-  if (c == EOF) return 0;
-  while (c != EOF && c != '\n') {
-    if (n + 1 < cap) line[n++] = c ? (char)c : '\x01';
-    c = rd_getc(r);
-  }
-  line[n] = '\0';
-  return 1;
-}
-
-/* Next line that is neither blank nor a '#' comment; returns its first
- * non-blank character or NULL at the end. */
-static char *rd_content_line(Reader *r, char *line, size_t cap) {
-  while (rd_line(r, line, cap)) {
-    char *q = line;
-    while (*q && isspace((unsigned char)*q)) q++;
-    if (*q && *q != '#') return q;
-  }
-  return NULL;
-}
-
-/* Next whole decimal number, reading further content lines when the current
- * one (*cur) is used up; -1 when there is none or it is not a number. */
-static long long rd_count(Reader *r, char *line, size_t cap, char **cur) {
-  for (;;) {
-    while (**cur && isspace((unsigned char)**cur)) (*cur)++;
-    if (**cur && **cur != '#') break;
-    if (!(*cur = rd_content_line(r, line, cap))) return -1;
-  }
-  char *s = *cur, *e = s;
-  long long v = 0;
-  while (isdigit((unsigned char)*e) && v <= 1000000000000LL) v = 10 * v + (*e++ - '0');
-  if (e == s || (*e && !isspace((unsigned char)*e) && *e != '#')) return -1;
-  *cur = e;
-  return v;
-}
-
-/* OFF (assimp 5.2's reader): an optional header token [ST][C][N][4][n]OFF,
- * a '#' starts a comment; then vertex, face (and edge) counts, which must be
- * within the element cap, fit the file's size, and be matched by its lines;
- * every face index must name a vertex. A screen, not a reader: assimp still
- * parses the file. */
-static JlResult screen_off(const char *path, Reader *r, unsigned long long size, char *err, size_t errsz) {
-  char line[4096];
-  char *q = rd_content_line(r, line, sizeof line), *cur = q;
-  long long nv = -1, nf = -1;
-  if (q) {
-    const char *t = q;
-    int dim = 0;
-    if (t[0] == 'S' && t[1] == 'T') t += 2;
-    if (*t == 'C') t++;
-    if (*t == 'N') t++;
-    if (*t == '4') t++;
-    if (*t == 'n') t++, dim = 1;
-    if (strncmp(t, "OFF", 3) == 0) {
-      cur = (char *)t + 3;
-      if (dim && rd_count(r, line, sizeof line, &cur) < 0) cur = NULL;
-    }
-    if (cur) {
-      nv = rd_count(r, line, sizeof line, &cur);
-      nf = nv >= 0 ? rd_count(r, line, sizeof line, &cur) : -1;
-    }
-  }
-  if (nv < 0 || nf < 0)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header has no vertex and face counts", path);
-  if (nv > JL_MAX_MESH_ELEMENTS || nf > JL_MAX_MESH_ELEMENTS)
-    return jl_fail(err, errsz, JL_ERR_INPUT,
-                   "%s: OFF header promises %lld vertices and %lld faces, more than the %d element limit",
-                   path, nv, nf, JL_MAX_MESH_ELEMENTS);
-  /* a vertex line has at least 6 bytes ("0 0 0\n"), a face line 2 */
-  if ((double)nv * 6.0 + (double)nf * 2.0 > (double)(size - r->consumed))
-    return jl_fail(err, errsz, JL_ERR_INPUT,
-                   "%s: OFF header promises %lld vertices and %lld faces, the file is only %llu bytes", path,
-                   nv, nf, size);
-  for (long long i = 0; i < nv; i++)
-    if (!rd_content_line(r, line, sizeof line))
-      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header promises %lld vertices, the file has only %lld",
-                     path, nv, i);
-  for (long long i = 0; i < nf; i++) {
-    char *f = rd_content_line(r, line, sizeof line);
-    if (!f)
-      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header promises %lld faces, the file has only %lld",
-                     path, nf, i);
-    char *e = NULL;
-    long n = strtol(f, &e, 10);
-    for (long k = 0; k < n && e; k++) {
-      char *s = e;
-      long long idx = strtoll(s, &e, 10);
-      if (e == s) break; /* malformed (or a line longer than the window): assimp reports it */
-      if (idx < 0 || idx >= nv)
-        return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF face %lld has vertex index %lld, out of range 0..%lld",
-                       path, i, idx, nv - 1);
-    }
-  }
-  return JL_OK;
-}
-
-/* PLY: the magic (any case) was checked by the caller. The header must end
- * with end_header within 1 MB and 10000 lines (assimp loops forever
- * without it), every element count must be within the element cap, and the
- * counts times the smallest size of one element (2 bytes per ascii number,
- * the binary sizes otherwise) must fit in what follows the header. */
-static JlResult screen_ply(const char *path, Reader *r, unsigned long long size, char *err, size_t errsz) {
-  char line[4096];
-  int ascii = 1, ended = 0;
-  double need = 0.0, count = 0.0, elem = 0.0;
-  rd_line(r, line, sizeof line); /* the magic */
-  for (int n = 0; n < 10000 && r->consumed <= 1048576 && rd_line(r, line, sizeof line); n++) {
-    char w1[32] = "", w2[32] = "", w3[32] = "";
-    if (sscanf(line, "%31s %31s %31s", w1, w2, w3) < 1) continue;
-    if (strcmp(w1, "format") == 0) {
-      ascii = strcmp(w2, "ascii") == 0;
-    } else if (strcmp(w1, "element") == 0) {
-      need += count * elem;
-      char *e = NULL;
-      count = strtod(w3, &e);
-      if (e == w3 || !(count >= 0.0)) count = 0.0;
-      if (count > JL_MAX_MESH_ELEMENTS)
-        return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header promises %.0f %s elements, more than the %d element limit",
-                       path, count, w2, JL_MAX_MESH_ELEMENTS);
-      elem = 0.0;
-    } else if (strcmp(w1, "property") == 0) {
-      const char *type = strcmp(w2, "list") == 0 ? w3 : w2;
-      int bytes = 4;
-      if (strstr(type, "char")) bytes = 1;
-      else if (strstr(type, "short")) bytes = 2;
-      else if (strstr(type, "double") || strstr(type, "64")) bytes = 8;
-      else if (strstr(type, "8")) bytes = 1;
-      else if (strstr(type, "16")) bytes = 2;
-      elem += ascii ? 2.0 : (double)bytes;
-    } else if (strcmp(w1, "end_header") == 0) {
-      ended = 1;
-      break;
-    }
-  }
-  if (!ended)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header has no end_header line (within 1 MB)", path);
-  need += count * elem;
-  unsigned long long body = size - r->consumed;
-  if (need > (double)body)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header promises at least %.0f bytes of elements, the file has %llu",
-                   path, need, body);
-  return JL_OK;
-}
-
-/* DirectX .x, text format ("xof 0303txt "): each count that opens a data
- * object ("Mesh name { 8;", MeshFaces, MeshNormals ...: an integer right
- * after '{', ended by ';' or ',') must be within the element cap and fit in
- * the rest of the file at 2 bytes per element at least. Binary and
- * compressed .x are left to the child's limits. */
-static JlResult screen_x(const char *path, Reader *r, unsigned long long size, char *err, size_t errsz) {
-  int c, after_brace = 0;
-  while ((c = rd_getc(r)) != EOF) {
-    if (c == '{') {
-      after_brace = 1;
-      continue;
-    }
-    if (isspace(c)) continue;
-    if (c == '/' || c == '#') { /* comment to the end of the line */
-      while ((c = rd_getc(r)) != EOF && c != '\n') {
-      }
-      continue;
-    }
-    if (after_brace && isdigit(c)) {
-      long long v = c - '0';
-      while ((c = rd_getc(r)) != EOF && isdigit(c))
-        if (v <= 1000000000000LL) v = 10 * v + (c - '0');
-      if (c == ';' || c == ',') {
-        if (v > JL_MAX_MESH_ELEMENTS || 2.0 * (double)v > (double)(size - r->consumed))
-          return jl_fail(err, errsz, JL_ERR_INPUT,
-                         "%s: .x data object promises %lld elements, the file is only %llu bytes (limit %d)", path,
-                         v, size, JL_MAX_MESH_ELEMENTS);
-      }
-      if (c == '{') {
-        after_brace = 1;
-        continue;
-      }
-    }
-    after_brace = 0;
-  }
-  return JL_OK;
-}
-
 static int ends_with_ci(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   if (m > n) return 0;
@@ -333,48 +125,8 @@ static int ends_with_ci(const char *s, const char *suffix) {
   return 1;
 }
 
-typedef enum Format { FMT_OTHER, FMT_OFF, FMT_PLY, FMT_X, FMT_OBJ } Format;
-
-/* Which of the screened formats assimp 5.2 will read the file as. A known
- * extension decides (aiIsExtensionSupported; the last one, any case);
- * otherwise assimp asks its importers in registry order, of which X, OBJ,
- * PLY and OFF come in this order, each with the test below on the first
- * bytes: lower-cased and with NUL bytes squeezed out for token searches
- * (BaseImporter::SearchFileHeaderForToken), raw for X's magic. (Importers
- * between them in the registry, AMF, 3DS, M3D, MD2, MD3 and others, claim
- * files by binary magics that none of these formats start with.) */
-static Format sniff(const char *path, const unsigned char *head, size_t n) {
-  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-  if (dot && (!slash || dot > slash) && dot[1] && aiIsExtensionSupported(dot)) {
-    if (ends_with_ci(path, ".off")) return FMT_OFF;
-    if (ends_with_ci(path, ".ply")) return FMT_PLY;
-    if (ends_with_ci(path, ".x")) return FMT_X;
-    return FMT_OTHER;
-  }
-  if (n >= 4 && (memcmp(head, "xof ", 4) == 0 || memcmp(head, " fox", 4) == 0)) return FMT_X;
-  char low[201];
-  size_t m = 0;
-  for (size_t i = 0; i < n && i < 200; i++)
-    if (head[i]) low[m++] = (char)tolower(head[i]);
-  low[m] = '\0';
-  static const char *const obj_tokens[] = {"mtllib", "usemtl", "v ", "vt ", "vn ", "o ", "g ", "s ", "f "};
-  for (size_t k = 0; k < sizeof obj_tokens / sizeof *obj_tokens; k++) {
-    const char *hit = strstr(low, obj_tokens[k]);
-    if (hit && (hit == low || !isalpha((unsigned char)hit[-1]))) return FMT_OBJ;
-  }
-  if (strstr(low, "ply")) return FMT_PLY;
-  /* OFF searches only the first 3 bytes */
-  char first3[4];
-  size_t k3 = 0;
-  for (size_t i = 0; i < n && i < 3; i++)
-    if (head[i]) first3[k3++] = (char)tolower(head[i]);
-  first3[k3] = '\0';
-  if (strstr(first3, "off")) return FMT_OFF;
-  return FMT_OTHER;
-}
-
 /* Exists, regular, readable, not empty, within the size limit; then the
- * screen of its format, streaming. */
+ * screen of its format, streaming (mesh/screen.h). */
 static JlResult check_file(const char *path, char *err, size_t errsz) {
   struct stat st;
   if (stat(path, &st) != 0)
@@ -386,30 +138,7 @@ static JlResult check_file(const char *path, char *err, size_t errsz) {
   if ((double)st.st_size > lim.file_mb * 1048576.0)
     return jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is %.0f MB, larger than the %g MB limit (--mesh-max-file)",
                    path, (double)st.st_size / 1048576.0, lim.file_mb);
-  FILE *f = fopen(path, "rb");
-  if (!f) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
-  Reader *r = jl_calloc(1, sizeof *r);
-  r->f = f;
-  unsigned char head[200];
-  size_t n = fread(head, 1, sizeof head, f);
-  rewind(f);
-  unsigned long long size = (unsigned long long)st.st_size;
-  JlResult res = JL_OK;
-  switch (sniff(path, head, n)) {
-    case FMT_OFF: res = screen_off(path, r, size, err, errsz); break;
-    case FMT_PLY:
-      /* assimp itself refuses a first line not starting with "ply" (any case) */
-      if (n >= 3 && tolower(head[0]) == 'p' && tolower(head[1]) == 'l' && tolower(head[2]) == 'y')
-        res = screen_ply(path, r, size, err, errsz);
-      break;
-    case FMT_X:
-      if (n >= 12 && memcmp(head + 8, "txt ", 4) == 0) res = screen_x(path, r, size, err, errsz);
-      break;
-    default: break;
-  }
-  fclose(f);
-  free(r);
-  return res;
+  return jl_mesh_screen(path, (unsigned long long)st.st_size, err, errsz);
 }
 
 /* ---- assimp's file access: regular files only, no materials ------------- */

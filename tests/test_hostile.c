@@ -5,7 +5,10 @@
  * `prlimit --as` (a blow-up becomes an allocation failure); each must end
  * with exit 2 and a message naming the file and the reason. The guarded
  * child machinery (mesh/child.h) is tested directly: stopped, crashing,
- * memory-hungry and orphaned children. */
+ * memory-hungry and orphaned children. The screens of issue 11's last
+ * items (glTF 2.0, Collada, binary STL, binary .x: mesh/screen.h) get their
+ * hostile files here too, each next to a valid file of the same format that
+ * must still load. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -94,8 +97,8 @@ static void test_ply_binary_header_20_bytes(void) {
 }
 
 static void test_collada_self_instance(void) {
-  /* unbounded recursion in assimp (SIGSEGV after ~6600 frames): the child
-   * crashes, the parent reports it */
+  /* unbounded recursion in assimp (SIGSEGV after ~6600 frames, then a crash
+   * in the child): refused before the child starts */
   const char *p = PUT("loop.dae",
                       "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
                       "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
@@ -103,7 +106,7 @@ static void test_collada_self_instance(void) {
                       "</library_nodes>\n<library_visual_scenes><visual_scene id=\"S\"><node id=\"r\">"
                       "<instance_node url=\"#loop\"/></node></visual_scene></library_visual_scenes>\n"
                       "<scene><instance_visual_scene url=\"#S\"/></scene>\n</COLLADA>\n");
-  ENSURE(check_rejects(p, "crashed in the importer", 20));
+  ENSURE(check_rejects(p, "node 'loop' is its own ancestor", 10));
 }
 
 static void test_ply_short_faces(void) {
@@ -182,7 +185,7 @@ static void test_off_hash_header(void) {
 
 static void test_x_huge_count(void) {
   const char *p = PUT("big.x", "xof 0303txt 0032\nMesh m {\n 500000000;\n 0.0;0.0;0.0;,\n 1;\n 3;0,0,0;;\n}\n");
-  ENSURE(check_rejects(p, "promises 500000000 elements", 10));
+  ENSURE(check_rejects(p, "Mesh promises 500000000 vertices", 10));
 }
 
 static void test_sparse_9_gib(void) {
@@ -199,6 +202,390 @@ static void test_sparse_9_gib(void) {
   snprintf(args, sizeof args, "check --mesh-max-file 0.001 '%s/bunny.obj'", JL_MODELS_DIR);
   ENSURE(run(args, out, sizeof out, &t) == 2 && strstr(out, "larger than the 0.001 MB limit"));
   unlink(p);
+}
+
+/* ---- screens of the node-graph and binary formats (mesh/screen.h) ---------------------- */
+
+/* `jelly check FILE` must accept the file (exit 0) */
+static int check_accepts(const char *path) {
+  char args[800], out[8192];
+  double t;
+  snprintf(args, sizeof args, "check '%s'", path);
+  int rc = run(args, out, sizeof out, &t);
+  if (rc != 0 || !strstr(out, "ok: can be tetrahedralized")) {
+    jl_test_fail(__FILE__, __LINE__, "%s: exit %d after %.1f s (want 0):\n%s", path, rc, t, out);
+    return 0;
+  }
+  return 1;
+}
+
+static char g_big[1 << 20]; /* generated files (the largest, 20000 nested nodes, is ~420 KB) */
+
+/* a tetrahedron: 4 float positions, 12 uint16 indices (72 bytes) */
+#define TET_B64 "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/AAACAAEAAAABAAMAAAADAAIAAQACAAMA"
+static const float tet_pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+static const unsigned short tet_idx[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+#define TET_ACCESSORS                                                                              \
+  "[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"min\":[0,0,0],"      \
+  "\"max\":[1,1,1]},{\"bufferView\":1,\"componentType\":5123,\"count\":12,\"type\":\"SCALAR\"}]"
+
+/* a glTF 2.0 document with the tetrahedron as mesh 0 (buffer: `buffer`) */
+static const char *gltf_doc(const char *nodes, const char *roots, const char *accessors, const char *buffer) {
+  snprintf(g_big, sizeof g_big,
+           "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":%s}],\"nodes\":%s,"
+           "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],"
+           "\"buffers\":[%s],\"bufferViews\":[{\"buffer\":0,\"byteLength\":48},"
+           "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":24}],\"accessors\":%s}",
+           roots, nodes, buffer ? buffer : "{\"byteLength\":72,\"uri\":\"data:application/octet-stream;base64," TET_B64 "\"}",
+           accessors ? accessors : TET_ACCESSORS);
+  return g_big;
+}
+static const char *put_str(const char *name, const char *text) { return put(name, text, strlen(text)); }
+
+/* nodes 0..levels-1 each with children [i+1, i+1], the last one the mesh:
+ * 2^levels instances from a 1 KB file */
+static const char *gltf_dag_nodes(int levels) {
+  static char nodes[65536];
+  size_t n = 0;
+  n += (size_t)snprintf(nodes + n, sizeof nodes - n, "[");
+  for (int i = 0; i < levels; i++) n += (size_t)snprintf(nodes + n, sizeof nodes - n, "{\"children\":[%d,%d]},", i + 1, i + 1);
+  snprintf(nodes + n, sizeof nodes - n, "{\"mesh\":0}]");
+  return nodes;
+}
+
+static void test_gltf_node_dag(void) {
+  /* issue 11: "a glTF node DAG (1 KB) expands to 8 GB" (20 s, then the child's memory limit) */
+  const char *doc = gltf_doc(gltf_dag_nodes(40), "[0]", NULL, NULL);
+  const char *p = put_str("dag.gltf", doc);
+  ENSURE(check_rejects(p, "the glTF node graph expands to 2.199e+12 node instances", 10));
+  /* any extension: assimp finds glTF by parsing the JSON */
+  p = put_str("dag.json", doc);
+  ENSURE(check_rejects(p, "node instances", 10));
+  /* below the node cap, too many triangles: a mesh of 100 primitives (400 triangles) instanced
+   * 2^18 times (1.05e8 triangles) is beyond the element cap, 2^17 times (5.2e7: 85 s in the
+   * child) beyond the instanced-triangle cap, and 2^14 times (6.6e6) beyond what the importer
+   * can merge in 500 MB */
+  static char prims[8192], doc2[65536];
+  size_t n = 0;
+  for (int i = 0; i < 100; i++)
+    n += (size_t)snprintf(prims + n, sizeof prims - n, "%s{\"attributes\":{\"POSITION\":0},\"indices\":1}",
+                          i ? "," : "");
+  static const int levels[3] = {18, 17, 14};
+  static const char *const names[3] = {"dag_tri.gltf", "dag_inst.gltf", "dag_mem.gltf"};
+  static const char *const needles[3] = {"expands to 1.049e+08 mesh-instance triangles, more than the 100000000",
+                                         "expands to 52428800 mesh-instance triangles from the 400 its meshes "
+                                         "hold, more than the 10000000 instanced-triangle limit",
+                                         "6553600 mesh-instance triangles, which need at least 675 MB in the "
+                                         "importer (108 bytes each), more than the 500 MB limit (--mesh-memory)"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(doc2, sizeof doc2, "%s", gltf_doc(gltf_dag_nodes(levels[k]), "[0]", NULL, NULL));
+    char *m = strstr(doc2, "\"primitives\":["), *e = m ? strstr(m, "]}]") : NULL;
+    ENSURE(m && e);
+    char tail[4096];
+    snprintf(tail, sizeof tail, "%s", e);
+    snprintf(m + 14, sizeof doc2 - (size_t)(m + 14 - doc2), "%s%s", prims, tail);
+    p = put_str(names[k], doc2);
+    char args[800], out[8192];
+    double t;
+    snprintf(args, sizeof args, "check %s'%s'", k == 2 ? "--mesh-memory 500 " : "", p);
+    int rc = run(args, out, sizeof out, &t);
+    ENSURE_MSG(rc == 2 && strstr(out, needles[k]) && t < 10, "%s: exit %d after %.1f s:\n%s", p, rc, t, out);
+  }
+}
+
+static void test_gltf_cycle_depth(void) {
+  const char *p = put_str("cycle.gltf", gltf_doc("[{\"children\":[1]},{\"children\":[2],\"name\":\"b\"},"
+                                                 "{\"children\":[1],\"mesh\":0}]",
+                                                 "[0]", NULL, NULL));
+  ENSURE(check_rejects(p, "glTF node 1 ('b') is its own ancestor", 10));
+  /* 20000 levels: crashed assimp (stack overflow in the child) */
+  static char nodes[20000 * 24 + 64];
+  size_t n = 0;
+  n += (size_t)snprintf(nodes + n, sizeof nodes - n, "[");
+  for (int i = 0; i < 20000; i++) n += (size_t)snprintf(nodes + n, sizeof nodes - n, "{\"children\":[%d]},", i + 1);
+  snprintf(nodes + n, sizeof nodes - n, "{\"mesh\":0}]");
+  p = put_str("deep.gltf", gltf_doc(nodes, "[0]", NULL, NULL));
+  ENSURE(check_rejects(p, "glTF nodes nest 20001 levels deep", 10));
+}
+
+static void test_gltf_accessors(void) {
+  /* a count beyond the element cap, and one beyond its bufferView */
+  const char *p = put_str("count.gltf", gltf_doc("[{\"mesh\":0}]", "[0]",
+                                                 "[{\"bufferView\":0,\"componentType\":5126,\"count\":4000000000,"
+                                                 "\"type\":\"VEC3\"},{\"bufferView\":1,\"componentType\":5123,"
+                                                 "\"count\":12,\"type\":\"SCALAR\"}]",
+                                                 NULL));
+  ENSURE(check_rejects(p, "glTF accessor 0 promises 4000000000 elements, more than the 100000000", 10));
+  p = put_str("view.gltf", gltf_doc("[{\"mesh\":0}]", "[0]",
+                                    "[{\"bufferView\":0,\"componentType\":5126,\"count\":5,\"type\":\"VEC3\"},"
+                                    "{\"bufferView\":1,\"componentType\":5123,\"count\":12,\"type\":\"SCALAR\"}]",
+                                    NULL));
+  ENSURE(check_rejects(p, "glTF accessor 0 needs 60 bytes", 10));
+  /* a sparse accessor without a bufferView: assimp zero-fills count x 12 bytes (2.4 GB peak) */
+  p = put_str("sparse.gltf", gltf_doc("[{\"mesh\":0}]", "[0]",
+                                      "[{\"componentType\":5126,\"count\":100000000,\"type\":\"VEC3\",\"sparse\":"
+                                      "{\"count\":1,\"indices\":{\"bufferView\":1,\"componentType\":5123},"
+                                      "\"values\":{\"bufferView\":0}}},{\"bufferView\":1,\"componentType\":5123,"
+                                      "\"count\":12,\"type\":\"SCALAR\"}]",
+                                      NULL));
+  ENSURE(check_rejects(p, "bytes of zeros", 10));
+}
+
+/* a .glb: 12-byte header, JSON chunk, BIN chunk with the tetrahedron */
+static const char *put_glb(const char *name, const char *json, unsigned json_claim) {
+  static unsigned char glb[8192];
+  size_t jl = strlen(json), jp = (jl + 3) & ~(size_t)3, n = 0;
+  unsigned total = (unsigned)(12 + 8 + jp + 8 + 72);
+  unsigned v[5] = {0x46546C67u /* glTF */, 2, total, json_claim ? json_claim : (unsigned)jp, 0x4E4F534Au};
+  for (int k = 0; k < 5; k++)
+    for (int b = 0; b < 4; b++) glb[n++] = (unsigned char)(v[k] >> (8 * b));
+  memcpy(glb + n, json, jl);
+  memset(glb + n + jl, ' ', jp - jl);
+  n += jp;
+  unsigned c[2] = {72, 0x004E4942u};
+  for (int k = 0; k < 2; k++)
+    for (int b = 0; b < 4; b++) glb[n++] = (unsigned char)(c[k] >> (8 * b));
+  memcpy(glb + n, tet_pos, 48);
+  memcpy(glb + n + 48, tet_idx, 24);
+  n += 72;
+  return put(name, glb, n);
+}
+
+static void test_glb_json_chunk(void) {
+  /* 28 bytes claiming a 4 GB JSON chunk: assimp allocated and zeroed 4 GB */
+  static const unsigned char glb[28] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 28, 0, 0, 0, 0xF0, 0xFF, 0xFF, 0xFF,
+                                        'J', 'S', 'O', 'N', '{', '}', ' ', ' ', ' ', ' ', ' ', ' '};
+  const char *p = put("chunk.glb", glb, sizeof glb);
+  ENSURE(check_rejects(p, "glb JSON chunk promises 4294967280 bytes", 10));
+  const char *json = gltf_doc("[{\"mesh\":0}]", "[0]", NULL, "{\"byteLength\":72}");
+  p = put_glb("chunk2.glb", json, 1u << 30);
+  ENSURE(check_rejects(p, "glb JSON chunk promises 1073741824 bytes", 10));
+}
+
+static void test_gltf_valid(void) {
+  ENSURE(check_accepts(put_str("tet.gltf", gltf_doc("[{\"mesh\":0}]", "[0]", NULL, NULL))));
+  ENSURE(check_accepts(put_glb("tet.glb", gltf_doc("[{\"mesh\":0}]", "[0]", NULL, "{\"byteLength\":72}"), 0)));
+  /* instancing is fine within the caps: node 3 reached through two parents */
+  ENSURE(check_accepts(put_str("instanced.gltf",
+                               gltf_doc("[{\"children\":[1,2]},{\"translation\":[-2,0,0],\"children\":[3]},"
+                                        "{\"translation\":[2,0,0],\"children\":[3]},{\"mesh\":0}]",
+                                        "[0]", NULL, NULL))));
+}
+
+/* ---- Collada ---- */
+
+#define DAE_HEAD                                                                                   \
+  "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<COLLADA xmlns=\"http://www.collada.org/2005/11/"   \
+  "COLLADASchema\" version=\"1.4.1\">\n"
+#define DAE_TET                                                                                     \
+  "<library_geometries><geometry id=\"tet\"><mesh><source id=\"p\"><float_array id=\"pa\" "         \
+  "count=\"12\">0 0 0 1 0 0 0 1 0 0 0 1</float_array><technique_common><accessor source=\"#pa\" "   \
+  "count=\"4\" stride=\"3\"><param name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/>"   \
+  "<param name=\"Z\" type=\"float\"/></accessor></technique_common></source><vertices id=\"v\">"    \
+  "<input semantic=\"POSITION\" source=\"#p\"/></vertices><triangles count=\"4\"><input "           \
+  "semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 2 1 0 1 3 0 3 2 1 2 3</p></triangles>"      \
+  "</mesh></geometry></library_geometries>\n"
+
+static const char *dae_doc(const char *libs, const char *lib_nodes, const char *scene_nodes) {
+  snprintf(g_big, sizeof g_big,
+           DAE_HEAD DAE_TET "%s<library_nodes>%s</library_nodes>\n<library_visual_scenes><visual_scene id=\"S\">"
+                            "%s</visual_scene></library_visual_scenes>\n<scene><instance_visual_scene url=\"#S\"/>"
+                            "</scene>\n</COLLADA>\n",
+           libs, lib_nodes, scene_nodes);
+  return g_big;
+}
+
+static void test_dae_nested_instances(void) {
+  /* issue 11: "nested Collada instances (3.9 KB) ... expand to 8 GB" */
+  static char lib[8192];
+  size_t n = (size_t)snprintf(lib, sizeof lib, "<node id=\"n0\"><instance_geometry url=\"#tet\"/></node>");
+  for (int i = 1; i < 40; i++)
+    n += (size_t)snprintf(lib + n, sizeof lib - n,
+                          "<node id=\"n%d\"><instance_node url=\"#n%d\"/><instance_node url=\"#n%d\"/></node>", i,
+                          i - 1, i - 1);
+  const char *doc = dae_doc("", lib, "<node id=\"r\"><instance_node url=\"#n39\"/></node>");
+  const char *p = put_str("nest.dae", doc);
+  ENSURE(check_rejects(p, "the Collada scene expands to 1.1e+12 node instances", 10));
+  /* .xml and no extension: assimp finds Collada by "<collada" */
+  ENSURE(check_rejects(put_str("nest.xml", doc), "node instances", 10));
+  ENSURE(check_rejects(put_str("nest_dae", doc), "node instances", 10));
+  /* instanced through the scene tree by name (ResolveNodeInstances' fallback), in a cycle */
+  p = put_str("name_cycle.dae", dae_doc("", "", "<node id=\"a\" name=\"A\"><node id=\"b\"><instance_node "
+                                                "url=\"#A\"/></node></node>"));
+  ENSURE(check_rejects(p, "node 'a' is its own ancestor", 10));
+}
+
+static void test_dae_depth(void) {
+  /* 20000 nested <node>s, and a 10000-long instance_node chain: assimp recursed until it crashed
+   * (from 8000 levels on; the cap is 1000) */
+  size_t n = 0;
+  for (int i = 0; i < 20000; i++) n += (size_t)snprintf(g_big + n, sizeof g_big - n, "<node>");
+  n += (size_t)snprintf(g_big + n, sizeof g_big - n, "<instance_geometry url=\"#tet\"/>");
+  for (int i = 0; i < 20000; i++) n += (size_t)snprintf(g_big + n, sizeof g_big - n, "</node>");
+  static char doc[2 << 20];
+  snprintf(doc, sizeof doc,
+           DAE_HEAD DAE_TET "<library_visual_scenes><visual_scene id=\"S\">%s</visual_scene></library_visual_scenes>"
+                            "<scene><instance_visual_scene url=\"#S\"/></scene></COLLADA>\n",
+           g_big);
+  ENSURE(check_rejects(put_str("deep.dae", doc), "<node> elements nest more than 1000 levels", 10));
+  static char lib[700000];
+  n = (size_t)snprintf(lib, sizeof lib, "<node id=\"n0\"><instance_geometry url=\"#tet\"/></node>");
+  for (int i = 1; i < 10000; i++)
+    n += (size_t)snprintf(lib + n, sizeof lib - n, "<node id=\"n%d\"><instance_node url=\"#n%d\"/></node>", i, i - 1);
+  ENSURE(check_rejects(put_str("chain.dae", dae_doc("", lib, "<node id=\"r\"><instance_node url=\"#n9999\"/></node>")),
+                       "Collada nodes nest 10002 levels deep", 10));
+}
+
+static void test_dae_counts(void) {
+  const char *scene = "<node id=\"r\"><instance_geometry url=\"#tet\"/></node>";
+  /* float_array: reserve() of 7.6 GB */
+  const char *p = put_str("floats.dae", dae_doc("<library_geometries><geometry id=\"g\"><mesh><source id=\"q\">"
+                                                "<float_array id=\"qa\" count=\"1900000000\">0 0 0</float_array>"
+                                                "</source></mesh></geometry></library_geometries>",
+                                                "", scene));
+  ENSURE(check_rejects(p, "<float_array> promises 1900000000 values, more than the 100000000", 10));
+  /* primitives beyond what the file holds */
+  p = put_str("tris.dae", dae_doc("<library_geometries><geometry id=\"g\"><mesh><triangles count=\"50000000\">"
+                                  "<input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 0 0</p></triangles>"
+                                  "</mesh></geometry></library_geometries>",
+                                  "", scene));
+  ENSURE(check_rejects(p, "<triangles> promises 50000000 primitives, more than the", 10));
+  /* vertex_weights: resize() of 900M entries (7 GB peak; the file then loaded) */
+  p = put_str("weights.dae", dae_doc("<library_controllers><controller id=\"c\"><skin source=\"#tet\">"
+                                     "<vertex_weights count=\"900000000\"><input semantic=\"JOINT\" source=\"#j\" "
+                                     "offset=\"0\"/></vertex_weights></skin></controller></library_controllers>",
+                                     "", scene));
+  ENSURE(check_rejects(p, "<vertex_weights> promises 900000000 vertices", 10));
+  /* vcount: weights resized to the sum of its values (2.4 GB for 150M) */
+  p = put_str("vcount.dae", dae_doc("<library_controllers><controller id=\"c\"><skin source=\"#tet\">"
+                                    "<vertex_weights count=\"2\"><input semantic=\"JOINT\" source=\"#j\" offset=\"0\"/>"
+                                    "<vcount>45000000 45000000</vcount><v>0 0</v></vertex_weights></skin></controller>"
+                                    "</library_controllers>",
+                                    "", scene));
+  ENSURE(check_rejects(p, "<vcount> promises 90000000 vertex weights (the sum of its counts), more than the", 10));
+  /* one letter among the indices: assimp pushed zeros until its memory limit (3.1 GB, 6.6 s) */
+  static char doc[8192];
+  snprintf(doc, sizeof doc, "%s", dae_doc("", "", scene));
+  char *q = strstr(doc, "1 2 3</p>");
+  ENSURE(q);
+  q[4] = 'x';
+  ENSURE(check_rejects(put_str("letter.dae", doc), "<p> indices contain 'x'", 10));
+  /* entities are decoded as pugixml does: &#120; is an 'x' too */
+  snprintf(doc, sizeof doc, "%s", dae_doc("", "", scene));
+  q = strstr(doc, "1 2 3</p>");
+  memmove(q + 10, q + 4, strlen(q + 4) + 1);
+  memcpy(q + 4, "&#120;", 6);
+  ENSURE(check_rejects(put_str("entity.dae", doc), "<p> indices contain 'x'", 10));
+}
+
+static void test_dae_valid(void) {
+  const char *scene = "<node id=\"r\"><instance_geometry url=\"#tet\"/></node>";
+  ENSURE(check_accepts(put_str("tet.dae", dae_doc("", "", scene))));
+  /* a library node instanced twice, translated apart; comments, CDATA and entities */
+  ENSURE(check_accepts(put_str(
+      "instanced.dae",
+      dae_doc("", "<node id=\"t\"><!-- a <node> in a comment --><instance_geometry url=\"#tet\"/></node>",
+              "<node id=\"a\"><translate>-2 0 0</translate><instance_node url=\"#t\"/></node>"
+              "<node id=\"b\" name=\"&lt;b&gt;\"><translate><![CDATA[2 0 0]]></translate>"
+              "<instance_node url=\"&#35;t\"/></node>"))));
+}
+
+/* ---- binary STL ---- */
+
+static void test_stl_binary(void) {
+  /* a valid tetrahedron: 84 + 4 x 50 bytes */
+  static unsigned char stl[84 + 50 * 4];
+  memset(stl, 0, sizeof stl);
+  memcpy(stl, "solid but binary", 16); /* assimp tests the size first: binary despite "solid" */
+  stl[80] = 4;
+  for (int t = 0; t < 4; t++)
+    for (int k = 0; k < 3; k++) memcpy(stl + 84 + 50 * t + 12 + 12 * k, tet_pos + 3 * tet_idx[3 * t + k], 12);
+  ENSURE(check_accepts(put("tet.stl", stl, sizeof stl)));
+  /* a count matching the size only modulo 2^32: 138 bytes "holding" 85899347 triangles */
+  static unsigned char wrap[138];
+  memset(wrap, 0, sizeof wrap);
+  unsigned n = 85899347u;
+  for (int b = 0; b < 4; b++) wrap[80 + b] = (unsigned char)(n >> (8 * b));
+  ENSURE(check_rejects(put("wrap.stl", wrap, sizeof wrap), "binary STL header promises 85899347 triangles", 10));
+  /* neither: no "solid", and a count that does not fit the size */
+  stl[80] = 5;
+  memcpy(stl, "binary!", 7);
+  ENSURE(check_rejects(put("short.stl", stl, sizeof stl), "not an ASCII STL", 10));
+}
+
+/* ---- binary .x ---- */
+
+static size_t xb_name(unsigned char *b, const char *s) {
+  size_t n = strlen(s);
+  b[0] = 1, b[1] = 0;
+  for (int k = 0; k < 4; k++) b[2 + k] = (unsigned char)(n >> (8 * k));
+  memcpy(b + 6, s, n);
+  return 6 + n;
+}
+static size_t xb_list(unsigned char *b, int code, const unsigned *v, int n) {
+  b[0] = (unsigned char)code, b[1] = 0;
+  for (int k = 0; k < 4; k++) b[2 + k] = (unsigned char)((unsigned)n >> (8 * k));
+  memcpy(b + 6, v, 4 * (size_t)n);
+  return 6 + 4 * (size_t)n;
+}
+static size_t xb_tok(unsigned char *b, int code) {
+  b[0] = (unsigned char)code, b[1] = 0;
+  return 2;
+}
+/* xof 0302bin 0032, Mesh { [nv] [positions] [faces...] <extra> } */
+static const char *put_xbin(const char *name, unsigned nv, const unsigned *faces, int nfaces_words, int skin) {
+  static unsigned char x[4096];
+  size_t n = 0;
+  memcpy(x, "xof 0302bin 0032", 16), n = 16;
+  n += xb_name(x + n, "Mesh");
+  n += xb_tok(x + n, 0x0a);
+  n += xb_list(x + n, 6, &nv, 1);
+  unsigned fl[12];
+  memcpy(fl, tet_pos, 48);
+  n += xb_list(x + n, 7, fl, 12);
+  n += xb_list(x + n, 6, faces, nfaces_words);
+  if (skin) {
+    n += xb_name(x + n, "SkinWeights");
+    n += xb_tok(x + n, 0x0a);
+    n += xb_name(x + n, "bone");
+    unsigned w = 400000000u;
+    n += xb_list(x + n, 6, &w, 1);
+    n += xb_tok(x + n, 0x0b);
+  }
+  n += xb_tok(x + n, 0x0b);
+  return put(name, x, n);
+}
+
+static void test_x_binary(void) {
+  static const unsigned tet_faces[17] = {4, 3, 0, 2, 1, 3, 0, 1, 3, 3, 0, 3, 2, 3, 1, 2, 3};
+  ENSURE(check_accepts(put_xbin("tet_bin.x", 4, tet_faces, 17, 0)));
+  /* 500M vertices (5.9 GB before) */
+  ENSURE(check_rejects(put_xbin("verts_bin.x", 500000000u, tet_faces, 17, 0), "Mesh promises 500000000 vertices", 10));
+  /* 30M faces in 200 bytes (assimp resizes its face array first) */
+  unsigned faces[5] = {30000000u, 3, 0, 1, 2};
+  ENSURE(check_rejects(put_xbin("faces_bin.x", 4, faces, 5, 0), "Mesh promises 30000000 faces, more than the", 10));
+  /* a face of 50M indices: past the end assimp reads zeros, pushing each one */
+  unsigned face[2] = {1, 50000000u};
+  ENSURE(check_rejects(put_xbin("face_bin.x", 4, face, 2, 0), "Mesh promises 50000000 indices in a face", 10));
+  /* SkinWeights: 400M weights (3.1 GB before) */
+  ENSURE(check_rejects(put_xbin("skin_bin.x", 4, tet_faces, 17, 1), "SkinWeights promises 400000000 weights", 10));
+}
+
+static void test_x_text_counts(void) {
+  /* the face count (7 GB in 17 s before), a negative count (-4000000000 is 294967296 in 32 bits),
+   * and a UTF-8 byte-order mark, which the old screen did not see past */
+  const char *p = PUT("faces.x", "xof 0303txt 0032\nMesh m {\n 3;\n 0.0;0.0;0.0;,\n 1.0;0.0;0.0;,\n 0.0;1.0;0.0;;\n"
+                                 " 300000000;\n 3;0,1,2;;\n}\n");
+  ENSURE(check_rejects(p, "Mesh promises 300000000 faces", 10));
+  p = PUT("negative.x", "xof 0303txt 0032\nMesh m {\n -4000000000;\n 0.0;0.0;0.0;;\n 1;\n 3;0,0,0;;\n}\n");
+  ENSURE(check_rejects(p, "Mesh promises 294967296 vertices", 10));
+  p = PUT("bom.x", "\xef\xbb\xbfxof 0303txt 0032\nMesh m {\n 50000000;\n 0.0;0.0;0.0;,\n 1;\n 3;0,0,0;;\n}\n");
+  ENSURE(check_rejects(p, "Mesh promises 50000000 vertices, more than the", 10));
+  /* an AnimTicksPerSecond of 4800 in a small file is no count (the old screen refused it) */
+  p = PUT("ticks.x", "xof 0303txt 0032\nAnimTicksPerSecond {\n 4800;\n}\nMesh tet {\n 4;\n 0.0;0.0;0.0;,\n"
+                     " 1.0;0.0;0.0;,\n 0.0;1.0;0.0;,\n 0.0;0.0;1.0;;\n 4;\n 3;0,2,1;,\n 3;0,1,3;,\n 3;0,3,2;,\n"
+                     " 3;1,2,3;;\n}\n");
+  ENSURE(check_accepts(p));
 }
 
 /* ---- TetGen: estimate, limits ---------------------------------------------------------- */
@@ -359,7 +746,7 @@ static void test_child_dies_with_parent(void) {
 }
 
 static void test_library_load_limits(void) {
-  /* the library call reports the child's end with the file name */
+  /* the library call reports a screen's refusal and the child's end with the file name */
   JlSurface s;
   char err[1024];
   const char *p = PUT("lib_loop.dae",
@@ -368,6 +755,19 @@ static void test_library_load_limits(void) {
                       "</library_nodes><library_visual_scenes><visual_scene id=\"S\"><node id=\"r\">"
                       "<instance_node url=\"#n\"/></node></visual_scene></library_visual_scenes>"
                       "<scene><instance_visual_scene url=\"#S\"/></scene></COLLADA>");
+  ENSURE(jl_surface_load(p, &s, err, sizeof err) == JL_ERR_INPUT);
+  ENSURE_MSG(strstr(err, p) && strstr(err, "its own ancestor"), "%s", err);
+  /* a sparse accessor whose indices have no bufferView: assimp dereferences
+   * NULL (the screens leave it to the child, which crashes safely) */
+  p = PUT("lib_sparse_crash.gltf",
+          "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+          "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],\"buffers\":[{"
+          "\"byteLength\":72,\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"
+          "AAAAAAAAAAAAAIA/AAACAAEAAAABAAMAAAADAAIAAQACAAMA\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":48},"
+          "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,\"componentType\":"
+          "5126,\"count\":4,\"type\":\"VEC3\",\"sparse\":{\"count\":1,\"indices\":{\"componentType\":5123},"
+          "\"values\":{\"bufferView\":0}}},{\"bufferView\":1,\"componentType\":5123,\"count\":12,\"type\":"
+          "\"SCALAR\"}]}");
   ENSURE(jl_surface_load(p, &s, err, sizeof err) == JL_ERR_INPUT);
   ENSURE_MSG(strstr(err, p) && strstr(err, "crashed in the importer"), "%s", err);
   /* a normal file still loads through the child */
@@ -385,6 +785,18 @@ JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"off_hash_header", test_off_hash_header},
              {"x_huge_count", test_x_huge_count},
              {"sparse_9_gib", test_sparse_9_gib},
+             {"gltf_node_dag", test_gltf_node_dag},
+             {"gltf_cycle_depth", test_gltf_cycle_depth},
+             {"gltf_accessors", test_gltf_accessors},
+             {"glb_json_chunk", test_glb_json_chunk},
+             {"gltf_valid", test_gltf_valid},
+             {"dae_nested_instances", test_dae_nested_instances},
+             {"dae_depth", test_dae_depth},
+             {"dae_counts", test_dae_counts},
+             {"dae_valid", test_dae_valid},
+             {"stl_binary", test_stl_binary},
+             {"x_binary", test_x_binary},
+             {"x_text_counts", test_x_text_counts},
              {"tetgen_too_fine", test_tetgen_too_fine},
              {"tetgen_limits", test_tetgen_limits},
              {"child_ends", test_child_ends},

@@ -2,7 +2,7 @@
  * (mesh/validate.c), the path of `jelly check FILE`.
  *
  * Input: byte 0 picks the file's extension (obj, off, ply, stl, gltf, dae, x,
- * or dat, which leaves the format to content sniffing); the rest is the
+ * dat, which leaves the format to content sniffing, or glb); the rest is the
  * file. It is written to a private temporary folder and loaded with
  * jl_surface_load under small limits (fuzz_common.h): the format screens run
  * in this process, assimp in a guarded child. A loaded surface goes through
@@ -36,10 +36,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const char *const ext[] = {"obj", "off", "ply", "stl", "gltf", "dae", "x", "dat"};
+  /* glb came last, so seeds written for 8 extensions keep theirs */
+  static const char *const ext[] = {"obj", "off", "ply", "stl", "gltf", "dae", "x", "dat", "glb"};
   if (size < 1) return 0;
   char path[400];
-  snprintf(path, sizeof path, "%s/in.%s", g_dir, ext[data[0] % 8]);
+  snprintf(path, sizeof path, "%s/in.%s", g_dir, ext[data[0] % 9]);
   FILE *f = fopen(path, "wb");
   if (!f) abort();
   if (size > 1 && fwrite(data + 1, 1, size - 1, f) != size - 1) abort();

@@ -5,7 +5,9 @@ Run from anywhere: tests/fuzz/make_corpus.py. The output is committed; rerun
 it after adding a model, a scene or a reproducer (docs/robustness.md,
 "Fuzzing"). Seeds: models/scenes/*.json, the scene strings of
 tests/test_scene.c, issue 11's value reproducers; tests/data/meshes/*,
-models/icosphere_320.obj and the file reproducers of tests/test_hostile.c;
+models/icosphere_320.obj and the file reproducers of tests/test_hostile.c
+(its PUT literals, and the files it generates for the glTF, Collada, binary
+STL and binary .x screens, written again by screen_seeds);
 the small meshes again as byte soups for fuzz_validate. Each surface seed is
 one extension byte (fuzz_surface.c) followed by the file."""
 import hashlib
@@ -16,7 +18,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "tests", "fuzz", "corpus")
-EXT = ["obj", "off", "ply", "stl", "gltf", "dae", "x", "dat"]
+EXT = ["obj", "off", "ply", "stl", "gltf", "dae", "x", "dat", "glb"]
 
 
 def c_strings(path):
@@ -88,6 +90,105 @@ def surface_seeds():
         put("fuzz_surface", "hostile_" + name, bytes([EXT.index(ext)]) + data)
 
 
+def screen_seeds():
+    """The generated files of tests/test_hostile.c's screen tests (small
+    versions where the test's file is large): hostile and valid glTF, glb,
+    Collada, binary STL and binary .x."""
+    import base64
+    import json
+    import struct
+    pos = [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]
+    idx = [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]
+    blob = struct.pack("<12f", *pos) + struct.pack("<12H", *idx)
+    uri = "data:application/octet-stream;base64," + base64.b64encode(blob).decode()
+    tet_acc = [{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3"},
+               {"bufferView": 1, "componentType": 5123, "count": 12, "type": "SCALAR"}]
+
+    def gltf(nodes, roots, accessors=None, buffer=None):
+        return json.dumps({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": roots}], "nodes": nodes,
+                           "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+                           "buffers": [buffer or {"byteLength": 72, "uri": uri}],
+                           "bufferViews": [{"buffer": 0, "byteLength": 48},
+                                           {"buffer": 0, "byteOffset": 48, "byteLength": 24}],
+                           "accessors": accessors or tet_acc}, separators=(",", ":")).encode()
+
+    def surface(name, data):
+        ext = name.rsplit(".", 1)[-1] if "." in name else "dat"
+        put("fuzz_surface", "screen_" + name, bytes([EXT.index(ext if ext in EXT else "dat")]) + data)
+
+    dag = [{"children": [i + 1, i + 1]} for i in range(40)] + [{"mesh": 0}]
+    surface("dag.gltf", gltf(dag, [0]))
+    surface("cycle.gltf", gltf([{"children": [1]}, {"children": [2]}, {"children": [1], "mesh": 0}], [0]))
+    surface("count.gltf", gltf([{"mesh": 0}], [0], [dict(tet_acc[0], count=4000000000), tet_acc[1]]))
+    surface("sparse.gltf", gltf([{"mesh": 0}], [0], [
+        {"componentType": 5126, "count": 100000000, "type": "VEC3",
+         "sparse": {"count": 1, "indices": {"bufferView": 1, "componentType": 5123}, "values": {"bufferView": 0}}},
+        tet_acc[1]]))
+    surface("instanced.gltf", gltf([{"children": [1, 2]}, {"translation": [-2, 0, 0], "children": [3]},
+                                    {"translation": [2, 0, 0], "children": [3]}, {"mesh": 0}], [0]))
+    js = gltf([{"mesh": 0}], [0], buffer={"byteLength": 72})
+    js += b" " * ((4 - len(js) % 4) % 4)
+    glb = b"glTF" + struct.pack("<III", 2, 12 + 8 + len(js) + 8 + 72, len(js)) + b"JSON" + js
+    surface("tet.glb", glb + struct.pack("<I", 72) + b"BIN\0" + blob)
+    surface("chunk.glb", b"glTF" + struct.pack("<III", 2, 28, 0xFFFFFFF0) + b"JSON{}      ")
+
+    head = (b'<?xml version="1.0" encoding="utf-8"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" '
+            b'version="1.4.1">\n')
+    tet = (b'<library_geometries><geometry id="tet"><mesh><source id="p"><float_array id="pa" count="12">0 0 0 1 0 0 '
+           b'0 1 0 0 0 1</float_array><technique_common><accessor source="#pa" count="4" stride="3"><param name="X" '
+           b'type="float"/><param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common>'
+           b'</source><vertices id="v"><input semantic="POSITION" source="#p"/></vertices><triangles count="4">'
+           b'<input semantic="VERTEX" source="#v" offset="0"/><p>0 2 1 0 1 3 0 3 2 1 2 3</p></triangles></mesh>'
+           b'</geometry></library_geometries>\n')
+
+    def dae(libs, lib_nodes, scene):
+        return (head + tet + libs + b"<library_nodes>" + lib_nodes + b"</library_nodes><library_visual_scenes>"
+                b'<visual_scene id="S">' + scene + b'</visual_scene></library_visual_scenes><scene>'
+                b'<instance_visual_scene url="#S"/></scene></COLLADA>\n')
+    geo = b'<node id="r"><instance_geometry url="#tet"/></node>'
+    nest = b'<node id="n0"><instance_geometry url="#tet"/></node>' + b"".join(
+        b'<node id="n%d"><instance_node url="#n%d"/><instance_node url="#n%d"/></node>' % (i, i - 1, i - 1)
+        for i in range(1, 40))
+    surface("nest.dae", dae(b"", nest, b'<node id="r"><instance_node url="#n39"/></node>'))
+    surface("name_cycle.dae", dae(b"", b"", b'<node id="a" name="A"><node id="b"><instance_node url="#A"/>'
+                                            b'</node></node>'))
+    surface("floats.dae", dae(b'<library_geometries><geometry id="g"><mesh><source id="q"><float_array id="qa" '
+                              b'count="1900000000">0 0 0</float_array></source></mesh></geometry>'
+                              b'</library_geometries>', b"", geo))
+    surface("weights.dae", dae(b'<library_controllers><controller id="c"><skin source="#tet"><vertex_weights '
+                               b'count="2"><input semantic="JOINT" source="#j" offset="0"/><vcount>45000000 '
+                               b'45000000</vcount><v>0 0</v></vertex_weights></skin></controller>'
+                               b'</library_controllers>', b"", geo))
+    surface("letter.dae", dae(b"", b"", geo).replace(b"1 2 3</p>", b"1 2 x</p>"))
+    surface("instanced.dae", dae(b"", b'<node id="t"><instance_geometry url="#tet"/></node>',
+                                 b'<node id="a"><translate>-2 0 0</translate><instance_node url="#t"/></node>'
+                                 b'<node id="b"><translate><![CDATA[2 0 0]]></translate>'
+                                 b'<instance_node url="&#35;t"/></node>'))
+
+    stl = bytearray(b"solid but binary".ljust(80, b" ") + struct.pack("<I", 4))
+    for t in range(4):
+        stl += struct.pack("<3f", 0, 0, 0) + b"".join(struct.pack("<3f", *pos[3 * k:3 * k + 3])
+                                                      for k in idx[3 * t:3 * t + 3]) + b"\0\0"
+    surface("tet.stl", bytes(stl))
+    surface("wrap.stl", b"\0" * 80 + struct.pack("<I", 85899347) + b"\0" * 54)
+
+    def name(s):
+        return struct.pack("<HI", 1, len(s)) + s
+
+    def lst(code, v, fmt):
+        return struct.pack("<HI", code, len(v)) + struct.pack("<%d%s" % (len(v), fmt), *v)
+
+    def xbin(nv, faces, extra=b""):
+        return (b"xof 0302bin 0032" + name(b"Mesh") + b"\x0a\0" + lst(6, [nv], "I") + lst(7, pos, "f") +
+                lst(6, faces, "I") + extra + b"\x0b\0")
+    tet_faces = [4, 3, 0, 2, 1, 3, 0, 1, 3, 3, 0, 3, 2, 3, 1, 2, 3]
+    surface("tet_bin.x", xbin(4, tet_faces))
+    surface("verts_bin.x", xbin(500000000, tet_faces))
+    surface("face_bin.x", xbin(4, [1, 50000000]))
+    surface("skin_bin.x", xbin(4, tet_faces, name(b"SkinWeights") + b"\x0a\0" + name(b"bone") +
+                               lst(6, [400000000], "I") + b"\x0b\0"))
+
+
 def soup(path):
     """A small OBJ/OFF as fuzz_validate's bytes (coordinates on its 1/8 m grid)."""
     verts, tris = [], []
@@ -145,6 +246,7 @@ def validate_seeds():
 if __name__ == "__main__":
     scene_seeds()
     surface_seeds()
+    screen_seeds()
     validate_seeds()
     total = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(OUT) for f in fs)
     print("corpus: %d bytes in %s" % (total, OUT), file=sys.stderr)
