@@ -681,7 +681,7 @@ static JlResult screen_x(const char *path, JlReader *r, const unsigned char *hea
 
 /* ---- sniffing ------------------------------------------------------------------------ */
 
-static int ends_with_ci(const char *s, const char *suffix) {
+int jl_ends_with_ci(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   if (m > n) return 0;
   for (size_t i = 0; i < m; i++)
@@ -779,20 +779,20 @@ static Format sniff(const char *path, Head *h, int *glb) {
   *glb = 0;
   const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
   if (dot && (!slash || dot > slash) && dot[1] && aiIsExtensionSupported(dot)) {
-    if (ends_with_ci(path, ".gltf")) return FMT_GLTF;
-    if (ends_with_ci(path, ".glb")) return *glb = 1, FMT_GLTF;
-    if (ends_with_ci(path, ".xml")) {
+    if (jl_ends_with_ci(path, ".gltf")) return FMT_GLTF;
+    if (jl_ends_with_ci(path, ".glb")) return *glb = 1, FMT_GLTF;
+    if (jl_ends_with_ci(path, ".xml")) {
       if (has_token(h, "irrmesh") || has_token(h, "irr_scene")) return FMT_OTHER;
       if (has_token(h, "<collada")) return FMT_DAE;
-      if (ends_with_ci(path, ".mesh.xml") && has_token(h, "<mesh>")) return FMT_OTHER;
+      if (jl_ends_with_ci(path, ".mesh.xml") && has_token(h, "<mesh>")) return FMT_OTHER;
       return sniff_content(h, 1);
     }
-    if (ends_with_ci(path, ".off")) return FMT_OFF;
-    if (ends_with_ci(path, ".ply")) return FMT_PLY;
-    if (ends_with_ci(path, ".x")) return FMT_X;
-    if (ends_with_ci(path, ".stl")) return FMT_STL;
-    if (ends_with_ci(path, ".dae") || ends_with_ci(path, ".zae")) return FMT_DAE;
-    if (ends_with_ci(path, ".obj")) return FMT_OBJ;
+    if (jl_ends_with_ci(path, ".off")) return FMT_OFF;
+    if (jl_ends_with_ci(path, ".ply")) return FMT_PLY;
+    if (jl_ends_with_ci(path, ".x")) return FMT_X;
+    if (jl_ends_with_ci(path, ".stl")) return FMT_STL;
+    if (jl_ends_with_ci(path, ".dae") || jl_ends_with_ci(path, ".zae")) return FMT_DAE;
+    if (jl_ends_with_ci(path, ".obj")) return FMT_OBJ;
     return FMT_OTHER;
   }
   return sniff_content(h, 1);

@@ -64,6 +64,9 @@ extern "C" {
  * screen. JL_OK, or JL_ERR_INPUT with a message in err. */
 JlResult jl_mesh_screen(const char *path, unsigned long long size, char *err, size_t errsz);
 
+/* 1 when s ends with suffix, ASCII case-insensitive (file extensions) */
+int jl_ends_with_ci(const char *s, const char *suffix);
+
 /* ---- shared by mesh/screen*.c ------------------------------------------------ */
 
 /* Streaming reader: a 64 KB window over the file; counts the bytes consumed. */

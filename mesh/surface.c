@@ -47,7 +47,6 @@
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -117,14 +116,6 @@ void jl_surface_bbox(const JlSurface *s, double lo[3], double hi[3]) {
 
 /* ---- guards before assimp ------------------------------------------------ */
 
-static int ends_with_ci(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  if (m > n) return 0;
-  for (size_t i = 0; i < m; i++)
-    if (tolower((unsigned char)s[n - m + i]) != tolower((unsigned char)suffix[i])) return 0;
-  return 1;
-}
-
 /* Exists, regular, readable, not empty, within the size limit; then the
  * screen of its format, streaming (mesh/screen.h). */
 static JlResult check_file(const char *path, char *err, size_t errsz) {
@@ -174,7 +165,7 @@ static void io_flush(struct aiFile *f) { (void)f; }
 static struct aiFile *io_open(struct aiFileIO *io, const char *path, const char *mode) {
   (void)io;
   if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
-  if (ends_with_ci(path, ".mtl")) return NULL;
+  if (jl_ends_with_ci(path, ".mtl")) return NULL;
   /* O_NONBLOCK: opening a FIFO must not wait for a writer */
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return NULL;
