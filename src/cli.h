@@ -96,6 +96,16 @@ void jl_cli_print_timing(FILE *f, const JlScene *sc, const JlCliTiming *t);
 /* the run header: scene, one line per body, the integrator lines */
 void jl_cli_print_header(FILE *f, const char *scene_path, const JlScene *sc, const JlModel *m,
                          const JlCliTiming *t);
+/* DIR for a run's outputs: `out` when given, else out/<scene file name without extension> */
+void jl_cli_out_dir(const char *scene_path, const char *out, char *buf, size_t n);
+/* The start run and render share: loads the scene (named = 0: the default
+ * one, with a hint), applies the flags and checks the timing, makes outdir
+ * (NULL: none), builds the model and the world (a "building" line on a
+ * terminal), settles the step and, unless quiet, prints the header and the
+ * build time. JL_OK with *sc and *w to free; otherwise the exit code, the
+ * message printed and nothing left to free. */
+int jl_cli_start(const char *cmd, const char *path, int named, const JlCliSim *o, const char *outdir, int quiet,
+                 JlScene *sc, JlWorld *w, JlCliTiming *t);
 /* the progress bar on stderr (callers show it only on a terminal) */
 void jl_cli_progress(int frame, int nframes, double sim_t, double wall);
 /* "simulated  ..." */

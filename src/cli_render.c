@@ -176,64 +176,20 @@ int jl_cli_render(int argc, char **argv) {
   }
   char buf[4200], err[4096];
   const char *path = scene ? scene : jl_cli_default_scene(buf, sizeof buf);
-  JlScene sc;
-  if (jl_scene_load(path, &sc, err, sizeof err)) {
-    fprintf(stderr, "jelly render: %s\n", err);
-    return 2;
-  }
   char outdir[4096];
-  if (out) {
-    snprintf(outdir, sizeof outdir, "%s", out);
-  } else {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    snprintf(outdir, sizeof outdir, "out/%.*s", (int)strcspn(base, "."), base);
-  }
-  JlCliTiming tm;
-  if (!jl_cli_timing("render", &sim, &sc, path, &tm)) {
-    jl_scene_free(&sc);
-    return 2;
-  }
-  if (jl_cli_make_dirs(outdir) != 0) {
-    fprintf(stderr, "jelly render: cannot create output folder '%s': %s\n", outdir, strerror(errno));
-    jl_scene_free(&sc);
-    return JL_ERR_SYSTEM;
-  }
-  int tty = isatty(STDERR_FILENO) && !quiet;
-  double t0 = jl_seconds();
-  if (tty) fprintf(stderr, "jelly: building %s ...", path), fflush(stderr);
-  JlModel model;
-  JlResult r = jl_scene_build(&sc, &model, quiet ? NULL : stderr, err, sizeof err);
-  if (tty) fprintf(stderr, "\r\033[K");
-  if (r) {
-    fprintf(stderr, "jelly render: %s\n", err);
-    jl_scene_free(&sc);
-    return r;
-  }
-  double build_s = jl_seconds() - t0;
+  jl_cli_out_dir(path, out, outdir, sizeof outdir);
+  JlScene sc;
   JlWorld w;
-  r = jl_world_create(&w, &model, &sc.step, err, sizeof err);
-  if (r) {
-    fprintf(stderr, "jelly render: %s\n", err);
-    jl_model_free(&model);
-    jl_scene_free(&sc);
-    return r;
-  }
+  JlCliTiming tm;
+  JlResult r = jl_cli_start("render", path, scene != NULL, &sim, outdir, quiet, &sc, &w, &tm);
+  if (r) return r;
+  int tty = isatty(STDERR_FILENO) && !quiet;
+  int nframes = tm.nframes, steps = tm.steps;
+  double h = tm.h;
   JlRenderer *ren = NULL;
   int status = 0, written = 0;
   double wall = 0;
   long steps_total = 0, cg_total = 0;
-  if (!jl_cli_timing_world("render", &sc, &w, &tm)) {
-    status = JL_ERR_INPUT;
-    goto done;
-  }
-  int nframes = tm.nframes, steps = tm.steps;
-  double h = tm.h;
-  if (!quiet) {
-    jl_cli_print_header(stdout, path, &sc, &w.model, &tm);
-    printf("built in   %.2f s\n", build_s);
-    fflush(stdout);
-  }
   if (jl_renderer_create_headless(&ren, width, height, err, sizeof err)) {
     fprintf(stderr, "jelly render: %s\n", err);
     status = JL_ERR_SYSTEM;

@@ -125,18 +125,6 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
   return 1;
 }
 
-/* scene file name without folder and extension */
-static void scene_stem(const char *path, char *out, size_t n) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  size_t len = strlen(base);
-  if (len >= n) len = n - 1;
-  memcpy(out, base, len);
-  out[len] = '\0';
-  char *dot = strrchr(out, '.');
-  if (dot && dot != out) *dot = '\0';
-}
-
 typedef struct Outputs {
   const char *dir;
   int nframe;
@@ -380,67 +368,17 @@ int jl_cli_run(int argc, char **argv) {
   if (!parse_args(argc, argv, &a)) return 2;
   char default_buf[4200];
   const char *scene_path = a.scene ? a.scene : jl_cli_default_scene(default_buf, sizeof default_buf);
-  char err[4096];
-
+  char err[4096], outdir[4096];
+  jl_cli_out_dir(scene_path, a.out, outdir, sizeof outdir);
   JlScene sc;
-  if (jl_scene_load(scene_path, &sc, err, sizeof err)) {
-    fprintf(stderr, "jelly run: %s\n", err);
-    if (!a.scene) fprintf(stderr, "jelly run: (run from the repository root, or name a scene file)\n");
-    return 2;
-  }
-  JlCliTiming tm;
-  if (!jl_cli_timing("run", &a.sim, &sc, scene_path, &tm)) {
-    jl_scene_free(&sc);
-    return 2;
-  }
-
-  char stem[256], outdir[4096];
-  scene_stem(scene_path, stem, sizeof stem);
-  if (a.out)
-    snprintf(outdir, sizeof outdir, "%s", a.out);
-  else
-    snprintf(outdir, sizeof outdir, "out/%s", stem);
-  /* before the build, which may take long: an output folder we cannot make is the system's refusal */
-  if (jl_cli_make_dirs(outdir) != 0) {
-    fprintf(stderr, "jelly run: cannot create output folder '%s': %s\n", outdir, strerror(errno));
-    jl_scene_free(&sc);
-    return JL_ERR_SYSTEM;
-  }
-
-  int tty = isatty(STDERR_FILENO) && !a.quiet;
-  double t0 = jl_seconds();
-  if (tty) fprintf(stderr, "jelly: building %s ...", scene_path), fflush(stderr);
-  JlModel model;
-  JlResult r = jl_scene_build(&sc, &model, a.quiet ? NULL : stderr, err, sizeof err);
-  if (tty) fprintf(stderr, "\r\033[K");
-  if (r) {
-    fprintf(stderr, "jelly run: %s\n", err);
-    jl_scene_free(&sc);
-    return r;
-  }
-  double build_s = jl_seconds() - t0;
   JlWorld w;
-  r = jl_world_create(&w, &model, &sc.step, err, sizeof err);
-  if (r) {
-    fprintf(stderr, "jelly run: %s\n", err);
-    jl_model_free(&model);
-    jl_scene_free(&sc);
-    return r;
-  }
-  if (!jl_cli_timing_world("run", &sc, &w, &tm)) {
-    jl_world_destroy(&w);
-    jl_scene_free(&sc);
-    return JL_ERR_INPUT;
-  }
+  JlCliTiming tm;
+  JlResult r = jl_cli_start("run", scene_path, a.scene != NULL, &a.sim, outdir, a.quiet, &sc, &w, &tm);
+  if (r) return r;
   int nframes = tm.nframes, steps_per_frame = tm.steps;
   double h = tm.h;
-
+  int tty = isatty(STDERR_FILENO) && !a.quiet;
   const JlModel *m = &w.model;
-  if (!a.quiet) {
-    jl_cli_print_header(stdout, scene_path, &sc, m, &tm);
-    printf("built in   %.2f s\n", build_s);
-    fflush(stdout);
-  }
   warn_overlaps(m, w.state.x);
 
   /* output buffers */

@@ -2,9 +2,12 @@
  * override a scene's timing, integrator and threads, the checks of the time
  * step against the output frame, and the explicit integrators' default step
  * (src/cli.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/cli.h"
 
@@ -192,4 +195,64 @@ void jl_cli_progress(int frame, int nframes, double sim_t, double wall) {
 void jl_cli_print_simulated(FILE *f, double t, double wall, long steps, long cg) {
   fprintf(f, "simulated  %.4g s in %.3g s wall (%.3gx real time), %ld steps, %ld CG iterations\n", t, wall,
           wall > 0 ? t / wall : 0.0, steps, cg);
+}
+
+void jl_cli_out_dir(const char *scene_path, const char *out, char *buf, size_t n) {
+  if (out) {
+    snprintf(buf, n, "%s", out);
+    return;
+  }
+  /* out/<scene file name without folder and extension> */
+  const char *base = strrchr(scene_path, '/');
+  base = base ? base + 1 : scene_path;
+  const char *dot = strrchr(base, '.');
+  int len = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+  snprintf(buf, n, "out/%.*s", len, base);
+}
+
+int jl_cli_start(const char *cmd, const char *path, int named, const JlCliSim *o, const char *outdir, int quiet,
+                 JlScene *sc, JlWorld *w, JlCliTiming *t) {
+  char err[4096];
+  if (jl_scene_load(path, sc, err, sizeof err)) {
+    fprintf(stderr, "jelly %s: %s\n", cmd, err);
+    if (!named) fprintf(stderr, "jelly %s: (run from the repository root, or name a scene file)\n", cmd);
+    return JL_ERR_INPUT;
+  }
+  if (!jl_cli_timing(cmd, o, sc, path, t)) {
+    jl_scene_free(sc);
+    return JL_ERR_INPUT;
+  }
+  /* before the build, which may take long: an output folder we cannot make is the system's refusal */
+  if (outdir && jl_cli_make_dirs(outdir) != 0) {
+    fprintf(stderr, "jelly %s: cannot create output folder '%s': %s\n", cmd, outdir, strerror(errno));
+    jl_scene_free(sc);
+    return JL_ERR_SYSTEM;
+  }
+  int tty = isatty(STDERR_FILENO) && !quiet;
+  double t0 = jl_seconds();
+  if (tty) fprintf(stderr, "jelly: building %s ...", path), fflush(stderr);
+  JlModel model;
+  JlResult r = jl_scene_build(sc, &model, quiet ? NULL : stderr, err, sizeof err);
+  if (tty) fprintf(stderr, "\r\033[K");
+  if (!r) {
+    r = jl_world_create(w, &model, &sc->step, err, sizeof err);
+    if (r) jl_model_free(&model);
+  }
+  if (r) {
+    fprintf(stderr, "jelly %s: %s\n", cmd, err);
+    jl_scene_free(sc);
+    return r;
+  }
+  double build_s = jl_seconds() - t0;
+  if (!jl_cli_timing_world(cmd, sc, w, t)) {
+    jl_world_destroy(w);
+    jl_scene_free(sc);
+    return JL_ERR_INPUT;
+  }
+  if (!quiet) {
+    jl_cli_print_header(stdout, path, sc, &w->model, t);
+    printf("built in   %.2f s\n", build_s);
+    fflush(stdout);
+  }
+  return JL_OK;
 }
