@@ -22,10 +22,7 @@ struct JlPreview {
   double t[MAXTILE];
 };
 
-JlPreview *jl_preview_create(const JlWorld *w, int nframes, char *err, size_t errsz) {
-  (void)w;
-  (void)err;
-  (void)errsz;
+JlPreview *jl_preview_create(int nframes) {
   JlPreview *p = jl_calloc(1, sizeof *p);
   /* frames round(k * nframes / 5), k = 0..5, without repeats */
   int last = -1;

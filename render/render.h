@@ -181,9 +181,9 @@ int jl_drag_body(const JlForce *f);
 /* ---- contact sheet (jelly run's preview.png) ------------------------------------- */
 
 typedef struct JlPreview JlPreview;
-/* Prepares a sheet of up to 6 evenly spaced frames out of 0..nframes. NULL
- * on failure (message in err). */
-JlPreview *jl_preview_create(const JlWorld *w, int nframes, char *err, size_t errsz);
+/* Prepares a sheet of up to 6 evenly spaced frames out of 0..nframes (the
+ * drawing, which can fail, happens in jl_preview_write). */
+JlPreview *jl_preview_create(int nframes);
 /* Called once per output frame; keeps a copy of the node positions when
  * `frame` is one of the chosen frames. The world must stay alive (same
  * model) until jl_preview_write. */

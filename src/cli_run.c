@@ -409,9 +409,8 @@ int jl_cli_run(int argc, char **argv) {
   fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
                  "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits\n");
 
-  /* preview.png: thumbnails drawn as the chosen frames pass (no display needed) */
-  JlPreview *preview = a.no_preview ? NULL : jl_preview_create(&w, nframes, err, sizeof err);
-  if (!a.no_preview && !preview) fprintf(stderr, "jelly run: no preview.png: %s\n", err);
+  /* preview.png: the chosen frames' positions kept as they pass, drawn at the end (no display needed) */
+  JlPreview *preview = a.no_preview ? NULL : jl_preview_create(nframes);
 
   double wall_total = 0, ke_max = 0;
   long steps_total = 0, cg_total = 0, cg_failed_total = 0;
