@@ -1,13 +1,13 @@
-/* Jelly's renderer: camera, shaded surfaces, debug layers, PNG frames, picking,
- * the mouse-drag force element and the interactive viewer.
+/* Jelly's renderer library: camera, shaded surfaces, debug layers, PNG frames,
+ * picking and the contact sheet. The interactive viewer application is
+ * src/cli/viewer.c, the mouse-drag force element src/drag.h.
  *
  * Everything is drawn through SDL2's SDL_Renderer with SDL_RenderGeometry:
  * hardware accelerated in a window where a GPU exists, SDL's software
  * renderer into an SDL_Surface when headless (no display and no video driver
  * needed). render/ reads a const view of the world (JlWorld, JlModel,
- * JlState) and converts double to float only here; it changes simulation
- * state only through the public API (the drag force element, recreating a
- * world from a scene). This header uses neither SDL nor cglm types, so the
+ * JlState), converts double to float only here and never changes
+ * simulation state. This header uses neither SDL nor cglm types, so the
  * command-line files include it without those headers. */
 #ifndef JL_RENDER_RENDER_H
 #define JL_RENDER_RENDER_H
@@ -153,31 +153,6 @@ typedef struct JlPick {
  * 0 when the ray misses every body. */
 int jl_pick_ray(const JlWorld *w, const double origin[3], const double dir[3], JlPick *hit);
 
-/* ---- mouse drag force ------------------------------------------------------------ */
-
-/* A spring from a picked surface point to a target point that moves with the
- * mouse: F = k (target - p) + kd (target velocity - p'), p the attached point
- * (a fixed barycentric combination of up to 12 tet nodes), spread back onto
- * those nodes with the same weights. It is a JlForce with its exact Jacobian
- * (-k w_i w_j I, -kd w_i w_j I), so implicit Euler stays stable however stiff
- * the body is. It exerts nothing until attached. Add it to the world with
- * jl_world_add_force (the world then owns it). */
-JlForce *jl_drag_create(const JlModel *m);
-/* Attaches to the point `bary` on triangle `tri` of body `body`.
- * stiffness N/m, damping N s/m; <= 0 chooses values from the body's mass
- * (k = 400 m_body, kd = 20 m_body). */
-void jl_drag_attach(JlForce *f, const JlModel *m, int body, int tri, const double bary[3],
-                    double stiffness, double damping);
-/* Moves the target (m) and sets its velocity (m/s, may be NULL for 0). */
-void jl_drag_set_target(JlForce *f, const double target[3], const double velocity[3]);
-void jl_drag_release(JlForce *f);
-/* 1 while attached. */
-int jl_drag_active(const JlForce *f);
-/* Current position of the attached point for node positions x; 0 if released. */
-int jl_drag_point(const JlForce *f, const double *x, double out[3]);
-/* The attached body, or -1. */
-int jl_drag_body(const JlForce *f);
-
 /* ---- contact sheet (jelly run's preview.png) ------------------------------------- */
 
 typedef struct JlPreview JlPreview;
@@ -193,28 +168,6 @@ void jl_preview_frame(JlPreview *p, const JlWorld *w, int frame);
  * the sheet as a PNG. */
 JlResult jl_preview_write(JlPreview *p, const char *path, char *err, size_t errsz);
 void jl_preview_destroy(JlPreview *p);
-
-/* ---- viewer ---------------------------------------------------------------------- */
-
-typedef struct JlViewerDef {
-  const char *scene;      /* scene file path (required) */
-  int width, height;      /* window size, default 1280 x 720 */
-  int frames;             /* > 0: run this many frames without waiting for input, then quit
-                             (fixed 1/fps of simulated time per frame); default 0 (interactive) */
-  const char *screenshot; /* PNG written after the last frame, or NULL */
-  const char *script;     /* timed input events (docs/viewer.md), or NULL */
-  const char *report;     /* text report: per body centre of mass at start/end, drags */
-  const char *integrator; /* override, or NULL */
-  double dt;              /* override (s), or 0 */
-  unsigned layers;        /* initial debug layers */
-  double fps;             /* override of the scene's fps (1/s), or 0 */
-  int threads;            /* override of the scene's threads, or 0 */
-} JlViewerDef;
-
-JlViewerDef jl_default_viewer_def(void);
-/* Runs the viewer; returns a process exit code (0 ok, 1 diverged in a
- * scripted run, 2 bad input, 3 no display). Messages go to stderr. */
-int jl_viewer_run(const JlViewerDef *def);
 
 /* ---- benchmark ---------------------------------------------------------------------- */
 

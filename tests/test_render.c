@@ -17,6 +17,7 @@
 
 #include "mesh/shapes.h"
 #include "render/render.h"
+#include "src/drag.h"
 #include "tests/harness.h"
 
 #define JELLY JL_JELLY_EXE

@@ -1,4 +1,4 @@
-/* End-to-end tests of `jelly study` (src/cli_study.c, src/study.c, docs/integrators.md) through the
+/* End-to-end tests of `jelly study` (src/cli/cli_study.c, src/cli/study.c, docs/integrators.md) through the
  * jelly program: the help describes the default scene and the outputs, a run that diverges
  * leaves no NaN/Inf in the printed table, study.csv or study.svg (what it could not measure is
  * "-" in the table and an empty field in the csv), and every text of study.svg, its legend above
@@ -24,7 +24,7 @@ static char g_out[1 << 16];
   "energy_end,energy_drift"
 #define STUDY_COLUMNS 12
 
-/* the width estimate of src/study.c: characters x 0.62 x font size */
+/* the width estimate of src/cli/study.c: characters x 0.62 x font size */
 #define CHAR_EM 0.62
 
 /* An 11-node rope (0.4 m, 200 N/m, 0.02 kg/m, undamped) pinned at one end, held out horizontally

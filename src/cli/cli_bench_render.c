@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "render/render.h"
-#include "src/cli.h"
+#include "src/cli/cli.h"
 #include "src/scene.h"
 
 int jl_cli_bench_render(int json, const char *cpu) {

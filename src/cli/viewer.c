@@ -17,7 +17,7 @@
  * it holds still during a drag, and F frames the bodies and follows again.
  *
  * The world is only changed through the public API: the drag force element
- * (render/drag.c), removing and re-adding the gravity element of the force
+ * (src/drag.c), removing and re-adding the gravity element of the force
  * table, the integrator and time-step settings, and rebuilding the world
  * from the scene for reset and spawning (spawned bodies are appended to the
  * in-memory scene; the state of the existing nodes is carried over).
@@ -34,6 +34,8 @@
 #include <unistd.h>
 
 #include "render/internal.h"
+#include "src/cli/viewer.h"
+#include "src/drag.h"
 #include "src/scene.h"
 
 /* ---- script ------------------------------------------------------------------- */
@@ -852,7 +854,7 @@ int jl_viewer_run(const JlViewerDef *def) {
   if (def->threads > 0) v.scene.step.threads = def->threads;
   if (def->fps > 0) v.scene.fps = def->fps;
   v.frame_dt = 1.0 / v.scene.fps;
-  /* the checks `jelly run` makes (src/cli_sim.c): a given step no longer than a frame, at most 1e7 per frame */
+  /* the checks `jelly run` makes (src/cli/cli_sim.c): a given step no longer than a frame, at most 1e7 per frame */
   if ((def->dt > 0 || v.scene.dt_set) && (def->dt > 0 ? def->dt : v.scene.dt) > v.frame_dt * (1.0 + 1e-9)) {
     fprintf(stderr, "jelly view: %s %g s is longer than one frame (1/fps = %g s); %s or raise fps (--fps)\n",
             def->dt > 0 ? "--dt" : "the scene's dt", def->dt > 0 ? def->dt : v.scene.dt, v.frame_dt,

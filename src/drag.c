@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/render.h"
+#include "src/drag.h"
 
 enum { MAXN = 12 };
 

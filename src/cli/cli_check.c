@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mesh/surface.h"
-#include "src/cli.h"
+#include "src/cli/cli.h"
 
 static void usage(FILE *out) {
   fprintf(out,

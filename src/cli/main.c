@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/cli.h"
+#include "src/cli/cli.h"
 
 #ifndef JL_VERSION
 #define JL_VERSION "unknown"

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "collision/thin.h"
-#include "src/cli.h"
+#include "src/cli/cli.h"
 #include "src/scene.h"
 #include "src/world.h"
 

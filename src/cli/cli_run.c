@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "render/render.h"
-#include "src/cli.h"
+#include "src/cli/cli.h"
 #include "src/contact.h"
 #include "src/model_cloth.h"
 #include "src/output.h"

@@ -1,4 +1,4 @@
-/* `jelly study`: the integrator study (src/study.c, docs/integrators.md).
+/* `jelly study`: the integrator study (src/cli/study.c, docs/integrators.md).
  *
  *   jelly study [SCENE] [--full | --quick] [--out DIR]
  *
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "src/cli.h"
+#include "src/cli/cli.h"
 #include "src/scene.h"
-#include "src/study.h"
+#include "src/cli/study.h"
 
 static void study_usage(FILE *f) {
   fprintf(f,

@@ -21,7 +21,7 @@
 #include "mesh/embed.h"
 #include "mesh/shapes.h"
 #include "mesh/tetmesh.h"
-#include "src/cli.h"
+#include "src/cli/cli.h"
 #include "src/output.h"
 
 static void usage(FILE *out) {

@@ -1,4 +1,4 @@
-/* `jelly view`: the interactive SDL2 viewer (render/viewer.c).
+/* `jelly view`: the interactive SDL2 viewer (src/cli/viewer.c).
  *
  *   jelly view [SCENE] [--size WxH] [--frames N] [--screenshot FILE]
  *              [--script FILE] [--report FILE] [--integrator NAME] [--dt S]
@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/render.h"
-#include "src/cli.h"
+#include "src/cli/viewer.h"
+#include "src/cli/cli.h"
 
 static void usage(FILE *f) {
   fprintf(f,

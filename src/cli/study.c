@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "src/model_cloth.h"
-#include "src/study.h"
+#include "src/cli/study.h"
 
 JlStudyDef jl_default_study_def(int full) {
   JlStudyDef d;

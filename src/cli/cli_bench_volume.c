@@ -1,6 +1,6 @@
 /* `jelly bench` volume rows: what the volume force (src/volume.c) costs.
  *
- * For the bench sphere (src/cli_bench.c: radius 0.5 m, E = 1e6 Pa, pinned at
+ * For the bench sphere (src/cli/cli_bench.c: radius 0.5 m, E = 1e6 Pa, pinned at
  * its top cap, sagging under gravity) of about 10k and 50k tets (10k only with
  * --quick), one thread:
  *   - mult_ratio: one multiply of the volume element over one of the springs,
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/cli.h"
+#include "src/cli/cli.h"
 #include "src/force.h"
 #include "src/volume.h"
 #include "src/world.h"

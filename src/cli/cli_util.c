@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "mesh/child.h"
-#include "src/cli.h"
+#include "src/cli/cli.h"
 
 int jl_cli_parse_double(const char *cmd, const char *flag, const char *text, double *out) {
   char *end = NULL;

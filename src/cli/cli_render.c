@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "render/render.h"
-#include "src/cli.h"
+#include "src/cli/cli.h"
 #include "src/scene.h"
 
 #define DEFAULT_SCENE "models/scenes/default.json"

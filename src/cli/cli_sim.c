@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/cli.h"
+#include "src/cli/cli.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -1,4 +1,4 @@
-/* Subcommands of the `jelly` program (src/main.c dispatches). Each takes the
+/* Subcommands of the `jelly` program (src/cli/main.c dispatches). Each takes the
  * arguments after the subcommand name and returns the process exit code, the
  * JlResult values (mesh/common.h): 0 success, 1 the simulation diverged or a
  * result cannot be trusted under --strict, 2 bad input, 3 the system refused
@@ -17,26 +17,26 @@ int jl_cli_check(int argc, char **argv);
 int jl_cli_mesh(int argc, char **argv);
 int jl_cli_run(int argc, char **argv);
 int jl_cli_bench(int argc, char **argv);
-int jl_cli_view(int argc, char **argv);   /* src/cli_view.c */
-int jl_cli_render(int argc, char **argv); /* src/cli_render.c */
-int jl_cli_study(int argc, char **argv);  /* src/cli_study.c: integrator study */
+int jl_cli_view(int argc, char **argv);   /* src/cli/cli_view.c */
+int jl_cli_render(int argc, char **argv); /* src/cli/cli_render.c */
+int jl_cli_study(int argc, char **argv);  /* src/cli/cli_study.c: integrator study */
 
-/* src/cli_render.c: the default scene (models/scenes/default.json relative to
+/* src/cli/cli_render.c: the default scene (models/scenes/default.json relative to
  * the working directory, else to the executable); "WxH" image sizes (16 to
  * 16384); comma-separated debug layer names into a JlLayer bit mask. The
  * parsers print "jelly <cmd>: ..." and return 0 on failure. */
 const char *jl_cli_default_scene(char *buf, size_t n);
 int jl_cli_parse_size(const char *cmd, const char *text, int *width, int *height);
 int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers);
-/* src/cli_bench_render.c: prints the render row(s) of `jelly bench`; returns 0 on success */
+/* src/cli/cli_bench_render.c: prints the render row(s) of `jelly bench`; returns 0 on success */
 int jl_cli_bench_render(int json, const char *cpu);
-int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli_bench_thin.c */
-int jl_cli_bench_volume(int json, int quick, const char *cpu); /* src/cli_bench_volume.c */
-/* src/cli_bench.c: a TetGen sphere of radius 0.5 m with about `target` tets, and its body (E 1e6 Pa,
+int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli/cli_bench_thin.c */
+int jl_cli_bench_volume(int json, int quick, const char *cpu); /* src/cli/cli_bench_volume.c */
+/* src/cli/cli_bench.c: a TetGen sphere of radius 0.5 m with about `target` tets, and its body (E 1e6 Pa,
  * density 1000, hanging from a pinned cap) */
 JlBodyDef jl_cli_bench_sphere_def(void);
 JlResult jl_cli_bench_sphere(int target, JlSurface *s, JlTetMesh *t, double *tetgen_ms, char *err, size_t errsz);
-/* median of v[0..n) (sorts v); 0 for n <= 0 (src/cli_util.c) */
+/* median of v[0..n) (sorts v); 0 for n <= 0 (src/cli/cli_util.c) */
 double jl_cli_median(double *v, int n);
 
 /* Parses a strictly positive/any finite double or an int flag value; prints
@@ -57,7 +57,7 @@ int jl_cli_mesh_limit_flag(const char *cmd, int argc, char **argv, int *i);
 int jl_cli_parse_int(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out);
 
 
-/* src/cli_sim.c: the options run, render and view share. */
+/* src/cli/cli_sim.c: the options run, render and view share. */
 typedef struct JlCliSim {
   double dt, fps;         /* s, 1/s; 0: the scene's */
   int frames;             /* output frames after frame 0; -1: duration x fps */

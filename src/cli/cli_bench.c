@@ -25,7 +25,7 @@
 #include <sys/utsname.h>
 
 #include "mesh/shapes.h"
-#include "src/cli.h"
+#include "src/cli/cli.h"
 #include "src/contact.h"
 #include "src/world.h"
 
@@ -385,8 +385,8 @@ int jl_cli_bench(int argc, char **argv) {
     }
   }
   if (collide_rows(json, quick, nstep, cpu)) return JL_ERR_SYSTEM;
-  if (jl_cli_bench_volume(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli_bench_volume.c */
-  if (jl_cli_bench_thin(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli_bench_thin.c */
-  if (jl_cli_bench_render(json, cpu)) return JL_ERR_SYSTEM; /* src/cli_bench_render.c */
+  if (jl_cli_bench_volume(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_volume.c */
+  if (jl_cli_bench_thin(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_thin.c */
+  if (jl_cli_bench_render(json, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_render.c */
   return 0;
 }

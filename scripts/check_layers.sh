@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Fails when an #include points up a layer (docs/architecture.md, "Layers"):
+#   mesh/ <- collision/ <- src/ (engine) <- render/ <- src/cli/ (the program)
+# A file may include headers of its own layer and of the layers before it.
+# tests/ and docs/examples/ may include anything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+layer() {
+  case "$1" in
+    mesh/*) echo 0 ;;
+    collision/*) echo 1 ;;
+    src/cli/*) echo 4 ;;
+    src/*) echo 2 ;;
+    render/*) echo 3 ;;
+    *) echo -1 ;;
+  esac
+}
+bad=0
+while IFS= read -r file; do
+  own=$(layer "$file")
+  while IFS= read -r inc; do
+    to=$(layer "$inc")
+    if [ "$to" -gt "$own" ]; then
+      echo "$file includes $inc: a layer above its own (docs/architecture.md)" >&2
+      bad=1
+    fi
+  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+done < <(git ls-files 'mesh/*' 'collision/*' 'src/*' 'render/*' | grep -E '\.(c|h|cpp)$')
+if [ "$bad" = 0 ]; then echo "layers: no include points up a layer"; fi
+exit "$bad"
