@@ -79,7 +79,7 @@ typedef struct TetInv {
 /* what a walk step needs of a tet, in one 32-byte record (one cache line) */
 typedef struct TetRec {
   int link[4];     /* across the face opposite corner k: the neighbour tet (>= 0), or
-                      -2 - f for boundary face f (model->face index), or -1 */
+                      -2 - f for boundary face f (geo->face index), or -1 */
   unsigned stamp;  /* detection that computed the tet's frame */
   int slot;        /* the frame's index in tinv */
   unsigned wstamp; /* last group whose face gathering reached the tet */
@@ -95,7 +95,7 @@ struct JlCollision {
   JlCollisionDef def;
   unsigned char *self;      /* nbody */
   int nbody, nnode;
-  int *face_begin, *face_count; /* nbody: boundary faces per body (model faces are body-contiguous) */
+  int *face_begin, *face_count; /* nbody: boundary faces per body (faces are body-contiguous) */
   double *box;              /* nbody x 6: lo, hi */
   double *qbox;             /* nbody x 6: region where others can touch the body */
   unsigned char *active;    /* nbody */
@@ -178,8 +178,8 @@ static int *link_at(JlCollision *c, int owner) { return &c->trec[owner / 4].link
 
 /* tet neighbours across faces and the boundary face on each unshared tet face
  * (sorting the 4 ntet tet faces once at creation) */
-static void tet_adjacency(JlCollision *c, const JlModel *m) {
-  size_t nt = (size_t)m->ntet;
+static void tet_adjacency(JlCollision *c, const JlGeom *geo) {
+  size_t nt = (size_t)geo->ntet;
   c->trec_mem = jl_calloc(nt + 2, sizeof(TetRec));
   uintptr_t mis = (uintptr_t)c->trec_mem % sizeof(TetRec);
   c->trec = (TetRec *)((char *)c->trec_mem + (mis ? sizeof(TetRec) - mis : 0));
@@ -191,17 +191,17 @@ static void tet_adjacency(JlCollision *c, const JlModel *m) {
     for (int k = 0; k < 4; k++) {
       int tri[3], q = 0;
       for (int j = 0; j < 4; j++)
-        if (j != k) tri[q++] = m->tet[4 * t + (size_t)j];
+        if (j != k) tri[q++] = geo->tet[4 * t + (size_t)j];
       sort3(tri, tk[4 * t + (size_t)k].v);
       tk[4 * t + (size_t)k].owner = (int)(4 * t + (size_t)k);
     }
   qsort(tk, 4 * nt, sizeof(FaceKey), face_key_cmp);
-  FaceKey *bk = jl_calloc((size_t)m->nface + 1, sizeof(FaceKey));
-  for (int f = 0; f < m->nface; f++) {
-    sort3(m->face + 3 * f, bk[f].v);
+  FaceKey *bk = jl_calloc((size_t)geo->nface + 1, sizeof(FaceKey));
+  for (int f = 0; f < geo->nface; f++) {
+    sort3(geo->face + 3 * f, bk[f].v);
     bk[f].owner = f;
   }
-  if (m->nface > 1) qsort(bk, (size_t)m->nface, sizeof(FaceKey), face_key_cmp);
+  if (geo->nface > 1) qsort(bk, (size_t)geo->nface, sizeof(FaceKey), face_key_cmp);
   for (size_t i = 0; i < 4 * nt;) {
     size_t j = i + 1;
     while (j < 4 * nt && !key_less(tk[i].v, tk[j].v)) j++;
@@ -209,13 +209,13 @@ static void tet_adjacency(JlCollision *c, const JlModel *m) {
       *link_at(c, tk[i].owner) = tk[i + 1].owner / 4;
       *link_at(c, tk[i + 1].owner) = tk[i].owner / 4;
     } else if (j == i + 1) { /* on the boundary: find its face (lower bound by nodes) */
-      size_t lo = 0, hi = (size_t)m->nface;
+      size_t lo = 0, hi = (size_t)geo->nface;
       while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (key_less(bk[mid].v, tk[i].v)) lo = mid + 1;
         else hi = mid;
       }
-      const FaceKey *hit = lo < (size_t)m->nface && !key_less(tk[i].v, bk[lo].v) ? &bk[lo] : NULL;
+      const FaceKey *hit = lo < (size_t)geo->nface && !key_less(tk[i].v, bk[lo].v) ? &bk[lo] : NULL;
       if (hit) *link_at(c, tk[i].owner) = -2 - hit->owner;
     }
     i = j;
@@ -231,68 +231,68 @@ JlCollisionDef jl_default_collision_def(void) {
   return d;
 }
 
-static void rest_creases(JlCollision *c, const JlModel *m);
+static void rest_creases(JlCollision *c, const JlGeom *geo);
 
-JlCollision *jl_collision_create(const JlModel *m, const JlCollisionDef *def) {
-  JL_ASSERT(m && def, "jl_collision_create: model and def must not be NULL");
+JlCollision *jl_collision_create(const JlGeom *geo, const JlCollisionDef *def) {
+  JL_ASSERT(geo && def, "jl_collision_create: geometry and def must not be NULL");
   JlCollision *c = jl_calloc(1, sizeof *c);
   c->def = *def;
-  c->nbody = m->nbody;
-  c->nnode = m->nnode;
-  c->self = jl_calloc((size_t)m->nbody + 1, 1);
-  if (def->self_collision) memcpy(c->self, def->self_collision, (size_t)m->nbody);
+  c->nbody = geo->nbody;
+  c->nnode = geo->nnode;
+  c->self = jl_calloc((size_t)geo->nbody + 1, 1);
+  if (def->self_collision) memcpy(c->self, def->self_collision, (size_t)geo->nbody);
   c->def.self_collision = NULL;
-  c->face_begin = jl_calloc((size_t)m->nbody + 1, sizeof(int));
-  c->face_count = jl_calloc((size_t)m->nbody + 1, sizeof(int));
-  for (int b = 0; b < m->nbody; b++) c->face_begin[b] = -1;
-  for (int f = 0; f < m->nface; f++) {
-    int b = m->node_body[m->face[3 * f]];
+  c->face_begin = jl_calloc((size_t)geo->nbody + 1, sizeof(int));
+  c->face_count = jl_calloc((size_t)geo->nbody + 1, sizeof(int));
+  for (int b = 0; b < geo->nbody; b++) c->face_begin[b] = -1;
+  for (int f = 0; f < geo->nface; f++) {
+    int b = geo->node_body[geo->face[3 * f]];
     if (c->face_begin[b] < 0) c->face_begin[b] = f;
     c->face_count[b]++;
   }
-  for (int b = 0; b < m->nbody; b++)
+  for (int b = 0; b < geo->nbody; b++)
     if (c->face_begin[b] < 0) c->face_begin[b] = 0;
-  c->box = jl_calloc(6 * (size_t)m->nbody + 6, sizeof(double));
-  c->qbox = jl_calloc(6 * (size_t)m->nbody + 6, sizeof(double));
-  c->active = jl_calloc((size_t)m->nbody + 1, 1);
+  c->box = jl_calloc(6 * (size_t)geo->nbody + 6, sizeof(double));
+  c->qbox = jl_calloc(6 * (size_t)geo->nbody + 6, sizeof(double));
+  c->active = jl_calloc((size_t)geo->nbody + 1, 1);
   /* cell size: average rest edge length (Teschner et al. 2003, sec. 5) */
   double cell = def->cell_size;
   if (!(cell > 0.0)) {
     double sum = 0;
-    for (int s = 0; s < m->nspring; s++) sum += m->spring_rest[s];
-    cell = m->nspring > 0 ? sum / m->nspring : 0.1;
+    for (int s = 0; s < geo->nspring; s++) sum += geo->spring_rest[s];
+    cell = geo->nspring > 0 ? sum / geo->nspring : 0.1;
     if (!(cell > 0.0)) cell = 0.1;
   }
-  jl_hash_init(&c->nodes, 2 * m->nnode, cell);
-  jl_hash_init(&c->faces, 2 * m->nface, cell);
-  c->face_mark = jl_calloc((size_t)m->nface + 1, sizeof(int));
-  c->face_stamp = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
-  c->fn_stamp = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
-  c->fbox = jl_calloc(6 * (size_t)m->nface + 6, sizeof(double));
-  c->fn = jl_calloc(4 * (size_t)m->nface + 4, sizeof(double));
-  c->fc_stamp = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
-  c->fc = jl_calloc(12 * (size_t)m->nface + 12, sizeof(double));
-  tet_adjacency(c, m);
+  jl_hash_init(&c->nodes, 2 * geo->nnode, cell);
+  jl_hash_init(&c->faces, 2 * geo->nface, cell);
+  c->face_mark = jl_calloc((size_t)geo->nface + 1, sizeof(int));
+  c->face_stamp = jl_calloc((size_t)geo->nface + 1, sizeof(unsigned));
+  c->fn_stamp = jl_calloc((size_t)geo->nface + 1, sizeof(unsigned));
+  c->fbox = jl_calloc(6 * (size_t)geo->nface + 6, sizeof(double));
+  c->fn = jl_calloc(4 * (size_t)geo->nface + 4, sizeof(double));
+  c->fc_stamp = jl_calloc((size_t)geo->nface + 1, sizeof(unsigned));
+  c->fc = jl_calloc(12 * (size_t)geo->nface + 12, sizeof(double));
+  tet_adjacency(c, geo);
   /* faces around each node, for the crease-aware corner normals */
-  c->vf_start = jl_calloc((size_t)m->nnode + 2, sizeof(int));
-  c->vf = jl_calloc(3 * (size_t)m->nface + 1, sizeof(int));
-  for (int f = 0; f < m->nface; f++)
-    for (int k = 0; k < 3; k++) c->vf_start[m->face[3 * f + k] + 1]++;
-  for (int i = 0; i < m->nnode; i++) c->vf_start[i + 1] += c->vf_start[i];
+  c->vf_start = jl_calloc((size_t)geo->nnode + 2, sizeof(int));
+  c->vf = jl_calloc(3 * (size_t)geo->nface + 1, sizeof(int));
+  for (int f = 0; f < geo->nface; f++)
+    for (int k = 0; k < 3; k++) c->vf_start[geo->face[3 * f + k] + 1]++;
+  for (int i = 0; i < geo->nnode; i++) c->vf_start[i + 1] += c->vf_start[i];
   {
-    int *fill = jl_calloc((size_t)m->nnode + 1, sizeof(int));
-    for (int f = 0; f < m->nface; f++)
+    int *fill = jl_calloc((size_t)geo->nnode + 1, sizeof(int));
+    for (int f = 0; f < geo->nface; f++)
       for (int k = 0; k < 3; k++) {
-        int v = m->face[3 * f + k];
+        int v = geo->face[3 * f + k];
         c->vf[c->vf_start[v] + fill[v]++] = f;
       }
     free(fill);
   }
-  rest_creases(c, m);
-  c->prev_head = jl_calloc((size_t)m->nnode + 1, sizeof(int));
-  c->prev_stamp = jl_calloc((size_t)m->nnode + 1, sizeof(unsigned));
-  c->in_stamp = jl_calloc((size_t)m->nnode + 1, sizeof(unsigned));
-  c->in_idx = jl_calloc((size_t)m->nnode + 1, sizeof(int));
+  rest_creases(c, geo);
+  c->prev_head = jl_calloc((size_t)geo->nnode + 1, sizeof(int));
+  c->prev_stamp = jl_calloc((size_t)geo->nnode + 1, sizeof(unsigned));
+  c->in_stamp = jl_calloc((size_t)geo->nnode + 1, sizeof(unsigned));
+  c->in_idx = jl_calloc((size_t)geo->nnode + 1, sizeof(int));
   return c;
 }
 
@@ -392,18 +392,18 @@ static void grow(void **p, int *cap, int need, size_t elem) {
 }
 
 /* is node a a neighbour of node b (sorted adjacency rows)? */
-static int adjacent(const JlModel *m, int a, int b) {
-  if (!m->adj) return 0;
-  for (int q = m->adj_start[a]; q < m->adj_start[a + 1]; q++)
-    if (m->adj[q] == b) return 1;
+static int adjacent(const JlGeom *geo, int a, int b) {
+  if (!geo->adj) return 0;
+  for (int q = geo->adj_start[a]; q < geo->adj_start[a + 1]; q++)
+    if (geo->adj[q] == b) return 1;
   return 0;
 }
 
 /* ---- broad phase + phase 1 ---- */
 
-static void body_boxes(JlCollision *c, const JlModel *m, const double *x) {
-  for (int b = 0; b < m->nbody; b++) {
-    const JlBody *body = &m->body[b];
+static void body_boxes(JlCollision *c, const JlGeom *geo, const double *x) {
+  for (int b = 0; b < geo->nbody; b++) {
+    const JlGeomBody *body = &geo->body[b];
     double *bx = c->box + 6 * b;
     bx[0] = bx[1] = bx[2] = INFINITY;
     bx[3] = bx[4] = bx[5] = -INFINITY;
@@ -415,13 +415,13 @@ static void body_boxes(JlCollision *c, const JlModel *m, const double *x) {
       }
   }
   /* query region of b: union of its overlaps with other bodies (all of it with self-collision) */
-  for (int b = 0; b < m->nbody; b++) {
+  for (int b = 0; b < geo->nbody; b++) {
     double *q = c->qbox + 6 * b;
     const double *bb = c->box + 6 * b;
     q[0] = q[1] = q[2] = INFINITY;
     q[3] = q[4] = q[5] = -INFINITY;
     c->active[b] = 0;
-    for (int o = 0; o < m->nbody; o++) {
+    for (int o = 0; o < geo->nbody; o++) {
       const double *ob = c->box + 6 * o;
       if (o == b ? !c->self[b] : !boxes_overlap(bb, ob)) continue;
       c->active[b] = 1;
@@ -456,15 +456,15 @@ static int hit_cmp(const void *pa, const void *pb) {
   return a->tet < b->tet ? -1 : a->tet > b->tet;
 }
 
-static void broad_and_points(JlCollision *c, const JlModel *m, const double *x) {
+static void broad_and_points(JlCollision *c, const JlGeom *geo, const double *x) {
   JlCollisionStats *st = &c->stats;
   JlHash *h = &c->nodes;
-  body_boxes(c, m, x);
+  body_boxes(c, geo, x);
   /* pass 1: nodes in their body's query region */
   jl_hash_begin(h);
-  for (int b = 0; b < m->nbody; b++) {
+  for (int b = 0; b < geo->nbody; b++) {
     if (!c->active[b]) continue;
-    const JlBody *body = &m->body[b];
+    const JlGeomBody *body = &geo->body[b];
     const double *q = c->qbox + 6 * b;
     for (int i = body->node_begin; i < body->node_begin + body->node_count; i++) {
       if (!in_box(q, x + 3 * i)) continue;
@@ -476,13 +476,13 @@ static void broad_and_points(JlCollision *c, const JlModel *m, const double *x) 
   }
   /* pass 2: each tet's box cells; exact point-in-tet on candidates */
   c->nhit = 0;
-  for (int b = 0; b < m->nbody; b++) {
+  for (int b = 0; b < geo->nbody; b++) {
     if (!c->active[b]) continue;
-    const JlBody *body = &m->body[b];
+    const JlGeomBody *body = &geo->body[b];
     const double *q = c->qbox + 6 * b;
     int self = c->self[b];
     for (int t = body->tet_begin; t < body->tet_begin + body->tet_count; t++) {
-      const int *tn = m->tet + 4 * t;
+      const int *tn = geo->tet + 4 * t;
       double tb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
       for (int k = 0; k < 4; k++)
         for (int a = 0; a < 3; a++) {
@@ -499,17 +499,17 @@ static void broad_and_points(JlCollision *c, const JlModel *m, const double *x) 
             int cell[3] = {i, j, k};
             for (int e = jl_hash_first(h, cell); e >= 0; e = jl_hash_next(h, e, cell)) {
               int p = h->item[e];
-              if (m->node_body[p] == b) {
+              if (geo->node_body[p] == b) {
                 if (!self) continue;
                 if (p == tn[0] || p == tn[1] || p == tn[2] || p == tn[3]) continue;
-                if (adjacent(m, p, tn[0]) || adjacent(m, p, tn[1]) || adjacent(m, p, tn[2]) ||
-                    adjacent(m, p, tn[3]))
+                if (adjacent(geo, p, tn[0]) || adjacent(geo, p, tn[1]) || adjacent(geo, p, tn[2]) ||
+                    adjacent(geo, p, tn[3]))
                   continue;
               }
               if (!in_box(tb, x + 3 * p)) continue;
               st->candidates++;
               double w[4];
-              if (jl_point_in_tet(x, tn, x + 3 * p, w)) add_hit(c, m->node_body[p], p, b, t, w);
+              if (jl_point_in_tet(x, tn, x + 3 * p, w)) add_hit(c, geo->node_body[p], p, b, t, w);
             }
           }
     }
@@ -539,8 +539,8 @@ static void broad_and_points(JlCollision *c, const JlModel *m, const double *x) 
 #endif
 
 /* area-weighted normal (twice the area, outward) of boundary face f */
-static void face_area_normal(const JlModel *m, const double *x, int f, double n[3]) {
-  const int *fv = m->face + 3 * f;
+static void face_area_normal(const JlGeom *geo, const double *x, int f, double n[3]) {
+  const int *fv = geo->face + 3 * f;
   const double *a = x + 3 * fv[0], *b = x + 3 * fv[1], *cc = x + 3 * fv[2];
   double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
   n[0] = u[1] * v[2] - u[2] * v[1];
@@ -562,12 +562,12 @@ static void face_area_normal(const JlModel *m, const double *x, int f, double n[
 #define JL_CREASE_COS 0.5 /* cos 60 deg */
 
 /* vsmooth, cl_start and cl from the rest positions x0 */
-static void rest_creases(JlCollision *c, const JlModel *m) {
-  size_t nf = (size_t)m->nface;
+static void rest_creases(JlCollision *c, const JlGeom *geo) {
+  size_t nf = (size_t)geo->nface;
   double *rn = jl_calloc(4 * nf + 4, sizeof(double)); /* unit rest normal, [3] = |area normal| */
   for (size_t f = 0; f < nf; f++) {
     double *n = rn + 4 * f;
-    face_area_normal(m, m->x0, (int)f, n);
+    face_area_normal(geo, geo->x0, (int)f, n);
     n[3] = sqrt(jl_vec3_dot(n, n));
     if (n[3] > 0.0 && isfinite(n[3]))
       for (int d = 0; d < 3; d++) n[d] /= n[3];
@@ -578,8 +578,8 @@ static void rest_creases(JlCollision *c, const JlModel *m) {
    * within the crease angle (or f is degenerate: then all faces are) */
 #define KEEPS(f, g) (rn[4 * (size_t)(g) + 3] > 0.0 && \
                      (!(rn[4 * (size_t)(f) + 3] > 0.0) || jl_vec3_dot(rn + 4 * (size_t)(g), rn + 4 * (size_t)(f)) >= JL_CREASE_COS))
-  c->vsmooth = jl_calloc((size_t)m->nnode + 1, 1);
-  for (int v = 0; v < m->nnode; v++) {
+  c->vsmooth = jl_calloc((size_t)geo->nnode + 1, 1);
+  for (int v = 0; v < geo->nnode; v++) {
     int smooth = 1;
     for (int a = c->vf_start[v]; a < c->vf_start[v + 1] && smooth; a++)
       for (int b = c->vf_start[v]; b < c->vf_start[v + 1]; b++) {
@@ -596,7 +596,7 @@ static void rest_creases(JlCollision *c, const JlModel *m) {
     int n = 0;
     for (size_t f = 0; f < nf; f++)
       for (int k = 0; k < 3; k++) {
-        int v = m->face[3 * f + k];
+        int v = geo->face[3 * f + k];
         if (pass == 0) c->cl_start[3 * f + k] = n;
         if (c->vsmooth[v]) continue;
         for (int b = c->vf_start[v]; b < c->vf_start[v + 1]; b++)
@@ -612,16 +612,16 @@ static void rest_creases(JlCollision *c, const JlModel *m) {
   }
 #undef KEEPS
   free(rn);
-  c->vn_stamp = jl_calloc((size_t)m->nnode + 1, sizeof(unsigned));
-  c->vn = jl_calloc(4 * (size_t)m->nnode + 4, sizeof(double));
+  c->vn_stamp = jl_calloc((size_t)geo->nnode + 1, sizeof(unsigned));
+  c->vn = jl_calloc(4 * (size_t)geo->nnode + 4, sizeof(double));
 }
 
 /* area normal and its length of face f, computed once per detection */
-static const double *cached_normal(JlCollision *c, const JlModel *m, const double *x, int f) {
+static const double *cached_normal(JlCollision *c, const JlGeom *geo, const double *x, int f) {
   double *n = c->fn + 4 * f;
   if (c->fn_stamp[f] != c->dstamp) {
     c->fn_stamp[f] = c->dstamp;
-    face_area_normal(m, x, f, n);
+    face_area_normal(geo, x, f, n);
     n[3] = sqrt(jl_vec3_dot(n, n));
   }
   return n;
@@ -629,15 +629,15 @@ static const double *cached_normal(JlCollision *c, const JlModel *m, const doubl
 
 /* unit normal and corner normals of face f (fc + 12 f: nf, then corners
  * 0-2), computed once per detection; 0 for a degenerate face */
-static const double *face_corners(JlCollision *c, const JlModel *m, const double *x, int f) {
+static const double *face_corners(JlCollision *c, const JlGeom *geo, const double *x, int f) {
   double *fc = c->fc + 12 * (size_t)f;
   if (c->fc_stamp[f] == c->dstamp) return fc;
-  const double *cf = cached_normal(c, m, x, f);
+  const double *cf = cached_normal(c, geo, x, f);
   if (!(cf[3] > 0.0) || !isfinite(cf[3])) return NULL;
   double *nf = fc;
   nf[0] = cf[0] / cf[3], nf[1] = cf[1] / cf[3], nf[2] = cf[2] / cf[3];
   for (int k = 0; k < 3; k++) {
-    int v = m->face[3 * f + k];
+    int v = geo->face[3 * f + k];
     double *cn = fc + 3 + 3 * k;
     if (c->vsmooth[v]) {
       /* shared by the node's faces: the area-weighted sum of all of them */
@@ -646,7 +646,7 @@ static const double *face_corners(JlCollision *c, const JlModel *m, const double
         c->vn_stamp[v] = c->dstamp;
         vn[0] = vn[1] = vn[2] = 0.0;
         for (int q = c->vf_start[v]; q < c->vf_start[v + 1]; q++) {
-          const double *ng = cached_normal(c, m, x, c->vf[q]);
+          const double *ng = cached_normal(c, geo, x, c->vf[q]);
           if (ng[3] > 0.0) vn[0] += ng[0], vn[1] += ng[1], vn[2] += ng[2];
         }
         vn[3] = normalize3(vn);
@@ -656,7 +656,7 @@ static const double *face_corners(JlCollision *c, const JlModel *m, const double
     }
     cn[0] = cn[1] = cn[2] = 0.0;
     for (int q = c->cl_start[3 * f + k]; q < c->cl_start[3 * f + k + 1]; q++) {
-      const double *ng = cached_normal(c, m, x, c->cl[q]);
+      const double *ng = cached_normal(c, geo, x, c->cl[q]);
       if (ng[3] > 0.0) cn[0] += ng[0], cn[1] += ng[1], cn[2] += ng[2];
     }
     if (!normalize3(cn)) memcpy(cn, nf, 3 * sizeof(double));
@@ -665,9 +665,9 @@ static const double *face_corners(JlCollision *c, const JlModel *m, const double
   return fc;
 }
 
-static int face_normal(JlCollision *c, const JlModel *m, const double *x, int f, const double bary[3],
+static int face_normal(JlCollision *c, const JlGeom *geo, const double *x, int f, const double bary[3],
                        double n[3]) {
-  const double *fc = face_corners(c, m, x, f);
+  const double *fc = face_corners(c, geo, x, f);
   if (!fc) return 0;
   const double *c0 = fc + 3, *c1 = fc + 6, *c2 = fc + 9;
   n[0] = bary[0] * c0[0] + bary[1] * c1[0] + bary[2] * c2[0];
@@ -677,8 +677,8 @@ static int face_normal(JlCollision *c, const JlModel *m, const double *x, int f,
   return 1;
 }
 
-static void tet_box(const JlModel *m, const double *x, int t, double b[6]) {
-  const int *tn = m->tet + 4 * t;
+static void tet_box(const JlGeom *geo, const double *x, int t, double b[6]) {
+  const int *tn = geo->tet + 4 * t;
   b[0] = b[1] = b[2] = INFINITY;
   b[3] = b[4] = b[5] = -INFINITY;
   for (int k = 0; k < 4; k++)
@@ -700,15 +700,15 @@ static void push_walk(JlCollision *c, int *nw, int t) {
  * hold the group's points, expanding only tets whose box meets ebox; the
  * boundary faces of the walked tets whose box meets ebox go into the face
  * hash, in the cells of their box within ebox. */
-static void gather_faces(JlCollision *c, const JlModel *m, const double *x, int g0, int g1) {
+static void gather_faces(JlCollision *c, const JlGeom *geo, const double *x, int g0, int g1) {
   JlHash *h = &c->faces;
   jl_hash_begin(h);
   /* box of the border edges (inside point to outside neighbour) */
   double eb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
-  for (int i = g0; i < g1 && m->adj; i++) {
+  for (int i = g0; i < g1 && geo->adj; i++) {
     int p = c->contact[i].node;
-    for (int a = m->adj_start[p]; a < m->adj_start[p + 1]; a++) {
-      int n = m->adj[a];
+    for (int a = geo->adj_start[p]; a < geo->adj_start[p + 1]; a++) {
+      int n = geo->adj[a];
       if (c->in_stamp[n] == c->gstamp) continue;
       for (int k = 0; k < 3; k++) {
         double u = x[3 * p + k], v = x[3 * n + k];
@@ -725,7 +725,7 @@ static void gather_faces(JlCollision *c, const JlModel *m, const double *x, int 
   for (int wi = 0; wi < nw; wi++) {
     int t = c->walk[wi];
     double tb[6];
-    tet_box(m, x, t, tb);
+    tet_box(geo, x, t, tb);
     if (!boxes_overlap(tb, eb)) continue;
     for (int k = 0; k < 4; k++) {
       int nb = c->trec[t].link[k];
@@ -736,7 +736,7 @@ static void gather_faces(JlCollision *c, const JlModel *m, const double *x, int 
       int f = -2 - nb;
       if (f < 0 || c->face_stamp[f] == c->wstamp) continue;
       c->face_stamp[f] = c->wstamp;
-      const int *fv = m->face + 3 * f;
+      const int *fv = geo->face + 3 * f;
       double *fb = c->fbox + 6 * f;
       fb[0] = fb[1] = fb[2] = INFINITY;
       fb[3] = fb[4] = fb[5] = -INFINITY;
@@ -765,13 +765,13 @@ static void gather_faces(JlCollision *c, const JlModel *m, const double *x, int 
  * neighbouring points' walks cross the same tets): corner 0 and the rows of
  * the inverse of [v1-v0 v2-v0 v3-v0] times |det|, signed so that the
  * coordinates of points inside are positive. */
-static const TetInv *tet_inv_new(JlCollision *c, const JlModel *m, const double *x, int t) {
+static const TetInv *tet_inv_new(JlCollision *c, const JlGeom *geo, const double *x, int t) {
   TetRec *ts = &c->trec[t];
   grow((void **)&c->tinv, &c->tinv_cap, c->ntinv + 1, sizeof(TetInv));
   TetInv *ti = &c->tinv[c->ntinv];
   ts->stamp = c->dstamp;
   ts->slot = c->ntinv++;
-  const int *tn = m->tet + 4 * t;
+  const int *tn = geo->tet + 4 * t;
   const double *v0 = x + 3 * tn[0], *v1 = x + 3 * tn[1], *v2 = x + 3 * tn[2], *v3 = x + 3 * tn[3];
   double e1[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
   double e2[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
@@ -791,9 +791,9 @@ static const TetInv *tet_inv_new(JlCollision *c, const JlModel *m, const double 
   return ti;
 }
 
-static inline const TetInv *tet_inv(JlCollision *c, const JlModel *m, const double *x, int t) {
+static inline const TetInv *tet_inv(JlCollision *c, const JlGeom *geo, const double *x, int t) {
   const TetRec *ts = &c->trec[t];
-  return ts->stamp == c->dstamp ? &c->tinv[ts->slot] : tet_inv_new(c, m, x, t);
+  return ts->stamp == c->dstamp ? &c->tinv[ts->slot] : tet_inv_new(c, geo, x, t);
 }
 
 /* barycentric coordinates of y in frame ti, times det */
@@ -813,11 +813,11 @@ static void tet_coords(const TetInv *ti, const double *y, double l[4]) {
  * face, -1 when the segment ends inside Q, -2 when the walk cannot decide (a
  * flat tet, a face through p or n, a crossing outside the face by more than
  * rounding, too many steps): the caller then uses the face hash. */
-static int walk_crossing(JlCollision *c, const JlModel *m, const double *x, int t, int p, int n, double *s,
+static int walk_crossing(JlCollision *c, const JlGeom *geo, const double *x, int t, int p, int n, double *s,
                          double bary[3]) {
   const double *a = x + 3 * p, *b = x + 3 * n;
   for (int step = 0; step < 64; step++) {
-    const TetInv *ti = tet_inv(c, m, x, t);
+    const TetInv *ti = tet_inv(c, geo, x, t);
     double det = ti->det;
     if (!(det > 0.0)) return -2;
     double la[4], lb[4];
@@ -840,11 +840,11 @@ static int walk_crossing(JlCollision *c, const JlModel *m, const double *x, int 
     }
     int f = -2 - nb;
     if (f < 0) return -2;
-    const int *fv = m->face + 3 * f;
+    const int *fv = geo->face + 3 * f;
     if (fv[0] == p || fv[1] == p || fv[2] == p || fv[0] == n || fv[1] == n || fv[2] == n) return -2;
     /* the crossing: s on a-b, weights of the face's corners */
     double best = num / den, sc = best > 0.0 ? (best < 1.0 ? best : 1.0) : 0.0, sum = 0.0;
-    const int *tn = m->tet + 4 * t;
+    const int *tn = geo->tet + 4 * t;
     for (int i = 0; i < 3; i++) {
       int k = 0;
       while (k < 4 && tn[k] != fv[i]) k++;
@@ -864,7 +864,7 @@ static int walk_crossing(JlCollision *c, const JlModel *m, const double *x, int 
 
 /* first crossing (smallest s) of segment p-n with the faces gather_faces put
  * in the hash; the face, or -1 */
-static int hash_crossing(JlCollision *c, const JlModel *m, const double *x, int p, int n, double *s_out,
+static int hash_crossing(JlCollision *c, const JlGeom *geo, const double *x, int p, int n, double *s_out,
                          double bary_out[3]) {
   JlHash *h = &c->faces;
   const double *a = x + 3 * p, *b = x + 3 * n;
@@ -887,7 +887,7 @@ static int hash_crossing(JlCollision *c, const JlModel *m, const double *x, int 
           int f = h->item[e];
           if (c->face_mark[f] == c->query) continue;
           c->face_mark[f] = c->query;
-          const int *fv = m->face + 3 * f;
+          const int *fv = geo->face + 3 * f;
           if (!boxes_overlap(c->fbox + 6 * f, sb)) continue;
           if (fv[0] == p || fv[1] == p || fv[2] == p || fv[0] == n || fv[1] == n || fv[2] == n) continue;
           c->stats.segment_tests++;
@@ -907,34 +907,34 @@ static int hash_crossing(JlCollision *c, const JlModel *m, const double *x, int 
 /* First crossing (nearest p) of the border edge p-n with Q's surface: point
  * xi and normal ni. The walk through Q's tets from p's tet t decides almost
  * every edge; the rest use the face hash, gathered once per group. */
-static int edge_crossing(JlCollision *c, const JlModel *m, const double *x, int t, int p, int n, int g0,
+static int edge_crossing(JlCollision *c, const JlGeom *geo, const double *x, int t, int p, int n, int g0,
                          int g1, double xi[3], double ni[3]) {
   double s = 0, bary[3] = {0, 0, 0};
-  int f = walk_crossing(c, m, x, t, p, n, &s, bary);
+  int f = walk_crossing(c, geo, x, t, p, n, &s, bary);
   if (f < 0) {
     if (!c->gathered) {
-      gather_faces(c, m, x, g0, g1);
+      gather_faces(c, geo, x, g0, g1);
       c->gathered = 1;
     }
     c->stats.hashed_edges++;
-    f = hash_crossing(c, m, x, p, n, &s, bary);
+    f = hash_crossing(c, geo, x, p, n, &s, bary);
   }
   if (f < 0) return 0;
   const double *a = x + 3 * p, *b = x + 3 * n;
   for (int d = 0; d < 3; d++) xi[d] = a[d] + s * (b[d] - a[d]);
-  return face_normal(c, m, x, f, bary, ni);
+  return face_normal(c, geo, x, f, bary, ni);
 }
 
 /* Breadth-first propagation from the points of the current layer queue[0..nq)
  * (already assigned, level = lev) to unassigned inside points of the group. */
-static void propagate(JlCollision *c, const JlModel *m, const double *x, int nq, int lev) {
-  if (!m->adj) return;
+static void propagate(JlCollision *c, const JlGeom *geo, const double *x, int nq, int lev) {
+  if (!geo->adj) return;
   while (nq > 0) {
     int nn = 0;
     for (int qi = 0; qi < nq; qi++) {
       int p = c->contact[c->queue[qi]].node;
-      for (int a = m->adj_start[p]; a < m->adj_start[p + 1]; a++) {
-        int n = m->adj[a];
+      for (int a = geo->adj_start[p]; a < geo->adj_start[p + 1]; a++) {
+        int n = geo->adj[a];
         if (c->in_stamp[n] != c->gstamp) continue;
         int idx = c->in_idx[n];
         if (c->level[idx] != -1) continue;
@@ -948,8 +948,8 @@ static void propagate(JlCollision *c, const JlModel *m, const double *x, int nq,
       JlContactPoint *cp = &c->contact[idx];
       const double *xp = x + 3 * cp->node;
       double sw = 0, sd = 0, r[3] = {0, 0, 0};
-      for (int a = m->adj_start[cp->node]; a < m->adj_start[cp->node + 1]; a++) {
-        int n = m->adj[a];
+      for (int a = geo->adj_start[cp->node]; a < geo->adj_start[cp->node + 1]; a++) {
+        int n = geo->adj[a];
         if (c->in_stamp[n] != c->gstamp) continue;
         const JlContactPoint *cq = &c->contact[c->in_idx[n]];
         int ql = c->level[c->in_idx[n]];
@@ -984,13 +984,13 @@ static int near_cmp(const void *pa, const void *pb) {
 }
 
 /* nearest point of Q's surface to p: depth and outward direction */
-static void nearest_surface(JlCollision *c, const JlModel *m, const double *x, int p, int qbody,
+static void nearest_surface(JlCollision *c, const JlGeom *geo, const double *x, int p, int qbody,
                             double *depth, double dir[3]) {
   double best = INFINITY, q[3], bary[3], bq[3] = {0, 0, 0}, bn[3] = {0, 1, 0}, bb[3] = {1, 0, 0};
   int bf = -1;
   const double *xp = x + 3 * p;
   for (int f = c->face_begin[qbody]; f < c->face_begin[qbody] + c->face_count[qbody]; f++) {
-    const int *fv = m->face + 3 * f;
+    const int *fv = geo->face + 3 * f;
     double d2 = jl_closest_point_triangle(xp, x + 3 * fv[0], x + 3 * fv[1], x + 3 * fv[2], q, bary);
     if (d2 < best) {
       best = d2;
@@ -999,7 +999,7 @@ static void nearest_surface(JlCollision *c, const JlModel *m, const double *x, i
       bf = f;
     }
   }
-  if (bf >= 0 && !face_normal(c, m, x, bf, bb, bn)) bn[0] = 0, bn[1] = 1, bn[2] = 0;
+  if (bf >= 0 && !face_normal(c, geo, x, bf, bb, bn)) bn[0] = 0, bn[1] = 1, bn[2] = 0;
   double d[3] = {bq[0] - xp[0], bq[1] - xp[1], bq[2] - xp[2]};
   *depth = sqrt(jl_vec3_dot(d, d));
   if (!normalize3(d)) {
@@ -1017,7 +1017,7 @@ static const JlContactPoint *previous(const JlCollision *c, int node, int qbody)
   return NULL;
 }
 
-static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g0, int g1) {
+static void depth_group(JlCollision *c, const JlGeom *geo, const double *x, int g0, int g1) {
   JlCollisionStats *st = &c->stats;
   int qbody = c->contact[g0].body;
   /* mark the group's inside points */
@@ -1029,8 +1029,8 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
   }
   /* new stamp for the tet walk, face and normal caches */
   if (++c->wstamp == 0) {
-    for (int t = 0; t < m->ntet; t++) c->trec[t].wstamp = 0;
-    memset(c->face_stamp, 0, (size_t)m->nface * sizeof(unsigned));
+    for (int t = 0; t < geo->ntet; t++) c->trec[t].wstamp = 0;
+    memset(c->face_stamp, 0, (size_t)geo->nface * sizeof(unsigned));
     c->wstamp = 1;
   }
   c->gathered = 0;
@@ -1039,8 +1039,8 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
   for (int i = g0; i < g1; i++) {
     int t = c->contact[i].tet;
     PREFETCH(c->trec + t);
-    PREFETCH(m->tet + 4 * (size_t)t);
-    if (m->adj) PREFETCH(m->adj + m->adj_start[c->contact[i].node]);
+    PREFETCH(geo->tet + 4 * (size_t)t);
+    if (geo->adj) PREFETCH(geo->adj + geo->adj_start[c->contact[i].node]);
   }
   /* cloth and rope nodes: depth and direction from Q's own surface (the
    * nearest point), never from their edges, which only run along the rope or
@@ -1048,9 +1048,9 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
    * rope's surface is pushed out, not its mid-line */
   for (int i = g0; i < g1; i++) {
     JlContactPoint *cp = &c->contact[i];
-    const JlBody *pb = &m->body[m->node_body[cp->node]];
+    const JlGeomBody *pb = &geo->body[geo->node_body[cp->node]];
     if (pb->kind == JL_BODY_VOLUME) continue;
-    nearest_surface(c, m, x, cp->node, qbody, &cp->depth, cp->dir);
+    nearest_surface(c, geo, x, cp->node, qbody, &cp->depth, cp->dir);
     cp->depth += pb->radius;
     cp->kind = JL_CONTACT_NEAREST;
     c->level[i] = 0;
@@ -1063,12 +1063,12 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
     int p = cp->node;
     const double *xp = x + 3 * p;
     double sw = 0, sd = 0, r[3] = {0, 0, 0};
-    for (int a = m->adj ? m->adj_start[p] : 0; m->adj && a < m->adj_start[p + 1]; a++) {
-      int n = m->adj[a];
+    for (int a = geo->adj ? geo->adj_start[p] : 0; geo->adj && a < geo->adj_start[p + 1]; a++) {
+      int n = geo->adj[a];
       if (c->in_stamp[n] == c->gstamp) continue;
       st->border_edges++;
       double xi[3] = {0, 0, 0}, ni[3] = {0, 0, 0};
-      if (!edge_crossing(c, m, x, cp->tet, p, n, g0, g1, xi, ni)) continue;
+      if (!edge_crossing(c, geo, x, cp->tet, p, n, g0, g1, xi, ni)) continue;
       double dx[3] = {xi[0] - xp[0], xi[1] - xp[1], xi[2] - xp[2]};
       double d2 = jl_vec3_dot(dx, dx), w = d2 > 0 ? 1.0 / d2 : 1e30;
       sw += w;
@@ -1084,7 +1084,7 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
     }
   }
   /* phase 4: propagation */
-  propagate(c, m, x, nq, 0);
+  propagate(c, geo, x, nq, 0);
   /* unreached points with history: previous direction, current gap of the previous anchor */
   nq = 0;
   if (c->def.use_history) {
@@ -1093,7 +1093,7 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
       JlContactPoint *cp = &c->contact[i];
       const JlContactPoint *pc = previous(c, cp->node, qbody);
       if (!pc) continue;
-      const int *tn = m->tet + 4 * pc->tet;
+      const int *tn = geo->tet + 4 * pc->tet;
       double y[3] = {0, 0, 0};
       for (int k = 0; k < 4; k++)
         for (int a = 0; a < 3; a++) y[a] += pc->w[k] * x[3 * tn[k] + a];
@@ -1105,7 +1105,7 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
       c->level[i] = 0;
       c->queue[nq++] = i;
     }
-    propagate(c, m, x, nq, 0);
+    propagate(c, geo, x, nq, 0);
   }
   /* still unreached: nearest surface point of the closest point per region, then propagate */
   int nr = 0;
@@ -1113,7 +1113,7 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
     if (c->level[i] == -1) {
       double dir[3];
       c->order[nr].idx = i;
-      nearest_surface(c, m, x, c->contact[i].node, qbody, &c->order[nr].d, dir);
+      nearest_surface(c, geo, x, c->contact[i].node, qbody, &c->order[nr].d, dir);
       nr++;
     }
   if (nr > 0) {
@@ -1122,11 +1122,11 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
       int i = c->order[o].idx;
       if (c->level[i] != -1) continue;
       JlContactPoint *cp = &c->contact[i];
-      nearest_surface(c, m, x, cp->node, qbody, &cp->depth, cp->dir);
+      nearest_surface(c, geo, x, cp->node, qbody, &cp->depth, cp->dir);
       cp->kind = JL_CONTACT_NEAREST;
       c->level[i] = 0;
       c->queue[0] = i;
-      propagate(c, m, x, 1, 0);
+      propagate(c, geo, x, 1, 0);
     }
   }
   for (int i = g0; i < g1; i++) {
@@ -1139,8 +1139,8 @@ static void depth_group(JlCollision *c, const JlModel *m, const double *x, int g
   }
 }
 
-int jl_collision_detect(JlCollision *c, const JlModel *m, const double *x) {
-  JL_ASSERT(c && m && x && m->nnode == c->nnode, "jl_collision_detect: collision object was made for another model");
+int jl_collision_detect(JlCollision *c, const JlGeom *geo, const double *x) {
+  JL_ASSERT(c && geo && x && geo->nnode == c->nnode, "jl_collision_detect: collision object was made for another geometry");
   memset(&c->stats, 0, sizeof c->stats);
   /* the previous contacts become the history */
   grow((void **)&c->prev, &c->prev_cap, c->ncontact, sizeof(JlContactPoint));
@@ -1167,16 +1167,16 @@ int jl_collision_detect(JlCollision *c, const JlModel *m, const double *x) {
   }
 
   if (++c->dstamp == 0) {
-    memset(c->fn_stamp, 0, (size_t)m->nface * sizeof(unsigned));
-    memset(c->fc_stamp, 0, (size_t)m->nface * sizeof(unsigned));
-    memset(c->vn_stamp, 0, (size_t)m->nnode * sizeof(unsigned));
-    for (int t = 0; t < m->ntet; t++) c->trec[t].stamp = 0;
+    memset(c->fn_stamp, 0, (size_t)geo->nface * sizeof(unsigned));
+    memset(c->fc_stamp, 0, (size_t)geo->nface * sizeof(unsigned));
+    memset(c->vn_stamp, 0, (size_t)geo->nnode * sizeof(unsigned));
+    for (int t = 0; t < geo->ntet; t++) c->trec[t].stamp = 0;
     c->dstamp = 1;
   }
   c->ntinv = 0;
 
   double t0 = jl_seconds();
-  broad_and_points(c, m, x);
+  broad_and_points(c, geo, x);
   double t1 = jl_seconds();
   c->stats.detect_s = t1 - t0;
   c->stats.penetrating = c->ncontact;
@@ -1194,9 +1194,9 @@ int jl_collision_detect(JlCollision *c, const JlModel *m, const double *x) {
   /* groups of equal (P, Q) */
   int g0 = 0;
   while (g0 < c->ncontact) {
-    int pb = m->node_body[c->contact[g0].node], qb = c->contact[g0].body, g1 = g0 + 1;
-    while (g1 < c->ncontact && m->node_body[c->contact[g1].node] == pb && c->contact[g1].body == qb) g1++;
-    depth_group(c, m, x, g0, g1);
+    int pb = geo->node_body[c->contact[g0].node], qb = c->contact[g0].body, g1 = g0 + 1;
+    while (g1 < c->ncontact && geo->node_body[c->contact[g1].node] == pb && c->contact[g1].body == qb) g1++;
+    depth_group(c, geo, x, g0, g1);
     g0 = g1;
   }
   c->stats.depth_s = jl_seconds() - t1;

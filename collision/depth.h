@@ -31,7 +31,7 @@
 #ifndef JL_COLLISION_DEPTH_H
 #define JL_COLLISION_DEPTH_H
 
-#include "src/model.h"
+#include "collision/geom.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,7 +49,7 @@ typedef struct JlContactPoint {
   int node;      /* penetrating node p of body P (global id) */
   int body;      /* body Q it penetrates */
   int tet;       /* Q's tet containing p (global tet id) */
-  double w[4];   /* barycentric weights of p in that tet, in model->tet order; sum 1 */
+  double w[4];   /* barycentric weights of p in that tet, in geo->tet order; sum 1 */
   double depth;  /* m, >= 0 */
   double dir[3]; /* unit direction of the penalty force on p (out of Q) */
   JlContactKind kind;
@@ -81,12 +81,12 @@ typedef struct JlCollisionStats {
 
 typedef struct JlCollision JlCollision;
 
-/* Sized for model m (which must outlive it). */
-JlCollision *jl_collision_create(const JlModel *m, const JlCollisionDef *def);
+/* Sized for geometry geo (whose arrays must outlive it). */
+JlCollision *jl_collision_create(const JlGeom *geo, const JlCollisionDef *def);
 void jl_collision_destroy(JlCollision *c);
 /* Detects contacts at positions x (nnode x 3); returns their number. The
  * previous call's contacts are the history used for unreached points. */
-int jl_collision_detect(JlCollision *c, const JlModel *m, const double *x);
+int jl_collision_detect(JlCollision *c, const JlGeom *geo, const double *x);
 /* The contacts of the last detection, sorted by (P, Q, node); valid until the next call. */
 const JlContactPoint *jl_collision_contacts(const JlCollision *c, int *n);
 const JlCollisionStats *jl_collision_stats(const JlCollision *c);

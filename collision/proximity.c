@@ -28,38 +28,38 @@ struct JlProximityFinder {
   JlProximity *out;
 };
 
-JlProximityFinder *jl_proximity_create(const JlModel *m) {
+JlProximityFinder *jl_proximity_create(const JlGeom *geo) {
   JlProximityFinder *f = jl_calloc(1, sizeof *f);
-  unsigned char *mark = jl_calloc((size_t)m->nnode + 1, 1);
+  unsigned char *mark = jl_calloc((size_t)geo->nnode + 1, 1);
   double sum = 0.0;
-  for (int k = 0; k < m->nface; k++) {
-    const int *fv = m->face + 3 * k;
+  for (int k = 0; k < geo->nface; k++) {
+    const int *fv = geo->face + 3 * k;
     for (int a = 0; a < 3; a++) {
       mark[fv[a]] = 1;
       double d[3];
-      jl_vec3_sub(m->x0 + 3 * fv[a], m->x0 + 3 * fv[(a + 1) % 3], d);
+      jl_vec3_sub(geo->x0 + 3 * fv[a], geo->x0 + 3 * fv[(a + 1) % 3], d);
       sum += sqrt(jl_vec3_dot(d, d));
     }
   }
-  for (int b = 0; b < m->nbody; b++)
-    if (m->body[b].kind != JL_BODY_VOLUME)
-      for (int i = m->body[b].node_begin; i < m->body[b].node_begin + m->body[b].node_count; i++) mark[i] = 1;
-  f->edge = m->nface > 0 ? sum / (3.0 * m->nface) : 0.0;
-  for (int i = 0; i < m->nnode; i++) f->nbnode += mark[i];
+  for (int b = 0; b < geo->nbody; b++)
+    if (geo->body[b].kind != JL_BODY_VOLUME)
+      for (int i = geo->body[b].node_begin; i < geo->body[b].node_begin + geo->body[b].node_count; i++) mark[i] = 1;
+  f->edge = geo->nface > 0 ? sum / (3.0 * geo->nface) : 0.0;
+  for (int i = 0; i < geo->nnode; i++) f->nbnode += mark[i];
   f->bnode = jl_calloc((size_t)f->nbnode + 1, sizeof(int));
-  for (int i = 0, n = 0; i < m->nnode; i++)
+  for (int i = 0, n = 0; i < geo->nnode; i++)
     if (mark[i]) f->bnode[n++] = i;
   free(mark);
-  f->face_body = jl_calloc((size_t)m->nface + 1, sizeof(int));
-  for (int k = 0; k < m->nface; k++) f->face_body[k] = m->node_body[m->face[3 * k]];
-  f->fbox = jl_calloc(6 * ((size_t)m->nface + 1), sizeof(double));
-  f->face_seen = jl_calloc((size_t)m->nface + 1, sizeof(unsigned));
-  f->bbox = jl_calloc(6 * ((size_t)m->nbody + 1), sizeof(double));
-  f->active = jl_calloc((size_t)m->nbody + 1, 1);
-  f->touched = jl_calloc((size_t)m->nbody + 1, sizeof(int));
-  f->best = jl_calloc((size_t)m->nbody + 1, sizeof(int));
-  for (int b = 0; b < m->nbody; b++) f->best[b] = -1;
-  jl_hash_init(&f->hash, 2 * m->nface + 1024, f->edge > 0.0 ? f->edge : 1.0);
+  f->face_body = jl_calloc((size_t)geo->nface + 1, sizeof(int));
+  for (int k = 0; k < geo->nface; k++) f->face_body[k] = geo->node_body[geo->face[3 * k]];
+  f->fbox = jl_calloc(6 * ((size_t)geo->nface + 1), sizeof(double));
+  f->face_seen = jl_calloc((size_t)geo->nface + 1, sizeof(unsigned));
+  f->bbox = jl_calloc(6 * ((size_t)geo->nbody + 1), sizeof(double));
+  f->active = jl_calloc((size_t)geo->nbody + 1, 1);
+  f->touched = jl_calloc((size_t)geo->nbody + 1, sizeof(int));
+  f->best = jl_calloc((size_t)geo->nbody + 1, sizeof(int));
+  for (int b = 0; b < geo->nbody; b++) f->best[b] = -1;
+  jl_hash_init(&f->hash, 2 * geo->nface + 1024, f->edge > 0.0 ? f->edge : 1.0);
   return f;
 }
 
@@ -72,9 +72,9 @@ void jl_proximity_destroy(JlProximityFinder *f) {
 }
 
 /* node p against face k: the crossing of the face's plane within the step, if on the face */
-static int test_face(const JlModel *m, const double *x, const double *v, double h, double margin, double tol, int p,
+static int test_face(const JlGeom *geo, const double *x, const double *v, double h, double margin, double tol, int p,
                      int k, JlProximity *r) {
-  const int *fv = m->face + 3 * k;
+  const int *fv = geo->face + 3 * k;
   const double *xa = x + 3 * fv[0], *xb = x + 3 * fv[1], *xc = x + 3 * fv[2], *xp = x + 3 * p;
   double e1[3], e2[3], n[3];
   jl_vec3_sub(xb, xa, e1);
@@ -106,7 +106,7 @@ static int test_face(const JlModel *m, const double *x, const double *v, double 
    * nodes too, for now: with them the box on rope_bridge.json's elastic
    * ropes (a chaotic bounce that then creeps sideways) ended off the ropes. */
   int leaving = !(rel_end < margin);
-  if (leaving && (m->body[m->node_body[p]].kind != JL_BODY_CLOTH || !(d0 < margin + (rel_end - d0)))) return 0;
+  if (leaving && (geo->body[geo->node_body[p]].kind != JL_BODY_CLOTH || !(d0 < margin + (rel_end - d0)))) return 0;
   double t = leaving ? 0.0 : (rel_end < d0 ? d0 / (d0 - rel_end) : 1.0);
   if (t > 1.0) t = 1.0;
   /* where p meets the plane, on the face as it is then */
@@ -126,7 +126,7 @@ static int test_face(const JlModel *m, const double *x, const double *v, double 
   double along = jl_vec3_dot(dq, n), off2 = d2 - along * along;
   if (!(off2 <= tol * tol)) return 0;
   r->node = p;
-  r->body = m->node_body[fv[0]];
+  r->body = geo->node_body[fv[0]];
   r->face = k;
   memcpy(r->w, w, sizeof w);
   memcpy(r->n, n, sizeof n);
@@ -135,33 +135,33 @@ static int test_face(const JlModel *m, const double *x, const double *v, double 
   return 1;
 }
 
-int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, const double *v, double h,
+int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
                       const JlProximity **out) {
   f->nout = 0;
   *out = f->out;
-  if (m->nbody < 2 || m->nface == 0 || !(h > 0.0)) return 0;
-  const double *g = m->world.gravity;
+  if (geo->nbody < 2 || geo->nface == 0 || !(h > 0.0)) return 0;
+  const double *g = geo->gravity;
   double margin = h * h * sqrt(jl_vec3_dot(g, g)) + 1e-3 * f->edge + 1e-9, rmax = 0.0;
   /* cloth and rope nodes keep their half-thickness from the faces: they look that much further */
-  for (int b = 0; b < m->nbody; b++)
-    if (m->body[b].radius > rmax) rmax = m->body[b].radius;
+  for (int b = 0; b < geo->nbody; b++)
+    if (geo->body[b].radius > rmax) rmax = geo->body[b].radius;
   double tol = 1e-3 * f->edge + 1e-12;
   /* swept boxes of the bodies' boundaries; bodies whose boxes overlap another's take part */
-  for (int b = 0; b < m->nbody; b++) jl_box_empty(f->bbox + 6 * b);
+  for (int b = 0; b < geo->nbody; b++) jl_box_empty(f->bbox + 6 * b);
   double maxdisp = 0.0;
   for (int j = 0; j < f->nbnode; j++) {
     int i = f->bnode[j];
-    jl_box_add_path(f->bbox + 6 * m->node_body[i], x + 3 * i, v + 3 * i, h);
+    jl_box_add_path(f->bbox + 6 * geo->node_body[i], x + 3 * i, v + 3 * i, h);
     double s = h * sqrt(jl_vec3_dot(v + 3 * i, v + 3 * i));
     if (s > maxdisp) maxdisp = s;
   }
   if (!isfinite(maxdisp)) return 0;
-  for (int b = 0; b < m->nbody; b++)
+  for (int b = 0; b < geo->nbody; b++)
     for (int a = 0; a < 3; a++) f->bbox[6 * b + a] -= margin + rmax, f->bbox[6 * b + 3 + a] += margin + rmax;
   int any = 0;
-  for (int b = 0; b < m->nbody; b++) {
+  for (int b = 0; b < geo->nbody; b++) {
     f->active[b] = 0;
-    for (int c = 0; c < m->nbody; c++)
+    for (int c = 0; c < geo->nbody; c++)
       if (c != b && jl_boxes_overlap(f->bbox + 6 * b, f->bbox + 6 * c)) f->active[b] = 1;
     any |= f->active[b];
   }
@@ -172,23 +172,23 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
   f->hash.cell = cell;
   f->hash.inv_cell = 1.0 / cell;
   jl_hash_begin(&f->hash);
-  for (int k = 0; k < m->nface; k++) {
+  for (int k = 0; k < geo->nface; k++) {
     if (!f->active[f->face_body[k]]) continue;
     double *b = f->fbox + 6 * k;
     jl_box_empty(b);
-    for (int a = 0; a < 3; a++) jl_box_add_path(b, x + 3 * m->face[3 * k + a], v + 3 * m->face[3 * k + a], h);
+    for (int a = 0; a < 3; a++) jl_box_add_path(b, x + 3 * geo->face[3 * k + a], v + 3 * geo->face[3 * k + a], h);
     jl_box_grow(b, margin + rmax);
     jl_hash_insert_box(&f->hash, b, k);
   }
   /* each node's swept path against the faces of other bodies in its cells */
   for (int j = 0; j < f->nbnode; j++) {
-    int p = f->bnode[j], P = m->node_body[p];
+    int p = f->bnode[j], P = geo->node_body[p];
     if (!f->active[P]) continue;
     double nb[6];
     jl_box_empty(nb);
     jl_box_add_path(nb, x + 3 * p, v + 3 * p, h);
     if (++f->seen == 0) {
-      memset(f->face_seen, 0, (size_t)m->nface * sizeof(unsigned));
+      memset(f->face_seen, 0, (size_t)geo->nface * sizeof(unsigned));
       f->seen = 1;
     }
     f->ntouched = 0;
@@ -206,7 +206,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, c
             JlProximity r;
             /* a cloth or rope node stays its radius off the plane: beside a
              * convex crease it then projects just past both faces' edges */
-            if (!test_face(m, x, v, h, margin + m->body[P].radius, tol + m->body[P].radius, p, k, &r)) continue;
+            if (!test_face(geo, x, v, h, margin + geo->body[P].radius, tol + geo->body[P].radius, p, k, &r)) continue;
             int bi = f->best[Q];
             if (bi < 0) {
               if (f->nout == f->cap) {

@@ -23,7 +23,7 @@
 #ifndef JL_COLLISION_PROXIMITY_H
 #define JL_COLLISION_PROXIMITY_H
 
-#include "src/model.h"
+#include "collision/geom.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,7 +32,7 @@ extern "C" {
 typedef struct JlProximity {
   int node;    /* node p (global id) */
   int body;    /* body Q it would meet */
-  int face;    /* Q's boundary face (index into model->face) */
+  int face;    /* Q's boundary face (index into geo->face) */
   double w[3]; /* weights of the predicted meeting point on the face's three nodes (sum 1, each >= 0) */
   double n[3]; /* unit outward normal of the face at the step's start */
   double dist; /* m, n . (x_p - face) at the step's start (>= 0: p in front of the face) */
@@ -41,8 +41,8 @@ typedef struct JlProximity {
 
 typedef struct JlProximityFinder JlProximityFinder;
 
-/* Sized for model m (which must outlive it); NULL-safe destroy. */
-JlProximityFinder *jl_proximity_create(const JlModel *m);
+/* Sized for geometry geo (whose arrays must outlive it); NULL-safe destroy. */
+JlProximityFinder *jl_proximity_create(const JlGeom *geo);
 void jl_proximity_destroy(JlProximityFinder *f);
 
 /* Finds the speculative contacts of the step of length h (s) starting at
@@ -50,7 +50,7 @@ void jl_proximity_destroy(JlProximityFinder *f);
  * until the next call) lists them sorted by (node, body). Nodes already
  * inside a body are not excluded here: the caller keeps its penetration
  * contact for such a pair. */
-int jl_proximity_find(JlProximityFinder *f, const JlModel *m, const double *x, const double *v, double h,
+int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
                       const JlProximity **out);
 
 #ifdef __cplusplus

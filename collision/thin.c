@@ -69,7 +69,7 @@ double jl_closest_segments(const double *p0, const double *p1, const double *q0,
   return jl_vec3_dot(d, d);
 }
 
-static int is_thin(const JlModel *m, int b) { return m->body[b].kind != JL_BODY_VOLUME; }
+static int is_thin(const JlGeom *geo, int b) { return geo->body[b].kind != JL_BODY_VOLUME; }
 
 static int edge_cmp(const void *a, const void *b) {
   const int *p = a, *q = b;
@@ -77,30 +77,30 @@ static int edge_cmp(const void *a, const void *b) {
   return (p[1] > q[1]) - (p[1] < q[1]);
 }
 
-JlThinFinder *jl_thin_create(const JlModel *m) {
+JlThinFinder *jl_thin_create(const JlGeom *geo) {
   /* a cloth or rope with another body to meet, or with itself */
   int any = 0;
-  for (int b = 0; b < m->nbody; b++) any |= is_thin(m, b) && (m->nbody > 1 || m->body[b].self_collision);
+  for (int b = 0; b < geo->nbody; b++) any |= is_thin(geo, b) && (geo->nbody > 1 || geo->body[b].self_collision);
   if (!any) return NULL;
   JlThinFinder *f = jl_calloc(1, sizeof *f);
   /* points */
-  unsigned char *mark = jl_calloc((size_t)m->nnode + 1, 1);
-  for (int k = 0; k < 3 * m->nface; k++) mark[m->face[k]] = 1;
+  unsigned char *mark = jl_calloc((size_t)geo->nnode + 1, 1);
+  for (int k = 0; k < 3 * geo->nface; k++) mark[geo->face[k]] = 1;
   int cap = 0;
-  for (int b = 0; b < m->nbody; b++) {
-    const JlBody *bd = &m->body[b];
-    cap += bd->kind == JL_BODY_VOLUME && bd->embed.nvert > 0 ? bd->embed.nvert : bd->node_count;
+  for (int b = 0; b < geo->nbody; b++) {
+    const JlGeomBody *bd = &geo->body[b];
+    cap += bd->kind == JL_BODY_VOLUME && bd->nembed > 0 ? bd->nembed : bd->node_count;
   }
   f->pt_n = jl_calloc((size_t)cap + 1, sizeof(int));
   f->pt_body = jl_calloc((size_t)cap + 1, sizeof(int));
   f->pt_node = jl_calloc(4 * (size_t)cap + 4, sizeof(int));
   f->pt_w = jl_calloc(4 * (size_t)cap + 4, sizeof(double));
-  for (int b = 0; b < m->nbody; b++) {
-    const JlBody *bd = &m->body[b];
-    if (bd->kind == JL_BODY_VOLUME && bd->embed.nvert > 0) {
-      for (int vtx = 0; vtx < bd->embed.nvert; vtx++) {
-        const int *tn = m->tet + 4 * ((size_t)bd->tet_begin + (size_t)bd->embed.tet[vtx]);
-        const double *w = bd->embed.weight + 4 * (size_t)vtx;
+  for (int b = 0; b < geo->nbody; b++) {
+    const JlGeomBody *bd = &geo->body[b];
+    if (bd->kind == JL_BODY_VOLUME && bd->nembed > 0) {
+      for (int vtx = 0; vtx < bd->nembed; vtx++) {
+        const int *tn = geo->tet + 4 * ((size_t)bd->tet_begin + (size_t)bd->embed_tet[vtx]);
+        const double *w = bd->embed_weight + 4 * (size_t)vtx;
         int j = f->npt++, n = 0;
         for (int k = 0; k < 4; k++)
           if (fabs(w[k]) > 1e-12) f->pt_node[4 * j + n] = tn[k], f->pt_w[4 * j + n] = w[k], n++;
@@ -118,21 +118,21 @@ JlThinFinder *jl_thin_create(const JlModel *m) {
   free(mark);
   /* cloth triangles and edges, rope segments */
   int ntri = 0, nedge_max = 0;
-  for (int b = 0; b < m->nbody; b++) {
-    if (m->body[b].kind == JL_BODY_CLOTH) ntri += m->body[b].surface.ntri;
-    if (is_thin(m, b)) nedge_max += m->body[b].spring_count;
+  for (int b = 0; b < geo->nbody; b++) {
+    if (geo->body[b].kind == JL_BODY_CLOTH) ntri += geo->body[b].ntri;
+    if (is_thin(geo, b)) nedge_max += geo->body[b].spring_count;
   }
   nedge_max += 3 * ntri;
   f->tri = jl_calloc(3 * (size_t)ntri + 1, sizeof(int));
   f->tri_body = jl_calloc((size_t)ntri + 1, sizeof(int));
   int *edges = jl_calloc(2 * (size_t)nedge_max + 2, sizeof(int));
   int ne = 0;
-  for (int b = 0; b < m->nbody; b++) {
-    const JlBody *bd = &m->body[b];
+  for (int b = 0; b < geo->nbody; b++) {
+    const JlGeomBody *bd = &geo->body[b];
     if (bd->kind == JL_BODY_CLOTH) {
-      for (int t = 0; t < bd->surface.ntri; t++) {
+      for (int t = 0; t < bd->ntri; t++) {
         int *tv = f->tri + 3 * f->ntri;
-        for (int a = 0; a < 3; a++) tv[a] = bd->node_begin + bd->surface.tri[3 * t + a];
+        for (int a = 0; a < 3; a++) tv[a] = bd->node_begin + bd->tri[3 * t + a];
         f->tri_body[f->ntri++] = b;
         for (int a = 0; a < 3; a++) {
           int u = tv[a], w = tv[(a + 1) % 3];
@@ -143,8 +143,8 @@ JlThinFinder *jl_thin_create(const JlModel *m) {
       }
     } else if (bd->kind == JL_BODY_ROPE) {
       for (int s = bd->spring_begin; s < bd->spring_begin + bd->spring_count; s++) {
-        if (m->spring_kind && m->spring_kind[s] != JL_SPRING_STRETCH) continue;
-        int u = m->spring_node[2 * s], w = m->spring_node[2 * s + 1];
+        if (geo->spring_kind && geo->spring_kind[s] != JL_SPRING_STRETCH) continue;
+        int u = geo->spring_node[2 * s], w = geo->spring_node[2 * s + 1];
         edges[2 * ne] = u < w ? u : w;
         edges[2 * ne + 1] = u < w ? w : u;
         ne++;
@@ -155,18 +155,18 @@ JlThinFinder *jl_thin_create(const JlModel *m) {
   f->edge = jl_calloc(2 * (size_t)ne + 2, sizeof(int));
   f->edge_body = jl_calloc((size_t)ne + 1, sizeof(int));
   f->edge_rope = jl_calloc((size_t)ne + 1, 1);
-  f->body_len = jl_calloc((size_t)m->nbody + 1, sizeof(double));
-  int *body_ne = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  f->body_len = jl_calloc((size_t)geo->nbody + 1, sizeof(double));
+  int *body_ne = jl_calloc((size_t)geo->nbody + 1, sizeof(int));
   double sum = 0.0;
   for (int k = 0; k < ne; k++) {
     if (k > 0 && edges[2 * k] == edges[2 * k - 2] && edges[2 * k + 1] == edges[2 * k - 1]) continue;
-    int u = edges[2 * k], w = edges[2 * k + 1], b = m->node_body[u];
+    int u = edges[2 * k], w = edges[2 * k + 1], b = geo->node_body[u];
     f->edge[2 * f->nedge] = u;
     f->edge[2 * f->nedge + 1] = w;
     f->edge_body[f->nedge] = b;
-    f->edge_rope[f->nedge] = m->body[b].kind == JL_BODY_ROPE;
+    f->edge_rope[f->nedge] = geo->body[b].kind == JL_BODY_ROPE;
     double d[3];
-    jl_vec3_sub(m->x0 + 3 * u, m->x0 + 3 * w, d);
+    jl_vec3_sub(geo->x0 + 3 * u, geo->x0 + 3 * w, d);
     double len = sqrt(jl_vec3_dot(d, d));
     sum += len;
     f->body_len[b] += len;
@@ -174,16 +174,16 @@ JlThinFinder *jl_thin_create(const JlModel *m) {
     f->nedge++;
   }
   free(edges);
-  for (int b = 0; b < m->nbody; b++)
+  for (int b = 0; b < geo->nbody; b++)
     if (body_ne[b] > 0) f->body_len[b] /= body_ne[b];
   free(body_ne);
   f->edge_len = f->nedge > 0 ? sum / f->nedge : 0.0;
   int nitem = f->ntri + f->nedge;
   f->box = jl_calloc(6 * ((size_t)nitem + 1), sizeof(double));
   f->seen = jl_calloc((size_t)nitem + 1, sizeof(unsigned));
-  f->best = jl_calloc((size_t)m->nbody + 1, sizeof(int));
-  f->touched = jl_calloc((size_t)m->nbody + 1, sizeof(int));
-  for (int b = 0; b < m->nbody; b++) f->best[b] = -1;
+  f->best = jl_calloc((size_t)geo->nbody + 1, sizeof(int));
+  f->touched = jl_calloc((size_t)geo->nbody + 1, sizeof(int));
+  for (int b = 0; b < geo->nbody; b++) f->best[b] = -1;
   jl_hash_init(&f->hash, 2 * nitem + 1024, f->edge_len > 0.0 ? f->edge_len : 1.0);
   return f;
 }
@@ -273,17 +273,17 @@ static void close_primitive(JlThinFinder *f) {
           for (int k = (f)->hash.item[en_], once_ = 1; once_; once_ = 0)                    \
             if ((f)->seen[k] != (f)->stamp && ((f)->seen[k] = (f)->stamp, 1))
 
-int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const double *v, double h,
+int jl_thin_find(JlThinFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
                  const JlThinPair **out) {
   *out = NULL;
   if (!f) return 0;
   f->nout = 0;
   *out = f->out;
   if ((f->ntri == 0 && f->nedge == 0) || !(h > 0.0)) return 0;
-  const double *g = m->world.gravity;
+  const double *g = geo->gravity;
   double margin = h * h * sqrt(jl_vec3_dot(g, g)) + 1e-3 * f->edge_len + 1e-9, rmax = 0.0, maxdisp = 0.0;
-  for (int b = 0; b < m->nbody; b++)
-    if (m->body[b].radius > rmax) rmax = m->body[b].radius;
+  for (int b = 0; b < geo->nbody; b++)
+    if (geo->body[b].radius > rmax) rmax = geo->body[b].radius;
   for (int j = 0; j < f->npt; j++)
     for (int k = 0; k < f->pt_n[j]; k++) {
       const double *vk = v + 3 * f->pt_node[4 * j + k];
@@ -304,7 +304,7 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
     const int *nv = k < f->ntri ? f->tri + 3 * k : f->edge + 2 * (k - f->ntri);
     int nn = k < f->ntri ? 3 : 2, body = k < f->ntri ? f->tri_body[k] : f->edge_body[k - f->ntri];
     for (int a = 0; a < nn; a++) jl_box_add_path(b, x + 3 * nv[a], v + 3 * nv[a], h);
-    jl_box_grow(b, m->body[body].radius + rmax + margin);
+    jl_box_grow(b, geo->body[body].radius + rmax + margin);
     jl_hash_insert_box(&f->hash, b, k);
   }
   /* points against cloth triangles and rope segments */
@@ -333,9 +333,9 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
         int T = f->tri_body[k];
         if (na == 1 && (tv[0] == p || tv[1] == p || tv[2] == p)) continue;
         if (T == P) {
-          if (!m->body[P].self_collision) continue;
+          if (!geo->body[P].self_collision) continue;
           double rq[3], rw[3];
-          if (jl_closest_point_triangle(m->x0 + 3 * p, m->x0 + 3 * tv[0], m->x0 + 3 * tv[1], m->x0 + 3 * tv[2], rq,
+          if (jl_closest_point_triangle(geo->x0 + 3 * p, geo->x0 + 3 * tv[0], geo->x0 + 3 * tv[1], geo->x0 + 3 * tv[2], rq,
                                         rw) < pow(JL_THIN_SELF_EXCLUDE * f->body_len[P], 2))
             continue;
         }
@@ -352,7 +352,7 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
         int e = k - f->ntri, E = f->edge_body[e];
         const int *ev = f->edge + 2 * e;
         /* a rope segment against volume and cloth nodes; ropes meet ropes edge to edge */
-        if (!f->edge_rope[e] || E == P || m->body[P].kind == JL_BODY_ROPE) continue;
+        if (!f->edge_rope[e] || E == P || geo->body[P].kind == JL_BODY_ROPE) continue;
         double s, t;
         jl_closest_segments(xp, xp, x + 3 * ev[0], x + 3 * ev[1], &s, &t);
         c.kind = JL_THIN_POINT_SEGMENT;
@@ -361,7 +361,7 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
         c.node[na] = ev[0], c.coef[na] = -(1.0 - t);
         c.node[na + 1] = ev[1], c.coef[na + 1] = -t;
       }
-      c.radius = m->body[P].radius + m->body[c.body_b].radius;
+      c.radius = geo->body[P].radius + geo->body[c.body_b].radius;
       if (!finish(&c, x, v, h, margin, k < f->ntri ? fallback : NULL)) continue;
       keep(f, c.body_b, &c);
     }
@@ -378,9 +378,9 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
       const int *ebv = f->edge + 2 * o;
       if (ea[0] == ebv[0] || ea[0] == ebv[1] || ea[1] == ebv[0] || ea[1] == ebv[1]) continue;
       if (A == B) {
-        if (!m->body[A].self_collision) continue;
+        if (!geo->body[A].self_collision) continue;
         double rs, rt;
-        if (jl_closest_segments(m->x0 + 3 * ea[0], m->x0 + 3 * ea[1], m->x0 + 3 * ebv[0], m->x0 + 3 * ebv[1], &rs,
+        if (jl_closest_segments(geo->x0 + 3 * ea[0], geo->x0 + 3 * ea[1], geo->x0 + 3 * ebv[0], geo->x0 + 3 * ebv[1], &rs,
                                 &rt) < pow(JL_THIN_SELF_EXCLUDE * f->body_len[A], 2))
           continue;
       }
@@ -397,7 +397,7 @@ int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const doubl
       c.node[1] = ea[1], c.coef[1] = s;
       c.node[2] = ebv[0], c.coef[2] = -(1.0 - t);
       c.node[3] = ebv[1], c.coef[3] = -t;
-      c.radius = m->body[A].radius + m->body[B].radius;
+      c.radius = geo->body[A].radius + geo->body[B].radius;
       double da[3], db[3], fallback[3];
       jl_vec3_sub(x + 3 * ea[1], x + 3 * ea[0], da);
       jl_vec3_sub(x + 3 * ebv[1], x + 3 * ebv[0], db);

@@ -34,7 +34,7 @@
 #ifndef JL_COLLISION_THIN_H
 #define JL_COLLISION_THIN_H
 
-#include "src/model.h"
+#include "collision/geom.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,15 +66,15 @@ typedef struct JlThinPair {
 
 typedef struct JlThinFinder JlThinFinder;
 
-/* NULL when model m has no cloth or rope body that could meet another body
- * or itself (self_collision): nothing to find; m must
- * outlive the finder. NULL-safe destroy. */
-JlThinFinder *jl_thin_create(const JlModel *m);
+/* NULL when geometry geo has no cloth or rope body that could meet another body
+ * or itself (self_collision): nothing to find; geo's arrays
+ * must outlive the finder. NULL-safe destroy. */
+JlThinFinder *jl_thin_create(const JlGeom *geo);
 void jl_thin_destroy(JlThinFinder *f);
 
 /* The pairs of the step of length h (s) from positions x and velocities v
  * (nnode x 3). Returns their number; *out stays valid until the next call. */
-int jl_thin_find(JlThinFinder *f, const JlModel *m, const double *x, const double *v, double h,
+int jl_thin_find(JlThinFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
                  const JlThinPair **out);
 
 /* Closest points of segments p0p1 and q0q1 (Ericson, Real-Time Collision

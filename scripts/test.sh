@@ -9,6 +9,7 @@ sanitize=1
 jobs=$(nproc 2>/dev/null || echo 2)
 
 JELLY_CMAKE_FLAGS="-DJELLY_WERROR=ON" scripts/setup.sh --test-deps --build-dir build
+scripts/check_layers.sh
 echo "== tests (release build)"
 ctest --test-dir build --output-on-failure -j "$jobs"
 

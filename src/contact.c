@@ -559,7 +559,7 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
  * solve switches on only if it closes (JlForce.refine). */
 static void speculative_contacts(ContactElem *ce, const JlModel *m, const double *x, const double *v, double h) {
   const JlProximity *pr;
-  int np = jl_proximity_find(ce->prox, m, x, v, h, &pr), nb = ce->ncontact;
+  int np = jl_proximity_find(ce->prox, jl_model_geom(m), x, v, h, &pr), nb = ce->ncontact;
   if (np == 0) return;
   index_contacts(ce, nb);
   for (int k = 0; k < np; k++)
@@ -574,7 +574,7 @@ static void speculative_contacts(ContactElem *ce, const JlModel *m, const double
  * distance (d0 = radius - dist; < 0: speculative). */
 static void thin_contacts(ContactElem *ce, const JlModel *m, const double *x, const double *v, double h) {
   const JlThinPair *tp;
-  int np = jl_thin_find(ce->thin, m, x, v, h, &tp);
+  int np = jl_thin_find(ce->thin, jl_model_geom(m), x, v, h, &tp);
   for (int k = 0; k < np; k++) {
     const JlThinPair *pr = &tp[k];
     double w[JL_CONTACT_NODES];
@@ -650,7 +650,7 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
   /* soft body against soft body */
   if (ce->col) {
     int n;
-    jl_collision_detect(ce->col, m, x);
+    jl_collision_detect(ce->col, jl_model_geom(m), x);
     const JlContactPoint *cp = jl_collision_contacts(ce->col, &n);
     for (int i = 0; i < n; i++) {
       Contact *ct = push_contact(ce, cp[i].node, 4, m->tet + 4 * cp[i].tet, cp[i].w, cp[i].body, cp[i].dir,
@@ -875,10 +875,10 @@ JlForce *jl_contact_create(const JlModel *m) {
     JlCollisionDef def = jl_default_collision_def();
     def.cell_size = m->world.contact_cell;
     def.self_collision = flags;
-    ce->col = jl_collision_create(m, &def);
+    ce->col = jl_collision_create(jl_model_geom(m), &def);
   }
-  if (m->nbody > 1) ce->prox = jl_proximity_create(m);
-  ce->thin = jl_thin_create(m);
+  if (m->nbody > 1) ce->prox = jl_proximity_create(jl_model_geom(m));
+  ce->thin = jl_thin_create(jl_model_geom(m));
   free(flags);
   ce->knode = jl_calloc((size_t)m->nnode + 1, sizeof(double));
   jl_model_node_stiffness(m, ce->knode);

@@ -128,6 +128,7 @@ void jl_model_free(JlModel *m) {
   free(m->body);
   for (int o = 0; o < m->nobstacle && m->obstacle; o++) jl_obstacle_free(&m->obstacle[o]);
   free(m->obstacle);
+  free(m->geom_body);
   memset(m, 0, sizeof *m);
 }
 
@@ -592,7 +593,46 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
     return r;
   }
   build_node_springs(m);
+  jl_model_sync_geom(m);
   return JL_OK;
+}
+
+/* collision/'s view (collision/geom.h): pointers to the model's heap arrays only,
+ * so moving the JlModel struct by value keeps it valid. */
+void jl_model_sync_geom(JlModel *m) {
+  free(m->geom_body);
+  m->geom_body = jl_calloc((size_t)m->nbody + 1, sizeof(JlGeomBody));
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *s = &m->body[b];
+    JlGeomBody *g = &m->geom_body[b];
+    g->node_begin = s->node_begin, g->node_count = s->node_count;
+    g->spring_begin = s->spring_begin, g->spring_count = s->spring_count;
+    g->tet_begin = s->tet_begin, g->tet_count = s->tet_count;
+    g->kind = s->kind;
+    g->radius = s->radius;
+    g->self_collision = s->self_collision;
+    g->ntri = s->surface.ntri, g->tri = s->surface.tri;
+    g->nembed = s->embed.nvert, g->embed_tet = s->embed.tet, g->embed_weight = s->embed.weight;
+  }
+  JlGeom *g = &m->geom;
+  g->nnode = m->nnode, g->x0 = m->x0, g->node_body = m->node_body;
+  g->ntet = m->ntet, g->tet = m->tet;
+  g->nface = m->nface, g->face = m->face;
+  g->adj_start = m->adj_start, g->adj = m->adj;
+  g->nspring = m->nspring, g->spring_node = m->spring_node, g->spring_rest = m->spring_rest;
+  g->spring_kind = m->spring_kind;
+  memcpy(g->gravity, m->world.gravity, sizeof g->gravity);
+  g->nbody = m->nbody, g->body = m->geom_body;
+}
+
+const JlGeom *jl_model_geom(const JlModel *m) {
+  const JlGeom *g = &m->geom;
+  JL_ASSERT(g->nnode == m->nnode && g->x0 == m->x0 && g->node_body == m->node_body && g->ntet == m->ntet &&
+                g->tet == m->tet && g->nface == m->nface && g->face == m->face && g->adj == m->adj &&
+                g->nspring == m->nspring && g->spring_node == m->spring_node && g->nbody == m->nbody &&
+                g->body == m->geom_body && memcmp(g->gravity, m->world.gravity, sizeof g->gravity) == 0,
+            "jl_model_geom: the model changed after its geometry view was filled: call jl_model_sync_geom");
+  return g;
 }
 
 void jl_model_node_stiffness(const JlModel *m, double *out) {

@@ -8,6 +8,7 @@
 #ifndef JL_SRC_MODEL_H
 #define JL_SRC_MODEL_H
 
+#include "collision/geom.h"
 #include "collision/obstacle.h"
 #include "mesh/embed.h"
 
@@ -17,15 +18,8 @@ extern "C" {
 
 #define JL_NAME_MAX 64
 
-/* What a body is made of (scene "kind"; docs/scenes.md). Cloth and rope
- * bodies have no tets: their render surface is their nodes themselves
- * (src/model_cloth.h). */
-typedef enum JlBodyKind {
-  JL_BODY_VOLUME, /* tet mesh, surface embedded barycentrically */
-  JL_BODY_CLOTH,  /* triangle sheet: nodes = surface vertices */
-  JL_BODY_ROPE,   /* chain of nodes: a rope or hair strand, drawn as a thick line */
-  JL_BODY_KIND_COUNT
-} JlBodyKind;
+/* JlBodyKind (what a body is made of: volume, cloth, rope) is in collision/geom.h, which
+ * collision/ reads without the engine. */
 
 /* Per-body material and initial conditions (scene "bodies" entries). */
 typedef struct JlBodyDef {
@@ -137,6 +131,13 @@ typedef struct JlModel {
   JlWorldDef world;      /* world.obstacle points at model->obstacle */
   int nobstacle;
   JlObstacle *obstacle;  /* nobstacle, owned (hull points too) */
+
+  /* collision/'s view of this model (collision/geom.h), filled by jl_model_sync_geom at the end of
+   * every build; read it through jl_model_geom. Its pointers go only to the heap arrays above and to
+   * geom_body, never into this struct, so the view stays valid when the model is moved or copied by
+   * value (JlWorld holds its model by value). */
+  JlGeom geom;
+  JlGeomBody *geom_body; /* nbody, owned: the JlGeomBody of each body */
 } JlModel;
 
 /* Builds the model from nbody tet meshes, their render surfaces and defs.
@@ -146,6 +147,16 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
                         const JlSurface *surfaces, const JlBodyDef *defs,
                         const JlWorldDef *world, char *err, size_t errsz);
 void jl_model_free(JlModel *m);
+
+/* (Re)fills m->geom and m->geom_body from the model's arrays and bodies. The builders
+ * (jl_model_build, jl_model_build_cloth, jl_model_concat) call it; code that builds a
+ * JlModel by hand or replaces one of its arrays calls it afterwards. */
+void jl_model_sync_geom(JlModel *m);
+
+/* The model's geometry for collision/ (collision/geom.h). Asserts that the view still
+ * matches the model (sizes, arrays, gravity), i.e. that nobody changed the model after
+ * jl_model_sync_geom. */
+const JlGeom *jl_model_geom(const JlModel *m);
 
 /* out (nnode, N/m) = summed stiffness of each node's springs: what a contact
  * or the ground adds (x spring_scale) to its per-kg penalty stiffness. */

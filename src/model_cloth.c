@@ -226,6 +226,7 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
   m->tet_kvol = jl_calloc(1, sizeof(double));
   m->tet_kbar = jl_calloc(1, sizeof(double));
   build_csr(m);
+  jl_model_sync_geom(m);
   return JL_OK;
 }
 
@@ -306,5 +307,6 @@ JlResult jl_model_concat(JlModel *dst, int nmodel, const JlModel *parts, char *e
     n0 += q->nnode, s0 += q->nspring, t0 += q->ntet, f0 += q->nface, b0 += q->nbody;
   }
   build_csr(m);
+  jl_model_sync_geom(m);
   return JL_OK;
 }

@@ -49,9 +49,9 @@ int jl_initial_overlaps(const JlModel *m, const double *x, JlOverlap *out, int m
   if (m->nbody > 1) {
     JlCollisionDef def = jl_default_collision_def();
     def.cell_size = m->world.contact_cell;
-    JlCollision *col = jl_collision_create(m, &def);
+    JlCollision *col = jl_collision_create(jl_model_geom(m), &def);
     int n;
-    jl_collision_detect(col, m, x);
+    jl_collision_detect(col, jl_model_geom(m), x);
     const JlContactPoint *cp = jl_collision_contacts(col, &n);
     for (int i = 0; i < n; i++) {
       int p = m->node_body[cp[i].node], q = cp[i].body;

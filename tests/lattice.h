@@ -110,6 +110,7 @@ static inline void spring_model(JlModel *m, const char *name, int nnode, const d
   for (int i = 0; i < nnode; i++) m->body[0].mass += mass[i];
   m->world = jl_default_world_def();
   m->world.gravity[1] = 0.0;
+  jl_model_sync_geom(m); /* collision/'s view of the hand-built model (src/model.h) */
 }
 
 /* One lattice body [lo, hi] with nx x ny x nz cubes built through

@@ -148,8 +148,8 @@ static void test_hash_matches_brute_force(void) {
     for (int ci = 0; ci < 3; ci++) {
       JlCollisionDef def = jl_default_collision_def();
       def.cell_size = cells[ci];
-      JlCollision *c = jl_collision_create(&m, &def);
-      int n = jl_collision_detect(c, &m, x);
+      JlCollision *c = jl_collision_create(jl_model_geom(&m), &def);
+      int n = jl_collision_detect(c, jl_model_geom(&m), x);
       const JlContactPoint *cp = jl_collision_contacts(c, &n);
       memset(seen, 0, (size_t)m.nnode * 3);
       int dup = 0, wrong = 0;
@@ -460,7 +460,7 @@ static void test_consistent_through_thin_slab(void) {
   JlModel m;
   ENSURE(boxes_model(&m, 2, s, &wd) == JL_OK);
   JlCollisionDef def = jl_default_collision_def();
-  JlCollision *c = jl_collision_create(&m, &def);
+  JlCollision *c = jl_collision_create(jl_model_geom(&m), &def);
   int n3 = 3 * m.nnode;
   double *x = jl_calloc((size_t)n3, sizeof(double));
   memcpy(x, m.x0, (size_t)n3 * sizeof(double));
@@ -472,7 +472,7 @@ static void test_consistent_through_thin_slab(void) {
       if (m.node_body[i] == 1) x[3 * i + 1] -= 0.005;
     centre -= 0.005;
     steps++;
-    int n = jl_collision_detect(c, &m, x);
+    int n = jl_collision_detect(c, jl_model_geom(&m), x);
     const JlContactPoint *cp = jl_collision_contacts(c, &n);
     border_seen += jl_collision_stats(c)->border;
     for (int i = 0; i < n; i++)
@@ -500,8 +500,8 @@ static void test_consistent_through_thin_slab(void) {
   /* without history (the paper's method + nearest-surface fallback) the same state is handled by the fallback */
   JlCollisionDef nh = jl_default_collision_def();
   nh.use_history = 0;
-  JlCollision *c2 = jl_collision_create(&m, &nh);
-  jl_collision_detect(c2, &m, x);
+  JlCollision *c2 = jl_collision_create(jl_model_geom(&m), &nh);
+  jl_collision_detect(c2, jl_model_geom(&m), x);
   ENSURE(jl_collision_stats(c2)->nearest >= 1);
   ENSURE(jl_collision_stats(c2)->border == 0);
   const JlContactPoint *cp2 = jl_collision_contacts(c2, &n);
@@ -547,8 +547,8 @@ static void test_crease_normals_at_rim(void) {
   JlModel m;
   ENSURE(boxes_model(&m, 2, s, &wd) == JL_OK);
   JlCollisionDef def = jl_default_collision_def();
-  JlCollision *c = jl_collision_create(&m, &def);
-  int n = jl_collision_detect(c, &m, m.x0);
+  JlCollision *c = jl_collision_create(jl_model_geom(&m), &def);
+  int n = jl_collision_detect(c, jl_model_geom(&m), m.x0);
   const JlContactPoint *cp = jl_collision_contacts(c, &n);
   int inside = 0;
   double worst = 0;

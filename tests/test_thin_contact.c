@@ -124,10 +124,10 @@ static void test_thin_jacobian_fd(void) {
   }
   /* every kind of pair was found */
   const JlThinPair *tp;
-  JlThinFinder *tf = jl_thin_create(m);
+  JlThinFinder *tf = jl_thin_create(jl_model_geom(m));
   memcpy(x, m->x0, (size_t)n3 * sizeof(double));
   memset(v, 0, (size_t)n3 * sizeof(double));
-  int np = jl_thin_find(tf, m, x, v, 1.0 / 60.0, &tp), kinds[4] = {0, 0, 0, 0};
+  int np = jl_thin_find(tf, jl_model_geom(m), x, v, 1.0 / 60.0, &tp), kinds[4] = {0, 0, 0, 0};
   for (int k = 0; k < np; k++) kinds[tp[k].kind]++;
   printf("  pairs: %d point-triangle, %d point-segment, %d edge-edge\n", kinds[1], kinds[2], kinds[3]);
   ENSURE(kinds[JL_THIN_POINT_TRIANGLE] > 0 && kinds[JL_THIN_POINT_SEGMENT] > 0 && kinds[JL_THIN_EDGE_EDGE] > 0);
