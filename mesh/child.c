@@ -9,8 +9,8 @@
  * SIGKILLs the child when either is exceeded. SIGKILL also ends a stopped
  * (SIGSTOP) child, so nothing can block the parent past the deadline.
  *
- * AddressSanitizer reserves terabytes of shadow address space, so under ASan
- * RLIMIT_AS is not set; the resident-memory watch (which the parent always
+ * AddressSanitizer and ThreadSanitizer reserve terabytes of shadow address
+ * space, so under either RLIMIT_AS is not set (JL_ASAN); the resident-memory watch (which the parent always
  * runs) and the deadline are the limits then. The watch alone would let a
  * child touch memory faster than the 25 ms slices for a moment; RLIMIT_AS in
  * normal builds makes the limit exact. */
@@ -32,10 +32,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define JL_ASAN 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define JL_ASAN 1
 #endif
 #endif
@@ -43,21 +43,32 @@
 #define JL_ASAN 0
 #endif
 
-static JlMeshLimits g_limits = {60.0, 8192.0, 1024.0};
+/* The process-wide limits (child.h), one atomic per field: a program
+ * setting (the --mesh-* flags) that threads loading meshes at the same time
+ * read while nobody writes. Atomics make those reads race-free without a
+ * lock, which a child forked while another thread held it could never take.
+ * A load that runs while the limits are being set may see some fields old and
+ * some new; each value is one that was set. */
+static _Atomic double g_timeout = 60.0, g_memory_mb = 8192.0, g_file_mb = 1024.0;
 
 JlMeshLimits jl_default_mesh_limits(void) {
   JlMeshLimits l = {60.0, 8192.0, 1024.0};
   return l;
 }
 
-JlMeshLimits jl_mesh_limits(void) { return g_limits; }
+JlMeshLimits jl_mesh_limits(void) {
+  JlMeshLimits l = {g_timeout, g_memory_mb, g_file_mb};
+  return l;
+}
 
 void jl_mesh_set_limits(const JlMeshLimits *limits) {
   JL_ASSERT(limits, "jl_mesh_set_limits needs limits (start from jl_default_mesh_limits)");
   JL_ASSERT(isfinite(limits->timeout) && limits->timeout > 0 && isfinite(limits->memory_mb) &&
                 limits->memory_mb > 0 && isfinite(limits->file_mb) && limits->file_mb > 0,
             "mesh limits must be finite and > 0");
-  g_limits = *limits;
+  g_timeout = limits->timeout;
+  g_memory_mb = limits->memory_mb;
+  g_file_mb = limits->file_mb;
 }
 
 int jl_child_write(int fd, const void *buf, size_t n) {
@@ -104,7 +115,7 @@ int jl_child_start(JlChild *c, const char *what, JlChildFn fn, void *ctx) {
   c->pid = -1;
   c->fd = -1;
   c->what = what;
-  c->limits = g_limits;
+  c->limits = jl_mesh_limits();
   int fd[2];
   if (pipe(fd) != 0) return -1;
   fflush(stdout);

@@ -21,8 +21,9 @@ extern "C" {
 #endif
 
 /* Process-wide limits of every mesh import and TetGen run. Set once at
- * start-up (the `jelly` flags --mesh-timeout, --mesh-memory, --mesh-max-file);
- * not thread-safe against concurrent loads. */
+ * start-up (the `jelly` flags --mesh-timeout, --mesh-memory, --mesh-max-file).
+ * Reading and setting them is thread-safe (atomics); a load running while
+ * they are set may see a mix of old and new fields. */
 typedef struct JlMeshLimits {
   double timeout;   /* s, wall clock of one importer or TetGen child, also its CPU-time limit;
                        > 0. default 60 */

@@ -11,11 +11,15 @@
 
 /* exit code of a guarded child process (mesh/child.c) when an allocation
  * fails; 0 in the parent, which prints a message and exits with
- * JL_ERR_SYSTEM (the system refused the memory; the exit-code contract) */
-static int g_nomem_exit;
+ * JL_ERR_SYSTEM (the system refused the memory; the exit-code contract).
+ * Process-wide, not per thread: it belongs to the process (a forked child
+ * sets it for itself), and any thread's failed allocation ends that process.
+ * Atomic so that threads allocating while it is set do not race. */
+static _Atomic int g_nomem_exit;
 
 static void out_of_memory(size_t count, size_t size) {
-  if (g_nomem_exit) _exit(g_nomem_exit);
+  int code = g_nomem_exit;
+  if (code) _exit(code);
   fflush(stdout);
   fprintf(stderr, "jelly: out of memory: the system refused %.4g MB (%zu x %zu bytes)\n",
           (double)count * (double)size / 1e6, count, size);

@@ -313,13 +313,11 @@ static int gather_scene(Soup *soup, const struct aiScene *sc, const char *path, 
 
 /* ---- exact weld ------------------------------------------------------------ */
 
-static const double *g_sort_pos; /* qsort has no context argument in C11 */
-
-/* Total order on corners: by x, y, z (NaN after everything), then by index,
- * so equal positions form runs headed by their lowest corner. */
-static int cmp_corner(const void *pa, const void *pb) {
-  int a = *(const int *)pa, b = *(const int *)pb;
-  const double *x = g_sort_pos + 3 * (size_t)a, *y = g_sort_pos + 3 * (size_t)b;
+/* Total order on corners a and b of positions pos: by x, y, z (NaN after
+ * everything), then by index, so equal positions form runs headed by their
+ * lowest corner. A total order: any correct sort gives the same result. */
+static int cmp_corner(const double *pos, int a, int b) {
+  const double *x = pos + 3 * (size_t)a, *y = pos + 3 * (size_t)b;
   for (int k = 0; k < 3; k++) {
     int nx = isnan(x[k]), ny = isnan(y[k]);
     if (nx != ny) return nx - ny;
@@ -327,6 +325,28 @@ static int cmp_corner(const void *pa, const void *pb) {
     if (!nx && x[k] > y[k]) return 1;
   }
   return (a > b) - (a < b);
+}
+
+/* Sorts the corner ids order[0 .. n) by cmp_corner: a bottom-up merge sort
+ * with tmp (n ints) as scratch. Not qsort, because qsort's comparator has no
+ * context argument in C11 and a file-level positions pointer would be a data
+ * race between threads loading meshes; glibc's qsort takes the same n ints of
+ * scratch for its own merge sort. */
+static void sort_corners(const double *pos, int *order, int *tmp, int n) {
+  int *src = order, *dst = tmp;
+  size_t nn = (size_t)n;
+  for (size_t w = 1; w < nn; w *= 2) {
+    for (size_t lo = 0; lo < nn; lo += 2 * w) {
+      size_t mid = lo + w < nn ? lo + w : nn, hi = lo + 2 * w < nn ? lo + 2 * w : nn;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = cmp_corner(pos, src[j], src[i]) < 0 ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    int *t = src;
+    src = dst, dst = t;
+  }
+  if (src != order) memcpy(order, src, nn * sizeof(int));
 }
 
 /* Equal positions; non-finite ones only when bitwise identical (so the one
@@ -345,9 +365,9 @@ static void weld_exact(const Soup *soup, JlSurface *out) {
   int *rep = jl_calloc((size_t)nc, sizeof(int));
   int *id = jl_calloc((size_t)nc, sizeof(int));
   for (int i = 0; i < nc; i++) order[i] = i;
-  g_sort_pos = soup->pos;
-  qsort(order, (size_t)nc, sizeof(int), cmp_corner);
-  g_sort_pos = NULL;
+  int *tmp = jl_calloc((size_t)nc, sizeof(int));
+  sort_corners(soup->pos, order, tmp, nc);
+  free(tmp);
   for (int i = 0; i < nc; i++) {
     int c = order[i];
     int head = (i > 0 && same_pos(soup->pos + 3 * (size_t)order[i - 1], soup->pos + 3 * (size_t)c))

@@ -494,13 +494,20 @@ typedef struct CompInfo {
   int count;
 } CompInfo;
 
-static int cmp_comp_by_volume(const void *pa, const void *pb, const CompInfo *info) {
-  double a = fabs(info[*(const int *)pa].vol), b = fabs(info[*(const int *)pb].vol);
-  if (a != b) return a > b ? -1 : 1;
-  return (*(const int *)pa > *(const int *)pb) - (*(const int *)pa < *(const int *)pb);
+/* A component's place in the order: its unsigned volume travels with its
+ * index so the comparator needs no context (qsort has no context argument in
+ * C11, and a file-level pointer would be a data race between threads). */
+typedef struct CompKey {
+  double absvol;
+  int index;
+} CompKey;
+
+/* larger volume first, then lower index: a total order */
+static int cmp_comp(const void *pa, const void *pb) {
+  const CompKey *a = pa, *b = pb;
+  if (a->absvol != b->absvol) return a->absvol > b->absvol ? -1 : 1;
+  return (a->index > b->index) - (a->index < b->index);
 }
-static const CompInfo *g_comp_info; /* qsort context */
-static int cmp_comp(const void *pa, const void *pb) { return cmp_comp_by_volume(pa, pb, g_comp_info); }
 
 static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const double center[3],
                             JlMeshReport *r) {
@@ -515,7 +522,6 @@ static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const doub
   /* signed volume and box of each component, around the mesh centre */
   for (int c = 0; c < ncomp; c++) {
     CompInfo *ci = &info[c];
-    order[c] = c;
     for (int i = 0; i < ci->count; i++) {
       const int *f = s->tri + 3 * bytri[ci->first + i];
       double a[3], b[3], d[3], n[3];
@@ -533,9 +539,11 @@ static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const doub
     }
   }
   /* largest first: a component can only lie inside a larger one */
-  g_comp_info = info;
-  qsort(order, (size_t)ncomp, sizeof(int), cmp_comp);
-  g_comp_info = NULL;
+  CompKey *key = jl_calloc((size_t)ncomp + 1, sizeof(CompKey));
+  for (int c = 0; c < ncomp; c++) key[c].absvol = fabs(info[c].vol), key[c].index = c;
+  qsort(key, (size_t)ncomp, sizeof(CompKey), cmp_comp);
+  for (int c = 0; c < ncomp; c++) order[c] = key[c].index;
+  free(key);
   int nflip = 0, first_flip = -1;
   double first_vol = 0.0;
   for (int oi = 0; oi < ncomp; oi++) {

@@ -17,22 +17,21 @@
 
 /* ---- checksums ----------------------------------------------------------------- */
 
-static unsigned long crc_table[256];
-static int crc_ready;
-
-static void crc_init(void) {
-  for (unsigned long n = 0; n < 256; n++) {
-    unsigned long c = n;
-    for (int k = 0; k < 8; k++) c = (c & 1) ? 0xedb88320UL ^ (c >> 1) : c >> 1;
-    crc_table[n] = c;
-  }
-  crc_ready = 1;
-}
+/* CRC-32 (PNG spec, annex D) four bits at a time: the 16-entry table is a
+ * constant, where the spec's 256-entry one filled on first use was shared
+ * mutable state that two threads writing PNGs would race on. Entry n is n
+ * run through four steps of the reflected polynomial 0xedb88320. */
+static const unsigned long crc_nibble[16] = {
+    0x00000000UL, 0x1db71064UL, 0x3b6e20c8UL, 0x26d930acUL, 0x76dc4190UL, 0x6b6b51f4UL,
+    0x4db26158UL, 0x5005713cUL, 0xedb88320UL, 0xf00f9344UL, 0xd6d6a3e8UL, 0xcb61b38cUL,
+    0x9b64c2b0UL, 0x86d3d2d4UL, 0xa00ae278UL, 0xbdbdf21cUL};
 
 static unsigned long crc_update(unsigned long crc, const unsigned char *p, size_t n) {
-  if (!crc_ready) crc_init();
   unsigned long c = crc ^ 0xffffffffUL;
-  for (size_t i = 0; i < n; i++) c = crc_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+  for (size_t i = 0; i < n; i++) {
+    c = crc_nibble[(c ^ p[i]) & 0xf] ^ (c >> 4);
+    c = crc_nibble[(c ^ (p[i] >> 4)) & 0xf] ^ (c >> 4);
+  }
   return c ^ 0xffffffffUL;
 }
 

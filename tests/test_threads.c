@@ -1,0 +1,150 @@
+/* mesh/ and render/png.c on several threads at once (issue 13, "Jelly as a
+ * library"): two threads each load, validate and tetrahedralize a different
+ * shipped mesh, over and over, while the main thread reads and sets the mesh
+ * limits, and each result must equal the single-threaded one bit for bit;
+ * two threads write PNGs at once and each file must equal the one written
+ * alone. Run it under ThreadSanitizer (a build with
+ * -DCMAKE_C_FLAGS=-fsanitize=thread) to see the races, not only their
+ * results: the welding sort's positions pointer (mesh/surface.c), the mesh
+ * limits (mesh/child.c), the out-of-memory exit code (mesh/common.c) and the
+ * PNG checksum table (render/png.c) were shared globals before. POSIX
+ * threads, not C11's <threads.h>: ThreadSanitizer does not see threads that
+ * thrd_create starts (they crash under it); since glibc 2.34 pthreads are in
+ * libc, so no link flag is needed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "mesh/child.h"
+#include "mesh/surface.h"
+#include "mesh/tetmesh.h"
+#include "render/render.h"
+#include "tests/harness.h"
+
+/* What one load gives: the welded surface, its findings, its tets. */
+typedef struct Loaded {
+  JlResult r;
+  char err[512];
+  JlSurface s;
+  int nfinding, ok;
+  JlTetMesh t;
+} Loaded;
+
+static void load(const char *path, Loaded *out) {
+  memset(out, 0, sizeof *out);
+  out->r = jl_surface_load(path, &out->s, out->err, sizeof out->err);
+  if (out->r != JL_OK) return;
+  JlMeshReport rep;
+  jl_surface_validate(&out->s, path, &rep);
+  out->nfinding = rep.nfinding, out->ok = rep.ok;
+  if (!rep.ok) return;
+  JlTetgenDef def = jl_default_tetgen_def();
+  out->r = jl_tetgen_build(&out->s, &def, &out->t, out->err, sizeof out->err);
+}
+
+static void loaded_free(Loaded *l) {
+  jl_surface_free(&l->s);
+  if (l->r == JL_OK && l->ok) jl_tetmesh_free(&l->t);
+}
+
+/* bitwise equal: same vertices, triangles, findings, nodes and tets */
+static int same(const Loaded *a, const Loaded *b) {
+  if (a->r != b->r || strcmp(a->err, b->err) != 0) return 0;
+  if (a->s.nvert != b->s.nvert || a->s.ntri != b->s.ntri || a->nfinding != b->nfinding || a->ok != b->ok) return 0;
+  if (memcmp(a->s.vert, b->s.vert, 3 * (size_t)a->s.nvert * sizeof(double)) != 0) return 0;
+  if (memcmp(a->s.tri, b->s.tri, 3 * (size_t)a->s.ntri * sizeof(int)) != 0) return 0;
+  if (a->r != JL_OK || !a->ok) return 1;
+  if (a->t.nnode != b->t.nnode || a->t.ntet != b->t.ntet || a->t.nface != b->t.nface) return 0;
+  return memcmp(a->t.node, b->t.node, 3 * (size_t)a->t.nnode * sizeof(double)) == 0 &&
+         memcmp(a->t.tet, b->t.tet, 4 * (size_t)a->t.ntet * sizeof(int)) == 0;
+}
+
+typedef struct Job {
+  const char *path;
+  const Loaded *expect;
+  int rounds;
+  int mismatches;
+} Job;
+
+static void *load_job(void *arg) {
+  Job *j = arg;
+  for (int k = 0; k < j->rounds; k++) {
+    Loaded l;
+    load(j->path, &l);
+    j->mismatches += !same(&l, j->expect);
+    loaded_free(&l);
+  }
+  return NULL;
+}
+
+static int rounds(void) { return getenv("JL_TEST_QUICK") ? 3 : 8; }
+
+static void test_two_meshes_at_once(void) {
+  const char *paths[2] = {JL_MODELS_DIR "/icosphere_320.obj", JL_MODELS_DIR "/torus.obj"};
+  Loaded expect[2];
+  for (int i = 0; i < 2; i++) {
+    load(paths[i], &expect[i]);
+    ENSURE_MSG(expect[i].r == JL_OK && expect[i].ok && expect[i].t.ntet > 0, "%s: %s", paths[i], expect[i].err);
+  }
+  Job job[2] = {{paths[0], &expect[0], rounds(), 0}, {paths[1], &expect[1], rounds(), 0}};
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) ENSURE(pthread_create(&th[i], NULL, load_job, &job[i]) == 0);
+  /* the program's setter and getter, meanwhile: the same values, so the loads' results cannot change */
+  JlMeshLimits lim = jl_mesh_limits();
+  for (int k = 0; k < 200; k++) {
+    jl_mesh_set_limits(&lim);
+    lim = jl_mesh_limits();
+  }
+  for (int i = 0; i < 2; i++) ENSURE(pthread_join(th[i], NULL) == 0);
+  for (int i = 0; i < 2; i++) {
+    ENSURE_MSG(job[i].mismatches == 0, "%s: %d of %d threaded loads differ from the single-threaded one",
+               paths[i], job[i].mismatches, job[i].rounds);
+    loaded_free(&expect[i]);
+  }
+}
+
+/* ---- PNG ------------------------------------------------------------------------ */
+
+typedef struct PngJob {
+  char path[600];
+  int seed;
+  JlResult r;
+} PngJob;
+
+#define PNG_W 64
+#define PNG_H 48
+
+static void *png_job(void *arg) {
+  PngJob *j = arg;
+  unsigned char rgb[PNG_W * PNG_H * 3];
+  for (int i = 0; i < PNG_W * PNG_H * 3; i++) rgb[i] = (unsigned char)((i * 7 + j->seed * 31) & 0xff);
+  char err[256];
+  j->r = jl_png_write(j->path, PNG_W, PNG_H, rgb, err, sizeof err);
+  return NULL;
+}
+
+static void test_png_at_once(void) {
+  const char *dir = jl_test_tmpdir("threads_png");
+  PngJob job[4];
+  for (int i = 0; i < 4; i++) {
+    snprintf(job[i].path, sizeof job[i].path, "%s/%s%d.png", dir, i < 2 ? "together" : "alone", i % 2);
+    job[i].seed = i % 2;
+  }
+  /* two at once (the first calls in this process: the checksum table is filled by one of them) */
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) ENSURE(pthread_create(&th[i], NULL, png_job, &job[i]) == 0);
+  for (int i = 0; i < 2; i++) ENSURE(pthread_join(th[i], NULL) == 0);
+  for (int i = 2; i < 4; i++) png_job(&job[i]);
+  for (int i = 0; i < 2; i++) {
+    ENSURE(job[i].r == JL_OK && job[i + 2].r == JL_OK);
+    size_t na = 0, nb = 0;
+    char *a = jl_test_read_file(job[i].path, &na), *b = jl_test_read_file(job[i + 2].path, &nb);
+    int eq = a && b && na == nb && memcmp(a, b, na) == 0;
+    free(a);
+    free(b);
+    ENSURE_MSG(eq, "%s differs from %s", job[i].path, job[i + 2].path);
+  }
+}
+
+JL_TEST_MAIN({"png_at_once", test_png_at_once}, {"two_meshes_at_once", test_two_meshes_at_once})
