@@ -25,20 +25,10 @@
  *      the generalized winding number (Van Oosterom & Strackee 1983 solid
  *      angles) of one of its vertices w.r.t. the larger components already
  *      fixed; components with the wrong sign are flipped (warning);
- *   7. self-intersections: triangle pairs found through a uniform grid
- *      hashed into about one bucket per (triangle, cell) entry (cell ~ twice
- *      the mean triangle extent, so time and memory grow with the triangles,
- *      not with the bounding box; each pair tested once, in the bucket of
- *      the cell that holds the low corner of the two boxes' overlap), then an exact-shape
- *      test: non-adjacent pairs intersect when an edge of one meets the
- *      other (closed test, touching counts); pairs sharing one vertex when
- *      the edge opposite that vertex meets the other triangle; pairs sharing
- *      an edge only when folded flat onto each other. Segment/triangle uses
- *      the plane crossing point, which always lies on the segment, so nearly
- *      coplanar flat regions give no false positives; exactly coplanar pairs
- *      use a 2D test in the dominant projection plane.
- * Floating-point predicates, not exact ones: a pair within rounding of
- * touching may go either way, which is harmless for TetGen's own checks. */
+ *   7. self-intersections (mesh/validate_intersect.c): triangle pairs
+ *      through a hashed uniform grid, then an exact-shape test.
+ * The sorts here carry their keys in the sorted records (no file-level qsort context),
+ * so surfaces may be validated on several threads at once. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -47,6 +37,7 @@
 #include <string.h>
 
 #include "mesh/surface.h"
+#include "mesh/validate_internal.h"
 
 /* largest |coordinate| (m) accepted: cubes of lengths (volumes, solid angles)
  * stay finite in double */
@@ -54,13 +45,7 @@
 
 /* ---- small helpers ---------------------------------------------------------- */
 
-static void add_finding(JlMeshReport *r, JlSeverity sev, int count, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static void add_finding(JlMeshReport *r, JlSeverity sev, int count, const char *fmt, ...) {
+void jl_validate_finding(JlMeshReport *r, JlSeverity sev, int count, const char *fmt, ...) {
   if (sev == JL_SEV_ERROR) r->ok = 0;
   if (r->nfinding >= JL_MAX_FINDINGS) return;
   JlFinding *f = &r->finding[r->nfinding++];
@@ -71,19 +56,6 @@ static void add_finding(JlMeshReport *r, JlSeverity sev, int count, const char *
   vsnprintf(f->text, sizeof f->text, fmt, ap);
   va_end(ap);
 }
-
-static void sub3(double o[3], const double a[3], const double b[3]) {
-  o[0] = a[0] - b[0];
-  o[1] = a[1] - b[1];
-  o[2] = a[2] - b[2];
-}
-static void cross3(double o[3], const double a[3], const double b[3]) {
-  o[0] = a[1] * b[2] - a[2] * b[1];
-  o[1] = a[2] * b[0] - a[0] * b[2];
-  o[2] = a[0] * b[1] - a[1] * b[0];
-}
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static double norm3(const double a[3]) { return sqrt(dot3(a, a)); }
 
 /* union-find with path halving; the root is the lowest index */
 static int uf_find(int *parent, int x) {
@@ -128,7 +100,7 @@ static void remove_bad_indices(JlSurface *s, JlMeshReport *r) {
     }
   }
   if (nbad) {
-    add_finding(r, JL_SEV_ERROR, nbad,
+    jl_validate_finding(r, JL_SEV_ERROR, nbad,
                 "%d triangles with vertex indices out of range 0..%d; first: triangle %d (index %d)",
                 nbad, s->nvert - 1, first, first_idx);
     compact_triangles(s, keep);
@@ -147,7 +119,7 @@ static int check_finite(const JlSurface *s, JlMeshReport *r) {
   }
   if (nbad) {
     const double *x = s->vert + 3 * (size_t)first;
-    add_finding(r, JL_SEV_ERROR, nbad, "%d vertices with NaN/Inf coordinates; first: vertex %d (%g %g %g)",
+    jl_validate_finding(r, JL_SEV_ERROR, nbad, "%d vertices with NaN/Inf coordinates; first: vertex %d (%g %g %g)",
                 nbad, first, x[0], x[1], x[2]);
   }
   return nbad;
@@ -226,7 +198,7 @@ static int weld_near(JlSurface *s, const double lo[3], double tol, JlMeshReport 
     }
   if (nweld) {
     for (int c = 0; c < 3 * s->ntri; c++) s->tri[c] = uf_find(parent, s->tri[c]);
-    add_finding(r, JL_SEV_INFO, nweld,
+    jl_validate_finding(r, JL_SEV_INFO, nweld,
                 "%d duplicate vertices welded (within %.3g); first: vertex %d onto %d", nweld, tol,
                 first, uf_find(parent, first));
   }
@@ -263,7 +235,7 @@ static void remove_degenerate(JlSurface *s, double tol, JlMeshReport *r) {
   }
   if (ndeg) {
     const int *f = s->tri + 3 * first;
-    add_finding(r, JL_SEV_WARNING, ndeg,
+    jl_validate_finding(r, JL_SEV_WARNING, ndeg,
                 "%d degenerate (zero-area) triangles removed; first: triangle %d (vertices %d %d %d)",
                 ndeg, first, f[0], f[1], f[2]);
     compact_triangles(s, keep);
@@ -359,7 +331,7 @@ static void report_holes(const JlSurface *s, const int *bedge, int nb, JlMeshRep
   for (int h = 0; h < nhole && len + 16 < sizeof list; h++)
     len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", h ? ", " : "", sizes[h]);
   if (nhole > 0 && len + 16 >= sizeof list) snprintf(list + len, sizeof list - len, ", ...");
-  add_finding(r, JL_SEV_ERROR, nb,
+  jl_validate_finding(r, JL_SEV_ERROR, nb,
               "open surface: %d boundary edges in %d hole%s (sizes %s); first edge %d-%d", nb,
               nhole, nhole == 1 ? "" : "s", list, bedge[0], bedge[1]);
   free(start);
@@ -429,16 +401,16 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
     }
   if (nb) report_holes(s, bedge, nb, r);
   if (nnm)
-    add_finding(r, JL_SEV_ERROR, nnm,
+    jl_validate_finding(r, JL_SEV_ERROR, nnm,
                 "non-manifold: %d edges shared by more than two triangles; first edge %d-%d (%d triangles)",
                 nnm, nm_first[0], nm_first[1], nm_first[2]);
   if (nvm)
-    add_finding(r, JL_SEV_ERROR, nvm,
+    jl_validate_finding(r, JL_SEV_ERROR, nvm,
                 "non-manifold: %d vertices where separate parts of the surface touch at a single point; "
                 "first vertex %d (%d fans of triangles)",
                 nvm, vm_first, nfan[vm_first]);
   if (ninc)
-    add_finding(r, JL_SEV_ERROR, ninc,
+    jl_validate_finding(r, JL_SEV_ERROR, ninc,
                 "inconsistent orientation: %d edges where neighbouring triangles run the same way; "
                 "first edge %d-%d (triangles %d and %d)",
                 ninc, inc_first[0], inc_first[1], inc_first[2], inc_first[3]);
@@ -577,7 +549,7 @@ static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const doub
     nflip++;
   }
   if (nflip)
-    add_finding(r, JL_SEV_WARNING, nflip,
+    jl_validate_finding(r, JL_SEV_WARNING, nflip,
                 "inside-out: %d of %d components faced inward (first: triangle %d, signed volume %.6g); "
                 "flipped",
                 nflip, ncomp, first_flip, first_vol);
@@ -585,256 +557,6 @@ static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const doub
   free(bytri);
   free(order);
   free(fill);
-}
-
-/* ---- 7. self-intersections ------------------------------------------------------------ */
-
-/* projection onto the two coordinates other than `drop` */
-static void proj2(double o[2], const double *x, int drop) {
-  o[0] = x[drop == 0 ? 1 : 0];
-  o[1] = x[drop == 2 ? 1 : 2];
-}
-static double orient2(const double a[2], const double b[2], const double c[2]) {
-  return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-}
-static int on_seg2(const double a[2], const double b[2], const double p[2]) {
-  return fmin(a[0], b[0]) <= p[0] && p[0] <= fmax(a[0], b[0]) && fmin(a[1], b[1]) <= p[1] &&
-         p[1] <= fmax(a[1], b[1]);
-}
-/* closed segment/segment test in 2D */
-static int seg_seg2(const double p[2], const double q[2], const double a[2], const double b[2]) {
-  double d1 = orient2(a, b, p), d2 = orient2(a, b, q), d3 = orient2(p, q, a), d4 = orient2(p, q, b);
-  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return 1;
-  return (d1 == 0 && on_seg2(a, b, p)) || (d2 == 0 && on_seg2(a, b, q)) ||
-         (d3 == 0 && on_seg2(p, q, a)) || (d4 == 0 && on_seg2(p, q, b));
-}
-/* closed point-in-triangle in 2D */
-static int in_tri2(const double x[2], const double a[2], const double b[2], const double c[2]) {
-  double s = orient2(a, b, c);
-  if (s == 0) return 0;
-  double u = orient2(a, b, x) * s, v = orient2(b, c, x) * s, w = orient2(c, a, x) * s;
-  return u >= 0 && v >= 0 && w >= 0;
-}
-
-/* Closed test: does segment pq meet triangle abc (n its normal)? */
-static int seg_tri(const double *p, const double *q, const double *a, const double *b, const double *c) {
-  double ab[3], ac[3], n[3], pa[3], qa[3];
-  sub3(ab, b, a);
-  sub3(ac, c, a);
-  cross3(n, ab, ac);
-  sub3(pa, p, a);
-  sub3(qa, q, a);
-  double dp = dot3(n, pa), dq = dot3(n, qa);
-  if ((dp > 0 && dq > 0) || (dp < 0 && dq < 0)) return 0;
-  if (dp == 0 && dq == 0) {
-    /* exactly coplanar: 2D in the plane that drops the largest normal axis */
-    int drop = fabs(n[0]) >= fabs(n[1]) ? (fabs(n[0]) >= fabs(n[2]) ? 0 : 2) : (fabs(n[1]) >= fabs(n[2]) ? 1 : 2);
-    double p2[2], q2[2], a2[2], b2[2], c2[2];
-    proj2(p2, p, drop);
-    proj2(q2, q, drop);
-    proj2(a2, a, drop);
-    proj2(b2, b, drop);
-    proj2(c2, c, drop);
-    return in_tri2(p2, a2, b2, c2) || in_tri2(q2, a2, b2, c2) || seg_seg2(p2, q2, a2, b2) ||
-           seg_seg2(p2, q2, b2, c2) || seg_seg2(p2, q2, c2, a2);
-  }
-  /* the plane crossing point lies on the segment; is it inside abc? */
-  double t = dp / (dp - dq), x[3], e[3], d[3], m[3];
-  for (int k = 0; k < 3; k++) x[k] = p[k] + t * (q[k] - p[k]);
-  const double *v[3] = {a, b, c};
-  for (int k = 0; k < 3; k++) {
-    sub3(e, v[(k + 1) % 3], v[k]);
-    sub3(d, x, v[k]);
-    cross3(m, e, d);
-    if (dot3(n, m) < 0) return 0;
-  }
-  return 1;
-}
-
-/* Do triangles t and u intersect anywhere but in their shared vertices/edge? */
-static int tri_pair_intersects(const JlSurface *s, int t, int u) {
-  const int *A = s->tri + 3 * t, *B = s->tri + 3 * u;
-  int shared = 0, ia = -1, ib = -1; /* ia, ib: position of a shared vertex in A and B */
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      if (A[i] == B[j]) shared++, ia = i, ib = j;
-#define P(v) (s->vert + 3 * (size_t)(v))
-  if (shared >= 3) return 1; /* the same triangle twice */
-  if (shared == 2) {
-    /* adjacent: only a flat fold-over overlaps; opposite vertices c in A, d in B */
-    int c = -1, d = -1, e0 = -1, e1 = -1;
-    for (int i = 0; i < 3; i++) {
-      if (A[i] != B[0] && A[i] != B[1] && A[i] != B[2]) c = A[i];
-      if (B[i] != A[0] && B[i] != A[1] && B[i] != A[2]) d = B[i];
-    }
-    for (int i = 0; i < 3; i++)
-      if (A[i] != c) {
-        if (e0 < 0) e0 = A[i];
-        else e1 = A[i];
-      }
-    double ab[3], ac[3], ad[3], n1[3], n2[3], x[3];
-    sub3(ab, P(e1), P(e0));
-    sub3(ac, P(c), P(e0));
-    sub3(ad, P(d), P(e0));
-    cross3(n1, ab, ac);
-    cross3(n2, ab, ad);
-    cross3(x, n1, n2);
-    return dot3(n1, n2) > 0 && norm3(x) <= 1e-9 * norm3(n1) * norm3(n2);
-  }
-  if (shared == 1) {
-    /* the edge opposite the shared vertex in one triangle meets the other */
-    int a1 = A[(ia + 1) % 3], a2 = A[(ia + 2) % 3], b1 = B[(ib + 1) % 3], b2 = B[(ib + 2) % 3];
-    return seg_tri(P(a1), P(a2), P(B[0]), P(B[1]), P(B[2])) ||
-           seg_tri(P(b1), P(b2), P(A[0]), P(A[1]), P(A[2]));
-  }
-  /* disjoint vertices: some edge of one meets the other */
-  for (int k = 0; k < 3; k++) {
-    if (seg_tri(P(A[k]), P(A[(k + 1) % 3]), P(B[0]), P(B[1]), P(B[2]))) return 1;
-    if (seg_tri(P(B[k]), P(B[(k + 1) % 3]), P(A[0]), P(A[1]), P(A[2]))) return 1;
-  }
-  return 0;
-#undef P
-}
-
-/* hash bucket of grid cell (x, y, z): Fibonacci hashing of the linear cell
- * index; nbucket is a power of two, `shift` = 64 - log2(nbucket) */
-static size_t cell_bucket(const int n[3], int x, int y, int z, int shift) {
-  uint64_t key = ((uint64_t)z * (uint64_t)n[1] + (uint64_t)y) * (uint64_t)n[0] + (uint64_t)x;
-  return (size_t)((key * 0x9E3779B97F4A7C15ull) >> shift);
-}
-
-static void check_self_intersections(const JlSurface *s, const double lo[3], const double hi[3],
-                                     JlMeshReport *r) {
-  int nt = s->ntri;
-  double *box = jl_calloc((size_t)nt * 6, sizeof(double)); /* nt x (lo[3], hi[3]) */
-  double mean = 0.0, ext[3];
-  for (int t = 0; t < nt; t++) {
-    double *b = box + 6 * (size_t)t;
-    for (int k = 0; k < 3; k++) {
-      b[k] = b[3 + k] = s->vert[3 * (size_t)s->tri[3 * t] + k];
-      for (int c = 1; c < 3; c++) {
-        double x = s->vert[3 * (size_t)s->tri[3 * t + c] + k];
-        b[k] = fmin(b[k], x);
-        b[3 + k] = fmax(b[3 + k], x);
-      }
-    }
-    mean += fmax(b[3] - b[0], fmax(b[4] - b[1], b[5] - b[2]));
-  }
-  mean /= nt;
-  for (int k = 0; k < 3; k++) ext[k] = hi[k] - lo[k];
-  double diag = norm3(ext);
-  double h = mean > 0 ? 2.0 * mean : (diag > 0 ? diag : 1.0);
-
-  /* grid of cells about twice the mean triangle extent, stored sparsely in a hash
-   * table (Teschner et al. 2003), so a thin surface in a large box needs no
-   * cell per unit of volume: the work stays proportional to the triangles.
-   * Coarsen only while a few large triangles would cover too many cells. */
-  int n[3];
-  double nentry = 0.0;
-  for (;;) {
-    for (int k = 0; k < 3; k++) n[k] = (int)fmin(fmax(ceil(ext[k] / h), 1.0), 1 << 20);
-    nentry = 0.0;
-    for (int t = 0; t < nt; t++) {
-      double cells = 1.0;
-      for (int k = 0; k < 3; k++) {
-        int c0 = (int)fmin(fmax(floor((box[6 * (size_t)t + k] - lo[k]) / h), 0), n[k] - 1);
-        int c1 = (int)fmin(fmax(floor((box[6 * (size_t)t + 3 + k] - lo[k]) / h), 0), n[k] - 1);
-        cells *= c1 - c0 + 1;
-      }
-      nentry += cells;
-    }
-    if (nentry > 32.0 * nt + 1e6) {
-      h *= 2.0;
-      continue;
-    }
-    break;
-  }
-#define CELL_RANGE(t, k, c0, c1)                                                            \
-  int c0 = (int)fmin(fmax(floor((box[6 * (size_t)(t) + (k)] - lo[k]) / h), 0), n[k] - 1);     \
-  int c1 = (int)fmin(fmax(floor((box[6 * (size_t)(t) + 3 + (k)] - lo[k]) / h), 0), n[k] - 1)
-
-  /* bucket the triangles (CSR: bucket -> triangles, each triangle once per
-   * bucket even when several of its cells hash there) */
-  int shift = 64 - 6;
-  size_t nb = 64;
-  while ((double)nb < nentry) nb *= 2, shift--;
-  int *start = jl_calloc(nb + 1, sizeof(int));
-  int *last = jl_calloc(nb, sizeof(int)); /* last triangle + 1 put in the bucket */
-  int *item = NULL;
-  for (int pass = 0; pass < 2; pass++) {
-    memset(last, 0, nb * sizeof(int));
-    for (int t = 0; t < nt; t++) {
-      CELL_RANGE(t, 0, x0, x1);
-      CELL_RANGE(t, 1, y0, y1);
-      CELL_RANGE(t, 2, z0, z1);
-      for (int z = z0; z <= z1; z++)
-        for (int y = y0; y <= y1; y++)
-          for (int x = x0; x <= x1; x++) {
-            size_t b = cell_bucket(n, x, y, z, shift);
-            if (last[b] == t + 1) continue;
-            last[b] = t + 1;
-            if (pass == 0) start[b + 1]++;
-            else item[start[b]++] = t;
-          }
-    }
-    if (pass == 0) {
-      for (size_t b = 0; b < nb; b++) start[b + 1] += start[b];
-      item = jl_calloc((size_t)start[nb] + 1, sizeof(int));
-    } else {
-      for (size_t b = nb; b > 0; b--) start[b] = start[b - 1];
-      start[0] = 0;
-    }
-  }
-  free(last);
-
-  /* candidate pairs per bucket; give up (error) beyond a budget so that
-   * thousands of stacked triangles cannot hang the check. A valid surface
-   * has a few pairs per triangle, so the budget grows with the surface and
-   * no generated shape up to JL_SHAPE_MAX_TRIANGLES comes near it. */
-  double npair = 0.0, budget = fmax(2e8, 64.0 * nt);
-  for (size_t b = 0; b < nb; b++) {
-    double k = start[b + 1] - start[b];
-    npair += k * (k - 1) / 2;
-  }
-  if (npair > budget) {
-    add_finding(r, JL_SEV_ERROR, nt,
-                "self-intersection check gave up: %.3g candidate triangle pairs, more than %.3g (heavily "
-                "overlapping triangles)",
-                npair, budget);
-    free(box);
-    free(start);
-    free(item);
-    return;
-  }
-  int nhit = 0, ft = -1, fu = -1;
-  for (size_t b = 0; b < nb; b++) {
-    for (int i = start[b]; i < start[b + 1]; i++)
-      for (int j = i + 1; j < start[b + 1]; j++) {
-        int t = item[i], u = item[j];
-        const double *bt = box + 6 * (size_t)t, *bu = box + 6 * (size_t)u;
-        int apart = 0;
-        for (int k = 0; k < 3; k++) apart |= bt[k] > bu[3 + k] || bu[k] > bt[3 + k];
-        if (apart) continue;
-        /* test each pair once: in the bucket of the cell of the overlap
-         * box's low corner (a cell both triangles cover) */
-        int cc[3];
-        for (int k = 0; k < 3; k++)
-          cc[k] = (int)fmin(fmax(floor((fmax(bt[k], bu[k]) - lo[k]) / h), 0), n[k] - 1);
-        if (cell_bucket(n, cc[0], cc[1], cc[2], shift) != b) continue;
-        if (!tri_pair_intersects(s, t, u)) continue;
-        int a = t < u ? t : u, c = t < u ? u : t;
-        if (ft < 0 || a < ft || (a == ft && c < fu)) ft = a, fu = c;
-        nhit++;
-      }
-  }
-#undef CELL_RANGE
-  if (nhit)
-    add_finding(r, JL_SEV_ERROR, nhit,
-                "self-intersecting: %d triangle pairs intersect; first: triangles %d and %d", nhit,
-                ft, fu);
-  free(box);
-  free(start);
-  free(item);
 }
 
 /* ---- the whole check --------------------------------------------------------------------- */
@@ -850,14 +572,14 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
 
   /* 1. empty, indices, coordinates */
   if (s->nvert == 0 || s->ntri == 0 || !s->vert || !s->tri) {
-    add_finding(r, JL_SEV_ERROR, 0, "empty: %d vertices, %d triangles", s->nvert, s->ntri);
+    jl_validate_finding(r, JL_SEV_ERROR, 0, "empty: %d vertices, %d triangles", s->nvert, s->ntri);
     r->nvert = s->nvert;
     r->ntri = s->ntri;
     return;
   }
   remove_bad_indices(s, r);
   if (check_finite(s, r) > 0 || s->ntri == 0) {
-    if (s->ntri == 0) add_finding(r, JL_SEV_ERROR, 0, "empty: no valid triangles left");
+    if (s->ntri == 0) jl_validate_finding(r, JL_SEV_ERROR, 0, "empty: no valid triangles left");
     r->nvert = s->nvert;
     r->ntri = s->ntri;
     return;
@@ -871,7 +593,7 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
   double big = 0.0;
   for (int k = 0; k < 3; k++) big = fmax(big, fmax(fabs(lo[k]), fabs(hi[k])));
   if (!(big <= MAX_COORDINATE)) {
-    add_finding(r, JL_SEV_ERROR, s->nvert,
+    jl_validate_finding(r, JL_SEV_ERROR, s->nvert,
                 "coordinates too large: the bounding box spans %g .. %g (at most %g in any coordinate)",
                 fmin(lo[0], fmin(lo[1], lo[2])), fmax(hi[0], fmax(hi[1], hi[2])), MAX_COORDINATE);
     r->nvert = s->nvert;
@@ -887,9 +609,9 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
   remove_degenerate(s, tol, r);
   int nunused = remove_unused(s) - nweld;
   if (nunused > 0)
-    add_finding(r, JL_SEV_INFO, nunused, "%d vertices not used by any triangle removed", nunused);
+    jl_validate_finding(r, JL_SEV_INFO, nunused, "%d vertices not used by any triangle removed", nunused);
   if (s->ntri == 0) {
-    add_finding(r, JL_SEV_ERROR, 0, "empty: no triangles left after removing degenerate ones");
+    jl_validate_finding(r, JL_SEV_ERROR, 0, "empty: no triangles left after removing degenerate ones");
     r->nvert = s->nvert;
     return;
   }
@@ -901,7 +623,7 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
   int *comp = jl_calloc((size_t)s->ntri, sizeof(int));
   r->ncomponent = label_components(s, comp);
   if (r->ncomponent > 1)
-    add_finding(r, JL_SEV_INFO, r->ncomponent, "%d separate components", r->ncomponent);
+    jl_validate_finding(r, JL_SEV_INFO, r->ncomponent, "%d separate components", r->ncomponent);
 
   /* 6. inside-out components, only meaningful on a clean closed surface */
   jl_surface_bbox(s, lo, hi);
@@ -910,7 +632,7 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
   free(comp);
 
   /* 7. self-intersections */
-  check_self_intersections(s, lo, hi, r);
+  jl_validate_self_intersections(s, lo, hi, r);
 
   r->nvert = s->nvert;
   r->ntri = s->ntri;

@@ -1,0 +1,416 @@
+/* Embedded mode of jl_tetgen_build (mesh/tetmesh.h; the parts:
+ * tetmesh_internal.h).
+ *
+ * Embedded mode follows the "simple method" of seed 003 (Zachmann, "Mesh
+ * creation for volumetric objects"): Steiner points fill the object and a
+ * band around it, are Delaunay-tetrahedralized, and the surface is anchored in
+ * the tets barycentrically. The points are a body-centred cubic lattice of
+ * cube side `resolution` covering the bounding box plus one cell, each point
+ * jittered by up to 10% of the spacing (deterministic seed). The BCC lattice
+ * is chosen because its Delaunay tetrahedralization is unique and well shaped
+ * (its Voronoi cells, truncated octahedra, meet four at a vertex), so the
+ * jitter only breaks symmetry and never makes slivers. A Delaunay tet is kept
+ * when it overlaps the solid: one of its nodes is inside the surface, or it
+ * intersects a surface triangle (separating-axis test). Because the lattice
+ * hull covers the bounding box, the kept tets cover the whole solid: every
+ * surface point lies in a kept tet and the kept volume is at least the
+ * surface's volume. Unreferenced lattice points are dropped.
+ *
+ * The inside test casts a ray along +x through a 2D bucket grid of the
+ * triangles (projected on yz) and counts crossings. Rays through edges and
+ * vertices are decided by simulation of simplicity (Edelsbrunner & Muecke
+ * 1990): an exactly-zero orientation is resolved as if the point were moved by
+ * (0, d, d^2), evaluated on each edge in a canonical direction so the two
+ * triangles sharing it agree. Crossings behind the point are counted too; an
+ * odd total (inconsistent rounding) retries with a slightly moved point. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh/tetmesh_internal.h"
+#include "mesh/vec3.h"
+
+/* upper bound on embedded-mode lattice points (memory and TetGen time) */
+#define MAX_LATTICE_POINTS 4000000
+/* Delaunay tets per point of a jittered BCC lattice (about 6.5) */
+#define TETS_PER_LATTICE_POINT 6.0
+
+/* ---- bucket grid: items (by bounding box) listed per cell, CSR ---------- */
+
+typedef struct Grid {
+  double lo[3];
+  double cell[3]; /* cell size per axis, m */
+  int n[3];       /* cells per axis */
+  int *start;     /* ncell + 1 */
+  int *item;      /* start[ncell] */
+} Grid;
+
+static void grid_cells(const Grid *g, const double *lo, const double *hi, int i0[3], int i1[3]) {
+  for (int k = 0; k < 3; k++) {
+    double a = floor((lo[k] - g->lo[k]) / g->cell[k]);
+    double b = floor((hi[k] - g->lo[k]) / g->cell[k]);
+    i0[k] = (int)fmax(0.0, fmin(a, g->n[k] - 1.0));
+    i1[k] = (int)fmax(0.0, fmin(b, g->n[k] - 1.0));
+  }
+}
+
+/* items with boxes box_lo/box_hi (nitem x 3) into a grid over [lo, hi] with
+ * about `cell` per axis (an axis with cell <= 0 gets a single cell) */
+static void grid_build(Grid *g, const double lo[3], const double hi[3], const double cell[3],
+                       int nitem, const double *box_lo, const double *box_hi) {
+  size_t ncell = 1;
+  for (int k = 0; k < 3; k++) {
+    double ext = fmax(hi[k] - lo[k], 1e-300);
+    double n = cell[k] > 0 ? ceil(ext / cell[k]) : 1.0;
+    n = fmax(1.0, fmin(n, 128.0)); /* at most 2M cells */
+    g->n[k] = (int)n;
+    g->lo[k] = lo[k];
+    g->cell[k] = ext / n;
+    ncell *= (size_t)g->n[k];
+  }
+  g->start = jl_calloc(ncell + 1, sizeof(int));
+  int i0[3], i1[3];
+  /* count, prefix-sum, fill */
+  for (int it = 0; it < nitem; it++) {
+    grid_cells(g, box_lo + 3 * it, box_hi + 3 * it, i0, i1);
+    for (int z = i0[2]; z <= i1[2]; z++)
+      for (int y = i0[1]; y <= i1[1]; y++)
+        for (int x = i0[0]; x <= i1[0]; x++) g->start[((size_t)z * g->n[1] + y) * g->n[0] + x + 1]++;
+  }
+  for (size_t c = 0; c < ncell; c++) g->start[c + 1] += g->start[c];
+  g->item = jl_calloc((size_t)g->start[ncell], sizeof(int));
+  int *fill = jl_calloc(ncell, sizeof(int));
+  for (int it = 0; it < nitem; it++) {
+    grid_cells(g, box_lo + 3 * it, box_hi + 3 * it, i0, i1);
+    for (int z = i0[2]; z <= i1[2]; z++)
+      for (int y = i0[1]; y <= i1[1]; y++)
+        for (int x = i0[0]; x <= i1[0]; x++) {
+          size_t c = ((size_t)z * g->n[1] + y) * g->n[0] + x;
+          g->item[g->start[c] + fill[c]++] = it;
+        }
+  }
+  free(fill);
+}
+
+static void grid_free(Grid *g) {
+  free(g->start);
+  free(g->item);
+}
+
+/* triangle bounding boxes (ntri x 3 each) */
+static void triangle_boxes(const JlSurface *s, double *box_lo, double *box_hi) {
+  for (int t = 0; t < s->ntri; t++)
+    for (int k = 0; k < 3; k++) {
+      double a = s->vert[3 * s->tri[3 * t] + k], b = s->vert[3 * s->tri[3 * t + 1] + k],
+             c = s->vert[3 * s->tri[3 * t + 2] + k];
+      box_lo[3 * t + k] = fmin(a, fmin(b, c));
+      box_hi[3 * t + k] = fmax(a, fmax(b, c));
+    }
+}
+
+/* ---- point in closed surface: +x ray parity ------------------------------ */
+
+/* side (+1/-1) of p from the directed edge u->v in the yz projection, never 0
+ * unless the edge projects to a point; see the file comment */
+static int edge_side(const double *vert, int u, int v, const double *p) {
+  int flip = u > v;
+  const double *a = vert + 3 * (flip ? v : u), *b = vert + 3 * (flip ? u : v);
+  double dy = b[1] - a[1], dz = b[2] - a[2];
+  double o = dy * (p[2] - a[2]) - dz * (p[1] - a[1]);
+  int s;
+  if (o != 0.0)
+    s = o > 0 ? 1 : -1;
+  else if (dz != 0.0) /* orientation of p + (0, d, d^2): -dz d + dy d^2 */
+    s = dz < 0 ? 1 : -1;
+  else
+    s = dy > 0 ? 1 : (dy < 0 ? -1 : 0);
+  return flip ? -s : s;
+}
+
+/* crossings of the x-parallel line through p with the surface, ahead of and
+ * behind p; returns 1 if p lies exactly on a triangle */
+static int count_crossings(const JlSurface *s, const Grid *g, const double *p, int *ahead, int *behind) {
+  *ahead = *behind = 0;
+  int i0[3], i1[3];
+  grid_cells(g, p, p, i0, i1);
+  size_t c = ((size_t)i0[2] * g->n[1] + i0[1]) * g->n[0];
+  for (int k = g->start[c]; k < g->start[c + 1]; k++) {
+    const int *t = s->tri + 3 * g->item[k];
+    int s0 = edge_side(s->vert, t[0], t[1], p);
+    if (s0 == 0 || edge_side(s->vert, t[1], t[2], p) != s0 || edge_side(s->vert, t[2], t[0], p) != s0)
+      continue;
+    /* where the line meets the triangle's plane */
+    const double *a = s->vert + 3 * t[0];
+    double e1[3], e2[3], n[3];
+    jl_vec3_sub(s->vert + 3 * t[1], a, e1);
+    jl_vec3_sub(s->vert + 3 * t[2], a, e2);
+    jl_vec3_cross(e1, e2, n);
+    if (n[0] == 0.0) continue;
+    double x = a[0] - (n[1] * (p[1] - a[1]) + n[2] * (p[2] - a[2])) / n[0];
+    if (x == p[0]) return 1;
+    if (x > p[0])
+      (*ahead)++;
+    else
+      (*behind)++;
+  }
+  return 0;
+}
+
+/* 1 if p is inside (or on) the closed surface; g is the yz grid of triangles */
+static int point_inside(const JlSurface *s, const Grid *g, const double *p) {
+  double q[3] = {p[0], p[1], p[2]};
+  int ahead = 0, behind = 0;
+  for (int attempt = 0; attempt < 4; attempt++) {
+    if (count_crossings(s, g, q, &ahead, &behind)) return 1;
+    if ((ahead + behind) % 2 == 0) break;
+    /* inconsistent rounding at a vertex: move the ray a little */
+    q[1] = p[1] + 1e-9 * g->cell[1] * (attempt + 1);
+    q[2] = p[2] + 0.7e-9 * g->cell[2] * (attempt + 1);
+  }
+  return ahead % 2 == 1;
+}
+
+/* ---- tet / triangle overlap: separating axis theorem --------------------- */
+
+/* 1 if the projections of the two point sets on axis do not overlap */
+static int separated_on(const double *axis, const double *const *p, int np, const double *const *q, int nq) {
+  double pmin = DBL_MAX, pmax = -DBL_MAX, qmin = DBL_MAX, qmax = -DBL_MAX;
+  for (int i = 0; i < np; i++) {
+    double d = jl_vec3_dot(axis, p[i]);
+    pmin = fmin(pmin, d);
+    pmax = fmax(pmax, d);
+  }
+  for (int i = 0; i < nq; i++) {
+    double d = jl_vec3_dot(axis, q[i]);
+    qmin = fmin(qmin, d);
+    qmax = fmax(qmax, d);
+  }
+  return pmax < qmin || qmax < pmin;
+}
+
+/* 1 if the (closed) tet and triangle intersect. Candidate axes: the 4 tet
+ * face normals, the triangle normal and the 18 edge-edge cross products;
+ * nearly-parallel edge pairs are skipped (their axis carries no information
+ * and rounding could make it separate touching shapes). */
+static int tet_triangle_overlap(const double *const tv[4], const double *const rv[3]) {
+  static const int edge[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+  double axis[3], u[3], v[3];
+  for (int f = 0; f < 4; f++) {
+    jl_vec3_sub(tv[face[f][1]], tv[face[f][0]], u);
+    jl_vec3_sub(tv[face[f][2]], tv[face[f][0]], v);
+    jl_vec3_cross(u, v, axis);
+    if (separated_on(axis, tv, 4, rv, 3)) return 0;
+  }
+  double re[3][3];
+  for (int k = 0; k < 3; k++) jl_vec3_sub(rv[(k + 1) % 3], rv[k], re[k]);
+  jl_vec3_cross(re[0], re[1], axis);
+  if (separated_on(axis, tv, 4, rv, 3)) return 0;
+  for (int e = 0; e < 6; e++) {
+    jl_vec3_sub(tv[edge[e][1]], tv[edge[e][0]], u);
+    for (int k = 0; k < 3; k++) {
+      jl_vec3_cross(u, re[k], axis);
+      if (jl_vec3_dot(axis, axis) <= 1e-24 * jl_vec3_dot(u, u) * jl_vec3_dot(re[k], re[k])) continue;
+      if (separated_on(axis, tv, 4, rv, 3)) return 0;
+    }
+  }
+  return 1;
+}
+
+/* ---- embedded mode --------------------------------------------------------- */
+
+/* splitmix64 (Steele, Lea & Flood 2014): the lattice jitter's random stream */
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* uniform in [-1, 1) */
+static double jitter_unit(uint64_t *state) {
+  return (double)(splitmix64(state) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* jittered BCC lattice over [lo - h, hi + h]: corners (n+1)^3 then centres n^3 */
+static int make_lattice(const double lo[3], const double hi[3], double h, unsigned seed, double **out,
+                        char *err, size_t errsz) {
+  int n[3];
+  double npoint = 1.0, ncentre = 1.0;
+  for (int k = 0; k < 3; k++) {
+    double cells = ceil((hi[k] - lo[k]) / h) + 2.0;
+    npoint *= cells + 1.0;
+    ncentre *= cells;
+    n[k] = cells < 1e7 ? (int)cells : 0; /* huge counts fail just below */
+  }
+  if (npoint + ncentre > MAX_LATTICE_POINTS) {
+    jl_fail(err, errsz, JL_ERR_INPUT,
+            "embedded resolution %g m is too fine for this body: %.0f lattice points (limit %d)", h,
+            npoint + ncentre, MAX_LATTICE_POINTS);
+    return -1;
+  }
+  int total = (int)(npoint + ncentre);
+  double *x = jl_calloc((size_t)total * 3, sizeof(double));
+  uint64_t state = 0x6A656C6C79ull ^ ((uint64_t)seed << 32) ^ seed;
+  double amp = 0.1 * h;
+  int m = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    int extra = pass == 0 ? 1 : 0;     /* corners have one more per axis */
+    double shift = pass == 0 ? 0.0 : 0.5; /* centres sit half a cell in */
+    for (int k = 0; k <= n[2] - 1 + extra; k++)
+      for (int j = 0; j <= n[1] - 1 + extra; j++)
+        for (int i = 0; i <= n[0] - 1 + extra; i++) {
+          int idx[3] = {i, j, k};
+          for (int d = 0; d < 3; d++)
+            x[3 * m + d] = lo[d] + (idx[d] - 1.0 + shift) * h + amp * jitter_unit(&state);
+          m++;
+        }
+  }
+  *out = x;
+  return m;
+}
+
+/* Fraction of each kept tet inside the surface: 1 for a tet with all four
+ * nodes inside, else the share of FILL_SAMPLES points on a barycentric grid
+ * that are inside (at least one sample's worth, so no node is left without
+ * mass); then the partial tets are scaled together so that the volumes times
+ * the fractions add up to the surface's volume. */
+#define FILL_N 6 /* grid points (i, j, k, l) / (FILL_N + 1) with i + j + k + l = FILL_N, shifted by 1/4 */
+static double *tet_fill(const JlSurface *s, const Grid *ray_grid, const double *x, const int *tet, int ntet,
+                        const char *inside) {
+  double *fill = jl_calloc((size_t)ntet + 1, sizeof(double));
+  double full = 0.0, part = 0.0;
+  for (int t = 0; t < ntet; t++) {
+    const int *v = tet + 4 * t;
+    double vol = fabs(jl_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]));
+    if (inside[v[0]] && inside[v[1]] && inside[v[2]] && inside[v[3]]) {
+      fill[t] = 1.0;
+      full += vol;
+      continue;
+    }
+    int in = 0, n = 0;
+    for (int i = 0; i <= FILL_N; i++)
+      for (int j = 0; i + j <= FILL_N; j++)
+        for (int k = 0; i + j + k <= FILL_N; k++) {
+          int l = FILL_N - i - j - k;
+          double w[4] = {(i + 0.25) / (FILL_N + 1), (j + 0.25) / (FILL_N + 1), (k + 0.25) / (FILL_N + 1),
+                         (l + 0.25) / (FILL_N + 1)};
+          double p[3] = {0, 0, 0};
+          for (int c = 0; c < 4; c++)
+            for (int d = 0; d < 3; d++) p[d] += w[c] * x[3 * v[c] + d];
+          in += point_inside(s, ray_grid, p);
+          n++;
+        }
+    fill[t] = (double)(in > 0 ? in : 1) / n;
+    part += vol * fill[t];
+  }
+  /* the partial tets carry exactly the surface's volume beyond the full ones */
+  double want = fabs(jl_surface_volume(s)) - full;
+  if (part > 0.0 && want > 0.0)
+    for (int t = 0; t < ntet; t++)
+      if (fill[t] < 1.0) fill[t] = fmin(1.0, fill[t] * want / part);
+  return fill;
+}
+
+JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node,
+                               int *ntet, int **tet, double **fill_out, char *err, size_t errsz) {
+  double lo[3], hi[3];
+  bbox_of(s->nvert, s->vert, lo, hi);
+  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  double h = def->resolution > 0 ? def->resolution : diag / 12.0;
+
+  /* Steiner points: jittered BCC lattice over the bounding box plus a cell;
+   * about 6 Delaunay tets per point must fit the limits */
+  double cells = 1.0;
+  for (int k = 0; k < 3; k++) cells *= ceil((hi[k] - lo[k]) / h) + 3.0;
+  char what[96];
+  snprintf(what, sizeof what, "embedded resolution %g m", h);
+  if (jl_tetmesh_check_estimate(2.0 * cells * TETS_PER_LATTICE_POINT, what, err, errsz) != JL_OK) return JL_ERR_INPUT;
+  double *pts = NULL;
+  int npts = make_lattice(lo, hi, h, def->seed, &pts, err, errsz);
+  if (npts < 0) return JL_ERR_INPUT;
+
+  /* Delaunay tetrahedralization of the points alone */
+  int nout = 0, nt = 0;
+  double *outx = NULL;
+  int *outt = NULL;
+  JlResult r = jl_tetgen_raw("Q", npts, pts, 0, NULL, &nout, &outx, &nt, &outt, err, errsz);
+  free(pts);
+  if (r != JL_OK) return r;
+
+  /* which nodes are inside the surface (yz grid of triangles for the rays) */
+  double *box_lo = jl_calloc((size_t)s->ntri * 3, sizeof(double));
+  double *box_hi = jl_calloc((size_t)s->ntri * 3, sizeof(double));
+  triangle_boxes(s, box_lo, box_hi);
+  double cell2d = sqrt((hi[1] - lo[1]) * (hi[2] - lo[2]) / fmax(1.0, 0.5 * s->ntri));
+  Grid ray_grid, tri_grid;
+  grid_build(&ray_grid, lo, hi, (double[3]){0.0, cell2d, cell2d}, s->ntri, box_lo, box_hi);
+  grid_build(&tri_grid, lo, hi, (double[3]){0.5 * h, 0.5 * h, 0.5 * h}, s->ntri, box_lo, box_hi);
+  char *inside = jl_calloc((size_t)nout, 1);
+  for (int i = 0; i < nout; i++) {
+    const double *p = outx + 3 * i;
+    int in_box = 1;
+    for (int k = 0; k < 3; k++) in_box &= p[k] >= lo[k] && p[k] <= hi[k];
+    inside[i] = (char)(in_box && point_inside(s, &ray_grid, p));
+  }
+
+  /* keep tets overlapping the solid: a node inside, or crossing a triangle */
+  int *stamp = jl_calloc((size_t)s->ntri, sizeof(int));
+  int kept = 0;
+  for (int t = 0; t < nt; t++) {
+    const int *v = outt + 4 * t;
+    const double *tv[4] = {outx + 3 * v[0], outx + 3 * v[1], outx + 3 * v[2], outx + 3 * v[3]};
+    double vol = jl_tet_volume(tv[0], tv[1], tv[2], tv[3]);
+    if (fabs(vol) <= 1e-12 * h * h * h) continue; /* zero-volume sliver */
+    int keep = inside[v[0]] || inside[v[1]] || inside[v[2]] || inside[v[3]];
+    if (!keep) {
+      double tlo[3], thi[3], flat[12];
+      for (int k = 0; k < 4; k++) memcpy(flat + 3 * k, tv[k], sizeof(double) * 3);
+      bbox_of(4, flat, tlo, thi);
+      int i0[3], i1[3];
+      grid_cells(&tri_grid, tlo, thi, i0, i1);
+      for (int z = i0[2]; z <= i1[2] && !keep; z++)
+        for (int y = i0[1]; y <= i1[1] && !keep; y++)
+          for (int x = i0[0]; x <= i1[0] && !keep; x++) {
+            size_t c = ((size_t)z * tri_grid.n[1] + y) * tri_grid.n[0] + x;
+            for (int k = tri_grid.start[c]; k < tri_grid.start[c + 1] && !keep; k++) {
+              int tri = tri_grid.item[k];
+              if (stamp[tri] == t + 1) continue; /* already tested for this tet */
+              stamp[tri] = t + 1;
+              int disjoint = 0;
+              for (int d = 0; d < 3; d++)
+                disjoint |= box_hi[3 * tri + d] < tlo[d] || box_lo[3 * tri + d] > thi[d];
+              if (disjoint) continue;
+              const int *f = s->tri + 3 * tri;
+              const double *rv[3] = {s->vert + 3 * f[0], s->vert + 3 * f[1], s->vert + 3 * f[2]};
+              keep = tet_triangle_overlap(tv, rv);
+            }
+          }
+    }
+    if (keep) memmove(outt + 4 * kept++, v, sizeof(int) * 4);
+  }
+  free(stamp);
+  *fill_out = kept > 0 ? tet_fill(s, &ray_grid, outx, outt, kept, inside) : NULL;
+  free(inside);
+  free(box_lo);
+  free(box_hi);
+  grid_free(&ray_grid);
+  grid_free(&tri_grid);
+
+  if (kept == 0) {
+    free(outx);
+    free(outt);
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "embedded mode kept no tetrahedra (resolution %g m, body %g m across)", h, diag);
+  }
+  *nnode = nout;
+  *node = outx;
+  *ntet = kept;
+  *tet = outt;
+  return JL_OK;
+}
+

@@ -1,0 +1,40 @@
+/* What the two halves of mesh/validate (jl_surface_validate, mesh/surface.h)
+ * share, private to them: validate.c runs the steps and holds steps 1-6
+ * (indices, coordinates, weld, degenerate triangles, edge topology,
+ * components, orientation), validate_intersect.c step 7 (self-
+ * intersections). Not included outside these files. */
+#ifndef JL_MESH_VALIDATE_INTERNAL_H
+#define JL_MESH_VALIDATE_INTERNAL_H
+
+#include <math.h>
+
+#include "mesh/surface.h"
+
+/* Appends a finding (printf-style text) to r; an error also clears r->ok.
+ * Findings beyond JL_MAX_FINDINGS are dropped; r->ok still falls. */
+void jl_validate_finding(JlMeshReport *r, JlSeverity sev, int count, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static inline void sub3(double o[3], const double a[3], const double b[3]) {
+  o[0] = a[0] - b[0];
+  o[1] = a[1] - b[1];
+  o[2] = a[2] - b[2];
+}
+static inline void cross3(double o[3], const double a[3], const double b[3]) {
+  o[0] = a[1] * b[2] - a[2] * b[1];
+  o[1] = a[2] * b[0] - a[0] * b[2];
+  o[2] = a[0] * b[1] - a[1] * b[0];
+}
+static inline double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static inline double norm3(const double a[3]) { return sqrt(dot3(a, a)); }
+
+
+/* Step 7 (validate_intersect.c): reports the triangle pairs of s that
+ * intersect (one error finding with the count and the first pair); lo, hi is
+ * the surface's bounding box. */
+void jl_validate_self_intersections(const JlSurface *s, const double lo[3], const double hi[3], JlMeshReport *r);
+
+#endif
