@@ -153,7 +153,7 @@ JlCollisionDef jl_default_collision_def(void) {
 }
 
 JlCollision *jl_collision_create(const JlGeom *geo, const JlCollisionDef *def) {
-  JL_ASSERT(geo && def, "jl_collision_create: geometry and def must not be NULL");
+  JL_ASSERT(geo && def, "jl_collision_create: geo and def must not be NULL");
   JlCollision *c = jl_calloc(1, sizeof *c);
   c->def = *def;
   c->nbody = geo->nbody;
@@ -272,7 +272,8 @@ void jl_collision_reset(JlCollision *c) {
 }
 
 int jl_collision_detect(JlCollision *c, const JlGeom *geo, const double *x) {
-  JL_ASSERT(c && geo && x && geo->nnode == c->nnode, "jl_collision_detect: collision object was made for another geometry");
+  JL_ASSERT(c && geo && x && geo->nnode == c->nnode,
+            "jl_collision_detect: collision object was made for another geometry");
   memset(&c->stats, 0, sizeof c->stats);
   /* the previous contacts become the history */
   grow((void **)&c->prev, &c->prev_cap, c->ncontact, sizeof(JlContactPoint));

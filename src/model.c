@@ -631,7 +631,7 @@ const JlGeom *jl_model_geom(const JlModel *m) {
                 g->tet == m->tet && g->nface == m->nface && g->face == m->face && g->adj == m->adj &&
                 g->nspring == m->nspring && g->spring_node == m->spring_node && g->nbody == m->nbody &&
                 g->body == m->geom_body && memcmp(g->gravity, m->world.gravity, sizeof g->gravity) == 0,
-            "jl_model_geom: the model changed after its geometry view was filled: call jl_model_sync_geom");
+            "jl_model_geom: the model changed after jl_model_sync_geom filled its view for collision/ (call it again)");
   return g;
 }
 
