@@ -1,8 +1,9 @@
 /* Guarded child processes (child.h): fork, limits, deadline, memory watch.
  *
- * Method. The child sets PR_SET_PDEATHSIG(SIGKILL) (and leaves at once if
- * the parent is already gone), RLIMIT_AS to the memory limit, RLIMIT_CPU to
- * the timeout, points stdout/stderr at /dev/null, turns allocation failures
+ * Method. The child closes every descriptor but its answer pipe (another
+ * thread's pipe must not stay open in it), sets PR_SET_PDEATHSIG(SIGKILL)
+ * (and leaves at once if the parent is already gone), RLIMIT_AS to the
+ * memory limit, RLIMIT_CPU to the timeout, points stdout/stderr at /dev/null, turns allocation failures
  * into _exit(JL_CHILD_EXIT_NOMEM) and runs the body. The parent reads the
  * answer with poll() in slices of at most 25 ms; between slices it checks the
  * wall-clock deadline and the child's resident size (/proc/PID/statm), and
@@ -109,6 +110,22 @@ static void child_setup(pid_t parent, const JlMeshLimits *l) {
   jl_child_new_handler_exit();
 }
 
+/* child side: closes every descriptor above stderr but keep. Another
+ * thread's child start may be between its pipe() and closing the pipe's
+ * write end in the parent when this child is forked; a child that kept that
+ * write end open would hold back the other parent's end of file, so a crash
+ * of the other child would look like a timeout (tests/test_threads.c). */
+static void close_other_fds(int keep) {
+  if (keep > 3 && close_range(3, (unsigned)keep - 1, 0) == 0 && close_range((unsigned)keep + 1, ~0u, 0) == 0)
+    return;
+  if (keep == 3 && close_range(4, ~0u, 0) == 0) return;
+  /* close_range missing (kernel before 5.9): one by one up to the limit */
+  long max = sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 1048576) max = 1048576;
+  for (long f = 3; f < max; f++)
+    if (f != keep) close((int)f);
+}
+
 int jl_child_start(JlChild *c, const char *what, JlChildFn fn, void *ctx) {
   JL_ASSERT(c && what && fn, "jl_child_start needs a JlChild, a name and a body");
   memset(c, 0, sizeof *c);
@@ -131,6 +148,7 @@ int jl_child_start(JlChild *c, const char *what, JlChildFn fn, void *ctx) {
   }
   if (pid == 0) {
     close(fd[0]);
+    close_other_fds(fd[1]);
     child_setup(parent, &c->limits);
     fn(fd[1], ctx);
     close(fd[1]);

@@ -5,16 +5,21 @@
  * two threads write PNGs at once and each file must equal the one written
  * alone. Run it under ThreadSanitizer (a build with
  * -DCMAKE_C_FLAGS=-fsanitize=thread) to see the races, not only their
- * results: the welding sort's positions pointer (mesh/surface.c), the mesh
- * limits (mesh/child.c), the out-of-memory exit code (mesh/common.c) and the
- * PNG checksum table (render/png.c) were shared globals before. POSIX
+ * results: the sorts' context pointers (mesh/surface.c weld, mesh/validate.c
+ * orientation), the mesh limits (mesh/child.c), the out-of-memory exit code
+ * (mesh/common.c) and the PNG checksum table (render/png.c) were shared
+ * globals before. A guarded child must also not keep another thread's pipe
+ * open (child_fds). POSIX
  * threads, not C11's <threads.h>: ThreadSanitizer does not see threads that
  * thrd_create starts (they crash under it); since glibc 2.34 pthreads are in
  * libc, so no link flag is needed. */
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "mesh/child.h"
 #include "mesh/surface.h"
@@ -104,6 +109,41 @@ static void test_two_meshes_at_once(void) {
   }
 }
 
+/* ---- guarded children hold no other descriptors ---------------------------------- */
+
+static void body_slow(int fd, void *ctx) {
+  (void)ctx;
+  struct timespec ts = {1, 500000000L};
+  nanosleep(&ts, NULL);
+  int v = 1;
+  jl_child_write(fd, &v, sizeof v);
+}
+
+/* A pipe another thread has just made for its own child (its write end still
+ * open in the parent) must not stay open in a child started meanwhile: the
+ * other parent would see no end of file when its own child dies, and report a
+ * crash as a timeout. Single-threaded and deterministic: the pipe is open
+ * while the slow child starts, then its write end is closed here, and end of
+ * file must come at once, not when the slow child ends 1.5 s later. */
+static void test_child_fds(void) {
+  int p[2];
+  ENSURE(pipe(p) == 0);
+  JlChild c;
+  ENSURE(jl_child_start(&c, "the test body", body_slow, NULL) == 0);
+  close(p[1]);
+  struct pollfd pfd = {p[0], POLLIN, 0};
+  int r = poll(&pfd, 1, 500);
+  char byte;
+  int eof = r == 1 && read(p[0], &byte, 1) == 0;
+  close(p[0]);
+  int v = 0;
+  int got = jl_child_read(&c, &v, sizeof v);
+  char why[240];
+  JlChildEnd e = jl_child_finish(&c, why, sizeof why);
+  ENSURE_MSG(eof, "a child kept another pipe's write end open (poll %d)", r);
+  ENSURE(got && v == 1 && e == JL_CHILD_DONE);
+}
+
 /* ---- PNG ------------------------------------------------------------------------ */
 
 typedef struct PngJob {
@@ -147,4 +187,5 @@ static void test_png_at_once(void) {
   }
 }
 
-JL_TEST_MAIN({"png_at_once", test_png_at_once}, {"two_meshes_at_once", test_two_meshes_at_once})
+JL_TEST_MAIN({"child_fds", test_child_fds}, {"png_at_once", test_png_at_once},
+             {"two_meshes_at_once", test_two_meshes_at_once})
