@@ -1,9 +1,10 @@
-/* mesh/ and render/png.c on several threads at once (issue 13, "Jelly as a
- * library"): two threads each load, validate and tetrahedralize a different
- * shipped mesh, over and over, while the main thread reads and sets the mesh
- * limits, and each result must equal the single-threaded one bit for bit;
- * two threads write PNGs at once and each file must equal the one written
- * alone. Run it under ThreadSanitizer (a build with
+/* The library on several threads at once (issue 13, "Jelly as a library"):
+ * two threads each load, validate and tetrahedralize a different shipped
+ * mesh, over and over, while the main thread reads and sets the mesh limits,
+ * and each result must equal the single-threaded one bit for bit; two
+ * threads write PNGs at once and each file must equal the one written alone;
+ * two threads step a world each (contacts included) and must end where one
+ * world stepped alone does. Run it under ThreadSanitizer (a build with
  * -DCMAKE_C_FLAGS=-fsanitize=thread) to see the races, not only their
  * results: the sorts' context pointers (mesh/surface.c weld, mesh/validate.c
  * orientation), the mesh limits (mesh/child.c), the out-of-memory exit code
@@ -26,6 +27,7 @@
 #include "mesh/tetmesh.h"
 #include "render/render.h"
 #include "tests/harness.h"
+#include "tests/scene_world.h"
 
 /* What one load gives: the welded surface, its findings, its tets. */
 typedef struct Loaded {
@@ -109,6 +111,60 @@ static void test_two_meshes_at_once(void) {
   }
 }
 
+/* ---- worlds ------------------------------------------------------------------- */
+
+/* two balls meeting head on: contacts (collision/ through the model's JlGeom
+ * view), springs, volume force, implicit steps */
+static const char *const k_balls =
+    "{ \"gravity\": [0, -9.81, 0], \"ground\": {\"y\": -0.3},\n"
+    "  \"bodies\": [\n"
+    "   {\"name\": \"a\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.15}, \"translate\": [-0.18, 0, 0],\n"
+    "    \"velocity\": [3, 0, 0], \"tetgen\": {\"max_volume\": 1e-3}, \"young_modulus\": 2e5},\n"
+    "   {\"name\": \"b\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.15}, \"translate\": [0.18, 0, 0],\n"
+    "    \"velocity\": [-3, 0, 0], \"tetgen\": {\"max_volume\": 1e-3}, \"young_modulus\": 2e5} ] }";
+
+typedef struct WorldJob {
+  int steps;
+  int ok, nnode;
+  double *x; /* nnode x 3 at the end, malloc'd */
+} WorldJob;
+
+static void *world_job(void *arg) {
+  WorldJob *j = arg;
+  JlWorld w;
+  if (!jl_test_scene_world(&w, k_balls, "threads_balls.json")) return NULL;
+  j->ok = 1;
+  for (int s = 0; s < j->steps && j->ok; s++) {
+    JlStepReport rep;
+    j->ok = jl_world_step(&w, 1.0 / 60.0, &rep) == JL_OK;
+  }
+  j->nnode = w.model.nnode;
+  j->x = malloc(3 * (size_t)j->nnode * sizeof(double));
+  if (j->x) memcpy(j->x, w.state.x, 3 * (size_t)j->nnode * sizeof(double));
+  jl_world_destroy(&w);
+  return NULL;
+}
+
+/* Two worlds stepped on two threads end where one world stepped alone does,
+ * bit for bit: nothing in the engine is shared between worlds. */
+static void test_two_worlds_at_once(void) {
+  int steps = getenv("JL_TEST_QUICK") ? 10 : 30;
+  WorldJob alone = {steps, 0, 0, NULL}, job[2] = {{steps, 0, 0, NULL}, {steps, 0, 0, NULL}};
+  world_job(&alone);
+  ENSURE(alone.ok && alone.x);
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) ENSURE(pthread_create(&th[i], NULL, world_job, &job[i]) == 0);
+  for (int i = 0; i < 2; i++) ENSURE(pthread_join(th[i], NULL) == 0);
+  int same[2];
+  for (int i = 0; i < 2; i++)
+    same[i] = job[i].ok && job[i].x && job[i].nnode == alone.nnode &&
+              memcmp(job[i].x, alone.x, 3 * (size_t)alone.nnode * sizeof(double)) == 0;
+  free(alone.x);
+  free(job[0].x);
+  free(job[1].x);
+  ENSURE_MSG(same[0] && same[1], "threaded worlds differ from the one stepped alone (%d %d)", same[0], same[1]);
+}
+
 /* ---- guarded children hold no other descriptors ---------------------------------- */
 
 static void body_slow(int fd, void *ctx) {
@@ -188,4 +244,4 @@ static void test_png_at_once(void) {
 }
 
 JL_TEST_MAIN({"child_fds", test_child_fds}, {"png_at_once", test_png_at_once},
-             {"two_meshes_at_once", test_two_meshes_at_once})
+             {"two_meshes_at_once", test_two_meshes_at_once}, {"two_worlds_at_once", test_two_worlds_at_once})
