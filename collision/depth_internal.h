@@ -19,6 +19,8 @@
 #include "collision/hash.h"
 #include "mesh/vec3.h"
 
+/* an unreached contact (idx) and its distance d to Q's surface: the nearest-point fallback
+ * starts from the closest of a region (depth_propagate.c) */
 typedef struct Near {
   double d;
   int idx;
@@ -101,6 +103,7 @@ struct JlCollision {
 
 /* ---- small helpers shared by the parts ---- */
 
+/* a /= |a|; 0 (a unchanged) when |a| is 0 or not finite */
 static inline int normalize3(double *a) {
   double l = sqrt(jl_vec3_dot(a, a));
   if (!(l > 0.0) || !isfinite(l)) return 0;
@@ -108,6 +111,7 @@ static inline int normalize3(double *a) {
   return 1;
 }
 
+/* boxes are 6-vectors lo, hi; touching counts as overlap */
 static inline int boxes_overlap(const double *a, const double *b) {
   for (int k = 0; k < 3; k++)
     if (a[k] > b[3 + k] || b[k] > a[3 + k]) return 0;
@@ -131,6 +135,8 @@ static inline int cell_range(const JlHash *h, const double *box, const double *c
   return 1;
 }
 
+/* grows *p (elements of elem bytes) to hold need, doubling from 256, so detection stops
+ * allocating once the buffers fit the scene */
 static inline void grow(void **p, int *cap, int need, size_t elem) {
   if (need <= *cap) return;
   int n = *cap > 0 ? *cap : 256;
