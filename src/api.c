@@ -184,8 +184,7 @@ static JellyResult copy_surface(const double *vertices, int nvert, const int *tr
 }
 
 /* the body def: placement and meshing here, material by a trial jl_model_build */
-static JellyResult check_body_def(const JellyBodyDef *d, char *err, size_t errsz) {
-  static const char fn[] = "jelly_model_add_body";
+static JellyResult check_body_def(const JellyBodyDef *d, const char *fn, char *err, size_t errsz) {
   if (d->name && strlen(d->name) >= JL_NAME_MAX)
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->name is longer than 63 bytes");
   if (!(isfinite(d->scale) && d->scale > 0 && d->scale < 1e6))
@@ -205,63 +204,57 @@ static JellyResult check_body_def(const JellyBodyDef *d, char *err, size_t errsz
   return JELLY_OK;
 }
 
-JellyResult jelly_model_add_body(JellyModel *model, const double *vertices, int nvert, const int *triangles, int ntri,
-                                 const JellyBodyDef *def, char *err, size_t errsz) {
-  static const char fn[] = "jelly_model_add_body";
-  if (!model) return fail(err, errsz, JELLY_ERR_INPUT, fn, "model is NULL");
-  if (model->from_scene)
-    return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model was loaded from a scene file; add bodies to a model "
-                                                 "of jelly_model_new");
-  JellyBodyDef d = def ? *def : jelly_default_body_def();
-  JellyResult r = check_body_def(&d, err, errsz);
-  if (r) return r;
+/* the JlBodyDef of a checked JellyBodyDef */
+static JlBodyDef engine_body_def(const JellyBodyDef *d, int index) {
   JlBodyDef bd = jl_default_body_def();
-  if (d.name)
-    snprintf(bd.name, sizeof bd.name, "%s", d.name);
+  if (d->name)
+    snprintf(bd.name, sizeof bd.name, "%s", d->name);
   else
-    snprintf(bd.name, sizeof bd.name, "body%d", model->nbody);
-  bd.density = d.density;
-  bd.stiffness = d.stiffness;
-  bd.young_modulus = d.young_modulus;
-  bd.poisson_ratio = d.poisson_ratio;
-  bd.damping = d.damping;
-  memcpy(bd.velocity, d.velocity, sizeof bd.velocity);
+    snprintf(bd.name, sizeof bd.name, "body%d", index);
+  bd.density = d->density;
+  bd.stiffness = d->stiffness;
+  bd.young_modulus = d->young_modulus;
+  bd.poisson_ratio = d->poisson_ratio;
+  bd.damping = d->damping;
+  memcpy(bd.velocity, d->velocity, sizeof bd.velocity);
+  return bd;
+}
 
-  JlSurface s;
-  memset(&s, 0, sizeof s);
-  r = copy_surface(vertices, nvert, triangles, ntri, &s, err, errsz);
-  if (r) return r;
-  jl_transform_points(s.vert, s.nvert, d.scale, d.rotate_deg, d.translate);
+/* places, validates and tetrahedralizes surface s (taken over: freed on
+ * failure, kept by the model on success) as body bd of the model */
+static JellyResult add_surface(JellyModel *model, JlSurface *s, const JellyBodyDef *d, const JlBodyDef *bd,
+                               const char *fn, char *err, size_t errsz) {
+  jl_transform_points(s->vert, s->nvert, d->scale, d->rotate_deg, d->translate);
   JlMeshReport rep;
-  jl_surface_validate(&s, bd.name, &rep);
+  jl_surface_validate(s, bd->name, &rep);
   char msg[2048];
   if (!rep.ok) {
-    jl_report_errors(&rep, bd.name, msg, sizeof msg);
-    jl_surface_free(&s);
-    if (err && errsz > 0) snprintf(err, errsz, "%s: body '%s': cannot tetrahedralize: %s", fn, bd.name, msg);
+    jl_report_errors(&rep, bd->name, msg, sizeof msg);
+    jl_surface_free(s);
+    if (err && errsz > 0) snprintf(err, errsz, "%s: body '%s': cannot tetrahedralize: %s", fn, bd->name, msg);
     return JELLY_ERR_INPUT;
   }
   JlTetgenDef td = jl_default_tetgen_def();
-  td.mode = d.embedded ? JL_TETGEN_EMBEDDED : JL_TETGEN_CONFORMING;
-  td.max_volume = d.max_volume;
-  td.resolution = d.resolution;
-  if (!d.embedded && d.max_volume > 0 && jl_surface_volume(&s) / d.max_volume > API_MAX_TETS) {
-    jl_surface_free(&s);
+  td.mode = d->embedded ? JL_TETGEN_EMBEDDED : JL_TETGEN_CONFORMING;
+  td.max_volume = d->max_volume;
+  td.resolution = d->resolution;
+  if (!d->embedded && d->max_volume > 0 && jl_surface_volume(s) / d->max_volume > API_MAX_TETS) {
+    jl_surface_free(s);
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->max_volume asks for more than 1e7 tets; raise it");
   }
   JlTetMesh t;
   memset(&t, 0, sizeof t);
-  JlResult jr = jl_tetgen_build(&s, &td, &t, msg, sizeof msg);
+  JlResult jr = jl_tetgen_build(s, &td, &t, msg, sizeof msg);
   if (jr) {
-    jl_surface_free(&s);
-    if (err && errsz > 0) snprintf(err, errsz, "%s: body '%s': %s", fn, bd.name, msg);
+    jl_surface_free(s);
+    if (err && errsz > 0) snprintf(err, errsz, "%s: body '%s': %s", fn, bd->name, msg);
     return (JellyResult)jr;
   }
   /* the material: jl_model_build names what it refuses (density <= 0, ...) */
   JlModel trial;
-  jr = jl_model_build(&trial, 1, &t, &s, &bd, &model->world, msg, sizeof msg);
+  jr = jl_model_build(&trial, 1, &t, s, bd, &model->world, msg, sizeof msg);
   if (jr) {
-    jl_surface_free(&s);
+    jl_surface_free(s);
     jl_tetmesh_free(&t);
     if (err && errsz > 0) snprintf(err, errsz, "%s: %s", fn, msg);
     return (JellyResult)jr;
@@ -273,11 +266,55 @@ JellyResult jelly_model_add_body(JellyModel *model, const double *vertices, int 
     model->tets = jl_realloc(model->tets, (size_t)model->cap, sizeof *model->tets);
     model->defs = jl_realloc(model->defs, (size_t)model->cap, sizeof *model->defs);
   }
-  model->surf[model->nbody] = s;
+  model->surf[model->nbody] = *s;
   model->tets[model->nbody] = t;
-  model->defs[model->nbody] = bd;
+  model->defs[model->nbody] = *bd;
   model->nbody++;
   return JELLY_OK;
+}
+
+/* the model and def arguments every add function takes */
+static JellyResult check_add(const JellyModel *model, const JellyBodyDef *d, const char *fn, char *err,
+                             size_t errsz) {
+  if (!model) return fail(err, errsz, JELLY_ERR_INPUT, fn, "model is NULL");
+  if (model->from_scene)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model was loaded from a scene file; add bodies to a model "
+                                                 "of jelly_model_new");
+  if (model->nbody >= 100000) return fail(err, errsz, JELLY_ERR_INPUT, fn, "more than 100000 bodies");
+  return check_body_def(d, fn, err, errsz);
+}
+
+JellyResult jelly_model_add_body(JellyModel *model, const double *vertices, int nvert, const int *triangles, int ntri,
+                                 const JellyBodyDef *def, char *err, size_t errsz) {
+  static const char fn[] = "jelly_model_add_body";
+  JellyBodyDef d = def ? *def : jelly_default_body_def();
+  JellyResult r = check_add(model, &d, fn, err, errsz);
+  if (r) return r;
+  JlBodyDef bd = engine_body_def(&d, model->nbody);
+  JlSurface s;
+  memset(&s, 0, sizeof s);
+  r = copy_surface(vertices, nvert, triangles, ntri, &s, err, errsz);
+  if (r) return r;
+  return add_surface(model, &s, &d, &bd, fn, err, errsz);
+}
+
+JellyResult jelly_model_add_mesh(JellyModel *model, const char *path, const JellyBodyDef *def, char *err,
+                                 size_t errsz) {
+  static const char fn[] = "jelly_model_add_mesh";
+  JellyBodyDef d = def ? *def : jelly_default_body_def();
+  JellyResult r = check_add(model, &d, fn, err, errsz);
+  if (r) return r;
+  if (!path || !path[0]) return fail(err, errsz, JELLY_ERR_INPUT, fn, "path is NULL or empty");
+  JlBodyDef bd = engine_body_def(&d, model->nbody);
+  JlSurface s;
+  memset(&s, 0, sizeof s);
+  char msg[2048];
+  JlResult jr = jl_surface_load(path, &s, msg, sizeof msg);
+  if (jr) {
+    if (err && errsz > 0) snprintf(err, errsz, "%s: %s", fn, msg);
+    return (JellyResult)jr;
+  }
+  return add_surface(model, &s, &d, &bd, fn, err, errsz);
 }
 
 int jelly_model_body_count(const JellyModel *model) {

@@ -310,6 +310,36 @@ static void test_bad_arguments(void) {
   jelly_world_free(w2);
 }
 
+/* a body from a mesh file: the bunny, embedded in a coarse lattice, lands on the ground */
+static void test_mesh_file(void) {
+  char err[1024];
+  JellyModelDef md = jelly_default_model_def();
+  md.has_ground = 1;
+  JellyModel *m = NULL;
+  ENSURE(jelly_model_new(&md, &m, err, sizeof err) == JELLY_OK);
+  JellyBodyDef bd = jelly_default_body_def();
+  bd.name = "bunny";
+  bd.scale = 0.05;
+  bd.translate[1] = 0.3;
+  bd.embedded = 1;
+  bd.resolution = 0.05;
+  bd.young_modulus = 2e5;
+  BAD(jelly_model_add_mesh(m, JL_MODELS_DIR "/no_such_mesh.obj", &bd, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_add_mesh(m, NULL, &bd, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE_MSG(jelly_model_add_mesh(m, JL_MODELS_DIR "/bunny.obj", &bd, err, sizeof err) == JELLY_OK, "%s", err);
+  JellyWorld *w = NULL;
+  ENSURE_MSG(jelly_world_new(m, &w, err, sizeof err) == JELLY_OK, "%s", err);
+  jelly_model_free(m);
+  ENSURE_MSG(jelly_world_step(w, 1.0, err, sizeof err) == JELLY_OK, "%s", err);
+  const double *v;
+  int nv;
+  ENSURE(jelly_world_body_surface(w, 0, &v, &nv, NULL, NULL, err, sizeof err) == JELLY_OK && nv > 1000);
+  double lo = INFINITY;
+  for (int i = 0; i < nv; i++) lo = fmin(lo, v[3 * i + 1]);
+  ENSURE_MSG(lo > -0.01 && lo < 0.02, "the bunny's lowest point is at %g m after 1 s", lo);
+  jelly_world_free(w);
+}
+
 JL_TEST_MAIN({"version", test_version}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
              {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
-             {"bad_arguments", test_bad_arguments})
+             {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file})

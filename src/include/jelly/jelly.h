@@ -122,6 +122,12 @@ JELLY_API JellyResult jelly_model_add_body(JellyModel *model, const double *vert
                                            const int *triangles, int ntri, const JellyBodyDef *def,
                                            char *err, size_t errsz);
 
+/* Adds a body whose surface is read from a mesh file (OBJ, STL, PLY, OFF,
+ * glTF, ...: what assimp reads, docs/robustness.md for the limits), then
+ * placed, checked and tetrahedralized as jelly_model_add_body does. */
+JELLY_API JellyResult jelly_model_add_mesh(JellyModel *model, const char *path, const JellyBodyDef *def,
+                                           char *err, size_t errsz);
+
 /* Number of bodies of the model (0 for NULL). */
 JELLY_API int jelly_model_body_count(const JellyModel *model);
 
