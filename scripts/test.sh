@@ -11,6 +11,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 JELLY_CMAKE_FLAGS="-DJELLY_WERROR=ON" scripts/setup.sh --test-deps --build-dir build
 echo "== tests (release build)"
 ctest --test-dir build --output-on-failure -j "$jobs"
+echo "== install and build docs/examples/ against it (pkg-config, find_package, add_subdirectory)"
+scripts/test_install.sh build
 
 if [ "$sanitize" = 1 ]; then
   echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer"
