@@ -2,9 +2,10 @@
 # Jelly as a library (docs/api.md): installs an existing build into a
 # temporary prefix, then builds docs/examples/drop_bunny.c against it twice,
 # through pkg-config and through CMake's find_package(jelly), runs both, and
-# checks that the shared library exports the public API only. Last, a tiny
-# project pulls Jelly in with add_subdirectory (engine only, JELLY_RENDER=OFF)
-# and must build without its tests.
+# once more statically (libjelly.a with `pkg-config --static`), and checks
+# that the shared library exports the public API only. Last, a tiny project
+# pulls Jelly in with add_subdirectory and must get the libraries without
+# Jelly's program, renderer or tests.
 # Usage: scripts/test_install.sh [BUILD_DIR]   (default build/, already built)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,23 +37,29 @@ cc -std=c11 -Wall -Wextra -Werror -o "$tmp/drop_bunny_pc" docs/examples/drop_bun
 "$tmp/drop_bunny_pc" models/bunny.obj | tee "$tmp/pc.txt"
 grep -q "^t = 1.0 s" "$tmp/pc.txt"
 
+echo "== drop_bunny linked statically (libjelly.a, pkg-config --static)"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror -o "$tmp/drop_bunny_static" docs/examples/drop_bunny.c \
+   $(pkg-config --cflags jelly) "$lib/libjelly.a" $(pkg-config --static --libs jelly | sed 's/-ljelly\b//')
+if ldd "$tmp/drop_bunny_static" | grep -q libjelly; then echo "drop_bunny_static links libjelly.so"; exit 1; fi
+"$tmp/drop_bunny_static" models/bunny.obj | cmp - "$tmp/pc.txt"
+
 echo "== drop_bunny through find_package(jelly)"
 cmake -S docs/examples -B "$tmp/examples" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$tmp/examples" -j "$jobs" >/dev/null
 "$tmp/examples/drop_bunny" models/bunny.obj >"$tmp/cmake.txt"
 cmp "$tmp/pc.txt" "$tmp/cmake.txt" # the same library, the same numbers
 
-echo "== add_subdirectory (JELLY_RENDER=OFF): the engine without tests"
+echo "== add_subdirectory: the libraries only (no program, renderer or tests)"
 mkdir -p "$tmp/sub"
 cat >"$tmp/sub/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.25)
 project(uses_jelly LANGUAGES C CXX)
-set(JELLY_RENDER OFF CACHE BOOL "" FORCE)
 add_subdirectory("$root" jelly)
 add_executable(drop_bunny "$root/docs/examples/drop_bunny.c")
 target_link_libraries(drop_bunny PRIVATE jelly::jelly)
-if(TARGET test_api OR TARGET jelly_render)
-  message(FATAL_ERROR "Jelly's tests or renderer were configured inside another project")
+if(TARGET test_api OR TARGET jelly_render OR TARGET jelly_cli)
+  message(FATAL_ERROR "Jelly's tests, renderer or program were configured inside another project")
 endif()
 CMAKE
 cmake -S "$tmp/sub" -B "$tmp/sub/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
