@@ -29,6 +29,11 @@ missing=$(grep -o 'JELLY_API [^(]*(' "$prefix/include/jelly/jelly.h" | grep -o '
           while read -r f; do nm -D --defined-only "$lib/libjelly.so" | grep -qw "$f" || echo "$f"; done)
 if [ -n "$missing" ]; then echo "libjelly.so lacks: $missing"; exit 1; fi
 
+echo "== <jelly/jelly.h> compiles as C99 and C++11, pedantic"
+printf '#include <jelly/jelly.h>\nint main(void) { return jelly_version()[0] == 0; }\n' >"$tmp/h.c"
+cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$prefix/include" "$tmp/h.c"
+c++ -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$prefix/include" -x c++ "$tmp/h.c"
+
 echo "== drop_bunny through pkg-config"
 export PKG_CONFIG_PATH=$lib/pkgconfig
 # shellcheck disable=SC2046
