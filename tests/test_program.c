@@ -52,7 +52,6 @@ static double now_s(void) {
 /* ---- help and version ----------------------------------------------------------- */
 
 static void test_help_and_version(void) {
-  NEEDS_RENDER();
   const char *dir = jl_test_tmpdir("program_help");
   char cmd[4096];
   /* bare `jelly`: what the program can do, exit 0, and no simulation (no out/ folder) */
