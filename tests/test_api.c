@@ -10,6 +10,7 @@
  * conserve momentum, so a constant force F on one node changes the total
  * momentum by F t. Bad arguments must come back as error codes with text. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -340,6 +341,37 @@ static void test_mesh_file(void) {
   jelly_world_free(w);
 }
 
+/* distinct worlds on distinct threads are independent (jelly.h, "Threads"):
+ * two worlds stepped at the same time end bitwise where one stepped alone does */
+static void *step_half_second(void *world) {
+  static const int ok = 1;
+  return jelly_world_step(world, 0.5, NULL, 0) == JELLY_OK ? (void *)&ok : NULL;
+}
+
+static void test_threads(void) {
+  /* built here: building forks TetGen children, which jelly.h asks to do from one thread */
+  JellyWorld *ref = cube_world(-9.81, 1.0 / 60.0);
+  JellyWorld *w[2] = {cube_world(-9.81, 1.0 / 60.0), cube_world(-9.81, 1.0 / 60.0)};
+  ENSURE(ref && w[0] && w[1]);
+  const double f[3] = {0.0, 0.0, 2.0};
+  ENSURE(jelly_world_set_force(ref, 1, f, NULL, 0) == JELLY_OK);
+  for (int k = 0; k < 2; k++) ENSURE(jelly_world_set_force(w[k], 1, f, NULL, 0) == JELLY_OK);
+  ENSURE(step_half_second(ref) != NULL);
+  pthread_t th[2];
+  for (int k = 0; k < 2; k++) ENSURE(pthread_create(&th[k], NULL, step_half_second, w[k]) == 0);
+  void *res[2];
+  for (int k = 0; k < 2; k++) ENSURE(pthread_join(th[k], &res[k]) == 0);
+  size_t bytes = 3 * sizeof(double) * (size_t)jelly_world_node_count(ref);
+  for (int k = 0; k < 2; k++) {
+    ENSURE(res[k] != NULL);
+    ENSURE(memcmp(jelly_world_positions(w[k]), jelly_world_positions(ref), bytes) == 0);
+    ENSURE(memcmp(jelly_world_velocities(w[k]), jelly_world_velocities(ref), bytes) == 0);
+    jelly_world_free(w[k]);
+  }
+  jelly_world_free(ref);
+}
+
 JL_TEST_MAIN({"version", test_version}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
              {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
-             {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file})
+             {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},
+             {"threads", test_threads})
