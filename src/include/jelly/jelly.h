@@ -84,8 +84,9 @@ typedef struct JellyModelDef {
 JELLY_API JellyModelDef jelly_default_model_def(void);
 
 /* Loads a scene file (JSON, docs/scenes.md) and builds its bodies (meshes are
- * read and tetrahedralized here, so errors show now). The time step is the
- * scene's dt (1/60 s by default), its integrator and solver settings too.
+ * read and tetrahedralized here, so errors show now). The scene's integrator,
+ * solver settings and dt are used (without a dt: 1/60 s for the implicit
+ * integrator, half the stability limit for an explicit one, as `jelly run`).
  * On success *out is a model to free with jelly_model_free. */
 JELLY_API JellyResult jelly_model_load(const char *path, JellyModel **out, char *err, size_t errsz);
 
