@@ -2,8 +2,9 @@
 # Installs Jelly's missing Debian packages (as root, or through sudo) and
 # builds the program into build/. Prints exactly what to install when it
 # cannot install itself.
-# Usage: scripts/setup.sh [--test-deps] [--fuzz-deps] [--no-build] [--build-dir DIR]
+# Usage: scripts/setup.sh [--test-deps] [--fuzz-deps] [--no-render] [--no-build] [--build-dir DIR]
 #   --fuzz-deps  also clang and its libFuzzer runtime (scripts/fuzz.sh)
+#   --no-render  without SDL2 and cglm: the engine and a headless jelly (-DJELLY_RENDER=OFF)
 #   --no-build   install only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,11 +12,13 @@ cd "$(dirname "$0")/.."
 build_dir=build
 want_test_deps=0
 want_fuzz_deps=0
+render=1
 build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --test-deps) want_test_deps=1 ;;
     --fuzz-deps) want_fuzz_deps=1 ;;
+    --no-render) render=0 ;;
     --no-build) build=0 ;;
     --build-dir) build_dir="$2"; shift ;;
     *) echo "setup.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -24,8 +27,12 @@ while [ $# -gt 0 ]; do
 done
 
 packages=(build-essential cmake pkg-config
-          libtet1.5-dev tetgen libccd-dev libsdl2-dev libcglm-dev
-          libassimp-dev libcjson-dev)
+          libtet1.5-dev tetgen libccd-dev libassimp-dev libcjson-dev)
+render_flag=-DJELLY_RENDER=OFF
+if [ "$render" = 1 ]; then
+  packages+=(libsdl2-dev libcglm-dev)
+  render_flag=-DJELLY_RENDER=ON
+fi
 if [ "$want_test_deps" = 1 ]; then
   # python3 decodes PNGs independently in the render tests; xvfb + xauth give
   # the viewer smoke test (tests/test_viewer.c) an X server
@@ -62,5 +69,5 @@ fi
 
 [ "$build" = 1 ] || exit 0
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${JELLY_CMAKE_FLAGS:-} >/dev/null
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$render_flag" ${JELLY_CMAKE_FLAGS:-} >/dev/null
 cmake --build "$build_dir" -j "$jobs"

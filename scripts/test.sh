@@ -12,6 +12,8 @@ JELLY_CMAKE_FLAGS="-DJELLY_WERROR=ON" scripts/setup.sh --test-deps --build-dir b
 scripts/check_layers.sh
 echo "== tests (release build)"
 ctest --test-dir build --output-on-failure -j "$jobs"
+echo "== install and build docs/examples/ against it (pkg-config, find_package, add_subdirectory)"
+scripts/test_install.sh build
 
 if [ "$sanitize" = 1 ]; then
   echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/extforce.h"
 #include "src/force.h"
 #include "src/volume.h"
 #include "tests/harness.h"
@@ -330,6 +331,57 @@ static void test_gravity(void) {
   jl_model_free(&m);
 }
 
+/* external forces (src/extforce.c, jelly_world_set_force): F on the chosen
+ * nodes only, energy -F.x consistent with F (central differences), and a
+ * Jacobian that is zero as the differences of a constant force are */
+static void test_external(void) {
+  JlModel m;
+  ENSURE(small_model(&m, 0.0, 0));
+  JlForce *e = jl_external_force_create(&m);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *f = jl_calloc((size_t)n3, sizeof(double)), *u = jl_calloc((size_t)n3, sizeof(double));
+  double *fp = jl_calloc((size_t)n3, sizeof(double)), *diag = jl_calloc(9 * (size_t)m.nnode, sizeof(double));
+  perturb(&m, 0.3, x);
+  const double F[2][3] = {{1.5, -2.0, 0.25}, {0.0, 0.0, -7.0}};
+  int node[2] = {m.nnode - 1, 2};
+  jl_external_force_set(e, node[0], F[0]);
+  jl_external_force_set(e, node[1], F[1]);
+  double energy = 0, expect = 0;
+  e->force(e, &m, x, v, f, &energy);
+  for (int i = 0; i < m.nnode; i++)
+    for (int k = 0; k < 3; k++) {
+      double want = i == node[0] ? F[0][k] : i == node[1] ? F[1][k] : 0.0;
+      ENSURE(f[3 * i + k] == want);
+      expect -= want * x[3 * i + k];
+    }
+  ENSURE_REL(energy, expect, 1e-14);
+  ENSURE(jl_external_force_energy(e, x) == energy);
+  for (int k = 0; k < n3; k++) u[k] = rnd();
+  double err = energy_error(e, &m, x, v, u);
+  ENSURE_MSG(err < 1e-8, "-dE/dx . u vs F . u relative error %.3g", err);
+  /* the Jacobian: linearize + multiply give zero, and so do the differences */
+  memset(f, 0, (size_t)n3 * sizeof(double));
+  e->linearize(e, &m, x, v, 1.0, 1.0, JL_LIN_EXACT, diag);
+  e->multiply(e, &m, u, f);
+  ENSURE(norm(n3, f) == 0.0 && norm(9 * m.nnode, diag) == 0.0);
+  eval(e, &m, x, v, f);
+  for (int k = 0; k < n3; k++) x[k] += 1e-3 * u[k], v[k] += 1e-3 * u[k];
+  eval(e, &m, x, v, fp);
+  for (int k = 0; k < n3; k++) ENSURE(fp[k] == f[k]);
+  /* a zero force removes the node from the element */
+  const double zero[3] = {0, 0, 0};
+  jl_external_force_set(e, node[0], zero);
+  jl_external_force_set(e, node[1], zero);
+  energy = 0;
+  memset(f, 0, (size_t)n3 * sizeof(double));
+  e->force(e, &m, x, v, f, &energy);
+  ENSURE(norm(n3, f) == 0.0 && energy == 0.0);
+  free(x), free(v), free(f), free(u), free(fp), free(diag);
+  e->destroy(e);
+  jl_model_free(&m);
+}
+
 /* ground: nodes of the lowest layer (y = 0) penetrate the plane y = 0.05;
  * friction F_t = -min(c, mu k p / s0) v_t with s0 the speed at begin_step */
 static void ground_case(int sliding) {
@@ -636,6 +688,7 @@ JL_TEST_MAIN({"spring_dfdx_exact", test_spring_dfdx_exact},
              {"spring_momentum", test_spring_momentum},
              {"energy_consistency", test_energy_consistency},
              {"gravity", test_gravity},
+             {"external", test_external},
              {"ground_sticking", test_ground_sticking},
              {"ground_sliding", test_ground_sliding},
              {"volume_psi", test_volume_psi},

@@ -411,6 +411,9 @@ int jl_cli_run(int argc, char **argv) {
 
   /* preview.png: the chosen frames' positions kept as they pass, drawn at the end (no display needed) */
   JlPreview *preview = a.no_preview ? NULL : jl_preview_create(nframes);
+#ifndef JELLY_RENDER
+  if (!a.no_preview && !a.quiet) fprintf(stderr, "jelly run: note: built without rendering (JELLY_RENDER=OFF): no preview.png\n");
+#endif
 
   double wall_total = 0, ke_max = 0;
   long steps_total = 0, cg_total = 0, cg_failed_total = 0;

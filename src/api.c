@@ -1,0 +1,541 @@
+/* The public API (src/include/jelly/jelly.h): thin wrappers over the engine.
+ *
+ * A JellyModel is a recipe, not an engine JlModel: the loaded scene, or the
+ * bodies added from arrays, each already validated and tetrahedralized.
+ * jelly_world_new builds one engine model per world from it (jl_scene_build
+ * or jl_model_build), so that a world owns its model outright: runtime pins
+ * write that model's `pinned` array, which no other world sees. A scene's
+ * model built at load time (to report errors early) is handed to the first
+ * world; later worlds build their own (TetGen again, same result).
+ *
+ * Every entry point checks its arguments and answers a bad one with
+ * JELLY_ERR_INPUT and a message naming the function and the argument: the
+ * caller is another program, so internal JL_ASSERTs must never fire from
+ * here. The world wrapper adds what the engine's JlWorld lacks for callers:
+ * the step length, the external force element (src/extforce.c), surface
+ * buffers and warning counters summed from JlStepReport (a thin accessor,
+ * to be pointed at the state's own warnings when it has them). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jelly/jelly.h"
+#include "mesh/surface.h"
+#include "src/extforce.h"
+#include "src/scene.h"
+#include "src/volume.h"
+#include "src/world.h"
+
+#define API_MAX_VERTICES 10000000  /* per body: what a surface of a few hundred MB holds */
+#define API_MAX_TRIANGLES 20000000
+#define API_MAX_TETS 10000000      /* tets a conforming max_volume may ask for, per body (as scenes) */
+#define API_MAX_STEPS 1000000000L  /* steps one jelly_world_step may take */
+
+struct JellyModel {
+  int from_scene;
+  JlScene scene;         /* from_scene: the loaded file */
+  JlModel built;         /* from_scene: built at load, until a world takes it */
+  int has_built;
+  JlWorldDef world;      /* arrays: gravity, ground */
+  JlStepDef step;
+  double dt;             /* s, longest step */
+  int auto_dt;           /* a scene without dt and an explicit integrator: the stable step */
+  int nbody, cap;        /* arrays: bodies added */
+  JlSurface *surf;       /* nbody, world coordinates, validated */
+  JlTetMesh *tets;       /* nbody */
+  JlBodyDef *defs;       /* nbody */
+};
+
+struct JellyWorld {
+  JlWorld w;
+  double dt;             /* s */
+  JlForce *ext;          /* the external force element, owned by w */
+  double **surf;         /* nbody surface vertex buffers (nvert x 3), allocated on first use */
+  JellyWarnings warn;
+};
+
+/* the engine model of a world: the one place that knows how JlWorld holds it */
+static JlModel *world_model(JellyWorld *w) { return &w->w.model; }
+static const JlModel *world_model_c(const JellyWorld *w) { return &w->w.model; }
+
+static JellyResult fail(char *err, size_t errsz, JellyResult code, const char *fn, const char *what) {
+  if (err && errsz > 0) snprintf(err, errsz, "%s: %s", fn, what);
+  return code;
+}
+
+static int finite3(const double *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+const char *jelly_version(void) { return JELLY_VERSION; }
+
+/* ---- models ------------------------------------------------------------------ */
+
+JellyModelDef jelly_default_model_def(void) {
+  JlWorldDef wd = jl_default_world_def();
+  JellyModelDef d;
+  memset(&d, 0, sizeof d);
+  memcpy(d.gravity, wd.gravity, sizeof d.gravity);
+  d.has_ground = wd.has_ground;
+  d.ground_y = wd.ground_y;
+  d.ground_friction = wd.ground_friction;
+  d.dt = 1.0 / 60.0;
+  d.threads = 1;
+  return d;
+}
+
+JellyResult jelly_model_load(const char *path, JellyModel **out, char *err, size_t errsz) {
+  static const char fn[] = "jelly_model_load";
+  if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
+  *out = NULL;
+  if (!path || !path[0]) return fail(err, errsz, JELLY_ERR_INPUT, fn, "path is NULL or empty");
+  JellyModel *m = jl_calloc(1, sizeof *m);
+  m->from_scene = 1;
+  JlResult r = jl_scene_load(path, &m->scene, err, errsz);
+  if (r) {
+    free(m);
+    return (JellyResult)r;
+  }
+  r = jl_scene_build(&m->scene, &m->built, NULL, err, errsz);
+  if (r) {
+    jl_scene_free(&m->scene);
+    free(m);
+    return (JellyResult)r;
+  }
+  m->has_built = 1;
+  m->step = m->scene.step;
+  m->dt = m->scene.dt;
+  m->auto_dt = !m->scene.dt_set && m->step.integrator != JL_INTEGRATOR_IMPLICIT;
+  *out = m;
+  return JELLY_OK;
+}
+
+JellyResult jelly_model_new(const JellyModelDef *def, JellyModel **out, char *err, size_t errsz) {
+  static const char fn[] = "jelly_model_new";
+  if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
+  *out = NULL;
+  JellyModelDef d = def ? *def : jelly_default_model_def();
+  if (!finite3(d.gravity)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "gravity is not finite");
+  if (!isfinite(d.ground_y)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "ground_y is not finite");
+  if (!(d.ground_friction >= 0 && d.ground_friction <= 1e3))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "ground_friction must be in [0, 1000]");
+  if (!(d.dt > 0 && d.dt <= 1)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "dt must be in (0, 1] s");
+  if (d.threads < 0 || d.threads > JL_MAX_THREADS)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "threads must be 0 to " JL_MAX_THREADS_TEXT);
+  JellyModel *m = jl_calloc(1, sizeof *m);
+  m->world = jl_default_world_def();
+  memcpy(m->world.gravity, d.gravity, sizeof d.gravity);
+  m->world.has_ground = d.has_ground != 0;
+  m->world.ground_y = d.ground_y;
+  m->world.ground_friction = d.ground_friction;
+  m->step = jl_default_step_def();
+  m->step.threads = d.threads;
+  m->dt = d.dt;
+  *out = m;
+  return JELLY_OK;
+}
+
+JellyBodyDef jelly_default_body_def(void) {
+  JlBodyDef b = jl_default_body_def();
+  JellyBodyDef d;
+  memset(&d, 0, sizeof d);
+  d.density = b.density;
+  d.stiffness = b.stiffness;
+  d.young_modulus = b.young_modulus;
+  d.poisson_ratio = b.poisson_ratio;
+  d.damping = b.damping;
+  d.scale = 1.0;
+  return d;
+}
+
+/* the surface of arrays, checked before the engine sees it: the engine's own
+ * validation follows (closed, manifold, ...), this keeps its input sane */
+static JellyResult copy_surface(const double *vertices, int nvert, const int *triangles, int ntri, JlSurface *s,
+                                char *err, size_t errsz) {
+  static const char fn[] = "jelly_model_add_body";
+  char msg[160];
+  if (!vertices) return fail(err, errsz, JELLY_ERR_INPUT, fn, "vertices is NULL");
+  if (!triangles) return fail(err, errsz, JELLY_ERR_INPUT, fn, "triangles is NULL");
+  if (nvert < 4 || nvert > API_MAX_VERTICES) {
+    snprintf(msg, sizeof msg, "nvert %d: a closed surface needs 4 to %d vertices", nvert, API_MAX_VERTICES);
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
+  }
+  if (ntri < 4 || ntri > API_MAX_TRIANGLES) {
+    snprintf(msg, sizeof msg, "ntri %d: a closed surface needs 4 to %d triangles", ntri, API_MAX_TRIANGLES);
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
+  }
+  for (int i = 0; i < nvert; i++)
+    if (!finite3(vertices + 3 * (size_t)i) || fabs(vertices[3 * i]) > 1e100 || fabs(vertices[3 * i + 1]) > 1e100 ||
+        fabs(vertices[3 * i + 2]) > 1e100) {
+      snprintf(msg, sizeof msg, "vertex %d is not finite (or beyond 1e100 m)", i);
+      return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
+    }
+  for (int t = 0; t < 3 * ntri; t++)
+    if (triangles[t] < 0 || triangles[t] >= nvert) {
+      snprintf(msg, sizeof msg, "triangle %d has vertex index %d, not in 0..%d", t / 3, triangles[t], nvert - 1);
+      return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
+    }
+  s->nvert = nvert;
+  s->ntri = ntri;
+  s->vert = jl_calloc(3 * (size_t)nvert, sizeof(double));
+  s->tri = jl_calloc(3 * (size_t)ntri, sizeof(int));
+  memcpy(s->vert, vertices, 3 * (size_t)nvert * sizeof(double));
+  memcpy(s->tri, triangles, 3 * (size_t)ntri * sizeof(int));
+  return JELLY_OK;
+}
+
+/* the body def: placement and meshing here, material by a trial jl_model_build */
+static JellyResult check_body_def(const JellyBodyDef *d, const char *fn, char *err, size_t errsz) {
+  if (d->name && strlen(d->name) >= JL_NAME_MAX)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->name is longer than 63 bytes");
+  if (!(isfinite(d->scale) && d->scale > 0 && d->scale < 1e6))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->scale must be > 0 and below 1e6");
+  if (!finite3(d->rotate_deg) || !finite3(d->translate) || !finite3(d->velocity))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->rotate_deg, translate and velocity must be finite");
+  if (!(isfinite(d->max_volume) && d->max_volume >= 0))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->max_volume must be >= 0 (0: TetGen's choice)");
+  if (!(isfinite(d->resolution) && d->resolution >= 0))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->resolution must be >= 0 (0: automatic)");
+  if (d->embedded != 0 && d->embedded != 1) return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->embedded must be 0 or 1");
+  double mat[5] = {d->density, d->stiffness, d->young_modulus, d->poisson_ratio, d->damping};
+  for (int k = 0; k < 5; k++)
+    if (!isfinite(mat[k]))
+      return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->density, stiffness, young_modulus, poisson_ratio and "
+                                                   "damping must be finite");
+  return JELLY_OK;
+}
+
+/* the JlBodyDef of a checked JellyBodyDef */
+static JlBodyDef engine_body_def(const JellyBodyDef *d, int index) {
+  JlBodyDef bd = jl_default_body_def();
+  if (d->name)
+    snprintf(bd.name, sizeof bd.name, "%s", d->name);
+  else
+    snprintf(bd.name, sizeof bd.name, "body%d", index);
+  bd.density = d->density;
+  bd.stiffness = d->stiffness;
+  bd.young_modulus = d->young_modulus;
+  bd.poisson_ratio = d->poisson_ratio;
+  bd.damping = d->damping;
+  memcpy(bd.velocity, d->velocity, sizeof bd.velocity);
+  return bd;
+}
+
+/* places, validates and tetrahedralizes surface s (taken over: freed on
+ * failure, kept by the model on success) as body bd of the model */
+static JellyResult add_surface(JellyModel *model, JlSurface *s, const JellyBodyDef *d, const JlBodyDef *bd,
+                               const char *fn, char *err, size_t errsz) {
+  jl_transform_points(s->vert, s->nvert, d->scale, d->rotate_deg, d->translate);
+  JlMeshReport rep;
+  jl_surface_validate(s, bd->name, &rep);
+  char msg[2048];
+  if (!rep.ok) {
+    jl_report_errors(&rep, bd->name, msg, sizeof msg);
+    jl_surface_free(s);
+    if (err && errsz > 0) snprintf(err, errsz, "%s: body '%s': cannot tetrahedralize: %s", fn, bd->name, msg);
+    return JELLY_ERR_INPUT;
+  }
+  JlTetgenDef td = jl_default_tetgen_def();
+  td.mode = d->embedded ? JL_TETGEN_EMBEDDED : JL_TETGEN_CONFORMING;
+  td.max_volume = d->max_volume;
+  td.resolution = d->resolution;
+  if (!d->embedded && d->max_volume > 0 && jl_surface_volume(s) / d->max_volume > API_MAX_TETS) {
+    jl_surface_free(s);
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->max_volume asks for more than 1e7 tets; raise it");
+  }
+  JlTetMesh t;
+  memset(&t, 0, sizeof t);
+  JlResult jr = jl_tetgen_build(s, &td, &t, msg, sizeof msg);
+  if (jr) {
+    jl_surface_free(s);
+    if (err && errsz > 0) snprintf(err, errsz, "%s: body '%s': %s", fn, bd->name, msg);
+    return (JellyResult)jr;
+  }
+  /* the material: jl_model_build names what it refuses (density <= 0, ...) */
+  JlModel trial;
+  jr = jl_model_build(&trial, 1, &t, s, bd, &model->world, msg, sizeof msg);
+  if (jr) {
+    jl_surface_free(s);
+    jl_tetmesh_free(&t);
+    if (err && errsz > 0) snprintf(err, errsz, "%s: %s", fn, msg);
+    return (JellyResult)jr;
+  }
+  jl_model_free(&trial);
+  if (model->nbody == model->cap) {
+    model->cap = model->cap ? 2 * model->cap : 4;
+    model->surf = jl_realloc(model->surf, (size_t)model->cap, sizeof *model->surf);
+    model->tets = jl_realloc(model->tets, (size_t)model->cap, sizeof *model->tets);
+    model->defs = jl_realloc(model->defs, (size_t)model->cap, sizeof *model->defs);
+  }
+  model->surf[model->nbody] = *s;
+  model->tets[model->nbody] = t;
+  model->defs[model->nbody] = *bd;
+  model->nbody++;
+  return JELLY_OK;
+}
+
+/* the model and def arguments every add function takes */
+static JellyResult check_add(const JellyModel *model, const JellyBodyDef *d, const char *fn, char *err,
+                             size_t errsz) {
+  if (!model) return fail(err, errsz, JELLY_ERR_INPUT, fn, "model is NULL");
+  if (model->from_scene)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model was loaded from a scene file; add bodies to a model "
+                                                 "of jelly_model_new");
+  if (model->nbody >= 100000) return fail(err, errsz, JELLY_ERR_INPUT, fn, "more than 100000 bodies");
+  return check_body_def(d, fn, err, errsz);
+}
+
+JellyResult jelly_model_add_body(JellyModel *model, const double *vertices, int nvert, const int *triangles, int ntri,
+                                 const JellyBodyDef *def, char *err, size_t errsz) {
+  static const char fn[] = "jelly_model_add_body";
+  JellyBodyDef d = def ? *def : jelly_default_body_def();
+  JellyResult r = check_add(model, &d, fn, err, errsz);
+  if (r) return r;
+  JlBodyDef bd = engine_body_def(&d, model->nbody);
+  JlSurface s;
+  memset(&s, 0, sizeof s);
+  r = copy_surface(vertices, nvert, triangles, ntri, &s, err, errsz);
+  if (r) return r;
+  return add_surface(model, &s, &d, &bd, fn, err, errsz);
+}
+
+JellyResult jelly_model_add_mesh(JellyModel *model, const char *path, const JellyBodyDef *def, char *err,
+                                 size_t errsz) {
+  static const char fn[] = "jelly_model_add_mesh";
+  JellyBodyDef d = def ? *def : jelly_default_body_def();
+  JellyResult r = check_add(model, &d, fn, err, errsz);
+  if (r) return r;
+  if (!path || !path[0]) return fail(err, errsz, JELLY_ERR_INPUT, fn, "path is NULL or empty");
+  JlBodyDef bd = engine_body_def(&d, model->nbody);
+  JlSurface s;
+  memset(&s, 0, sizeof s);
+  char msg[2048];
+  JlResult jr = jl_surface_load(path, &s, msg, sizeof msg);
+  if (jr) {
+    if (err && errsz > 0) snprintf(err, errsz, "%s: %s", fn, msg);
+    return (JellyResult)jr;
+  }
+  return add_surface(model, &s, &d, &bd, fn, err, errsz);
+}
+
+int jelly_model_body_count(const JellyModel *model) {
+  if (!model) return 0;
+  return model->from_scene ? model->scene.nbody : model->nbody;
+}
+
+void jelly_model_free(JellyModel *model) {
+  if (!model) return;
+  if (model->from_scene) {
+    jl_scene_free(&model->scene);
+    if (model->has_built) jl_model_free(&model->built);
+  }
+  for (int b = 0; b < model->nbody; b++) {
+    jl_surface_free(&model->surf[b]);
+    jl_tetmesh_free(&model->tets[b]);
+  }
+  free(model->surf);
+  free(model->tets);
+  free(model->defs);
+  free(model);
+}
+
+/* ---- worlds ------------------------------------------------------------------- */
+
+JellyResult jelly_world_new(JellyModel *model, JellyWorld **out, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_new";
+  if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
+  *out = NULL;
+  if (!model) return fail(err, errsz, JELLY_ERR_INPUT, fn, "model is NULL");
+  JlModel m;
+  JlResult r;
+  if (model->from_scene && model->has_built) {
+    m = model->built; /* the first world takes the model built at load */
+    memset(&model->built, 0, sizeof model->built);
+    model->has_built = 0;
+  } else if (model->from_scene) {
+    r = jl_scene_build(&model->scene, &m, NULL, err, errsz);
+    if (r) return (JellyResult)r;
+  } else {
+    if (model->nbody == 0) return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model has no bodies (jelly_model_add_body)");
+    r = jl_model_build(&m, model->nbody, model->tets, model->surf, model->defs, &model->world, err, errsz);
+    if (r) return (JellyResult)r;
+  }
+  JellyWorld *w = jl_calloc(1, sizeof *w);
+  r = jl_world_create(&w->w, &m, &model->step, err, errsz);
+  if (r) {
+    jl_model_free(&m);
+    free(w);
+    return (JellyResult)r;
+  }
+  w->ext = jl_external_force_create(world_model(w));
+  if (!jl_world_add_force(&w->w, w->ext)) {
+    w->ext->destroy(w->ext);
+    jl_world_destroy(&w->w);
+    free(w);
+    return fail(err, errsz, JELLY_ERR_SYSTEM, fn, "the world's force table is full");
+  }
+  w->dt = model->dt;
+  if (model->auto_dt) w->dt = jl_world_stable_dt(&w->w, model->step.integrator, model->dt, 0).dt;
+  w->surf = jl_calloc((size_t)world_model(w)->nbody + 1, sizeof *w->surf);
+  *out = w;
+  return JELLY_OK;
+}
+
+void jelly_world_free(JellyWorld *world) {
+  if (!world) return;
+  for (int b = 0; b < world_model(world)->nbody; b++) free(world->surf[b]);
+  free(world->surf);
+  jl_world_destroy(&world->w); /* frees the external force element too */
+  free(world);
+}
+
+JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_step";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  if (!(isfinite(seconds) && seconds > 0 && seconds <= 1e6))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "seconds must be > 0 and at most 1e6");
+  double n = ceil(seconds / world->dt * (1 - 1e-12));
+  if (n < 1) n = 1;
+  if (n > (double)API_MAX_STEPS) return fail(err, errsz, JELLY_ERR_INPUT, fn, "more than 1e9 steps of the model's dt");
+  long steps = (long)n;
+  double h = seconds / (double)steps;
+  for (long k = 0; k < steps; k++) {
+    JlStepReport rep;
+    JlResult r = jl_world_step(&world->w, h, &rep);
+    world->warn.steps += rep.substeps;
+    world->warn.solver_capped += rep.cg_failed;
+    world->warn.energy_rises += rep.energy_rises;
+    if (r) {
+      world->warn.diverged++;
+      if (err && errsz > 0) snprintf(err, errsz, "%s: diverged at t = %.6g s: %s", fn, world->w.state.t, rep.message);
+      return (JellyResult)r;
+    }
+  }
+  return JELLY_OK;
+}
+
+double jelly_world_time(const JellyWorld *world) { return world ? world->w.state.t : 0.0; }
+
+int jelly_world_node_count(const JellyWorld *world) { return world ? world_model_c(world)->nnode : 0; }
+
+const double *jelly_world_positions(const JellyWorld *world) { return world ? world->w.state.x : NULL; }
+
+const double *jelly_world_velocities(const JellyWorld *world) { return world ? world->w.state.v : NULL; }
+
+static JellyResult check_node(const JellyWorld *world, int node, const char *fn, char *err, size_t errsz) {
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  int n = world_model_c(world)->nnode;
+  if (node < 0 || node >= n) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "node %d is not in 0..%d", node, n - 1);
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
+  }
+  return JELLY_OK;
+}
+
+static JellyResult check_body(const JellyWorld *world, int body, const char *fn, char *err, size_t errsz) {
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  int n = world_model_c(world)->nbody;
+  if (body < 0 || body >= n) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "body %d is not in 0..%d", body, n - 1);
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
+  }
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_node_mass(const JellyWorld *world, int node, double *kg, char *err, size_t errsz) {
+  JellyResult r = check_node(world, node, "jelly_world_node_mass", err, errsz);
+  if (r) return r;
+  if (!kg) return fail(err, errsz, JELLY_ERR_INPUT, "jelly_world_node_mass", "kg is NULL");
+  *kg = world_model_c(world)->mass[node];
+  return JELLY_OK;
+}
+
+int jelly_world_body_count(const JellyWorld *world) { return world ? world_model_c(world)->nbody : 0; }
+
+JellyResult jelly_world_body_info(const JellyWorld *world, int body, JellyBodyInfo *info, char *err, size_t errsz) {
+  JellyResult r = check_body(world, body, "jelly_world_body_info", err, errsz);
+  if (r) return r;
+  if (!info) return fail(err, errsz, JELLY_ERR_INPUT, "jelly_world_body_info", "info is NULL");
+  const JlBody *b = &world_model_c(world)->body[body];
+  memset(info, 0, sizeof *info);
+  snprintf(info->name, sizeof info->name, "%s", b->name);
+  info->first_node = b->node_begin;
+  info->node_count = b->node_count;
+  info->mass = b->mass;
+  info->vertex_count = b->surface.nvert;
+  info->triangle_count = b->surface.ntri;
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_body_surface(JellyWorld *world, int body, const double **vertices, int *vertex_count,
+                                     const int **triangles, int *triangle_count, char *err, size_t errsz) {
+  JellyResult r = check_body(world, body, "jelly_world_body_surface", err, errsz);
+  if (r) return r;
+  const JlBody *b = &world_model(world)->body[body];
+  if (!world->surf[body]) {
+    /* the rest shape first: jl_world_surface writes only what the body's kind carries */
+    world->surf[body] = jl_calloc(3 * (size_t)b->surface.nvert + 1, sizeof(double));
+    memcpy(world->surf[body], b->surface.vert, 3 * (size_t)b->surface.nvert * sizeof(double));
+  }
+  jl_world_surface(&world->w, body, world->surf[body]);
+  if (vertices) *vertices = world->surf[body];
+  if (vertex_count) *vertex_count = b->surface.nvert;
+  if (triangles) *triangles = b->surface.tri;
+  if (triangle_count) *triangle_count = b->surface.ntri;
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_pin(JellyWorld *world, int node, int on, char *err, size_t errsz) {
+  JellyResult r = check_node(world, node, "jelly_world_pin", err, errsz);
+  if (r) return r;
+  if (on != 0 && on != 1) return fail(err, errsz, JELLY_ERR_INPUT, "jelly_world_pin", "on must be 0 or 1");
+  /* the world's own model (see the top of the file): the constraint filter
+   * of the implicit step and the explicit steppers read `pinned` each step */
+  world_model(world)->pinned[node] = (unsigned char)on;
+  if (on) {
+    JlState *s = &world->w.state;
+    for (int k = 0; k < 3; k++) s->v[3 * node + k] = s->dv[3 * node + k] = 0.0;
+  }
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_set_force(JellyWorld *world, int node, const double force[3], char *err, size_t errsz) {
+  JellyResult r = check_node(world, node, "jelly_world_set_force", err, errsz);
+  if (r) return r;
+  if (!force) return fail(err, errsz, JELLY_ERR_INPUT, "jelly_world_set_force", "force is NULL");
+  if (!finite3(force) || fabs(force[0]) > 1e15 || fabs(force[1]) > 1e15 || fabs(force[2]) > 1e15)
+    return fail(err, errsz, JELLY_ERR_INPUT, "jelly_world_set_force", "force must be finite (and below 1e15 N)");
+  jl_external_force_set(world->ext, node, force);
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_energies";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
+  JlEnergy e;
+  jl_world_energy(&world->w, &e);
+  /* jl_world_energy counts every element but springs, volume and gravity as
+   * penalty energy: the external element's share is taken out again */
+  double ext = jl_external_force_energy(world->ext, world->w.state.x);
+  out->kinetic = e.kinetic;
+  out->elastic = e.elastic;
+  out->gravity = e.gravity;
+  out->external = ext;
+  out->contact = e.ground - ext;
+  out->total = out->kinetic + out->elastic + out->gravity + out->contact + out->external;
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_warnings(const JellyWorld *world, JellyWarnings *out, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_warnings";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
+  *out = world->warn;
+  const JlModel *m = world_model_c(world);
+  out->inverted_tets = 0;
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body[b].tet_count > 0) out->inverted_tets += jl_volume_inverted(m, world->w.state.x, b);
+  return JELLY_OK;
+}

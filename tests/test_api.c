@@ -1,0 +1,377 @@
+/* The public API as an embedding program sees it: this file includes only
+ * <jelly/jelly.h> and the harness, is compiled with src/include as the only
+ * Jelly include folder and links the shared library, whose only exported
+ * symbols are the JELLY_API functions (CMakeLists.txt), so reaching for an
+ * internal function fails to link.
+ *
+ * Physics checks use cases with exact answers for implicit Euler: a free
+ * body under uniform gravity does not deform, so its mean height after n
+ * steps of h is y0 - g h^2 n (n + 1) / 2, within g t h of g t^2 / 2; springs
+ * conserve momentum, so a constant force F on one node changes the total
+ * momentum by F t. Bad arguments must come back as error codes with text. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jelly/jelly.h>
+
+#include "harness.h"
+
+/* a unit cube centred at the origin, triangles counter-clockwise from outside */
+static const double CUBE_V[8 * 3] = {-0.5, -0.5, -0.5, 0.5, -0.5, -0.5, 0.5, 0.5, -0.5, -0.5, 0.5, -0.5,
+                                     -0.5, -0.5, 0.5,  0.5, -0.5, 0.5,  0.5, 0.5, 0.5,  -0.5, 0.5, 0.5};
+static const int CUBE_T[12 * 3] = {0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                   3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
+
+/* a world of one cube (conforming tets, at most 0.01 m^3 each) with the given gravity */
+static JellyWorld *cube_world(double gy, double dt) {
+  char err[512];
+  JellyModelDef md = jelly_default_model_def();
+  md.gravity[1] = gy;
+  md.dt = dt;
+  JellyModel *m = NULL;
+  if (jelly_model_new(&md, &m, err, sizeof err)) {
+    printf("  jelly_model_new: %s\n", err);
+    return NULL;
+  }
+  JellyBodyDef bd = jelly_default_body_def();
+  bd.name = "cube";
+  bd.young_modulus = 1e5;
+  bd.poisson_ratio = 0.3;
+  bd.max_volume = 0.01;
+  bd.translate[1] = 2.0;
+  JellyWorld *w = NULL;
+  if (jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err) ||
+      jelly_world_new(m, &w, err, sizeof err))
+    printf("  cube: %s\n", err);
+  jelly_model_free(m); /* worlds do not refer to their model */
+  return w;
+}
+
+/* mass-weighted mean of coordinate k of positions (k < 3) or velocities (k >= 3) */
+static double mean(const JellyWorld *w, int k, double *total_mass) {
+  const double *a = k < 3 ? jelly_world_positions(w) : jelly_world_velocities(w);
+  double sm = 0, s = 0;
+  for (int i = 0; i < jelly_world_node_count(w); i++) {
+    double mi = 0;
+    jelly_world_node_mass(w, i, &mi, NULL, 0);
+    sm += mi;
+    s += mi * a[3 * i + k % 3];
+  }
+  if (total_mass) *total_mass = sm;
+  return s / sm;
+}
+
+static void test_version(void) {
+  ENSURE(strcmp(jelly_version(), JELLY_VERSION) == 0);
+  char v[32];
+  snprintf(v, sizeof v, "%d.%d.%d", JELLY_VERSION_MAJOR, JELLY_VERSION_MINOR, JELLY_VERSION_PATCH);
+  ENSURE(strcmp(v, JELLY_VERSION) == 0);
+  ENSURE(JELLY_VERSION_NUMBER == JELLY_VERSION_MAJOR * 10000 + JELLY_VERSION_MINOR * 100 + JELLY_VERSION_PATCH);
+}
+
+static void test_scene_steps(void) {
+  char err[1024];
+  JellyModel *m = NULL;
+  JellyResult r = jelly_model_load(JL_MODELS_DIR "/scenes/default.json", &m, err, sizeof err);
+  ENSURE_MSG(r == JELLY_OK, "load: %s", err);
+  ENSURE(jelly_model_body_count(m) == 2);
+  JellyWorld *w = NULL;
+  r = jelly_world_new(m, &w, err, sizeof err);
+  jelly_model_free(m);
+  ENSURE_MSG(r == JELLY_OK, "world: %s", err);
+  int n = jelly_world_node_count(w);
+  ENSURE(n > 0 && jelly_world_body_count(w) == 2);
+  JellyBodyInfo bi;
+  ENSURE(jelly_world_body_info(w, 0, &bi, err, sizeof err) == JELLY_OK);
+  ENSURE(strcmp(bi.name, "bunny") == 0 && bi.first_node == 0 && bi.node_count > 0 && bi.mass > 0);
+  double y0 = jelly_world_positions(w)[3 * 0 + 1];
+  r = jelly_world_step(w, 1.0 / 30.0, err, sizeof err);
+  ENSURE_MSG(r == JELLY_OK, "step: %s", err);
+  ENSURE_NEAR(jelly_world_time(w), 1.0 / 30.0, 1e-12);
+  ENSURE(jelly_world_positions(w)[1] < y0); /* the bunny falls */
+  const double *sv;
+  const int *st;
+  int nv, nt;
+  ENSURE(jelly_world_body_surface(w, 0, &sv, &nv, &st, &nt, err, sizeof err) == JELLY_OK);
+  ENSURE(nv == bi.vertex_count && nt == bi.triangle_count && nt > 0);
+  for (int i = 0; i < 3 * nv; i++) ENSURE(isfinite(sv[i]));
+  JellyWarnings wr;
+  ENSURE(jelly_world_warnings(w, &wr, err, sizeof err) == JELLY_OK);
+  ENSURE(wr.steps >= 2 && wr.diverged == 0);
+  jelly_world_free(w);
+}
+
+static void test_free_fall(void) {
+  const double g = 9.81, h = 1.0 / 60.0;
+  const int n = 30;
+  JellyWorld *w = cube_world(-g, h);
+  ENSURE(w);
+  double y0 = mean(w, 1, NULL);
+  ENSURE_NEAR(y0, 2.0, 1e-9);
+  char err[256];
+  ENSURE_MSG(jelly_world_step(w, n * h, err, sizeof err) == JELLY_OK, "%s", err);
+  double t = jelly_world_time(w), drop = y0 - mean(w, 1, NULL);
+  /* implicit Euler's exact discrete drop, and the continuous one within g t h */
+  ENSURE_REL(drop, g * h * h * n * (n + 1) / 2.0, 1e-4);
+  ENSURE_NEAR(drop, 0.5 * g * t * t, g * t * h);
+  ENSURE_REL(mean(w, 4, NULL), -g * t, 1e-4);
+  /* the embedded surface fell with the nodes */
+  const double *sv;
+  int nv;
+  ENSURE(jelly_world_body_surface(w, 0, &sv, &nv, NULL, NULL, err, sizeof err) == JELLY_OK);
+  ENSURE(nv == 8);
+  for (int i = 0; i < nv; i++) ENSURE_NEAR(sv[3 * i + 1], CUBE_V[3 * i + 1] + 2.0 - drop, 1e-3);
+  jelly_world_free(w);
+}
+
+static void test_pin(void) {
+  JellyWorld *w = cube_world(-9.81, 1.0 / 60.0);
+  ENSURE(w);
+  char err[256];
+  double p0[3];
+  memcpy(p0, jelly_world_positions(w), sizeof p0);
+  ENSURE(jelly_world_pin(w, 0, 1, err, sizeof err) == JELLY_OK);
+  ENSURE_MSG(jelly_world_step(w, 0.25, err, sizeof err) == JELLY_OK, "%s", err);
+  const double *x = jelly_world_positions(w), *v = jelly_world_velocities(w);
+  for (int k = 0; k < 3; k++) ENSURE(x[k] == p0[k] && v[k] == 0.0);
+  /* the rest hangs from it, below it: some node is well below */
+  double lo = INFINITY;
+  for (int i = 0; i < jelly_world_node_count(w); i++) lo = fmin(lo, x[3 * i + 1]);
+  ENSURE(lo < p0[1] - 0.1);
+  /* released, it falls */
+  ENSURE(jelly_world_pin(w, 0, 0, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_step(w, 0.1, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_positions(w)[1] < p0[1]);
+  jelly_world_free(w);
+}
+
+static void test_external_force(void) {
+  JellyWorld *w = cube_world(0.0, 1.0 / 60.0);
+  ENSURE(w);
+  char err[256];
+  const double F[3] = {3.0, 0.0, -1.5};
+  int node = jelly_world_node_count(w) / 2;
+  ENSURE(jelly_world_set_force(w, node, F, err, sizeof err) == JELLY_OK);
+  ENSURE_MSG(jelly_world_step(w, 0.5, err, sizeof err) == JELLY_OK, "%s", err);
+  double t = jelly_world_time(w), M;
+  /* springs conserve momentum: the centre of mass accelerates as F / M */
+  double vx = mean(w, 3, &M), vz = mean(w, 5, NULL);
+  ENSURE_REL(M * vx, F[0] * t, 1e-4);
+  ENSURE_REL(M * vz, F[2] * t, 1e-4);
+  ENSURE_NEAR(mean(w, 4, NULL), 0.0, 1e-9);
+  /* its potential energy -F.x, and the parts sum to the total */
+  JellyEnergies e;
+  ENSURE(jelly_world_energies(w, &e, err, sizeof err) == JELLY_OK);
+  const double *x = jelly_world_positions(w) + 3 * node;
+  ENSURE_NEAR(e.external, -(F[0] * x[0] + F[1] * x[1] + F[2] * x[2]), 1e-12);
+  ENSURE_NEAR(e.total, e.kinetic + e.elastic + e.gravity + e.contact + e.external, 1e-12);
+  ENSURE(e.kinetic > 0 && e.elastic >= 0 && e.contact == 0.0 && e.gravity == 0.0);
+  /* a zero force removes it */
+  const double zero[3] = {0, 0, 0};
+  ENSURE(jelly_world_set_force(w, node, zero, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_energies(w, &e, err, sizeof err) == JELLY_OK);
+  ENSURE(e.external == 0.0);
+  jelly_world_free(w);
+}
+
+static void test_energies(void) {
+  JellyWorld *w = cube_world(-9.81, 1.0 / 60.0);
+  ENSURE(w);
+  char err[256];
+  ENSURE(jelly_world_step(w, 0.2, err, sizeof err) == JELLY_OK);
+  JellyEnergies e;
+  ENSURE(jelly_world_energies(w, &e, err, sizeof err) == JELLY_OK);
+  double ke = 0, pe = 0;
+  const double *x = jelly_world_positions(w), *v = jelly_world_velocities(w);
+  for (int i = 0; i < jelly_world_node_count(w); i++) {
+    double mi;
+    jelly_world_node_mass(w, i, &mi, NULL, 0);
+    ke += 0.5 * mi * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
+    pe += mi * 9.81 * x[3 * i + 1];
+  }
+  ENSURE_REL(e.kinetic, ke, 1e-12);
+  ENSURE_REL(e.gravity, pe, 1e-12);
+  ENSURE_NEAR(e.total, e.kinetic + e.elastic + e.gravity + e.contact + e.external, 1e-12);
+  jelly_world_free(w);
+}
+
+/* every failure: the code and a message; nothing crashes */
+#define BAD(call, code)                                                              \
+  do {                                                                               \
+    err[0] = '\0';                                                                   \
+    JellyResult r_ = (call);                                                         \
+    ENSURE_MSG(r_ == (code), "%s returned %d: %s", #call, (int)r_, err);             \
+    ENSURE_MSG(err[0] != '\0', "%s: no message", #call);                             \
+  } while (0)
+
+static void test_bad_arguments(void) {
+  char err[512];
+  JellyModel *m = NULL;
+  JellyWorld *w = NULL;
+  BAD(jelly_model_load(NULL, &m, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_load("x.json", NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_load("/nonexistent/scene.json", &m, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE(m == NULL);
+  JellyModelDef md = jelly_default_model_def();
+  md.dt = -1;
+  BAD(jelly_model_new(&md, &m, err, sizeof err), JELLY_ERR_INPUT);
+  md = jelly_default_model_def();
+  md.gravity[0] = NAN;
+  BAD(jelly_model_new(&md, &m, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE(jelly_model_new(NULL, &m, err, sizeof err) == JELLY_OK);
+  BAD(jelly_world_new(m, &w, err, sizeof err), JELLY_ERR_INPUT); /* no bodies */
+  BAD(jelly_world_new(NULL, &w, err, sizeof err), JELLY_ERR_INPUT);
+  /* surfaces */
+  double v[8 * 3];
+  memcpy(v, CUBE_V, sizeof v);
+  v[4] = NAN;
+  BAD(jelly_model_add_body(m, v, 8, CUBE_T, 12, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE(strstr(err, "vertex 1"));
+  v[4] = INFINITY;
+  BAD(jelly_model_add_body(m, v, 8, CUBE_T, 12, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_add_body(NULL, CUBE_V, 8, CUBE_T, 12, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_add_body(m, NULL, 8, CUBE_T, 12, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_add_body(m, CUBE_V, 8, NULL, 12, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_add_body(m, CUBE_V, -8, CUBE_T, 12, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 0, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  int t[12 * 3];
+  memcpy(t, CUBE_T, sizeof t);
+  t[5] = 8;
+  BAD(jelly_model_add_body(m, CUBE_V, 8, t, 12, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  t[5] = -1;
+  BAD(jelly_model_add_body(m, CUBE_V, 8, t, 12, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  /* an open surface: the cube without its last two triangles */
+  BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 10, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  JellyBodyDef bd = jelly_default_body_def();
+  bd.density = -1;
+  BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err), JELLY_ERR_INPUT);
+  bd = jelly_default_body_def();
+  bd.scale = 0;
+  BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err), JELLY_ERR_INPUT);
+  bd = jelly_default_body_def();
+  bd.translate[2] = NAN;
+  BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err), JELLY_ERR_INPUT);
+  bd = jelly_default_body_def();
+  bd.name = "a name that is much too long for a body: more than sixty-three bytes long";
+  BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE(jelly_model_body_count(m) == 0);
+  /* a good body, then the world's calls */
+  ENSURE_MSG(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, NULL, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE_MSG(jelly_world_new(m, &w, err, sizeof err) == JELLY_OK, "%s", err);
+  jelly_model_free(m);
+  int n = jelly_world_node_count(w);
+  BAD(jelly_world_step(w, -0.1, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_step(w, 0.0, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_step(w, NAN, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_step(w, INFINITY, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_step(NULL, 0.1, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_pin(w, n, 1, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_pin(w, -1, 1, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_pin(w, 0, 2, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_pin(NULL, 0, 1, err, sizeof err), JELLY_ERR_INPUT);
+  const double f[3] = {1, 0, 0}, fnan[3] = {0, NAN, 0};
+  BAD(jelly_world_set_force(w, n, f, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_set_force(w, 0, fnan, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_set_force(w, 0, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  double kg;
+  BAD(jelly_world_node_mass(w, n, &kg, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_node_mass(w, 0, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  JellyBodyInfo bi;
+  BAD(jelly_world_body_info(w, 1, &bi, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_body_info(w, 0, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_body_surface(w, -1, NULL, NULL, NULL, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_energies(w, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_energies(NULL, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_world_warnings(w, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  /* getters of a NULL world, frees of NULL, NULL error buffers */
+  ENSURE(jelly_world_node_count(NULL) == 0 && jelly_world_positions(NULL) == NULL &&
+         jelly_world_velocities(NULL) == NULL && jelly_world_time(NULL) == 0.0 && jelly_world_body_count(NULL) == 0 &&
+         jelly_model_body_count(NULL) == 0);
+  ENSURE(jelly_world_pin(w, n, 1, NULL, 0) == JELLY_ERR_INPUT);
+  jelly_world_free(NULL);
+  jelly_model_free(NULL);
+  /* the world still works after all that */
+  ENSURE(jelly_world_step(w, 0.05, err, sizeof err) == JELLY_OK);
+  jelly_world_free(w);
+  /* a scene model takes no array bodies */
+  ENSURE(jelly_model_load(JL_MODELS_DIR "/scenes/drop.json", &m, err, sizeof err) == JELLY_OK);
+  BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, NULL, err, sizeof err), JELLY_ERR_INPUT);
+  /* and makes several worlds (the second builds again), identical */
+  JellyWorld *w1 = NULL, *w2 = NULL;
+  ENSURE(jelly_world_new(m, &w1, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_new(m, &w2, err, sizeof err) == JELLY_OK);
+  jelly_model_free(m);
+  ENSURE(jelly_world_node_count(w1) == jelly_world_node_count(w2));
+  ENSURE(jelly_world_step(w1, 0.05, err, sizeof err) == JELLY_OK && jelly_world_step(w2, 0.05, err, sizeof err) == JELLY_OK);
+  ENSURE(memcmp(jelly_world_positions(w1), jelly_world_positions(w2),
+                3 * sizeof(double) * (size_t)jelly_world_node_count(w1)) == 0);
+  jelly_world_free(w1);
+  jelly_world_free(w2);
+}
+
+/* a body from a mesh file: the bunny, embedded in a coarse lattice, lands on the ground */
+static void test_mesh_file(void) {
+  char err[1024];
+  JellyModelDef md = jelly_default_model_def();
+  md.has_ground = 1;
+  JellyModel *m = NULL;
+  ENSURE(jelly_model_new(&md, &m, err, sizeof err) == JELLY_OK);
+  JellyBodyDef bd = jelly_default_body_def();
+  bd.name = "bunny";
+  bd.scale = 0.05;
+  bd.translate[1] = 0.3;
+  bd.embedded = 1;
+  bd.resolution = 0.05;
+  bd.young_modulus = 2e5;
+  BAD(jelly_model_add_mesh(m, JL_MODELS_DIR "/no_such_mesh.obj", &bd, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_add_mesh(m, NULL, &bd, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE_MSG(jelly_model_add_mesh(m, JL_MODELS_DIR "/bunny.obj", &bd, err, sizeof err) == JELLY_OK, "%s", err);
+  JellyWorld *w = NULL;
+  ENSURE_MSG(jelly_world_new(m, &w, err, sizeof err) == JELLY_OK, "%s", err);
+  jelly_model_free(m);
+  ENSURE_MSG(jelly_world_step(w, 1.0, err, sizeof err) == JELLY_OK, "%s", err);
+  const double *v;
+  int nv;
+  ENSURE(jelly_world_body_surface(w, 0, &v, &nv, NULL, NULL, err, sizeof err) == JELLY_OK && nv > 1000);
+  double lo = INFINITY;
+  for (int i = 0; i < nv; i++) lo = fmin(lo, v[3 * i + 1]);
+  ENSURE_MSG(lo > -0.01 && lo < 0.02, "the bunny's lowest point is at %g m after 1 s", lo);
+  jelly_world_free(w);
+}
+
+/* distinct worlds on distinct threads are independent (jelly.h, "Threads"):
+ * two worlds stepped at the same time end bitwise where one stepped alone does */
+static void *step_half_second(void *world) {
+  static const int ok = 1;
+  return jelly_world_step(world, 0.5, NULL, 0) == JELLY_OK ? (void *)&ok : NULL;
+}
+
+static void test_threads(void) {
+  /* built here: building forks TetGen children, which jelly.h asks to do from one thread */
+  JellyWorld *ref = cube_world(-9.81, 1.0 / 60.0);
+  JellyWorld *w[2] = {cube_world(-9.81, 1.0 / 60.0), cube_world(-9.81, 1.0 / 60.0)};
+  ENSURE(ref && w[0] && w[1]);
+  const double f[3] = {0.0, 0.0, 2.0};
+  ENSURE(jelly_world_set_force(ref, 1, f, NULL, 0) == JELLY_OK);
+  for (int k = 0; k < 2; k++) ENSURE(jelly_world_set_force(w[k], 1, f, NULL, 0) == JELLY_OK);
+  ENSURE(step_half_second(ref) != NULL);
+  pthread_t th[2];
+  for (int k = 0; k < 2; k++) ENSURE(pthread_create(&th[k], NULL, step_half_second, w[k]) == 0);
+  void *res[2];
+  for (int k = 0; k < 2; k++) ENSURE(pthread_join(th[k], &res[k]) == 0);
+  size_t bytes = 3 * sizeof(double) * (size_t)jelly_world_node_count(ref);
+  for (int k = 0; k < 2; k++) {
+    ENSURE(res[k] != NULL);
+    ENSURE(memcmp(jelly_world_positions(w[k]), jelly_world_positions(ref), bytes) == 0);
+    ENSURE(memcmp(jelly_world_velocities(w[k]), jelly_world_velocities(ref), bytes) == 0);
+    jelly_world_free(w[k]);
+  }
+  jelly_world_free(ref);
+}
+
+JL_TEST_MAIN({"version", test_version}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
+             {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
+             {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},
+             {"threads", test_threads})
