@@ -2,8 +2,9 @@
  * exit-code contract for every command (0 ok, 1 diverged or untrusted under
  * --strict, 2 bad input, 3 the system refused), `jelly view` without a
  * display, --quiet, render's progress and summary and its movie message,
- * the explicit integrators' default step, the --threads bound, and that
- * every flag and scene key a message advises exists. */
+ * the explicit integrators' default step, the --threads bound, the flag
+ * forms every command takes (--frames=3 and --frames 3), and that every flag
+ * and scene key a message advises exists. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <glob.h>
@@ -179,6 +180,43 @@ static void test_exit_codes(void) {
     if (jl_test_failed()) return;
   }
 #endif
+}
+
+/* ---- flag forms (getopt_long, src/cli/cli_util.c) ---------------------------------------- */
+
+/* "--flag=VALUE" is "--flag VALUE" in every command; a missing value, a
+ * value given to a switch, an abbreviation and an unknown flag are bad
+ * input (exit 2) naming the flag */
+static void test_flag_forms(void) {
+  const char *dir = jl_test_tmpdir("program_flags");
+  static const Case cases[] = {
+      {"run " SCENES "drop.json --frames=1 --no-preview --out=DIR/eq", 0, "+ 2 .vtu frames"},
+      {"run --frames=1 " SCENES "drop.json --no-preview --out DIR/mixed", 0, "wrote"},
+      {"render " SCENES "drop.json --frames=1 --size=32x24 --no-movie --out=DIR/render", 0, "wrote      2 frames 32x24"},
+      {"mesh --shape=box --resolution=0.5", 0, "tets"},
+      {"study --out=DIR/study --bogus", 2, "jelly study: unknown option '--bogus' (see jelly study --help)"},
+      {"run " SCENES "drop.json --frames", 2, "jelly run: --frames needs a value"},
+      {"render " SCENES "drop.json --size", 2, "jelly render: --size needs a value"},
+      {"mesh --shape", 2, "jelly mesh: --shape needs a value"},
+      {"bench --steps", 2, "jelly bench: --steps needs a value"},
+      {"run " SCENES "drop.json --frames=", 2, "--frames expects a whole number from 0 to 100000000, got ''"},
+      {"run " SCENES "drop.json --quiet=yes", 2, "jelly run: --quiet takes no value"},
+      {"run " SCENES "drop.json --fram 1", 2, "jelly run: unknown option '--fram' (see jelly run --help)"},
+      {"run " SCENES "drop.json -q", 2, "jelly run: unknown option '-q' (see jelly run --help)"},
+      {"check --frobnicate x.obj", 2, "jelly check: unknown option '--frobnicate'"},
+      {"bench extra", 2, "jelly bench: unexpected argument 'extra'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    run_case(dir, &cases[i], "");
+    if (jl_test_failed()) return;
+  }
+  /* "--" ends the flags: a file named like a flag */
+  char path[1024], cmd[2048];
+  snprintf(path, sizeof path, "%s/-cube.obj", dir);
+  ENSURE(write_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"));
+  snprintf(cmd, sizeof cmd, "cd '%s' && '" JELLY "' check -- -cube.obj", dir);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0 && strstr(g_out, "ok: can be tetrahedralized"), "check -- -cube.obj: exit %d: %s", rc, g_out);
 }
 
 /* `jelly view` with no usable display: exit 3 at once with the advice, even
@@ -549,6 +587,7 @@ static void test_suggestions_exist(void) {
 }
 
 JL_TEST_MAIN({"help_and_version", test_help_and_version}, {"exit_codes", test_exit_codes},
+             {"flag_forms", test_flag_forms},
              {"view_no_display", test_view_no_display}, {"quiet", test_quiet},
              {"render_progress_summary_movie", test_render_progress_summary_movie},
              {"explicit_default_dt", test_explicit_default_dt}, {"threads_bound", test_threads_bound},

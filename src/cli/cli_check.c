@@ -36,27 +36,9 @@ static const char *severity_name(JlSeverity s) {
 int jl_cli_check(int argc, char **argv) {
   /* arguments: exactly one file, or --help */
   const char *path = NULL;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    }
-    int lim = jl_cli_mesh_limit_flag("check", argc, argv, &i);
-    if (lim < 0) return 2;
-    if (lim > 0) continue;
-    if (a[0] == '-' && a[1] != '\0' && strcmp(a, "--") != 0) {
-      fprintf(stderr, "jelly check: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    }
-    if (strcmp(a, "--") == 0 && i + 1 < argc) a = argv[++i];
-    if (path) {
-      fprintf(stderr, "jelly check: expects one FILE, got '%s' and '%s'\n", path, a);
-      return 2;
-    }
-    path = a;
-  }
+  JlCliSpec spec = {"check", NULL, 0, NULL, &path, "FILE", usage};
+  int rc = jl_cli_parse(&spec, argc, argv);
+  if (rc != JL_CLI_GO) return rc;
   if (!path) {
     fprintf(stderr, "jelly check: no mesh FILE given\n");
     usage(stderr);

@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
   }
   const char *cmd = argv[1];
   const Command *c = find(cmd);
-  if (c) return c->run(argc - 2, argv + 2);
+  if (c) return c->run(argc - 1, argv + 1); /* argv[0]: the command's name, as getopt_long expects */
   if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
     if (argc < 3) {
       usage(stdout);
@@ -68,9 +68,10 @@ int main(int argc, char **argv) {
       usage(stderr);
       return 2;
     }
-    char flag[] = "--help";
-    char *args[] = {flag, NULL};
-    return c->run(1, args);
+    char name[16], flag[] = "--help";
+    snprintf(name, sizeof name, "%s", c->name);
+    char *args[] = {name, flag, NULL};
+    return c->run(2, args);
   }
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("jelly " JL_VERSION "\n");
