@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 typedef struct JlTestCase {
   const char *name;
@@ -28,6 +29,9 @@ const char *jl_test_tmpdir(const char *tag);
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *jl_test_read_file(const char *path, size_t *len);
 
+/* JL_TEST_QUICK set: the reduced sizes of scripts/test.sh's sanitizer run. */
+static inline int jl_test_quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
+
 /* Deterministic xorshift64 numbers in [-1, 1) from *state (nonzero), for
  * tests that need reproducible random inputs. */
 static inline double jl_test_rnd(unsigned long long *state) {
@@ -35,6 +39,12 @@ static inline double jl_test_rnd(unsigned long long *state) {
   *state ^= *state >> 7;
   *state ^= *state << 17;
   return (double)(*state >> 11) / (double)(1ull << 52) - 1.0;
+}
+
+/* Knuth's MMIX linear congruential step (64-bit state): the fixed sequences
+ * of tests that shuffle or jitter (take the high bits); returns the new state. */
+static inline unsigned long long jl_test_lcg(unsigned long long *state) {
+  return *state = *state * 6364136223846793005ull + 1442695040888963407ull;
 }
 
 #define ENSURE(cond)                                                   \

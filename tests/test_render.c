@@ -18,6 +18,7 @@
 #include "mesh/shapes.h"
 #include "render/render.h"
 #include "src/drag.h"
+#include "tests/fixtures.h"
 #include "tests/harness.h"
 
 #define JELLY JL_JELLY_EXE
@@ -366,14 +367,10 @@ static void test_drag_jacobian(void) {
   jl_drag_set_target(e, target, vt);
   double *x = malloc(sizeof(double) * n3), *v = malloc(sizeof(double) * n3);
   double *u = malloc(sizeof(double) * n3), *f = calloc(n3, sizeof(double));
-  double *fp = malloc(sizeof(double) * n3), *fm = malloc(sizeof(double) * n3);
-  double *ju = calloc(n3, sizeof(double)), *xp = malloc(sizeof(double) * n3);
-  unsigned long s = 99;
+  unsigned long long s = 99;
   for (int i = 0; i < n3; i++) {
-    s = s * 6364136223846793005ul + 1442695040888963407ul;
-    double r1 = (double)(s >> 11) / 9007199254740992.0 - 0.5;
-    s = s * 6364136223846793005ul + 1442695040888963407ul;
-    double r2 = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    double r1 = (double)(jl_test_lcg(&s) >> 11) / 9007199254740992.0 - 0.5;
+    double r2 = (double)(jl_test_lcg(&s) >> 11) / 9007199254740992.0 - 0.5;
     x[i] = m->x0[i] + 0.01 * r1;
     v[i] = r2;
     u[i] = r1 - r2;
@@ -400,24 +397,9 @@ static void test_drag_jacobian(void) {
     ENSURE_NEAR(fsum[k], 800.0 * (target[k] - p[k]) + 15.0 * (vt[k] - pv[k]), 1e-9);
   ENSURE(energy > 0);
   for (int pass = 0; pass < 2; pass++) {
-    double a = pass == 0 ? 1.0 : 0.0, b = pass == 0 ? 0.0 : 1.0, eps = 1e-6;
-    e->linearize(e, m, x, v, a, b, JL_LIN_EXACT, NULL);
-    memset(ju, 0, sizeof(double) * n3);
-    e->multiply(e, m, u, ju);
-    double diff = 0, scale = 0;
-    for (int sgn = 1; sgn >= -1; sgn -= 2) {
-      for (int i = 0; i < n3; i++) xp[i] = (pass == 0 ? x[i] : v[i]) + sgn * eps * u[i];
-      double *ff = sgn > 0 ? fp : fm;
-      memset(ff, 0, sizeof(double) * n3);
-      e->force(e, m, pass == 0 ? xp : x, pass == 0 ? v : xp, ff, NULL);
-    }
-    for (int i = 0; i < n3; i++) {
-      double fd = (fp[i] - fm[i]) / (2 * eps);
-      diff += (fd - ju[i]) * (fd - ju[i]);
-      scale += fd * fd;
-    }
-    ENSURE(scale > 0);
-    ENSURE_MSG(sqrt(diff / scale) < 1e-6, "pass %d: relative FD error %.3g", pass, sqrt(diff / scale));
+    double a = pass == 0 ? 1.0 : 0.0, b = pass == 0 ? 0.0 : 1.0;
+    double err = jl_test_fd_error(e, m, x, v, a, b, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2_OF_FD);
+    ENSURE_MSG(err < 1e-6, "pass %d: relative FD error %.3g", pass, err);
   }
   /* diagonal blocks: sum over nodes of the trace equals -3 k sum w_i^2 < 0 */
   double *diag = calloc(9 * (size_t)m->nnode, sizeof(double));
@@ -445,7 +427,7 @@ static void test_drag_jacobian(void) {
   for (int i = m->body[0].node_begin; i < m->body[0].node_begin + m->body[0].node_count; i++)
     y1 += m->mass[i] * w.state.x[3 * i + 1];
   ENSURE_MSG(y1 / mass > y0 / mass + 0.05, "body rose %.3g m", (y1 - y0) / mass);
-  free(x), free(v), free(u), free(f), free(fp), free(fm), free(ju), free(xp), free(diag);
+  free(x), free(v), free(u), free(f), free(diag);
   jl_world_destroy(&w);
 }
 

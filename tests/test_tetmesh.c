@@ -20,7 +20,6 @@
 
 #define PI 3.14159265358979323846
 
-static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 static int load_model(const char *name, JlSurface *s) {
   char path[1024], err[512];
@@ -270,8 +269,8 @@ static void conforming_case(const char *name, double max_volume, int euler, doub
 }
 
 static void test_conforming_icosphere(void) { conforming_case("icosphere_320.obj", 0.01, 1, 1e-12); }
-static void test_conforming_torus(void) { conforming_case("torus.obj", quick() ? 0.0 : 0.002, 0, 2e-8); }
-static void test_conforming_bunny(void) { conforming_case("bunny.obj", quick() ? 5.0 : 0.5, 1, 1e-12); }
+static void test_conforming_torus(void) { conforming_case("torus.obj", jl_test_quick() ? 0.0 : 0.002, 0, 2e-8); }
+static void test_conforming_bunny(void) { conforming_case("bunny.obj", jl_test_quick() ? 5.0 : 0.5, 1, 1e-12); }
 
 /* Issue 12: a 12-triangle bar (1 x 0.1 x 0.1 m, hanging_bar.json's) meets
  * max_volume; with -Y (no boundary Steiner points) TetGen left it at 48 tets
@@ -283,7 +282,7 @@ static void test_conforming_coarse_box_bound(void) {
   static const int tri[36] = {0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
                               3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
   double bounds[2] = {5e-5, 1e-6};
-  for (int b = 0; b < (quick() ? 1 : 2); b++) {
+  for (int b = 0; b < (jl_test_quick() ? 1 : 2); b++) {
     JlSurface s = {0};
     s.nvert = 8;
     s.ntri = 12;
@@ -823,7 +822,7 @@ static void test_reorder_hilbert(void) {
   JlSurface s;
   ENSURE(load_model("bunny.obj", &s));
   JlTetgenDef def = jl_default_tetgen_def();
-  def.max_volume = quick() ? 5.0 : 0.5;
+  def.max_volume = jl_test_quick() ? 5.0 : 0.5;
   JlTetMesh t, u;
   char err[512];
   ENSURE_MSG(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK, "%s", err);
@@ -837,13 +836,11 @@ static void test_reorder_hilbert(void) {
   for (int i = 0; i < t.ntet; i++) tperm[i] = i;
   unsigned long long r = 12345;
   for (int i = t.nnode - 1; i > 0; i--) {
-    r = r * 6364136223846793005ull + 1442695040888963407ull;
-    int j = (int)((r >> 33) % (unsigned long long)(i + 1)), tmp = perm[i];
+    int j = (int)((jl_test_lcg(&r) >> 33) % (unsigned long long)(i + 1)), tmp = perm[i];
     perm[i] = perm[j], perm[j] = tmp;
   }
   for (int i = t.ntet - 1; i > 0; i--) {
-    r = r * 6364136223846793005ull + 1442695040888963407ull;
-    int j = (int)((r >> 33) % (unsigned long long)(i + 1)), tmp = tperm[i];
+    int j = (int)((jl_test_lcg(&r) >> 33) % (unsigned long long)(i + 1)), tmp = tperm[i];
     tperm[i] = tperm[j], tperm[j] = tmp;
   }
   for (int i = 0; i < t.nnode; i++) memcpy(u.node + 3 * perm[i], t.node + 3 * i, 3 * sizeof(double));
