@@ -2,12 +2,12 @@
  *
  * Masses. A node carries the cloth area (or rope length) of mesh/cloth.c's
  * `measure` times the areal (linear) density: a quarter of each grid cell,
- * a third of each triangle, half of each rope segment (seed 000 sec. 1.1
+ * a third of each triangle, half of each rope segment (Kauppila sec. 1.1
  * gives equal masses; areal masses are the same for uniform meshes and
  * correct for graded ones).
  *
  * Springs. Rest length from the initial positions, stiffness by kind
- * (structural/stretch, shear, flexion/bend: Provot 1995 via seed 001),
+ * (structural/stretch, shear, flexion/bend: Provot 1995),
  * damping along the axis as for volumes (src/springs.c). The kinds are kept
  * in model->spring_kind for the Provot correction (src/provot.c).
  *

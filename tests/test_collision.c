@@ -408,7 +408,8 @@ static void test_two_cubes_momentum(void) {
 
 /* ---------------------------------------------------------------- consistency */
 
-/* naive: direction to the nearest point of Q's surface (seed 003's "naive approach") */
+/* naive: direction to the nearest point of Q's surface (the "naive approach" of
+ * Zachmann's mass-spring lecture, which Heidelberger et al. 2004 improve on) */
 static void naive_dir(const JlModel *m, const double *x, int p, int q, double dir[3]) {
   double best = INFINITY;
   dir[0] = 0, dir[1] = 1, dir[2] = 0;

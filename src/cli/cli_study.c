@@ -2,7 +2,8 @@
  *
  *   jelly study [SCENE] [--full | --quick] [--out DIR]
  *
- * Without SCENE the model is seed 004's cloth: 40 x 40 cells (41 x 41
+ * Without SCENE the model is the cloth of Zhu, Zhou & Yu, sec. 3
+ * (docs/references.md): 40 x 40 cells (41 x 41
  * nodes), 20 m x 20 m, springs 800 N/m, no damping, hanging from its two top
  * corners and released under gravity; with SCENE the scene's bodies are used
  * (its integrator and dt are ignored: all are swept). Writes DIR/study.csv
@@ -76,7 +77,7 @@ int jl_cli_study(int argc, char **argv) {
     return 2;
   }
 
-  /* the model: seed 004's cloth or the scene's bodies */
+  /* the model: Zhu, Zhou & Yu's cloth or the scene's bodies */
   char err[4096];
   JlModel m;
   JlResult r;
