@@ -40,6 +40,9 @@ int jl_cli_bench_volume(int json, int quick, const char *cpu); /* src/cli/cli_be
  * density 1000, hanging from a pinned cap) */
 JlBodyDef jl_cli_bench_sphere_def(void);
 JlResult jl_cli_bench_sphere(int target, JlSurface *s, JlTetMesh *t, double *tetgen_ms, char *err, size_t errsz);
+/* the findings of a mesh report, one "    <severity> <text>" line each on
+ * stdout, as check and mesh print them (src/cli/cli_util.c) */
+void jl_cli_print_findings(const JlMeshReport *r);
 /* median of v[0..n) (sorts v); 0 for n <= 0 (src/cli/cli_util.c) */
 double jl_cli_median(double *v, int n);
 

@@ -25,14 +25,6 @@ static void usage(FILE *out) {
           "problem on stderr).\n" JL_CLI_EXIT_HELP);
 }
 
-static const char *severity_name(JlSeverity s) {
-  switch (s) {
-    case JL_SEV_INFO: return "info";
-    case JL_SEV_WARNING: return "warning";
-    default: return "error";
-  }
-}
-
 int jl_cli_check(int argc, char **argv) {
   /* arguments: exactly one file, or --help */
   const char *path = NULL;
@@ -66,8 +58,7 @@ int jl_cli_check(int argc, char **argv) {
          r.bbox_lo[2], r.bbox_hi[0], r.bbox_hi[1], r.bbox_hi[2]);
   if (r.nfinding == 0) printf("  findings     none\n");
   else printf("  findings     %d\n", r.nfinding);
-  for (int i = 0; i < r.nfinding; i++)
-    printf("    %-8s %s\n", severity_name(r.finding[i].severity), r.finding[i].text);
+  jl_cli_print_findings(&r);
   jl_surface_free(&s);
 
   if (r.ok) {

@@ -110,14 +110,6 @@ static int shape_flag(const char *cmd, const char *flag, const char *v, void *ds
   return 1;
 }
 
-static const char *severity_name(JlSeverity s) {
-  switch (s) {
-    case JL_SEV_INFO: return "info";
-    case JL_SEV_WARNING: return "warning";
-    default: return "error";
-  }
-}
-
 int jl_cli_mesh(int argc, char **argv) {
   /* flags */
   MeshArgs a = {jl_default_tetgen_def(), NULL, NULL, NULL, NULL};
@@ -194,8 +186,7 @@ int jl_cli_mesh(int argc, char **argv) {
   }
   printf("mesh: %s\n", name);
   printf("  surface      %d vertices, %d triangles, volume %.6g\n", s.nvert, s.ntri, report.volume);
-  for (int i = 0; i < report.nfinding; i++)
-    printf("    %-8s %s\n", severity_name(report.finding[i].severity), report.finding[i].text);
+  jl_cli_print_findings(&report);
   char quality[32] = "off", bound[48] = "no volume bound", spacing[32] = "bbox diagonal / 12";
   if (def.quality > 0) snprintf(quality, sizeof quality, "%g", def.quality);
   if (def.max_volume > 0) snprintf(bound, sizeof bound, "max volume %g", def.max_volume);

@@ -195,6 +195,13 @@ int jl_cli_parse(const JlCliSpec *sp, int argc, char **argv) {
   return JL_CLI_GO;
 }
 
+void jl_cli_print_findings(const JlMeshReport *r) {
+  for (int i = 0; i < r->nfinding; i++) {
+    JlSeverity v = r->finding[i].severity;
+    printf("    %-8s %s\n", v == JL_SEV_INFO ? "info" : v == JL_SEV_WARNING ? "warning" : "error", r->finding[i].text);
+  }
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
