@@ -480,7 +480,7 @@ static int file_commands(const char *file, int *use) {
     for (int c = 0; c < NCMD; c++) use[c] = 1; /* every command loads meshes */
     return NCMD;
   }
-  if (strcmp(base, "viewer.c") == 0) {
+  if (strncmp(base, "viewer", 6) == 0) { /* src/cli/viewer*.c: the application behind `jelly view` */
     use[1] = 1;
     return 1;
   }

@@ -1,4 +1,5 @@
-/* `jelly view`: the interactive SDL2 viewer (src/cli/viewer.c).
+/* `jelly view`: the interactive SDL2 viewer (src/cli/viewer.c and the parts
+ * listed in src/cli/viewer_internal.h).
  *
  *   jelly view [SCENE] [--size WxH] [--frames N] [--screenshot FILE]
  *              [--script FILE] [--report FILE] [--integrator NAME] [--dt S]
