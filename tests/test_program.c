@@ -108,6 +108,12 @@ static void run_case(const char *dir, const Case *c, const char *prefix) {
   ENSURE_MSG(strstr(g_out, c->want), "jelly %s: output lacks '%s': %s", c->cmd, c->want, g_out);
 }
 
+/* the cases in order, up to the first failure; 0 when one failed */
+static int run_cases(const char *dir, const Case *c, size_t n, const char *prefix) {
+  for (size_t i = 0; i < n && !jl_test_failed(); i++) run_case(dir, &c[i], prefix);
+  return !jl_test_failed();
+}
+
 static void test_exit_codes(void) {
   const char *dir = jl_test_tmpdir("program_exit");
   char path[1024];
@@ -140,10 +146,7 @@ static void test_exit_codes(void) {
       {"help frobnicate", 2, "unknown command"},
       {"frobnicate", 2, "unknown command"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    run_case(dir, &cases[i], "");
-    if (jl_test_failed()) return;
-  }
+  if (!run_cases(dir, cases, sizeof cases / sizeof cases[0], "")) return;
   /* view: scripted runs work without a display; an interactive one exits 3 */
   static const Case view[] = {
       {"view " SCENES "drop.json --frames 2 --size 64x48", 0, ""},
@@ -151,10 +154,8 @@ static void test_exit_codes(void) {
       {"view " SCENES "drop.json --size 64x48 --layers bogus", 2, "unknown layer 'bogus'"},
       {"view " SCENES "drop.json --frames 2 --dt 0.1", 2, "--dt 0.1 s is longer than one frame"},
   };
-  for (size_t i = 0; i < sizeof view / sizeof view[0]; i++) {
-    run_case(dir, &view[i], "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy ");
-    if (jl_test_failed()) return;
-  }
+  const char *headless = "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy ";
+  if (!run_cases(dir, view, sizeof view / sizeof view[0], headless)) return;
   /* check and mesh when the system refuses memory (an address-space limit
    * below --mesh-memory; not under ASan, whose shadow memory needs more) */
 #if !defined(__SANITIZE_ADDRESS__)
@@ -175,10 +176,7 @@ static void test_exit_codes(void) {
       {"check DIR/grid.off", 3, "(ulimit -v), less than the 8192 MB limit (--mesh-memory)"},
       {"mesh DIR/grid.off", 3, "(ulimit -v)"},
   };
-  for (size_t i = 0; i < sizeof oom / sizeof oom[0]; i++) {
-    run_case(dir, &oom[i], "ulimit -v 120000; ");
-    if (jl_test_failed()) return;
-  }
+  if (!run_cases(dir, oom, sizeof oom / sizeof oom[0], "ulimit -v 120000; ")) return;
 #endif
 }
 
@@ -206,10 +204,7 @@ static void test_flag_forms(void) {
       {"check --frobnicate x.obj", 2, "jelly check: unknown option '--frobnicate'"},
       {"bench extra", 2, "jelly bench: unexpected argument 'extra'"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    run_case(dir, &cases[i], "");
-    if (jl_test_failed()) return;
-  }
+  if (!run_cases(dir, cases, sizeof cases / sizeof cases[0], "")) return;
   /* "--" ends the flags: a file named like a flag */
   char path[1024], cmd[2048];
   snprintf(path, sizeof path, "%s/-cube.obj", dir);
