@@ -78,6 +78,13 @@ const char *jl_test_tmpdir(const char *tag) {
   return p;
 }
 
+int jl_test_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return 0;
+  int ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
 char *jl_test_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;

@@ -28,6 +28,8 @@ int jl_test_run(const char *cmd, char *out, size_t outsz);
 const char *jl_test_tmpdir(const char *tag);
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *jl_test_read_file(const char *path, size_t *len);
+/* Writes text to path (replacing it); 1 when all of it was written and the file closed. */
+int jl_test_write_file(const char *path, const char *text);
 
 /* JL_TEST_QUICK set: the reduced sizes of scripts/test.sh's sanitizer run. */
 static inline int jl_test_quick(void) { return getenv("JL_TEST_QUICK") != NULL; }

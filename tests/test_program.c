@@ -24,13 +24,6 @@ static char g_out[1 << 17];
 static const char *const COMMANDS[] = {"run", "view", "render", "check", "mesh", "bench", "study"};
 enum { NCMD = sizeof COMMANDS / sizeof COMMANDS[0] };
 
-static int write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  if (!f) return 0;
-  fputs(text, f);
-  return fclose(f) == 0;
-}
-
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -118,7 +111,7 @@ static void test_exit_codes(void) {
   const char *dir = jl_test_tmpdir("program_exit");
   char path[1024];
   snprintf(path, sizeof path, "%s/junk.obj", dir);
-  ENSURE(write_file(path, "this is not a mesh\n"));
+  ENSURE(jl_test_write_file(path, "this is not a mesh\n"));
   static const Case cases[] = {
       /* run */
       {"run " SCENES "drop.json --frames 1 --no-preview --out DIR/run0", 0, "wrote"},
@@ -208,7 +201,7 @@ static void test_flag_forms(void) {
   /* "--" ends the flags: a file named like a flag */
   char path[1024], cmd[2048];
   snprintf(path, sizeof path, "%s/-cube.obj", dir);
-  ENSURE(write_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"));
+  ENSURE(jl_test_write_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"));
   snprintf(cmd, sizeof cmd, "cd '%s' && '" JELLY "' check -- -cube.obj", dir);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0 && strstr(g_out, "ok: can be tetrahedralized"), "check -- -cube.obj: exit %d: %s", rc, g_out);
@@ -250,7 +243,7 @@ static void test_quiet(void) {
   ENSURE_MSG(rc == 0 && g_out[0] == '\0', "render --quiet: exit %d, printed: %s", rc, g_out);
   /* warnings still go to stderr: a scene whose bodies start inside the ground */
   snprintf(cmd, sizeof cmd, "%s/below.json", dir);
-  ENSURE(write_file(cmd, "{\"duration\": 0.05, \"ground\": {\"y\": 0.5},"
+  ENSURE(jl_test_write_file(cmd, "{\"duration\": 0.05, \"ground\": {\"y\": 0.5},"
                          " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2]}}]}"));
   snprintf(cmd, sizeof cmd, "'" JELLY "' run %s/below.json --quiet --no-preview --out %s/below 2>&1 >/dev/null", dir,
            dir);
@@ -282,7 +275,7 @@ static void test_render_progress_summary_movie(void) {
   snprintf(cmd, sizeof cmd, "mkdir -p %s", bin);
   ENSURE(system(cmd) == 0);
   snprintf(ff, sizeof ff, "%s/ffmpeg", bin);
-  ENSURE(write_file(ff, "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\n: > \"$last\"\n"));
+  ENSURE(jl_test_write_file(ff, "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\n: > \"$last\"\n"));
   snprintf(cmd, sizeof cmd, "chmod +x %s", ff);
   ENSURE(system(cmd) == 0);
   snprintf(cmd, sizeof cmd, "env PATH=%s:/usr/bin:/bin '" JELLY "' render " SCENES "drop.json --frames 2 --size 32x24 --out %s/b",
@@ -336,7 +329,7 @@ static void test_explicit_default_dt(void) {
   const char *dir = jl_test_tmpdir("program_dt");
   char scene[1024], cmd[4096], stats[1200];
   snprintf(scene, sizeof scene, "%s/nodt.json", dir);
-  ENSURE(write_file(scene, NODT_SCENE));
+  ENSURE(jl_test_write_file(scene, NODT_SCENE));
   static const char *const integ[] = {"symplectic", "verlet", "rk4", "midpoint", "euler"};
   for (int k = 0; k < 5; k++) {
     snprintf(cmd, sizeof cmd, "'" JELLY "' run %s --integrator %s --frames 8 --no-preview --out %s/%s", scene, integ[k],
@@ -369,7 +362,7 @@ static void test_threads_bound(void) {
   const char *dir = jl_test_tmpdir("program_threads");
   char scene[1024], cmd[4096];
   snprintf(scene, sizeof scene, "%s/t.json", dir);
-  ENSURE(write_file(scene, "{\"threads\": 1000, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}"));
+  ENSURE(jl_test_write_file(scene, "{\"threads\": 1000, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}"));
   snprintf(cmd, sizeof cmd, "'" JELLY "' run %s --out %s/a", scene, dir);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 2 && strstr(g_out, "threads") && strstr(g_out, "64"), "scene threads 1000: exit %d: %s", rc, g_out);

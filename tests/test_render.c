@@ -432,20 +432,19 @@ static void test_drag_jacobian(void) {
 }
 
 /* a tiny scene for the command-line tests */
-static void write_scene(const char *path) {
-  FILE *f = fopen(path, "w");
-  fputs("{ \"duration\": 0.1, \"fps\": 30, \"ground\": { \"y\": 0 },\n"
-        "  \"bodies\": [ { \"name\": \"ball\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.2 },\n"
-        "    \"translate\": [0, 0.4, 0], \"tetgen\": { \"max_volume\": 0.001 } } ] }\n",
-        f);
-  fclose(f);
+static int write_scene(const char *path) {
+  return jl_test_write_file(
+      path,
+      "{ \"duration\": 0.1, \"fps\": 30, \"ground\": { \"y\": 0 },\n"
+      "  \"bodies\": [ { \"name\": \"ball\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.2 },\n"
+      "    \"translate\": [0, 0.4, 0], \"tetgen\": { \"max_volume\": 0.001 } } ] }\n");
 }
 
 static void test_cli_render(void) {
   const char *dir = jl_test_tmpdir("cli_render");
   char scene[1024], cmd[4096], out[8192], path[1200];
   snprintf(scene, sizeof scene, "%s/ball.json", dir);
-  write_scene(scene);
+  ENSURE(write_scene(scene));
   /* no display at all */
   snprintf(cmd, sizeof cmd, "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy %s render %s --out %s/frames --size 200x120 --frames 2 --no-movie",
            JELLY, scene, dir);
@@ -506,7 +505,7 @@ static void test_cli_run_preview(void) {
   const char *dir = jl_test_tmpdir("cli_preview");
   char scene[1024], cmd[4096], out[8192], path[1200];
   snprintf(scene, sizeof scene, "%s/ball.json", dir);
-  write_scene(scene);
+  ENSURE(write_scene(scene));
   snprintf(cmd, sizeof cmd, "env -u DISPLAY SDL_VIDEODRIVER=dummy %s run %s --out %s/a --quiet", JELLY, scene, dir);
   ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
   snprintf(path, sizeof path, "%s/a/preview.png", dir);
@@ -660,12 +659,11 @@ static void test_floor(void) {
   /* a 4 mm bead resting on the ground */
   char scene[1200];
   snprintf(scene, sizeof scene, "%s/bead.json", dir);
-  FILE *f = fopen(scene, "w");
-  ENSURE(f != NULL);
-  fputs("{ \"duration\": 0.1, \"fps\": 30, \"ground\": { \"y\": 0 },\n"
-        "  \"bodies\": [ { \"name\": \"bead\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.002 },\n"
-        "    \"translate\": [0, 0.0021, 0], \"tetgen\": { \"max_volume\": 2e-10 } } ] }\n", f);
-  fclose(f);
+  ENSURE(jl_test_write_file(
+      scene,
+      "{ \"duration\": 0.1, \"fps\": 30, \"ground\": { \"y\": 0 },\n"
+      "  \"bodies\": [ { \"name\": \"bead\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.002 },\n"
+      "    \"translate\": [0, 0.0021, 0], \"tetgen\": { \"max_volume\": 2e-10 } } ] }\n"));
   static const char *const scenes[2][2] = {{"bead", NULL}, {"drop", SCENES "/drop.json"}};
   for (int k = 0; k < 2; k++) {
     snprintf(cmd, sizeof cmd, HEADLESS "%s render %s --out %s/%s --size 160x96 --frames 0 --no-movie", JELLY,
