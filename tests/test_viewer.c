@@ -245,8 +245,8 @@ static void test_divergence_message(void) {
 }
 
 /* The drag spring is drawn while dragging: a fast scripted drag (the stiff
- * spring's point then trails the cursor) shows a cyan band (src/cli/viewer.c
- * draw_drag) at least 2 px thick and tens of pixels long mid-drag, and
+ * spring's point then trails the cursor) shows a cyan band
+ * (src/cli/viewer_hud.c, jl_viewer_draw_drag) at least 2 px thick and tens of pixels long mid-drag, and
  * nothing once released. */
 static void test_drag_spring_drawn(void) {
   char cmd[4096], out[8192], args[1200];
