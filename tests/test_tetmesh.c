@@ -77,6 +77,17 @@ static int closed_oriented(int ntri, const int *tri) {
   return ok;
 }
 
+/* a tet mesh owning copies of nnode nodes and ntet tets (jl_tetmesh_free frees them) */
+static void tet_mesh_of(JlTetMesh *t, int nnode, const double *node, int ntet, const int *tet) {
+  memset(t, 0, sizeof *t);
+  t->nnode = nnode;
+  t->ntet = ntet;
+  t->node = malloc(3 * (size_t)nnode * sizeof(double));
+  t->tet = malloc(4 * (size_t)ntet * sizeof(int));
+  memcpy(t->node, node, 3 * (size_t)nnode * sizeof(double));
+  memcpy(t->tet, tet, 4 * (size_t)ntet * sizeof(int));
+}
+
 /* interior faces shared by exactly two tets with opposite orientations, and
  * V - E + F - T over all faces equal to `euler` */
 static int check_complex(const JlTetMesh *t, int euler) {
@@ -353,13 +364,7 @@ static void test_bisect_to_volume_bound(void) {
   /* unit cube: 6 tets around the diagonal 0-6 (Kuhn), bisected to 1/40 */
   static const double node[24] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
   static const int tet[24] = {0, 1, 2, 6, 0, 2, 3, 6, 0, 3, 7, 6, 0, 7, 4, 6, 0, 4, 5, 6, 0, 5, 1, 6};
-  memset(&t, 0, sizeof t);
-  t.nnode = 8;
-  t.ntet = 6;
-  t.node = malloc(sizeof node);
-  t.tet = malloc(sizeof tet);
-  memcpy(t.node, node, sizeof node);
-  memcpy(t.tet, tet, sizeof tet);
+  tet_mesh_of(&t, 8, node, 6, tet);
   for (int e = 0; e < 6; e++) {
     int *v = t.tet + 4 * e;
     if (jl_tet_volume(t.node + 3 * v[0], t.node + 3 * v[1], t.node + 3 * v[2], t.node + 3 * v[3]) < 0) {
@@ -479,13 +484,7 @@ static void test_orientation_and_zero_volume(void) {
   double node[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
   int tet[8] = {0, 1, 2, 3, 1, 2, 3, 4};
   JlTetMesh t;
-  memset(&t, 0, sizeof t);
-  t.nnode = 5;
-  t.ntet = 2;
-  t.node = malloc(sizeof node);
-  t.tet = malloc(sizeof tet);
-  memcpy(t.node, node, sizeof node);
-  memcpy(t.tet, tet, sizeof tet);
+  tet_mesh_of(&t, 5, node, 2, tet);
   ENSURE_NEAR(jl_tet_volume(node + 3, node + 6, node + 9, node + 12), 1.0 / 3.0, 1e-15);
   jl_tetmesh_topology(&t);
   ENSURE(t.nedge == 9 && t.nface == 6);
