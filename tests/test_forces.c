@@ -52,7 +52,6 @@ static void eval(const JlForce *e, const JlModel *m, const double *x, const doub
   e->force(e, m, x, v, f, NULL);
 }
 
-/* perturbed positions: every spring some percent longer or shorter */
 /* forces f at x sum to no net force and no net torque (relative to sum |f_i| > 1 N) */
 static void balanced(const JlModel *m, const double *x, const double *f, double rel) {
   double sum[3] = {0, 0, 0}, torque[3] = {0, 0, 0}, fmag = 0;
@@ -71,6 +70,7 @@ static void balanced(const JlModel *m, const double *x, const double *f, double 
   }
 }
 
+/* perturbed positions: every spring some percent longer or shorter */
 static void perturb(const JlModel *m, double amount, double *x) {
   for (int k = 0; k < 3 * m->nnode; k++) x[k] = m->x0[k] + amount * 0.1 * rnd();
 }

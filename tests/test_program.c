@@ -196,6 +196,8 @@ static void test_flag_forms(void) {
       {"run " SCENES "drop.json -q", 2, "jelly run: unknown option '-q' (see jelly run --help)"},
       {"check --frobnicate x.obj", 2, "jelly check: unknown option '--frobnicate'"},
       {"bench extra", 2, "jelly bench: unexpected argument 'extra'"},
+      {"--bogus", 2, "jelly: unknown option '--bogus'"},
+      {"--help run", 0, "usage: jelly run [SCENE]"},
   };
   if (!run_cases(dir, cases, sizeof cases / sizeof cases[0], "")) return;
   /* "--" ends the flags: a file named like a flag */
