@@ -14,7 +14,7 @@
  * Phase 1 keeps, per (node, body Q), the containing tet with the largest
  * smallest barycentric weight (ties: smaller tet id), so a node on a face
  * shared by two tets is counted once. Contacts are sorted by (P, Q, node);
- * phases 2-4 (Heidelberger et al. 2004, sec. 4.1-4.3; seed 003) run once per
+ * phases 2-4 (Heidelberger et al. 2004, sec. 4.1-4.3; docs/references.md) run once per
  * (P, Q) group, with work proportional to the group's border edges (edges
  * from a penetrating point to a point outside Q), not to the bodies' sizes.
  * A border edge is followed through Q's tets from the tet that holds its

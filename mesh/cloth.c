@@ -1,6 +1,6 @@
 /* Cloth and rope topology generators (see mesh/cloth.h for the models and
- * their sources: Provot 1995 via seed 001, seed 004 sec. 2.1, seed 000
- * sec. 1.1).
+ * their sources: Provot 1995, Zhu, Zhou & Yu sec. 2.1, Kauppila sec. 1.1,
+ * Selle et al. 2008; docs/references.md).
  *
  * The triangle-mesh path finds edges by sorting the 3 ntri half-edges by
  * their (smaller, larger) node pair: equal neighbours are the same edge, one

@@ -6,15 +6,15 @@
  * (cloth only) and springs tagged by kind. Three generators:
  *
  *  - jl_cloth_grid: an nx x ny cell grid in the x-y plane (normal +z), the
- *    mass-spring cloth of Provot 1995 as drawn in seed 001 ("Springs for
- *    Cloth") and seed 004 sec. 2.1: structural springs (i,j)-(i+1,j) and
+ *    mass-spring cloth of Provot 1995 as drawn in the MIT 6.837
+ *    mass-spring lecture and Zhu, Zhou & Yu sec. 2.1: structural springs (i,j)-(i+1,j) and
  *    (i,j)-(i,j+1), shear springs along both cell diagonals, flexion springs
  *    (i,j)-(i+2,j) and (i,j)-(i,j+2).
  *  - jl_cloth_chain: a rope or hair strand of n segments along -y from the
  *    origin, structural springs n-n+1 and bending springs n-n+2 with rest
- *    length 2 L0 (seed 001, "Hair").
+ *    length 2 L0 (the MIT 6.837 lecture's "Hair", after Selle et al. 2008).
  *  - jl_cloth_from_surface: any (open or closed) manifold triangle mesh as
- *    in seed 000 sec. 1.1 (after Baraff & Witkin 1998): a stretch spring on
+ *    in Kauppila sec. 1.1 (after Baraff & Witkin 1998): a stretch spring on
  *    every edge, a bend spring between the two opposite vertices of every
  *    interior edge's two triangles; node areas are one third of the areas
  *    of the triangles around the node.

@@ -1,6 +1,7 @@
-/* Barycentric embedding of a render surface in a tet mesh (seed 003: "represent
- * each vertex of the surface mesh by a barycentric combination of its
- * surrounding tetrahedron"), and area-weighted vertex normals.
+/* Barycentric embedding of a render surface in a tet mesh (Zachmann's mass-spring
+ * lecture: "represent each vertex of the surface mesh by a barycentric
+ * combination of its surrounding tetrahedron"; as in Teschner et al. 2004,
+ * docs/references.md), and area-weighted vertex normals.
  *
  * Point location uses a uniform bucket grid of tet bounding boxes with about
  * one tet per cell, so n points in m tets cost O(n + m), not O(n m). Among the

@@ -16,7 +16,7 @@ extern "C" {
 
 typedef enum JlTetgenMode {
   JL_TETGEN_CONFORMING, /* -p: surface vertices are tet nodes (exact embedding) */
-  JL_TETGEN_EMBEDDED,   /* lattice Steiner points + outer band, Delaunay (seed 003) */
+  JL_TETGEN_EMBEDDED,   /* lattice Steiner points + outer band, Delaunay (Zachmann's mass-spring lecture) */
   JL_TETGEN_MODE_COUNT
 } JlTetgenMode;
 

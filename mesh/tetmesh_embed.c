@@ -1,8 +1,8 @@
 /* Embedded mode of jl_tetgen_build (mesh/tetmesh.h; the parts:
  * tetmesh_internal.h).
  *
- * Embedded mode follows the "simple method" of seed 003 (Zachmann, "Mesh
- * creation for volumetric objects"): Steiner points fill the object and a
+ * Embedded mode follows the "simple method" of Zachmann's mass-spring lecture
+ * ("volumetric objects"; docs/references.md): Steiner points fill the object and a
  * band around it, are Delaunay-tetrahedralized, and the surface is anchored in
  * the tets barycentrically. The points are a body-centred cubic lattice of
  * cube side `resolution` covering the bounding box plus one cell, each point

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh/csr.h"
 #include "mesh/tetmesh_internal.h"
 #include "mesh/vec3.h"
 
@@ -86,22 +87,8 @@ void jl_tetmesh_topology(JlTetMesh *t) {
   free(fk);
   t->face = jl_realloc(t->face, (size_t)t->nface * 3, sizeof(int));
 
-  /* adjacency (CSR): sorted edges give ascending rows for free, since for
-   * node r the edges (x, r), x < r, come before the edges (r, y) */
-  t->adj_start = jl_calloc((size_t)t->nnode + 1, sizeof(int));
-  for (int e = 0; e < t->nedge; e++) {
-    t->adj_start[t->edge[2 * e] + 1]++;
-    t->adj_start[t->edge[2 * e + 1] + 1]++;
-  }
-  for (int i = 0; i < t->nnode; i++) t->adj_start[i + 1] += t->adj_start[i];
-  t->adj = jl_calloc((size_t)t->adj_start[t->nnode], sizeof(int));
-  int *fill = jl_calloc((size_t)t->nnode + 1, sizeof(int));
-  for (int e = 0; e < t->nedge; e++) {
-    int a = t->edge[2 * e], b = t->edge[2 * e + 1];
-    t->adj[t->adj_start[a] + fill[a]++] = b;
-    t->adj[t->adj_start[b] + fill[b]++] = a;
-  }
-  free(fill);
+  /* adjacency (CSR, mesh/csr.h): each node's neighbours, ascending */
+  jl_csr_edges(t->nnode, t->nedge, t->edge, NULL, NULL, &t->adj_start, &t->adj);
 }
 
 /* ---- quality ------------------------------------------------------------------- */

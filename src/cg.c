@@ -5,7 +5,7 @@
  * modified by Baraff & Witkin 1998, sec. 5.3: every vector is filtered so
  * that pinned nodes keep dv = 0 and the iteration runs on the free subspace,
  * where S A S is symmetric positive definite. The preconditioner is the
- * inverse of A's diagonal (seed 000, sec. 4.2).
+ * inverse of A's diagonal (Kauppila sec. 4.2; Shewchuk 1994, sec. 12).
  *
  * Reductions are blocked over fixed node ranges (CG_BLOCK nodes), each block
  * summed in order, the partials added in block order: results are bitwise

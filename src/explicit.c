@@ -1,8 +1,8 @@
 /* Explicit steppers: forward Euler, symplectic Euler, explicit midpoint,
  * classical RK4 and velocity Verlet, for x' = v, v' = M^-1 F(x, v).
  *
- * Formulas as in the ODE-solver notes of seed 001 (MIT 6.837, after Witkin,
- * Baraff & Kass, "Physically Based Modeling", SIGGRAPH 2001 course):
+ * Euler, midpoint and RK4 as in Witkin & Baraff 2001, "Differential Equation
+ * Basics" (taught in the MIT 6.837 ODE-solver lecture; docs/references.md):
  *   euler:      x1 = x + h v,            v1 = v + h a(x, v)
  *   symplectic: v1 = v + h a(x, v),      x1 = x + h v1
  *   midpoint:   (xm, vm) = (x, v) + h/2 (v, a(x, v));

@@ -7,7 +7,7 @@
  *              their diagonal 3x3 blocks into diag (Jacobi preconditioner),
  *   multiply:  out += (a * dF/dx + b * dF/dv) u with the cached blocks,
  * so implicit Euler never assembles a matrix (Baraff & Witkin 1998, sec. 5;
- * seed 000 sec. 4.1). Explicit steppers use only `force`.
+ * Kauppila sec. 4.1; docs/references.md). Explicit steppers use only `force`.
  *
  * Implicit Euler linearizes with a = h^2, b = h and solves
  *   (M - J) dv = h f0 + h^2 dF/dx v0,   J = h dF/dv + h^2 dF/dx.

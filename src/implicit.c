@@ -1,12 +1,12 @@
 /* Implicit (backward) Euler step, linearized, after Baraff & Witkin 1998.
  *
- * With f0 = F(x0, v0), the step solves (eq. 18 multiplied by M, sec. 4.1 of
- * seed 000)
+ * With f0 = F(x0, v0), the step solves (eq. 18 multiplied by M, as in Kauppila
+ * sec. 2.1; docs/references.md)
  *     (M - h dF/dv - h^2 dF/dx) dv = h (f0 + h dF/dx v0)
  * and then sets v = v0 + dv, x = x0 + h v. The matrix is never assembled:
  * each force element caches its blocks (linearize) and multiplies by them
  * (multiply). Elements are linearized with a = -h^2, b = -h, so their cached
- * blocks are those of B = -h dF/dv - h^2 dF/dx and A u = M u + B u (seed 000,
+ * blocks are those of B = -h dF/dv - h^2 dF/dx and A u = M u + B u (Kauppila
  * sec. 4.1), and the diagonal of A for the Jacobi preconditioner is M plus
  * the elements' diagonal blocks. The right-hand side needs dF/dx alone: the
  * elements are first linearized with a = h^2, b = 0 and multiplied by v0.

@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh/csr.h"
 #include "src/model.h"
 #include "src/calibrate.h"
 #include "src/volume.h"
@@ -279,17 +280,13 @@ static JlResult check_mesh(const JlTetMesh *t, const char *name, char *err, size
 static int edge_tet_volumes(const JlTetMesh *t, const double *vol, double *edge_vol, int *tet_edge) {
   int n = t->nnode, ne = t->nedge;
   int *start = jl_calloc((size_t)n + 1, sizeof(int));
-  int *list = jl_calloc((size_t)ne, sizeof(int));
-  int *fill = jl_calloc((size_t)n, sizeof(int));
+  int *list = jl_calloc((size_t)ne + 1, sizeof(int));
+  int *key = jl_calloc((size_t)ne + 1, sizeof(int)); /* each edge's smaller end */
   for (int e = 0; e < ne; e++) {
     int a = t->edge[2 * e], b = t->edge[2 * e + 1];
-    start[(a < b ? a : b) + 1]++;
+    key[e] = a < b ? a : b;
   }
-  for (int i = 0; i < n; i++) start[i + 1] += start[i];
-  for (int e = 0; e < ne; e++) {
-    int a = t->edge[2 * e], b = t->edge[2 * e + 1], lo = a < b ? a : b;
-    list[start[lo] + fill[lo]++] = e;
-  }
+  jl_csr_by_key(n, ne, key, start, list);
   static const int pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
   int ok = 1;
   for (int tt = 0; tt < t->ntet && ok; tt++) {
@@ -313,45 +310,13 @@ static int edge_tet_volumes(const JlTetMesh *t, const double *vol, double *edge_
   }
   free(start);
   free(list);
-  free(fill);
+  free(key);
   return ok;
 }
 
-/* node -> incident springs (signed, see model.h) and node adjacency, both CSR */
+/* node -> incident springs (signed, see model.h) and node adjacency, both CSR (mesh/csr.h) */
 static void build_node_springs(JlModel *m) {
-  int n = m->nnode, ns = m->nspring;
-  m->node_spring_start = jl_calloc((size_t)n + 1, sizeof(int));
-  m->node_spring = jl_calloc(2 * (size_t)ns, sizeof(int));
-  m->adj_start = jl_calloc((size_t)n + 1, sizeof(int));
-  m->adj = jl_calloc(2 * (size_t)ns, sizeof(int));
-  int *fill = jl_calloc((size_t)n, sizeof(int));
-  for (int s = 0; s < ns; s++) {
-    m->node_spring_start[m->spring_node[2 * s] + 1]++;
-    m->node_spring_start[m->spring_node[2 * s + 1] + 1]++;
-  }
-  for (int i = 0; i < n; i++) m->node_spring_start[i + 1] += m->node_spring_start[i];
-  /* springs in ascending id: the gather order of every node is fixed */
-  for (int s = 0; s < ns; s++) {
-    int i = m->spring_node[2 * s], j = m->spring_node[2 * s + 1];
-    m->node_spring[m->node_spring_start[i] + fill[i]++] = s + 1;
-    m->node_spring[m->node_spring_start[j] + fill[j]++] = -(s + 1);
-  }
-  /* adjacency: the other end of each incident spring, ascending per row */
-  memcpy(m->adj_start, m->node_spring_start, ((size_t)n + 1) * sizeof(int));
-  for (int i = 0; i < n; i++) {
-    int lo = m->adj_start[i], hi = m->adj_start[i + 1];
-    for (int p = lo; p < hi; p++) {
-      int e = m->node_spring[p], s = (e > 0 ? e : -e) - 1;
-      int other = e > 0 ? m->spring_node[2 * s + 1] : m->spring_node[2 * s];
-      int q = p; /* insertion sort: rows are short (about 14 entries) */
-      while (q > lo && m->adj[q - 1] > other) {
-        m->adj[q] = m->adj[q - 1];
-        q--;
-      }
-      m->adj[q] = other;
-    }
-  }
-  free(fill);
+  jl_csr_edges(m->nnode, m->nspring, m->spring_node, &m->node_spring_start, &m->node_spring, &m->adj_start, &m->adj);
 }
 
 /* What a body's (E, nu) or stiffness gives the springs and the volume force

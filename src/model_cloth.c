@@ -2,12 +2,12 @@
  *
  * Masses. A node carries the cloth area (or rope length) of mesh/cloth.c's
  * `measure` times the areal (linear) density: a quarter of each grid cell,
- * a third of each triangle, half of each rope segment (seed 000 sec. 1.1
+ * a third of each triangle, half of each rope segment (Kauppila sec. 1.1
  * gives equal masses; areal masses are the same for uniform meshes and
  * correct for graded ones).
  *
  * Springs. Rest length from the initial positions, stiffness by kind
- * (structural/stretch, shear, flexion/bend: Provot 1995 via seed 001),
+ * (structural/stretch, shear, flexion/bend: Provot 1995),
  * damping along the axis as for volumes (src/springs.c). The kinds are kept
  * in model->spring_kind for the Provot correction (src/provot.c).
  *
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh/csr.h"
 #include "src/model_cloth.h"
 
 JlClothDef jl_default_cloth_def(void) {
@@ -37,45 +38,9 @@ JlClothDef jl_default_cloth_def(void) {
 static int finite3(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
 
 /* node -> incident springs (signed, see model.h) and node adjacency (sorted,
- * without duplicates), both CSR, as src/model.c builds them for volumes */
+ * without duplicates), both CSR, as src/model.c builds them for volumes (mesh/csr.h) */
 static void build_csr(JlModel *m) {
-  int n = m->nnode, ns = m->nspring;
-  m->node_spring_start = jl_calloc((size_t)n + 1, sizeof(int));
-  m->node_spring = jl_calloc(2 * (size_t)ns + 1, sizeof(int));
-  m->adj_start = jl_calloc((size_t)n + 1, sizeof(int));
-  m->adj = jl_calloc(2 * (size_t)ns + 1, sizeof(int));
-  int *fill = jl_calloc((size_t)n + 1, sizeof(int));
-  for (int s = 0; s < ns; s++) {
-    m->node_spring_start[m->spring_node[2 * s] + 1]++;
-    m->node_spring_start[m->spring_node[2 * s + 1] + 1]++;
-  }
-  for (int i = 0; i < n; i++) m->node_spring_start[i + 1] += m->node_spring_start[i];
-  for (int s = 0; s < ns; s++) {
-    int i = m->spring_node[2 * s], j = m->spring_node[2 * s + 1];
-    m->node_spring[m->node_spring_start[i] + fill[i]++] = s + 1;
-    m->node_spring[m->node_spring_start[j] + fill[j]++] = -(s + 1);
-  }
-  /* adjacency: other ends, insertion-sorted, duplicates (parallel springs) dropped */
-  int na = 0;
-  for (int i = 0; i < n; i++) {
-    int row = na;
-    m->adj_start[i] = row;
-    for (int p = m->node_spring_start[i]; p < m->node_spring_start[i + 1]; p++) {
-      int e = m->node_spring[p], s = (e > 0 ? e : -e) - 1;
-      int other = e > 0 ? m->spring_node[2 * s + 1] : m->spring_node[2 * s];
-      int q = na, dup = 0;
-      for (int r = row; r < na; r++) dup |= m->adj[r] == other;
-      if (dup) continue;
-      while (q > row && m->adj[q - 1] > other) {
-        m->adj[q] = m->adj[q - 1];
-        q--;
-      }
-      m->adj[q] = other;
-      na++;
-    }
-  }
-  m->adj_start[n] = na;
-  free(fill);
+  jl_csr_edges(m->nnode, m->nspring, m->spring_node, &m->node_spring_start, &m->node_spring, &m->adj_start, &m->adj);
 }
 
 JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef *def, const JlClothDef *cd,

@@ -23,7 +23,7 @@ extern "C" {
 /* Stiffness per spring kind and the Provot limit (scene keys in docs/scenes.md). */
 typedef struct JlClothDef {
   JlBodyKind kind;      /* JL_BODY_CLOTH or JL_BODY_ROPE; default JL_BODY_CLOTH */
-  double stretch;       /* N/m, structural springs; default 800 (seed 004) */
+  double stretch;       /* N/m, structural springs; default 800 (Zhu et al. sec. 3) */
   double shear;         /* N/m, grid diagonals; default 800 */
   double bend;          /* N/m, flexion springs; default 80 */
   double stretch_limit; /* Provot 1995: structural and shear springs stretched

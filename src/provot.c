@@ -1,6 +1,6 @@
 /* Provot's stretch limit (X. Provot, "Deformation constraints in a
  * mass-spring model to describe rigid cloth behavior", Graphics Interface
- * 1995; seed 001: "Constrain length to increase by less than 10 %").
+ * 1995: the length may grow by less than 10 %; docs/references.md).
  *
  * After a step, every structural or shear spring of a body with
  * stretch_limit > 0 that is longer than (1 + limit) L is shortened to

@@ -3,8 +3,8 @@
  * For spring s between nodes i and j with d = x_i - x_j, l = |d|, n = d / l,
  * rest length L, stiffness k and damping kd, the force on i is
  *   F_i = -k (l - L) n - kd (n . (v_i - v_j)) n,     F_j = -F_i,
- * with potential energy 1/2 k (l - L)^2 (seed 002, "Jacobian of Stretch
- * Force" and "Jacobian of Damping Force"). Its Jacobian blocks are
+ * with potential energy 1/2 k (l - L)^2 (Macklin 2012, "Jacobian of Stretch
+ * Force" and "Jacobian of Damping Force"; docs/references.md). Its Jacobian blocks are
  *   dF_i/dx_i = K = -k [ n n^T + (1 - L/l) (I - n n^T) ],
  *   dF_i/dv_i = D = -kd n n^T,
  * and dF_i/dx_j = dF_j/dx_i = -K, dF_j/dx_j = K (the same for D). The
@@ -18,7 +18,7 @@
  * (Choi & Ko 2002 discuss the instability this avoids).
  *
  * linearize() computes B_s = a K + b D per spring as 6 doubles (symmetric
- * 3x3, seed 000 sec. 4.1), then copies each block into the rows of both of
+ * 3x3, Kauppila sec. 4.1), then copies each block into the rows of both of
  * its nodes (model->node_spring order) and sums the rows into the diagonal
  * blocks. multiply() is then one pass over the nodes,
  *   (J u)_i = sum over the springs s at i of B_s (u_i - u_other(s)),

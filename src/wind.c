@@ -1,7 +1,8 @@
 /* Wind force element: aerodynamic drag on cloth triangles along their
- * normals (the "wind" external force of seed 001, "External Forces", in the
- * common form of Provot 1995 / Baraff & Witkin 1998 sec. 3: only the normal
- * component of the relative air velocity pushes a triangle).
+ * normals (the wind among the external forces of the MIT 6.837 mass-spring
+ * lecture, in the common form of Provot 1995 / Baraff & Witkin 1998 sec. 3:
+ * only the normal component of the relative air velocity pushes a triangle;
+ * docs/references.md).
  *
  * With p = x_b - x_a, q = x_c - x_a, N = p x q (|N| = 2 A) and the relative
  * air velocity u = w - (v_a + v_b + v_c) / 3, the triangle force is

@@ -27,7 +27,7 @@ void jl_wind_set_time(JlForce *f, double t);
 /* The air velocity (m/s) at time t. */
 void jl_wind_velocity(const JlWorldDef *w, double t, double out[3]);
 
-/* Provot 1995 (seed 001, "Constrain length to increase by less than 10%"):
+/* Provot 1995 (the length may grow by less than 10 %):
  * for every structural or shear spring of a body with stretch_limit > 0
  * whose length exceeds (1 + limit) L, both free ends are moved towards each
  * other (only the free one when the other is pinned) to length (1 + limit) L,

@@ -2,8 +2,8 @@
  * workspace; advances the state with the chosen integrator, optionally with
  * adaptive sub-stepping, and detects divergence.
  *
- * Adaptive stepping follows seed 000, sec. 3.2.3 (after Bridson et al.
- * 2002): a sub-step is rejected and retried with half the step when any
+ * Adaptive stepping follows Kauppila sec. 3.2.3 (after Bridson et al.
+ * 2002; docs/references.md): a sub-step is rejected and retried with half the step when any
  * spring's length changes by more than max_strain_change of its rest length,
  * or when it produces NaN/Inf; after two accepted sub-steps the sub-step is
  * doubled again (up to the full step). Below h/1024 the step is given up and

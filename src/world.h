@@ -6,7 +6,8 @@
  * of the explicit schemes (forward Euler, symplectic Euler, midpoint, RK4,
  * Verlet). With adaptive stepping a step whose spring strain changes by more
  * than max_strain_change, or that produces NaN, is rejected and retried with
- * half the step; the step grows back after two good steps (seed 000, 3.2.3). */
+ * half the step; the step grows back after two good steps (Kauppila sec. 3.2.3,
+ * after Bridson et al. 2002; docs/references.md). */
 #ifndef JL_SRC_WORLD_H
 #define JL_SRC_WORLD_H
 

@@ -24,6 +24,14 @@ void jl_test_fail(const char *file, int line, const char *fmt, ...) {
 
 int jl_test_failed(void) { return g_case_failed; }
 
+int jl_test_close(const char *file, int line, const char *what, double a, double b, double tol, int rel) {
+  double scale = fmax(fabs(a), fabs(b)), diff = fabs(a - b);
+  if (rel ? diff <= tol * scale : diff <= tol) return 1;
+  if (rel) jl_test_fail(file, line, "%s: %.17g vs %.17g (rel %.3g)", what, a, b, scale > 0 ? diff / scale : 0.0);
+  else jl_test_fail(file, line, "%s: %.17g vs %.17g (diff %.3g)", what, a, b, diff);
+  return 0;
+}
+
 int jl_test_main(int argc, char **argv, const JlTestCase *cases, int ncase) {
   const char *filter = argc > 1 ? argv[1] : NULL;
   int passed = 0, failed = 0;
@@ -76,6 +84,13 @@ const char *jl_test_tmpdir(const char *tag) {
   snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", p, p);
   if (system(cmd) != 0) fprintf(stderr, "cannot create %s\n", p);
   return p;
+}
+
+int jl_test_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return 0;
+  int ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
 }
 
 char *jl_test_read_file(const char *path, size_t *len) {

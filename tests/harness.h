@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 typedef struct JlTestCase {
   const char *name;
@@ -27,6 +28,11 @@ int jl_test_run(const char *cmd, char *out, size_t outsz);
 const char *jl_test_tmpdir(const char *tag);
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *jl_test_read_file(const char *path, size_t *len);
+/* Writes text to path (replacing it); 1 when all of it was written and the file closed. */
+int jl_test_write_file(const char *path, const char *text);
+
+/* JL_TEST_QUICK set: the reduced sizes of scripts/test.sh's sanitizer run. */
+static inline int jl_test_quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 /* Deterministic xorshift64 numbers in [-1, 1) from *state (nonzero), for
  * tests that need reproducible random inputs. */
@@ -35,6 +41,12 @@ static inline double jl_test_rnd(unsigned long long *state) {
   *state ^= *state >> 7;
   *state ^= *state << 17;
   return (double)(*state >> 11) / (double)(1ull << 52) - 1.0;
+}
+
+/* Knuth's MMIX linear congruential step (64-bit state): the fixed sequences
+ * of tests that shuffle or jitter (take the high bits); returns the new state. */
+static inline unsigned long long jl_test_lcg(unsigned long long *state) {
+  return *state = *state * 6364136223846793005ull + 1442695040888963407ull;
 }
 
 #define ENSURE(cond)                                                   \
@@ -53,30 +65,23 @@ static inline double jl_test_rnd(unsigned long long *state) {
     }                                                                  \
   } while (0)
 
+/* |a - b| <= tol (rel 0) or <= tol * max(|a|, |b|) (rel 1), neither NaN;
+ * otherwise fails the case with "<what>: a vs b (diff or rel ...)" and
+ * returns 0. The check behind ENSURE_NEAR and ENSURE_REL. */
+int jl_test_close(const char *file, int line, const char *what, double a, double b, double tol, int rel);
+
 /* |a - b| <= tol, and neither is NaN. */
-#define ENSURE_NEAR(a, b, tol)                                         \
-  do {                                                                 \
-    double jl_a_ = (a), jl_b_ = (b), jl_t_ = (tol);                    \
-    if (!(fabs(jl_a_ - jl_b_) <= jl_t_)) {                             \
-      jl_test_fail(__FILE__, __LINE__,                                 \
-                   "ENSURE_NEAR(%s, %s, %s): %.17g vs %.17g (diff %.3g)", \
-                   #a, #b, #tol, jl_a_, jl_b_, fabs(jl_a_ - jl_b_));   \
-      return;                                                          \
-    }                                                                  \
+#define ENSURE_NEAR(a, b, tol)                                                                       \
+  do {                                                                                               \
+    if (!jl_test_close(__FILE__, __LINE__, "ENSURE_NEAR(" #a ", " #b ", " #tol ")", (a), (b), (tol), 0)) \
+      return;                                                                                        \
   } while (0)
 
 /* |a - b| <= rel * max(|a|, |b|). */
-#define ENSURE_REL(a, b, rel)                                          \
-  do {                                                                 \
-    double jl_a_ = (a), jl_b_ = (b), jl_r_ = (rel);                    \
-    double jl_s_ = fmax(fabs(jl_a_), fabs(jl_b_));                     \
-    if (!(fabs(jl_a_ - jl_b_) <= jl_r_ * jl_s_)) {                     \
-      jl_test_fail(__FILE__, __LINE__,                                 \
-                   "ENSURE_REL(%s, %s, %s): %.17g vs %.17g (rel %.3g)", \
-                   #a, #b, #rel, jl_a_, jl_b_,                         \
-                   jl_s_ > 0 ? fabs(jl_a_ - jl_b_) / jl_s_ : 0.0);     \
-      return;                                                          \
-    }                                                                  \
+#define ENSURE_REL(a, b, rel)                                                                        \
+  do {                                                                                               \
+    if (!jl_test_close(__FILE__, __LINE__, "ENSURE_REL(" #a ", " #b ", " #rel ")", (a), (b), (rel), 1)) \
+      return;                                                                                        \
   } while (0)
 
 #define JL_TEST_MAIN(...)                                              \

@@ -46,7 +46,6 @@
 #define ENERGY_RISE 0.01 /* fraction of the energy scale allowed per frame */
 #define PI 3.14159265358979323846
 
-static inline int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 /* ---------------------------------------------------------------------------
  * the helper library: a scene run frame by frame */
@@ -130,7 +129,7 @@ static inline int sim_load(Sim *s, const char *scene, double dt, double fps, dou
   if (s->steps_per_frame < 1) s->steps_per_frame = 1;
   s->h = (1.0 / fps) / s->steps_per_frame;
   s->t_end = duration > 0 ? duration : s->sc.duration;
-  if (quick() && s->t_end > QUICK_T) s->t_end = QUICK_T;
+  if (jl_test_quick() && s->t_end > QUICK_T) s->t_end = QUICK_T;
   s->nframe = (int)ceil(s->t_end * fps - 1e-9);
   s->frame = -1;
   s->rise_max = -INFINITY;

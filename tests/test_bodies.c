@@ -9,7 +9,6 @@
 #include "tests/harness.h"
 #include "tests/lattice.h"
 
-static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 static void test_lumped_mass(void) {
   double lo[3] = {-0.3, 0.1, 0.2}, hi[3] = {0.5, 0.4, 0.45};
@@ -246,7 +245,7 @@ static int hang_bar(int n_side, int n_len, double young, double stiffness, Bar *
 
 static void test_hanging_bar_reaction(void) {
   Bar bar;
-  ENSURE(hang_bar(2, quick() ? 6 : 10, 0.0, 2e4, &bar));
+  ENSURE(hang_bar(2, jl_test_quick() ? 6 : 10, 0.0, 2e4, &bar));
   printf("  reaction %.6f N, weight %.6f N, kinetic %.3g J\n", bar.reaction, bar.weight, bar.kinetic);
   ENSURE_REL(bar.reaction, bar.weight, 1e-3);
   ENSURE(bar.stretch > 1e-4); /* it did sag */
@@ -256,7 +255,7 @@ static void test_hanging_bar_stretch(void) {
   const double rho = 1000, g = 9.81, L = 1.0, E = 2.5e5;
   const double expect = rho * g * L * L / (2 * E);
   int res[2][2] = {{2, 8}, {3, 12}};
-  if (!quick()) res[1][0] = 4, res[1][1] = 16;
+  if (!jl_test_quick()) res[1][0] = 4, res[1][1] = 16;
   for (int r = 0; r < 2; r++) {
     Bar bar;
     ENSURE(hang_bar(res[r][0], res[r][1], E, 0.0, &bar));

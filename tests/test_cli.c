@@ -24,10 +24,7 @@ static char g_out[1 << 16];
 /* writes text to dir/name and the file's path into path */
 static int write_scene(const char *dir, const char *name, const char *text, char *path, size_t n) {
   snprintf(path, n, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  if (!f) return 0;
-  fputs(text, f);
-  return fclose(f) == 0;
+  return jl_test_write_file(path, text);
 }
 
 /* number of lines of a text */
@@ -310,15 +307,9 @@ static void test_bad_input(void) {
   const char *dir = jl_test_tmpdir("cli_bad");
   char scene[1024];
   snprintf(scene, sizeof scene, "%s/bad.json", dir);
-  FILE *f = fopen(scene, "w");
-  ENSURE(f);
-  fputs("{ \"bodies\": [ { \"shape\": { \"type\": \"box\" }, \"density\": -5 } ] }\n", f);
-  fclose(f);
+  ENSURE(jl_test_write_file(scene, "{ \"bodies\": [ { \"shape\": { \"type\": \"box\" }, \"density\": -5 } ] }\n"));
   snprintf(scene, sizeof scene, "%s/garbage.json", dir);
-  f = fopen(scene, "w");
-  ENSURE(f);
-  fputs("\x01\x02{{{ not json", f);
-  fclose(f);
+  ENSURE(jl_test_write_file(scene, "\x01\x02{{{ not json"));
   char path[1024];
   ENSURE(write_scene(dir, "dt.json", "{ \"dt\": 0.05, \"bodies\": [ { \"shape\": { \"type\": \"box\" } } ] }\n",
                      path, sizeof path));
@@ -402,10 +393,7 @@ static void test_hostile_values(void) {
        "obstacles[0].mesh: 'hull.obj' vertex 3 is not finite (0 0 nan)"},
   };
   snprintf(path, sizeof path, "%s/hull.obj", dir);
-  FILE *f = fopen(path, "w");
-  ENSURE(f);
-  fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 nan\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", f);
-  fclose(f);
+  ENSURE(jl_test_write_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 nan\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"));
 #if defined(__SANITIZE_ADDRESS__)
   const char *limit = "";
 #else

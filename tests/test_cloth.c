@@ -14,6 +14,7 @@
 #include "src/scene.h"
 #include "src/wind.h"
 #include "src/world.h"
+#include "tests/fixtures.h"
 #include "tests/harness.h"
 #include "tests/scene_world.h"
 
@@ -22,7 +23,6 @@ static double rnd(void) {
   return jl_test_rnd(&rng_state);
 }
 
-static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 /* a one-body cloth/rope model from a mesh; gravity optional */
 static int cloth_model(JlModel *m, const JlClothMesh *c, JlBodyKind kind, double density, double stretch,
@@ -243,7 +243,7 @@ static int curtain(JlModel *m, int cells) {
 }
 
 static void test_curtain_implicit_vs_euler(void) {
-  int cells = quick() ? 8 : 12;
+  int cells = jl_test_quick() ? 8 : 12;
   const double h = 1.0 / 60.0;
   JlModel m;
   ENSURE(curtain(&m, cells));
@@ -283,30 +283,14 @@ static void test_curtain_implicit_vs_euler(void) {
 
 /* --- finite differences ------------------------------------------------------------------ */
 
-/* max |(J u) - FD| / max |FD| of element e for direction u in x (wrt_v = 0) or v */
+/* max |(J u) - FD| / max |FD| of element e for a random direction u in x (wrt_v = 0) or v */
 static double fd_check(JlForce *e, const JlModel *m, const double *x, const double *v, int wrt_v, double eps) {
   int n3 = 3 * m->nnode;
-  double *u = jl_calloc((size_t)n3, sizeof(double)), *ju = jl_calloc((size_t)n3, sizeof(double));
-  double *fp = jl_calloc((size_t)n3, sizeof(double)), *fm = jl_calloc((size_t)n3, sizeof(double));
-  double *xp = jl_calloc((size_t)n3, sizeof(double)), *vp = jl_calloc((size_t)n3, sizeof(double));
+  double *u = jl_calloc((size_t)n3, sizeof(double));
   for (int k = 0; k < n3; k++) u[k] = rnd();
-  e->linearize(e, m, x, v, wrt_v ? 0.0 : 1.0, wrt_v ? 1.0 : 0.0, JL_LIN_EXACT, NULL);
-  e->multiply(e, m, u, ju);
-  for (int sgn = -1; sgn <= 1; sgn += 2) {
-    for (int k = 0; k < n3; k++) {
-      xp[k] = x[k] + (wrt_v ? 0.0 : sgn * eps * u[k]);
-      vp[k] = v[k] + (wrt_v ? sgn * eps * u[k] : 0.0);
-    }
-    e->force(e, m, xp, vp, sgn > 0 ? fp : fm, NULL);
-  }
-  double worst = 0, scale = 0;
-  for (int k = 0; k < n3; k++) {
-    double fd = (fp[k] - fm[k]) / (2 * eps);
-    worst = fmax(worst, fabs(fd - ju[k]));
-    scale = fmax(scale, fabs(fd));
-  }
-  free(u), free(ju), free(fp), free(fm), free(xp), free(vp);
-  return scale > 0 ? worst / scale : INFINITY;
+  double err = jl_test_fd_error(e, m, x, v, wrt_v ? 0.0 : 1.0, wrt_v ? 1.0 : 0.0, JL_LIN_EXACT, u, eps, JL_TEST_FD_MAX_OF_FD);
+  free(u);
+  return err;
 }
 
 static void test_bend_jacobian(void) {
@@ -499,7 +483,7 @@ static void test_large_step_energy(void) {
   for (int k = 0; k < 2; k++) {
     double h = dts[k], at;
     /* curtain */
-    int cells = quick() ? 12 : 24;
+    int cells = jl_test_quick() ? 12 : 24;
     JlClothMesh g;
     ENSURE(jl_cloth_grid(&g, 2.0, 2.0, cells, cells, err, sizeof err) == JL_OK);
     for (int i = 0; i < g.nnode; i++) g.node[3 * i + 1] += 2.3;
@@ -723,7 +707,7 @@ static int run_drape(double contact_stiffness, int cells, DrapeResult *out) {
 
 static void test_cloth_drapes_on_sphere(void) {
   const double R = 0.2;
-  int cells = quick() ? 10 : 16;
+  int cells = jl_test_quick() ? 10 : 16;
   DrapeResult d;
   ENSURE(run_drape(1e5, cells, &d));
   printf("  %dx%d cloth on a ball of radius %.2f m after 3 s: deepest node %.4f m inside (%.4f m at any step,\n"

@@ -14,6 +14,7 @@
 #include "src/contact.h"
 #include "src/scene.h"
 #include "src/world.h"
+#include "tests/fixtures.h"
 #include "tests/harness.h"
 #include "tests/scene_world.h"
 #include "tests/lattice.h"
@@ -23,7 +24,6 @@ static double rnd(void) { /* [-1, 1] */
   return jl_test_rnd(&rng_state);
 }
 
-static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 static double norm3(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
 
@@ -121,7 +121,7 @@ static int brute_pairs(const JlModel *m, const double *x, unsigned char *inside 
 }
 
 static void test_hash_matches_brute_force(void) {
-  int trials = quick() ? 4 : 12, total = 0;
+  int trials = jl_test_quick() ? 4 : 12, total = 0;
   for (int trial = 0; trial < trials; trial++) {
     BoxSpec s[3];
     memset(s, 0, sizeof s);
@@ -289,32 +289,6 @@ static void eval_force(const JlForce *e, const JlModel *m, const double *x, cons
   e->force(e, m, x, v, f, NULL);
 }
 
-static double fd_error(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
-                       int flags, const double *u) {
-  int n3 = 3 * m->nnode;
-  double *ju = jl_calloc((size_t)n3, sizeof(double)), *fd = jl_calloc((size_t)n3, sizeof(double));
-  double *xp = jl_calloc((size_t)n3, sizeof(double)), *fp = jl_calloc((size_t)n3, sizeof(double));
-  double *fm = jl_calloc((size_t)n3, sizeof(double));
-  e->linearize(e, m, x, v, a, b, flags, NULL);
-  e->multiply(e, m, u, ju);
-  const double eps = 1e-7;
-  const double *base = a != 0.0 ? x : v;
-  for (int k = 0; k < n3; k++) xp[k] = base[k] + eps * u[k];
-  if (a != 0.0) eval_force(e, m, xp, v, fp); else eval_force(e, m, x, xp, fp);
-  for (int k = 0; k < n3; k++) xp[k] = base[k] - eps * u[k];
-  if (a != 0.0) eval_force(e, m, xp, v, fm); else eval_force(e, m, x, xp, fm);
-  double coef = a != 0.0 ? a : b, diff = 0, s1 = 0, s2 = 0;
-  for (int k = 0; k < n3; k++) {
-    fd[k] = coef * (fp[k] - fm[k]) / (2 * eps);
-    diff += (ju[k] - fd[k]) * (ju[k] - fd[k]);
-    s1 += ju[k] * ju[k];
-    s2 += fd[k] * fd[k];
-  }
-  free(ju), free(fd), free(xp), free(fp), free(fm);
-  double sc = sqrt(fmax(s1, s2));
-  return sc > 0 ? sqrt(diff) / sc : 1.0;
-}
-
 static void test_contact_jacobian_fd(void) {
   JlWorldDef wd = no_gravity();
   wd.contact_friction = 0.5;
@@ -341,8 +315,8 @@ static void test_contact_jacobian_fd(void) {
   double worst = 0;
   for (int trial = 0; trial < 4; trial++) {
     for (int k = 0; k < n3; k++) u[k] = rnd();
-    worst = fmax(worst, fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u));
-    worst = fmax(worst, fd_error(e, &m, x, v, 0.0, 1.0, JL_LIN_EXACT, u));
+    worst = fmax(worst, jl_test_fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u, 1e-7, JL_TEST_FD_L2));
+    worst = fmax(worst, jl_test_fd_error(e, &m, x, v, 0.0, 1.0, JL_LIN_EXACT, u, 1e-7, JL_TEST_FD_L2));
   }
   /* a wrong term gives an error of order 1; the few contacts whose gap sits
    * within the differencing step of their on/off kink give ~2e-6 */
@@ -357,8 +331,8 @@ static void test_contact_jacobian_fd(void) {
   worst = 0;
   for (int trial = 0; trial < 4; trial++) {
     for (int k = 0; k < n3; k++) u[k] = rnd();
-    worst = fmax(worst, fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u));
-    worst = fmax(worst, fd_error(e, &m, x, v, 0.0, 1.0, JL_LIN_EXACT, u));
+    worst = fmax(worst, jl_test_fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u, 1e-7, JL_TEST_FD_L2));
+    worst = fmax(worst, jl_test_fd_error(e, &m, x, v, 0.0, 1.0, JL_LIN_EXACT, u, 1e-7, JL_TEST_FD_L2));
   }
   /* as above: a wrong term is of order 1, the kinks ~2e-6 (measured 1.6e-6: outside implicit
    * solves the sliding viscosity of slow contacts is held at m / (2h), a kink of its own) */
@@ -393,7 +367,7 @@ static void test_two_cubes_momentum(void) {
     }
   /* symplectic Euler with the contact set renewed every step */
   const double h = 2e-4;
-  int steps = quick() ? 300 : 1500, max_contacts = 0;
+  int steps = jl_test_quick() ? 300 : 1500, max_contacts = 0;
   double worst_balance = 0, max_fc = 0;
   for (int s = 0; s < steps; s++) {
     springs->begin_step = NULL;
@@ -434,7 +408,8 @@ static void test_two_cubes_momentum(void) {
 
 /* ---------------------------------------------------------------- consistency */
 
-/* naive: direction to the nearest point of Q's surface (seed 003's "naive approach") */
+/* naive: direction to the nearest point of Q's surface (the "naive approach" of
+ * Zachmann's mass-spring lecture, which Heidelberger et al. 2004 improve on) */
 static void naive_dir(const JlModel *m, const double *x, int p, int q, double dir[3]) {
   double best = INFINITY;
   dir[0] = 0, dir[1] = 1, dir[2] = 0;
@@ -722,7 +697,7 @@ static void test_overlap_pushed_apart_gently(void) {
       "   {\"name\": \"b\", \"shape\": {\"type\": \"box\", \"size\": [0.3, 0.3, 0.3]}, \"translate\": [0.125, 0, 0],\n"
       "    \"tetgen\": {\"max_volume\": 3e-4}, \"young_modulus\": 2e5} ] }";
   double dts[2] = {1.0 / 60.0, 0.002};
-  for (int k = 0; k < (quick() ? 1 : 2); k++) {
+  for (int k = 0; k < (jl_test_quick() ? 1 : 2); k++) {
     JlWorld w;
     ENSURE(jl_test_scene_world(&w, text, "contact_test.json"));
     double M = w.model.body[0].mass + w.model.body[1].mass, bound = 0.5 * M * 0.5 * 0.5, peak = 0;
@@ -753,7 +728,7 @@ static void test_small_ball_rests_on_obstacle(void) {
       "  \"bodies\": [ {\"name\": \"ball\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.05},\n"
       "    \"translate\": [0, 0.252, 0], \"tetgen\": {\"max_volume\": 2e-5}, \"young_modulus\": 2e5} ] }";
   double dts[2] = {1.0 / 60.0, 0.002};
-  for (int k = 0; k < (quick() ? 1 : 2); k++) {
+  for (int k = 0; k < (jl_test_quick() ? 1 : 2); k++) {
     JlWorld w;
     ENSURE(jl_test_scene_world(&w, text, "contact_test.json"));
     const JlModel *m = &w.model;
@@ -803,7 +778,7 @@ static void test_head_on_balls(void) {
       "   {\"name\": \"b\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.15}, \"translate\": [0.175, 0, 0],\n"
       "    \"velocity\": [-5, 0, 0], \"tetgen\": {\"max_volume\": 2e-4}, \"young_modulus\": 2e5} ] }";
   double dts[2] = {1.0 / 60.0, 0.002};
-  for (int k = 0; k < (quick() ? 1 : 2); k++) {
+  for (int k = 0; k < (jl_test_quick() ? 1 : 2); k++) {
     JlWorld w;
     ENSURE(jl_test_scene_world(&w, text, "contact_test.json"));
     const JlModel *m = &w.model;

@@ -101,7 +101,7 @@ static void ball_on_box(double dt) {
     if (s.frame == f0) memcpy(c0, c, sizeof c0);
     if (s.frame >= f0) drift = fmax(drift, hdist(c, c0));
   }
-  int full = !quick();
+  int full = !jl_test_quick();
   Report r;
   rep_start(&r, "ball_on_box", &s);
   rep_metric(&r, "ball_ke_4s", body_ke(&s.w, ball), LE, 1e-3, full);
@@ -128,7 +128,7 @@ static void ball_thrown(double dt) {
     }
     if (settled >= 0) drift = fmax(drift, hdist(c, c0));
   }
-  int full = !quick();
+  int full = !jl_test_quick();
   Report r;
   rep_start(&r, "ball_thrown", &s);
   rep_metric(&r, "ball_ke_4s", body_ke(&s.w, ball), LE, 1e-3, full);
@@ -199,7 +199,7 @@ static void rest_friction(double dt) {
       if (s.frame >= f0) drift[i] = fmax(drift[i], dist3(c, c0[i]));
     }
   }
-  int full = !quick();
+  int full = !jl_test_quick();
   Report r;
   rep_start(&r, "rest_friction", &s);
   for (int i = 0; i < NB; i++) {
@@ -233,7 +233,7 @@ static void incline_stick(double dt) {
     if (s.frame == f0) s0 = slope_s(&s.w, b, theta);
     s1 = slope_s(&s.w, b, theta);
   }
-  int full = !quick();
+  int full = !jl_test_quick();
   Report r;
   rep_start(&r, "incline_stick", &s);
   rep_metric(&r, "creep_1_3s_m/s", fabs(s1 - s0) / 2.0, LE, 1e-3, full);
@@ -281,7 +281,7 @@ static void incline_slide(double dt) {
                   T[0] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
     a_fit = -2.0 * det2 / det; /* downhill = decreasing s */
   }
-  int full = !quick();
+  int full = !jl_test_quick();
   Report r;
   rep_start(&r, "incline_slide", &s);
   rep_metric(&r, "accel_rel_err", fabs(a_fit - a_expect) / a_expect, LE, 0.05, full);
@@ -321,7 +321,7 @@ static void stack8(double dt) {
   body_com(&s.w, b[NB - 1], top);
   JlEnergy e;
   total_energy(&s.w, &e);
-  int full = !quick();
+  int full = !jl_test_quick();
   Report r;
   rep_start(&r, "stack8", &s);
   rep_metric(&r, "top_drift_4s", hdist(top, top0), LE, 0.02, full);
@@ -481,7 +481,7 @@ static void push_out(const char *scene, const char *label, double dt) {
   rep_info(&r, "ke_end", e.kinetic);
   rep_info(&r, "speed_equiv", sqrt(2 * ke_max / mass));
   if (m->nbody >= 2) {
-    rep_metric(&r, "separated_end", contact_count(&s.w) == 0, GE, 1, !quick());
+    rep_metric(&r, "separated_end", contact_count(&s.w) == 0, GE, 1, !jl_test_quick());
   } else {
     double lo, hi;
     body_y_range(&s.w, 0, &lo, &hi);
@@ -512,7 +512,7 @@ static void rest_depth_small_ball(double dt) {
   }
   Report r;
   rep_start(&r, "rest_depth_small_ball", &s);
-  rep_metric(&r, "depth_last0.5s_m", depth, LE, 0.02 * size, !quick());
+  rep_metric(&r, "depth_last0.5s_m", depth, LE, 0.02 * size, !jl_test_quick());
   rep_info(&r, "ke_end", body_ke(&s.w, ball));
   rep_finish(&r, &s);
   sim_close(&s);
@@ -542,7 +542,7 @@ static void rest_depth_cube_on_cube(double dt) {
   }
   Report r;
   rep_start(&r, "rest_depth_cube_on_cube", &s);
-  rep_metric(&r, "contact_depth_last0.5s_m", depth, LE, 0.02 * size, !quick());
+  rep_metric(&r, "contact_depth_last0.5s_m", depth, LE, 0.02 * size, !jl_test_quick());
   rep_info(&r, "geo_overlap_m", geo);
   JlEnergy e;
   total_energy(&s.w, &e);
@@ -586,7 +586,7 @@ static void edge_entry(double dt) {
   if (!sim_open(&s, "contact_edge_entry.json", dt, 0, 2.0)) return;
   Edge e = {body_index(&s, "cube"), 0.4, 0.2, 0.2, frame_at(&s, 0.5), 0, 0, 0, 0};
   while (sim_frame(&s, NULL, NULL)) edge_check(&s, &e);
-  int full = !quick();
+  int full = !jl_test_quick();
   Report r;
   rep_start(&r, "edge_entry", &s);
   rep_metric(&r, "depth_after_0.5s_m", e.depth_after, LE, 2e-3, full);
@@ -647,7 +647,7 @@ SHIPPED_ENERGY(rope_bridge)
  *     keep their vertical order, the energy rule */
 
 static void large_step(const char *scene, double dt, int wind, int check_order) {
-  if (quick()) {
+  if (jl_test_quick()) {
     printf("  large_step %s dt=%.4g: skipped under JL_TEST_QUICK\n", scene, dt);
     return;
   }

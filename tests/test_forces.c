@@ -7,6 +7,7 @@
 #include "src/extforce.h"
 #include "src/force.h"
 #include "src/volume.h"
+#include "tests/fixtures.h"
 #include "tests/harness.h"
 #include "tests/lattice.h"
 
@@ -52,38 +53,6 @@ static void eval(const JlForce *e, const JlModel *m, const double *x, const doub
   e->force(e, m, x, v, f, NULL);
 }
 
-/* Relative error between (a dF/dx + b dF/dv) u from linearize + multiply and
- * central differences of the force along u. */
-static double fd_error(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
-                       int flags, const double *u) {
-  int n3 = 3 * m->nnode;
-  double *ju = jl_calloc((size_t)n3, sizeof(double)), *fd = jl_calloc((size_t)n3, sizeof(double));
-  double *xp = jl_calloc((size_t)n3, sizeof(double)), *vp = jl_calloc((size_t)n3, sizeof(double));
-  double *fp = jl_calloc((size_t)n3, sizeof(double)), *fm = jl_calloc((size_t)n3, sizeof(double));
-  e->linearize(e, m, x, v, a, b, flags, NULL);
-  e->multiply(e, m, u, ju);
-  const double eps = 1e-6;
-  if (a != 0.0) {
-    for (int k = 0; k < n3; k++) xp[k] = x[k] + eps * u[k];
-    eval(e, m, xp, v, fp);
-    for (int k = 0; k < n3; k++) xp[k] = x[k] - eps * u[k];
-    eval(e, m, xp, v, fm);
-    for (int k = 0; k < n3; k++) fd[k] += a * (fp[k] - fm[k]) / (2 * eps);
-  }
-  if (b != 0.0) {
-    for (int k = 0; k < n3; k++) vp[k] = v[k] + eps * u[k];
-    eval(e, m, x, vp, fp);
-    for (int k = 0; k < n3; k++) vp[k] = v[k] - eps * u[k];
-    eval(e, m, x, vp, fm);
-    for (int k = 0; k < n3; k++) fd[k] += b * (fp[k] - fm[k]) / (2 * eps);
-  }
-  double diff = 0, scale = fmax(norm(n3, ju), norm(n3, fd));
-  for (int k = 0; k < n3; k++) diff += (ju[k] - fd[k]) * (ju[k] - fd[k]);
-  free(ju), free(fd), free(xp), free(vp), free(fp), free(fm);
-  return scale > 0 ? sqrt(diff) / scale : 0.0;
-}
-
-/* perturbed positions: every spring some percent longer or shorter */
 /* forces f at x sum to no net force and no net torque (relative to sum |f_i| > 1 N) */
 static void balanced(const JlModel *m, const double *x, const double *f, double rel) {
   double sum[3] = {0, 0, 0}, torque[3] = {0, 0, 0}, fmag = 0;
@@ -102,6 +71,7 @@ static void balanced(const JlModel *m, const double *x, const double *f, double 
   }
 }
 
+/* perturbed positions: every spring some percent longer or shorter */
 static void perturb(const JlModel *m, double amount, double *x) {
   for (int k = 0; k < 3 * m->nnode; k++) x[k] = m->x0[k] + amount * 0.1 * rnd();
 }
@@ -130,13 +100,13 @@ static void test_spring_dfdx_exact(void) {
   double worst = 0;
   for (int trial = 0; trial < 5; trial++) {
     for (int k = 0; k < n3; k++) u[k] = rnd();
-    double err = fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u);
+    double err = jl_test_fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2);
     worst = fmax(worst, err);
   }
   ENSURE_MSG(worst < 1e-6, "exact spring dF/dx vs central differences: relative error %.3g", worst);
   /* the clamped Jacobian differs on compressed configurations (so the check can fail) */
   for (int k = 0; k < n3; k++) u[k] = rnd();
-  double clamped = fd_error(e, &m, x, v, 1.0, 0.0, 0, u);
+  double clamped = jl_test_fd_error(e, &m, x, v, 1.0, 0.0, 0, u, 1e-6, JL_TEST_FD_L2);
   ENSURE_MSG(clamped > 1e-3, "clamped Jacobian unexpectedly equals the exact one (%.3g)", clamped);
   free(x), free(v), free(u);
   e->destroy(e);
@@ -156,7 +126,7 @@ static void test_spring_stretched_default_equals_exact(void) {
   count_stretch(&m, x, &st, &co);
   ENSURE(co == 0);
   for (int k = 0; k < n3; k++) u[k] = rnd();
-  double err = fd_error(e, &m, x, v, 1.0, 0.0, 0, u);
+  double err = jl_test_fd_error(e, &m, x, v, 1.0, 0.0, 0, u, 1e-6, JL_TEST_FD_L2);
   ENSURE_MSG(err < 1e-6, "stretched springs, default flags: relative error %.3g", err);
   free(x), free(v), free(u);
   e->destroy(e);
@@ -173,11 +143,11 @@ static void test_spring_dfdv(void) {
   perturb(&m, 0.3, x);
   for (int k = 0; k < n3; k++) v[k] = rnd();
   for (int k = 0; k < n3; k++) u[k] = rnd();
-  double err = fd_error(e, &m, x, v, 0.0, 1.0, 0, u);
+  double err = jl_test_fd_error(e, &m, x, v, 0.0, 1.0, 0, u, 1e-6, JL_TEST_FD_L2);
   ENSURE_MSG(err < 1e-6, "spring dF/dv (axial damping): relative error %.3g", err);
   /* combined a, b as the implicit stepper uses them (v = 0: no x-dependence of damping) */
   memset(v, 0, (size_t)n3 * sizeof(double));
-  err = fd_error(e, &m, x, v, -0.01 * 0.01, -0.01, JL_LIN_EXACT, u);
+  err = jl_test_fd_error(e, &m, x, v, -0.01 * 0.01, -0.01, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2);
   ENSURE_MSG(err < 1e-6, "spring a dF/dx + b dF/dv: relative error %.3g", err);
   free(x), free(v), free(u);
   e->destroy(e);
@@ -417,15 +387,15 @@ static void ground_case(int sliding) {
   /* each check: dF/dx alone, dF/dv alone, with random directions */
   for (int trial = 0; trial < 3; trial++) {
     for (int k = 0; k < n3; k++) u[k] = rnd();
-    double ex = fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u);
-    double ev = fd_error(e, &m, x, v, 0.0, 1.0, JL_LIN_EXACT, u);
-    double evd = fd_error(e, &m, x, v, 0.0, 1.0, 0, u); /* dF/dv is kept in the default too */
+    double ex = jl_test_fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2);
+    double ev = jl_test_fd_error(e, &m, x, v, 0.0, 1.0, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2);
+    double evd = jl_test_fd_error(e, &m, x, v, 0.0, 1.0, 0, u, 1e-6, JL_TEST_FD_L2); /* dF/dv is kept in the default too */
     ENSURE_MSG(ex < 1e-6, "ground dF/dx (%s): relative error %.3g", sliding ? "sliding" : "sticking", ex);
     ENSURE_MSG(ev < 1e-6, "ground dF/dv (%s): relative error %.3g", sliding ? "sliding" : "sticking", ev);
     ENSURE_MSG(evd < 1e-6, "ground dF/dv default (%s): relative error %.3g", sliding ? "sliding" : "sticking", evd);
     if (sliding) {
       /* the default drops the unsymmetric friction dF_t/dy: it must differ from FD */
-      double exd = fd_error(e, &m, x, v, 1.0, 0.0, 0, u);
+      double exd = jl_test_fd_error(e, &m, x, v, 1.0, 0.0, 0, u, 1e-6, JL_TEST_FD_L2);
       ENSURE_MSG(exd > 1e-3, "default ground dF/dx should omit dF_t/dy (error %.3g)", exd);
     }
   }
@@ -526,7 +496,7 @@ static void test_volume_dfdx_exact(void) {
       int inv = volume_ratios(&m, x, &lo, &hi);
       for (int trial = 0; trial < 3; trial++) {
         for (int k = 0; k < n3; k++) u[k] = rnd();
-        double err = fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u);
+        double err = jl_test_fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2);
         ENSURE_MSG(err < 1e-6, "volume, nu %.2f, %s (J in [%.3f, %.3f], %d inverted): FD error %.3g", nus[a],
                    st[c].what, lo, hi, inv, err);
         double eerr = energy_error(e, &m, x, v, u);

@@ -184,7 +184,7 @@ static double tiny_ball_depth(double spring_scale, double dt) {
 
 static void test_tiny_ball_rests(void) {
   double dts[2] = {1.0 / 60.0, 0.002};
-  for (int k = 0; k < (getenv("JL_TEST_QUICK") ? 1 : 2); k++) {
+  for (int k = 0; k < (jl_test_quick() ? 1 : 2); k++) {
     double d = tiny_ball_depth(1.0, dts[k]), d0 = tiny_ball_depth(0.0, dts[k]);
     printf("  dt %.4g: 1 mm ball rests %.3g mm deep (per kg only: %.3g mm)\n", dts[k], 1e3 * d, 1e3 * d0);
     ENSURE_MSG(d < 0.02 * 0.001, "the 1 mm ball sank %g m (2 %% of its radius is 2e-5 m)", d);

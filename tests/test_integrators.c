@@ -17,7 +17,6 @@ static double rnd(void) {
   return jl_test_rnd(&rng_state);
 }
 
-static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 static int make_world(JlWorld *w, JlModel *m, JlIntegrator integ, double tol, int threads) {
   JlStepDef sd = jl_default_step_def();
@@ -463,7 +462,7 @@ static int run_det(int n, int threads, int steps, double **x_out, double **v_out
 }
 
 static void test_determinism(void) {
-  int n = quick() ? 5 : 8, steps = quick() ? 8 : 20;
+  int n = jl_test_quick() ? 5 : 8, steps = jl_test_quick() ? 8 : 20;
   double *xa, *va, *xb, *vb, *xc, *vc, *xd, *vd;
   int nn = run_det(n, 1, steps, &xa, &va);
   ENSURE(nn > 0);

@@ -19,7 +19,6 @@ static double rnd(void) { /* [-1, 1] */
   return jl_test_rnd(&rng_state);
 }
 
-static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 static double norm3(const double *a) { return sqrt(dot3(a, a)); }
@@ -572,7 +571,7 @@ static void random_query_case(const JlObstacle *o, int ty, int c, double margin,
 
 /* every type, a few hundred random paths and points each (deterministic RNG) */
 static void test_random_against_brute_force(void) {
-  const int ncase = quick() ? 60 : 300, nsample = quick() ? 400 : 2000;
+  const int ncase = jl_test_quick() ? 60 : 300, nsample = jl_test_quick() ? 400 : 2000;
   int hits[JL_OBSTACLE_COUNT] = {0}, near[JL_OBSTACLE_COUNT] = {0};
   for (int ty = 0; ty < JL_OBSTACLE_COUNT; ty++) {
     double tol = ty == JL_OBSTACLE_HULL ? JL_OBSTACLE_HULL_TOLERANCE : 1e-9;

@@ -264,9 +264,7 @@ static const char g_mixed[] =
 static int run_mixed(const char *dir) {
   char path[2048];
   snprintf(path, sizeof path, "%s/mixed.json", dir);
-  FILE *f = fopen(path, "w");
-  int ok = f && fputs(g_mixed, f) >= 0;
-  if (f && fclose(f) != 0) ok = 0;
+  int ok = jl_test_write_file(path, g_mixed);
   if (!ok) jl_test_fail(__FILE__, __LINE__, "cannot write %s", path);
   return ok && run_scene(path, dir);
 }

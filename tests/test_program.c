@@ -2,8 +2,9 @@
  * exit-code contract for every command (0 ok, 1 diverged or untrusted under
  * --strict, 2 bad input, 3 the system refused), `jelly view` without a
  * display, --quiet, render's progress and summary and its movie message,
- * the explicit integrators' default step, the --threads bound, and that
- * every flag and scene key a message advises exists. */
+ * the explicit integrators' default step, the --threads bound, the flag
+ * forms every command takes (--frames=3 and --frames 3), and that every flag
+ * and scene key a message advises exists. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <glob.h>
@@ -35,13 +36,6 @@ static char g_out[1 << 17];
 
 static const char *const COMMANDS[] = {"run", "view", "render", "check", "mesh", "bench", "study"};
 enum { NCMD = sizeof COMMANDS / sizeof COMMANDS[0] };
-
-static int write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  if (!f) return 0;
-  fputs(text, f);
-  return fclose(f) == 0;
-}
 
 static double now_s(void) {
   struct timespec ts;
@@ -120,12 +114,18 @@ static void run_case(const char *dir, const Case *c, const char *prefix) {
   ENSURE_MSG(strstr(g_out, c->want), "jelly %s: output lacks '%s': %s", c->cmd, c->want, g_out);
 }
 
+/* the cases in order, up to the first failure; 0 when one failed */
+static int run_cases(const char *dir, const Case *c, size_t n, const char *prefix) {
+  for (size_t i = 0; i < n && !jl_test_failed(); i++) run_case(dir, &c[i], prefix);
+  return !jl_test_failed();
+}
+
 static void test_exit_codes(void) {
   NEEDS_RENDER();
   const char *dir = jl_test_tmpdir("program_exit");
   char path[1024];
   snprintf(path, sizeof path, "%s/junk.obj", dir);
-  ENSURE(write_file(path, "this is not a mesh\n"));
+  ENSURE(jl_test_write_file(path, "this is not a mesh\n"));
   static const Case cases[] = {
       /* run */
       {"run " SCENES "drop.json --frames 1 --no-preview --out DIR/run0", 0, "wrote"},
@@ -153,10 +153,7 @@ static void test_exit_codes(void) {
       {"help frobnicate", 2, "unknown command"},
       {"frobnicate", 2, "unknown command"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    run_case(dir, &cases[i], "");
-    if (jl_test_failed()) return;
-  }
+  if (!run_cases(dir, cases, sizeof cases / sizeof cases[0], "")) return;
   /* view: scripted runs work without a display; an interactive one exits 3 */
   static const Case view[] = {
       {"view " SCENES "drop.json --frames 2 --size 64x48", 0, ""},
@@ -164,10 +161,8 @@ static void test_exit_codes(void) {
       {"view " SCENES "drop.json --size 64x48 --layers bogus", 2, "unknown layer 'bogus'"},
       {"view " SCENES "drop.json --frames 2 --dt 0.1", 2, "--dt 0.1 s is longer than one frame"},
   };
-  for (size_t i = 0; i < sizeof view / sizeof view[0]; i++) {
-    run_case(dir, &view[i], "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy ");
-    if (jl_test_failed()) return;
-  }
+  const char *headless = "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy ";
+  if (!run_cases(dir, view, sizeof view / sizeof view[0], headless)) return;
   /* check and mesh when the system refuses memory (an address-space limit
    * below --mesh-memory; not under ASan, whose shadow memory needs more) */
 #if !defined(__SANITIZE_ADDRESS__)
@@ -188,11 +183,44 @@ static void test_exit_codes(void) {
       {"check DIR/grid.off", 3, "(ulimit -v), less than the 8192 MB limit (--mesh-memory)"},
       {"mesh DIR/grid.off", 3, "(ulimit -v)"},
   };
-  for (size_t i = 0; i < sizeof oom / sizeof oom[0]; i++) {
-    run_case(dir, &oom[i], "ulimit -v 120000; ");
-    if (jl_test_failed()) return;
-  }
+  if (!run_cases(dir, oom, sizeof oom / sizeof oom[0], "ulimit -v 120000; ")) return;
 #endif
+}
+
+/* ---- flag forms (getopt_long, src/cli/cli_util.c) ---------------------------------------- */
+
+/* "--flag=VALUE" is "--flag VALUE" in every command; a missing value, a
+ * value given to a switch, an abbreviation and an unknown flag are bad
+ * input (exit 2) naming the flag */
+static void test_flag_forms(void) {
+  const char *dir = jl_test_tmpdir("program_flags");
+  static const Case cases[] = {
+      {"run " SCENES "drop.json --frames=1 --no-preview --out=DIR/eq", 0, "+ 2 .vtu frames"},
+      {"run --frames=1 " SCENES "drop.json --no-preview --out DIR/mixed", 0, "wrote"},
+      {"render " SCENES "drop.json --frames=1 --size=32x24 --no-movie --out=DIR/render", 0, "wrote      2 frames 32x24"},
+      {"mesh --shape=box --resolution=0.5", 0, "tets"},
+      {"study --out=DIR/study --bogus", 2, "jelly study: unknown option '--bogus' (see jelly study --help)"},
+      {"run " SCENES "drop.json --frames", 2, "jelly run: --frames needs a value"},
+      {"render " SCENES "drop.json --size", 2, "jelly render: --size needs a value"},
+      {"mesh --shape", 2, "jelly mesh: --shape needs a value"},
+      {"bench --steps", 2, "jelly bench: --steps needs a value"},
+      {"run " SCENES "drop.json --frames=", 2, "--frames expects a whole number from 0 to 100000000, got ''"},
+      {"run " SCENES "drop.json --quiet=yes", 2, "jelly run: --quiet takes no value"},
+      {"run " SCENES "drop.json --fram 1", 2, "jelly run: unknown option '--fram' (see jelly run --help)"},
+      {"run " SCENES "drop.json -q", 2, "jelly run: unknown option '-q' (see jelly run --help)"},
+      {"check --frobnicate x.obj", 2, "jelly check: unknown option '--frobnicate'"},
+      {"bench extra", 2, "jelly bench: unexpected argument 'extra'"},
+      {"--bogus", 2, "jelly: unknown option '--bogus'"},
+      {"--help run", 0, "usage: jelly run [SCENE]"},
+  };
+  if (!run_cases(dir, cases, sizeof cases / sizeof cases[0], "")) return;
+  /* "--" ends the flags: a file named like a flag */
+  char path[1024], cmd[2048];
+  snprintf(path, sizeof path, "%s/-cube.obj", dir);
+  ENSURE(jl_test_write_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"));
+  snprintf(cmd, sizeof cmd, "cd '%s' && '" JELLY "' check -- -cube.obj", dir);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0 && strstr(g_out, "ok: can be tetrahedralized"), "check -- -cube.obj: exit %d: %s", rc, g_out);
 }
 
 /* `jelly view` with no usable display: exit 3 at once with the advice, even
@@ -233,7 +261,7 @@ static void test_quiet(void) {
   ENSURE_MSG(rc == 0 && g_out[0] == '\0', "render --quiet: exit %d, printed: %s", rc, g_out);
   /* warnings still go to stderr: a scene whose bodies start inside the ground */
   snprintf(cmd, sizeof cmd, "%s/below.json", dir);
-  ENSURE(write_file(cmd, "{\"duration\": 0.05, \"ground\": {\"y\": 0.5},"
+  ENSURE(jl_test_write_file(cmd, "{\"duration\": 0.05, \"ground\": {\"y\": 0.5},"
                          " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2]}}]}"));
   snprintf(cmd, sizeof cmd, "'" JELLY "' run %s/below.json --quiet --no-preview --out %s/below 2>&1 >/dev/null", dir,
            dir);
@@ -266,7 +294,7 @@ static void test_render_progress_summary_movie(void) {
   snprintf(cmd, sizeof cmd, "mkdir -p %s", bin);
   ENSURE(system(cmd) == 0);
   snprintf(ff, sizeof ff, "%s/ffmpeg", bin);
-  ENSURE(write_file(ff, "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\n: > \"$last\"\n"));
+  ENSURE(jl_test_write_file(ff, "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\n: > \"$last\"\n"));
   snprintf(cmd, sizeof cmd, "chmod +x %s", ff);
   ENSURE(system(cmd) == 0);
   snprintf(cmd, sizeof cmd, "env PATH=%s:/usr/bin:/bin '" JELLY "' render " SCENES "drop.json --frames 2 --size 32x24 --out %s/b",
@@ -320,7 +348,7 @@ static void test_explicit_default_dt(void) {
   const char *dir = jl_test_tmpdir("program_dt");
   char scene[1024], cmd[4096], stats[1200];
   snprintf(scene, sizeof scene, "%s/nodt.json", dir);
-  ENSURE(write_file(scene, NODT_SCENE));
+  ENSURE(jl_test_write_file(scene, NODT_SCENE));
   static const char *const integ[] = {"symplectic", "verlet", "rk4", "midpoint", "euler"};
   for (int k = 0; k < 5; k++) {
     snprintf(cmd, sizeof cmd, "'" JELLY "' run %s --integrator %s --frames 8 --no-preview --out %s/%s", scene, integ[k],
@@ -353,7 +381,7 @@ static void test_threads_bound(void) {
   const char *dir = jl_test_tmpdir("program_threads");
   char scene[1024], cmd[4096];
   snprintf(scene, sizeof scene, "%s/t.json", dir);
-  ENSURE(write_file(scene, "{\"threads\": 1000, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}"));
+  ENSURE(jl_test_write_file(scene, "{\"threads\": 1000, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}"));
   snprintf(cmd, sizeof cmd, "'" JELLY "' run %s --out %s/a", scene, dir);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 2 && strstr(g_out, "threads") && strstr(g_out, "64"), "scene threads 1000: exit %d: %s", rc, g_out);
@@ -459,7 +487,7 @@ static int file_commands(const char *file, int *use) {
     for (int c = 0; c < NCMD; c++) use[c] = 1; /* every command loads meshes */
     return NCMD;
   }
-  if (strcmp(base, "viewer.c") == 0) {
+  if (strncmp(base, "viewer", 6) == 0) { /* src/cli/viewer*.c: the application behind `jelly view` */
     use[1] = 1;
     return 1;
   }
@@ -567,6 +595,7 @@ static void test_suggestions_exist(void) {
 }
 
 JL_TEST_MAIN({"help_and_version", test_help_and_version}, {"exit_codes", test_exit_codes},
+             {"flag_forms", test_flag_forms},
              {"view_no_display", test_view_no_display}, {"quiet", test_quiet},
              {"render_progress_summary_movie", test_render_progress_summary_movie},
              {"explicit_default_dt", test_explicit_default_dt}, {"threads_bound", test_threads_bound},

@@ -18,6 +18,7 @@
 #include "mesh/shapes.h"
 #include "render/render.h"
 #include "src/drag.h"
+#include "tests/fixtures.h"
 #include "tests/harness.h"
 
 #define JELLY JL_JELLY_EXE
@@ -366,14 +367,10 @@ static void test_drag_jacobian(void) {
   jl_drag_set_target(e, target, vt);
   double *x = malloc(sizeof(double) * n3), *v = malloc(sizeof(double) * n3);
   double *u = malloc(sizeof(double) * n3), *f = calloc(n3, sizeof(double));
-  double *fp = malloc(sizeof(double) * n3), *fm = malloc(sizeof(double) * n3);
-  double *ju = calloc(n3, sizeof(double)), *xp = malloc(sizeof(double) * n3);
-  unsigned long s = 99;
+  unsigned long long s = 99;
   for (int i = 0; i < n3; i++) {
-    s = s * 6364136223846793005ul + 1442695040888963407ul;
-    double r1 = (double)(s >> 11) / 9007199254740992.0 - 0.5;
-    s = s * 6364136223846793005ul + 1442695040888963407ul;
-    double r2 = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    double r1 = (double)(jl_test_lcg(&s) >> 11) / 9007199254740992.0 - 0.5;
+    double r2 = (double)(jl_test_lcg(&s) >> 11) / 9007199254740992.0 - 0.5;
     x[i] = m->x0[i] + 0.01 * r1;
     v[i] = r2;
     u[i] = r1 - r2;
@@ -400,24 +397,9 @@ static void test_drag_jacobian(void) {
     ENSURE_NEAR(fsum[k], 800.0 * (target[k] - p[k]) + 15.0 * (vt[k] - pv[k]), 1e-9);
   ENSURE(energy > 0);
   for (int pass = 0; pass < 2; pass++) {
-    double a = pass == 0 ? 1.0 : 0.0, b = pass == 0 ? 0.0 : 1.0, eps = 1e-6;
-    e->linearize(e, m, x, v, a, b, JL_LIN_EXACT, NULL);
-    memset(ju, 0, sizeof(double) * n3);
-    e->multiply(e, m, u, ju);
-    double diff = 0, scale = 0;
-    for (int sgn = 1; sgn >= -1; sgn -= 2) {
-      for (int i = 0; i < n3; i++) xp[i] = (pass == 0 ? x[i] : v[i]) + sgn * eps * u[i];
-      double *ff = sgn > 0 ? fp : fm;
-      memset(ff, 0, sizeof(double) * n3);
-      e->force(e, m, pass == 0 ? xp : x, pass == 0 ? v : xp, ff, NULL);
-    }
-    for (int i = 0; i < n3; i++) {
-      double fd = (fp[i] - fm[i]) / (2 * eps);
-      diff += (fd - ju[i]) * (fd - ju[i]);
-      scale += fd * fd;
-    }
-    ENSURE(scale > 0);
-    ENSURE_MSG(sqrt(diff / scale) < 1e-6, "pass %d: relative FD error %.3g", pass, sqrt(diff / scale));
+    double a = pass == 0 ? 1.0 : 0.0, b = pass == 0 ? 0.0 : 1.0;
+    double err = jl_test_fd_error(e, m, x, v, a, b, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2_OF_FD);
+    ENSURE_MSG(err < 1e-6, "pass %d: relative FD error %.3g", pass, err);
   }
   /* diagonal blocks: sum over nodes of the trace equals -3 k sum w_i^2 < 0 */
   double *diag = calloc(9 * (size_t)m->nnode, sizeof(double));
@@ -445,25 +427,24 @@ static void test_drag_jacobian(void) {
   for (int i = m->body[0].node_begin; i < m->body[0].node_begin + m->body[0].node_count; i++)
     y1 += m->mass[i] * w.state.x[3 * i + 1];
   ENSURE_MSG(y1 / mass > y0 / mass + 0.05, "body rose %.3g m", (y1 - y0) / mass);
-  free(x), free(v), free(u), free(f), free(fp), free(fm), free(ju), free(xp), free(diag);
+  free(x), free(v), free(u), free(f), free(diag);
   jl_world_destroy(&w);
 }
 
 /* a tiny scene for the command-line tests */
-static void write_scene(const char *path) {
-  FILE *f = fopen(path, "w");
-  fputs("{ \"duration\": 0.1, \"fps\": 30, \"ground\": { \"y\": 0 },\n"
-        "  \"bodies\": [ { \"name\": \"ball\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.2 },\n"
-        "    \"translate\": [0, 0.4, 0], \"tetgen\": { \"max_volume\": 0.001 } } ] }\n",
-        f);
-  fclose(f);
+static int write_scene(const char *path) {
+  return jl_test_write_file(
+      path,
+      "{ \"duration\": 0.1, \"fps\": 30, \"ground\": { \"y\": 0 },\n"
+      "  \"bodies\": [ { \"name\": \"ball\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.2 },\n"
+      "    \"translate\": [0, 0.4, 0], \"tetgen\": { \"max_volume\": 0.001 } } ] }\n");
 }
 
 static void test_cli_render(void) {
   const char *dir = jl_test_tmpdir("cli_render");
   char scene[1024], cmd[4096], out[8192], path[1200];
   snprintf(scene, sizeof scene, "%s/ball.json", dir);
-  write_scene(scene);
+  ENSURE(write_scene(scene));
   /* no display at all */
   snprintf(cmd, sizeof cmd, "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy %s render %s --out %s/frames --size 200x120 --frames 2 --no-movie",
            JELLY, scene, dir);
@@ -524,7 +505,7 @@ static void test_cli_run_preview(void) {
   const char *dir = jl_test_tmpdir("cli_preview");
   char scene[1024], cmd[4096], out[8192], path[1200];
   snprintf(scene, sizeof scene, "%s/ball.json", dir);
-  write_scene(scene);
+  ENSURE(write_scene(scene));
   snprintf(cmd, sizeof cmd, "env -u DISPLAY SDL_VIDEODRIVER=dummy %s run %s --out %s/a --quiet", JELLY, scene, dir);
   ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
   snprintf(path, sizeof path, "%s/a/preview.png", dir);
@@ -678,12 +659,11 @@ static void test_floor(void) {
   /* a 4 mm bead resting on the ground */
   char scene[1200];
   snprintf(scene, sizeof scene, "%s/bead.json", dir);
-  FILE *f = fopen(scene, "w");
-  ENSURE(f != NULL);
-  fputs("{ \"duration\": 0.1, \"fps\": 30, \"ground\": { \"y\": 0 },\n"
-        "  \"bodies\": [ { \"name\": \"bead\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.002 },\n"
-        "    \"translate\": [0, 0.0021, 0], \"tetgen\": { \"max_volume\": 2e-10 } } ] }\n", f);
-  fclose(f);
+  ENSURE(jl_test_write_file(
+      scene,
+      "{ \"duration\": 0.1, \"fps\": 30, \"ground\": { \"y\": 0 },\n"
+      "  \"bodies\": [ { \"name\": \"bead\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.002 },\n"
+      "    \"translate\": [0, 0.0021, 0], \"tetgen\": { \"max_volume\": 2e-10 } } ] }\n"));
   static const char *const scenes[2][2] = {{"bead", NULL}, {"drop", SCENES "/drop.json"}};
   for (int k = 0; k < 2; k++) {
     snprintf(cmd, sizeof cmd, HEADLESS "%s render %s --out %s/%s --size 160x96 --frames 0 --no-movie", JELLY,

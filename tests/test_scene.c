@@ -395,10 +395,7 @@ static void test_hull_points_finite(void) {
     ENSURE_MSG(strstr(err, "obstacles[0].mesh") && strstr(err, "vertex 3 is not finite"), "%s", err);
   }
   snprintf(obj, sizeof obj, "%s/ok.obj", dir);
-  FILE *f = fopen(obj, "w");
-  ENSURE(f);
-  fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", f);
-  fclose(f);
+  ENSURE(jl_test_write_file(obj, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"));
   snprintf(scene, sizeof scene, "%s/ok.json", dir);
   JlScene sc;
   /* through the library: a parsed hull with a point made NaN */

@@ -265,10 +265,7 @@ static void test_diverged_runs_without_nan(void) {
   const char *dir = jl_test_tmpdir("study_rope");
   char scene[1024], cmd[4096], path[2048], line[512];
   snprintf(scene, sizeof scene, "%s/rope.json", dir);
-  FILE *f = fopen(scene, "w");
-  ENSURE(f);
-  fputs(ROPE_SCENE, f);
-  ENSURE(fclose(f) == 0);
+  ENSURE(jl_test_write_file(scene, ROPE_SCENE));
   snprintf(cmd, sizeof cmd, "'" JELLY "' study '%s' --out '%s/out'", scene, dir);
   double t0 = seconds();
   int rc = jl_test_run(cmd, g_out, sizeof g_out);

@@ -103,7 +103,6 @@ static void make_torus(JlSurface *s, int nu, int nv, double R, double r) {
     }
 }
 
-static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 /* ---- loaders: valid files --------------------------------------------------------- */
 
@@ -445,7 +444,7 @@ static void test_load_rejects(void) {
 
 static void test_large_mesh(void) {
   /* ~100k-triangle torus (R 1, r 0.25): closed, ok, volume near 2 pi^2 R r^2 */
-  int nu = quick() ? 100 : 320, nv = quick() ? 50 : 160;
+  int nu = jl_test_quick() ? 100 : 320, nv = jl_test_quick() ? 50 : 160;
   JlSurface s;
   make_torus(&s, nu, nv, 1.0, 0.25);
   JlMeshReport r;
@@ -537,8 +536,8 @@ static double seconds_since(const struct timespec *t0) {
  * hashed grid keeps cells at the triangles' size. */
 static void test_far_apart_components(void) {
   JlSurface a, b;
-  jl_shape_sphere(1.0, quick() ? 0.1 : 0.02, &a); /* level 5 or 6: 20480 or 81920 triangles */
-  jl_shape_sphere(1.0, quick() ? 0.1 : 0.02, &b);
+  jl_shape_sphere(1.0, jl_test_quick() ? 0.1 : 0.02, &a); /* level 5 or 6: 20480 or 81920 triangles */
+  jl_shape_sphere(1.0, jl_test_quick() ? 0.1 : 0.02, &b);
   JlSurface s;
   s.nvert = a.nvert + b.nvert;
   s.ntri = a.ntri + b.ntri;
@@ -571,7 +570,7 @@ static void test_generated_shapes_at_cap(void) {
     double res;
   } c[] = {{"box", 0.003473}, {"torus", 0.0034}, {"sphere", 1e-9}};
   for (int i = 0; i < 3; i++) {
-    if (quick() && i < 2) continue;
+    if (jl_test_quick() && i < 2) continue;
     double ntri = i == 0 ? jl_shape_box_triangles(box_size, c[i].res)
                   : i == 1 ? jl_shape_torus_triangles(0.5, 0.2, c[i].res)
                            : jl_shape_sphere_triangles(0.5, c[i].res);
@@ -631,7 +630,7 @@ static void test_cli_garbage_never_crashes(void) {
   static const char *inserts[] = {"-", "99999999999", "nan", "1e999", "/", "\n", "f ", "v ", " 0", "\r\n"};
   uint32_t x = 2024;
 #define RND() (x = x * 1664525u + 1013904223u, x >> 8)
-  int nfile = quick() ? 16 : 50;
+  int nfile = jl_test_quick() ? 16 : 50;
   for (int i = 0; i < nfile; i++) {
     char path[700], cmd[900], out[4096];
     int mutate = i % 2;

@@ -20,7 +20,6 @@
 
 #define PI 3.14159265358979323846
 
-static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 
 static int load_model(const char *name, JlSurface *s) {
   char path[1024], err[512];
@@ -76,6 +75,17 @@ static int closed_oriented(int ntri, const int *tri) {
   free(fwd);
   free(rev);
   return ok;
+}
+
+/* a tet mesh owning copies of nnode nodes and ntet tets (jl_tetmesh_free frees them) */
+static void tet_mesh_of(JlTetMesh *t, int nnode, const double *node, int ntet, const int *tet) {
+  memset(t, 0, sizeof *t);
+  t->nnode = nnode;
+  t->ntet = ntet;
+  t->node = malloc(3 * (size_t)nnode * sizeof(double));
+  t->tet = malloc(4 * (size_t)ntet * sizeof(int));
+  memcpy(t->node, node, 3 * (size_t)nnode * sizeof(double));
+  memcpy(t->tet, tet, 4 * (size_t)ntet * sizeof(int));
 }
 
 /* interior faces shared by exactly two tets with opposite orientations, and
@@ -270,8 +280,8 @@ static void conforming_case(const char *name, double max_volume, int euler, doub
 }
 
 static void test_conforming_icosphere(void) { conforming_case("icosphere_320.obj", 0.01, 1, 1e-12); }
-static void test_conforming_torus(void) { conforming_case("torus.obj", quick() ? 0.0 : 0.002, 0, 2e-8); }
-static void test_conforming_bunny(void) { conforming_case("bunny.obj", quick() ? 5.0 : 0.5, 1, 1e-12); }
+static void test_conforming_torus(void) { conforming_case("torus.obj", jl_test_quick() ? 0.0 : 0.002, 0, 2e-8); }
+static void test_conforming_bunny(void) { conforming_case("bunny.obj", jl_test_quick() ? 5.0 : 0.5, 1, 1e-12); }
 
 /* Issue 12: a 12-triangle bar (1 x 0.1 x 0.1 m, hanging_bar.json's) meets
  * max_volume; with -Y (no boundary Steiner points) TetGen left it at 48 tets
@@ -283,7 +293,7 @@ static void test_conforming_coarse_box_bound(void) {
   static const int tri[36] = {0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
                               3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
   double bounds[2] = {5e-5, 1e-6};
-  for (int b = 0; b < (quick() ? 1 : 2); b++) {
+  for (int b = 0; b < (jl_test_quick() ? 1 : 2); b++) {
     JlSurface s = {0};
     s.nvert = 8;
     s.ntri = 12;
@@ -354,13 +364,7 @@ static void test_bisect_to_volume_bound(void) {
   /* unit cube: 6 tets around the diagonal 0-6 (Kuhn), bisected to 1/40 */
   static const double node[24] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1};
   static const int tet[24] = {0, 1, 2, 6, 0, 2, 3, 6, 0, 3, 7, 6, 0, 7, 4, 6, 0, 4, 5, 6, 0, 5, 1, 6};
-  memset(&t, 0, sizeof t);
-  t.nnode = 8;
-  t.ntet = 6;
-  t.node = malloc(sizeof node);
-  t.tet = malloc(sizeof tet);
-  memcpy(t.node, node, sizeof node);
-  memcpy(t.tet, tet, sizeof tet);
+  tet_mesh_of(&t, 8, node, 6, tet);
   for (int e = 0; e < 6; e++) {
     int *v = t.tet + 4 * e;
     if (jl_tet_volume(t.node + 3 * v[0], t.node + 3 * v[1], t.node + 3 * v[2], t.node + 3 * v[3]) < 0) {
@@ -480,13 +484,7 @@ static void test_orientation_and_zero_volume(void) {
   double node[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
   int tet[8] = {0, 1, 2, 3, 1, 2, 3, 4};
   JlTetMesh t;
-  memset(&t, 0, sizeof t);
-  t.nnode = 5;
-  t.ntet = 2;
-  t.node = malloc(sizeof node);
-  t.tet = malloc(sizeof tet);
-  memcpy(t.node, node, sizeof node);
-  memcpy(t.tet, tet, sizeof tet);
+  tet_mesh_of(&t, 5, node, 2, tet);
   ENSURE_NEAR(jl_tet_volume(node + 3, node + 6, node + 9, node + 12), 1.0 / 3.0, 1e-15);
   jl_tetmesh_topology(&t);
   ENSURE(t.nedge == 9 && t.nface == 6);
@@ -823,7 +821,7 @@ static void test_reorder_hilbert(void) {
   JlSurface s;
   ENSURE(load_model("bunny.obj", &s));
   JlTetgenDef def = jl_default_tetgen_def();
-  def.max_volume = quick() ? 5.0 : 0.5;
+  def.max_volume = jl_test_quick() ? 5.0 : 0.5;
   JlTetMesh t, u;
   char err[512];
   ENSURE_MSG(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK, "%s", err);
@@ -837,13 +835,11 @@ static void test_reorder_hilbert(void) {
   for (int i = 0; i < t.ntet; i++) tperm[i] = i;
   unsigned long long r = 12345;
   for (int i = t.nnode - 1; i > 0; i--) {
-    r = r * 6364136223846793005ull + 1442695040888963407ull;
-    int j = (int)((r >> 33) % (unsigned long long)(i + 1)), tmp = perm[i];
+    int j = (int)((jl_test_lcg(&r) >> 33) % (unsigned long long)(i + 1)), tmp = perm[i];
     perm[i] = perm[j], perm[j] = tmp;
   }
   for (int i = t.ntet - 1; i > 0; i--) {
-    r = r * 6364136223846793005ull + 1442695040888963407ull;
-    int j = (int)((r >> 33) % (unsigned long long)(i + 1)), tmp = tperm[i];
+    int j = (int)((jl_test_lcg(&r) >> 33) % (unsigned long long)(i + 1)), tmp = tperm[i];
     tperm[i] = tperm[j], tperm[j] = tmp;
   }
   for (int i = 0; i < t.nnode; i++) memcpy(u.node + 3 * perm[i], t.node + 3 * i, 3 * sizeof(double));

@@ -236,7 +236,7 @@ static void rope_bridge(double dt) {
     supported &= c[1] > lo && fabs(c[0]) < 1.5 && fabs(c[2]) < 0.03;
   }
   double mass = body_mass(&s.w, br.box), ke = body_ke(&s.w, br.box);
-  int full = !quick();
+  int full = !jl_test_quick();
   Report r;
   rep_start(&r, "rope_bridge", &s);
   rep_metric(&r, "keg_rise_rel", br.rise_max / fabs(br.e0), LE, 0.01, 1);
@@ -374,7 +374,7 @@ static void cloth_ball(const char *scene, const char *label, double dt) {
     double inside = cloth_in_ball(&s, &cb, &n_in);
     if (inside >= cb.inside_max) cb.inside_max = inside, cb.inside_count = n_in;
   }
-  int full = !quick();
+  int full = !jl_test_quick();
   Report r;
   rep_start(&r, label, &s);
   rep_metric(&r, "ball_above_cloth_m", cb.above_max, LE, cb.limit, full);
@@ -436,9 +436,9 @@ static void on_box(const char *scene, const char *label, JlBodyKind kind, double
   }
   Report r;
   rep_start(&r, label, &s);
-  rep_metric(&r, "depth_rest_m", rest, LE, 2e-3, !quick());
+  rep_metric(&r, "depth_rest_m", rest, LE, 2e-3, !jl_test_quick());
   rep_info(&r, "depth_run_m", run);
-  rep_metric(&r, "skin_depth_rest_m", skin_rest, LE, 2e-3, !quick());
+  rep_metric(&r, "skin_depth_rest_m", skin_rest, LE, 2e-3, !jl_test_quick());
   rep_metric(&r, "touching_end", touching, GE, 3, 1);
   rep_info(&r, "ke_end", body_ke(&s.w, b));
   rep_energy(&r, &s);
@@ -495,7 +495,7 @@ static void rope_ends(double dt) {
   rep_start(&r, "rope_ends", &s);
   rep_metric(&r, "seg_dist_min_m", e.min_dist, GE, e.limit, 1);
   rep_add(&r, "  (segments %d and %d at t=%.3f, %d steps below)", e.min_i, e.min_j, e.min_t, e.bad_steps);
-  rep_metric(&r, "ends_met", e.min_dist, LE, 0.03, !quick());
+  rep_metric(&r, "ends_met", e.min_dist, LE, 0.03, !jl_test_quick());
   rep_energy(&r, &s);
   rep_finish(&r, &s);
   sim_close(&s);
@@ -654,7 +654,7 @@ static void curtain_fold(double dt) {
   rep_metric(&r, "crossings_max", f.crossings_max, LE, 0, 1);
   rep_metric(&r, "crossing_steps", f.crossing_steps, LE, 0, 1);
   rep_info(&r, "first_crossing_t", f.first_t);
-  rep_metric(&r, "fold_gap_min_m", f.fold_gap, LE, 0.02, !quick());
+  rep_metric(&r, "fold_gap_min_m", f.fold_gap, LE, 0.02, !jl_test_quick());
   if (f.wind)
     rep_add(&r, "  energy: skipped (wind)");
   else

@@ -13,6 +13,7 @@
 #include "collision/narrow.h"
 #include "collision/thin.h"
 #include "src/contact.h"
+#include "tests/fixtures.h"
 #include "tests/harness.h"
 #include "tests/scene_world.h"
 
@@ -47,32 +48,6 @@ static void test_closest_segments(void) {
     worst = fmax(worst, best - d2);
   }
   printf("  sampled distance^2 at most %.2e above the closest points' (grid 1/200)\n", worst);
-}
-
-static double fd_error(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
-                       const double *u) {
-  int n3 = 3 * m->nnode;
-  double *ju = jl_calloc((size_t)n3, sizeof(double)), *fp = jl_calloc((size_t)n3, sizeof(double));
-  double *fm = jl_calloc((size_t)n3, sizeof(double)), *xp = jl_calloc((size_t)n3, sizeof(double));
-  e->linearize(e, m, x, v, a, b, JL_LIN_EXACT, NULL);
-  e->multiply(e, m, u, ju);
-  const double eps = 1e-7, *base = a != 0.0 ? x : v;
-  for (int sgn = 0; sgn < 2; sgn++) {
-    for (int k = 0; k < n3; k++) xp[k] = base[k] + (sgn ? -eps : eps) * u[k];
-    double *f = sgn ? fm : fp;
-    memset(f, 0, (size_t)n3 * sizeof(double));
-    if (a != 0.0) e->force(e, m, xp, v, f, NULL); else e->force(e, m, x, xp, f, NULL);
-  }
-  double coef = a != 0.0 ? a : b, diff = 0, s1 = 0, s2 = 0;
-  for (int k = 0; k < n3; k++) {
-    double fd = coef * (fp[k] - fm[k]) / (2 * eps);
-    diff += (ju[k] - fd) * (ju[k] - fd);
-    s1 += ju[k] * ju[k];
-    s2 += fd * fd;
-  }
-  free(ju), free(fp), free(fm), free(xp);
-  double sc = sqrt(fmax(s1, s2));
-  return sc > 0 ? sqrt(diff) / sc : 1.0;
 }
 
 /* two ropes crossing 4 mm apart (radius 5 mm each: edge-edge), a cube's top
@@ -115,8 +90,8 @@ static void test_thin_jacobian_fd(void) {
     double worst = 0;
     for (int trial = 0; trial < 4; trial++) {
       for (int k = 0; k < n3; k++) u[k] = rnd();
-      worst = fmax(worst, fd_error(e, m, x, v, 1.0, 0.0, u));
-      worst = fmax(worst, fd_error(e, m, x, v, 0.0, 1.0, u));
+      worst = fmax(worst, jl_test_fd_error(e, m, x, v, 1.0, 0.0, JL_LIN_EXACT, u, 1e-7, JL_TEST_FD_L2));
+      worst = fmax(worst, jl_test_fd_error(e, m, x, v, 0.0, 1.0, JL_LIN_EXACT, u, 1e-7, JL_TEST_FD_L2));
     }
     printf("  %s: %d contacts, Jacobian vs central differences: relative error %.2e\n", pass ? "sliding" : "sticking",
            n, worst);

@@ -27,14 +27,6 @@ typedef struct Report {
   double right[3], com0[8][3], com1[8][3];
 } Report;
 
-/* writes a --script file; 0 when it cannot */
-static int write_script(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  if (!f) return 0;
-  fputs(text, f);
-  return fclose(f) == 0;
-}
-
 static int read_report(const char *path, Report *r) {
   memset(r, 0, sizeof *r);
   r->drag_body = -1;
@@ -110,7 +102,7 @@ static void test_dummy_driver(void) {
   /* spawn a sphere (key 2), toggle gravity twice, cycle the integrator back */
   char script[1200];
   snprintf(script, sizeof script, "%s/keys.txt", dir);
-  ENSURE(write_script(script, "frame 2 key 2\nframe 4 key g\nframe 6 key g\nframe 8 key h\nframe 9 key t\n"
+  ENSURE(jl_test_write_file(script, "frame 2 key 2\nframe 4 key g\nframe 6 key g\nframe 8 key h\nframe 9 key t\n"
                               "frame 10 screenshot mid.png\n"));
   snprintf(cmd, sizeof cmd,
            "cd %s && env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy %s view "
@@ -161,7 +153,7 @@ static void test_bad_input(void) {
   const char *dir = jl_test_tmpdir("viewer_bad");
   char script[1200];
   snprintf(script, sizeof script, "%s/bad.txt", dir);
-  ENSURE(write_script(script, "# comment\nframe 3 key space\nframe 5 jump 1 2\n"));
+  ENSURE(jl_test_write_file(script, "# comment\nframe 3 key space\nframe 5 jump 1 2\n"));
   snprintf(cmd, sizeof cmd, "env -u DISPLAY SDL_VIDEODRIVER=dummy %s view " DATA "/viewer_ball.json --frames 5 --script %s",
            JELLY, script);
   int rc = jl_test_run(cmd, out, sizeof out);
@@ -204,7 +196,7 @@ static void test_camera_follows(void) {
   for (int k = 0; k < 3; k++) {
     char script[1200];
     snprintf(script, sizeof script, "%s/%s.txt", dir, scripts[k][0]);
-    ENSURE(write_script(script, scripts[k][1]));
+    ENSURE(jl_test_write_file(script, scripts[k][1]));
     snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " SCENES "/drop.json --frames 80 --size 320x240 "
              "--script %s.txt --screenshot %s.png", dir, JELLY, scripts[k][0], scripts[k][0]);
     ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
@@ -228,7 +220,7 @@ static void test_divergence_message(void) {
   const char *dir = jl_test_tmpdir("viewer_message");
   char script[1200];
   snprintf(script, sizeof script, "%s/help.txt", dir);
-  ENSURE(write_script(script, "frame 13 screenshot msg.png\nframe 14 key h\n"));
+  ENSURE(jl_test_write_file(script, "frame 13 screenshot msg.png\nframe 14 key h\n"));
   snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " SCENES "/stiff.json --integrator euler --frames 15 "
            "--size 320x240 --screenshot help.png --script help.txt", dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
@@ -253,15 +245,15 @@ static void test_divergence_message(void) {
 }
 
 /* The drag spring is drawn while dragging: a fast scripted drag (the stiff
- * spring's point then trails the cursor) shows a cyan band (src/cli/viewer.c
- * draw_drag) at least 2 px thick and tens of pixels long mid-drag, and
+ * spring's point then trails the cursor) shows a cyan band
+ * (src/cli/viewer_hud.c, jl_viewer_draw_drag) at least 2 px thick and tens of pixels long mid-drag, and
  * nothing once released. */
 static void test_drag_spring_drawn(void) {
   char cmd[4096], out[8192], args[1200];
   const char *dir = jl_test_tmpdir("viewer_spring");
   char script[1200];
   snprintf(script, sizeof script, "%s/drag.txt", dir);
-  ENSURE(write_script(script, "frame 5 drag 160 120 250 150 2\nframe 7 screenshot mid.png\n"));
+  ENSURE(jl_test_write_file(script, "frame 5 drag 160 120 250 150 2\nframe 7 screenshot mid.png\n"));
   snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " DATA "/viewer_ball.json --frames 10 --size 320x240 "
            "--script drag.txt --screenshot after.png", dir, JELLY);
   ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
@@ -286,18 +278,18 @@ static void test_integrator_key_default_dt(void) {
   char cmd[4096], out[8192], path[1200];
   const char *dir = jl_test_tmpdir("viewer_integrator");
   snprintf(path, sizeof path, "%s/nodt.json", dir);
-  ENSURE(write_script(path, "{\"fps\": 30, \"ground\": {\"y\": 0},"
+  ENSURE(jl_test_write_file(path, "{\"fps\": 30, \"ground\": {\"y\": 0},"
                             " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2],"
                             " \"resolution\": 0.1}, \"young_modulus\": 1e5, \"translate\": [0, 0.15, 0]}]}"));
   snprintf(path, sizeof path, "%s/keys.txt", dir);
-  ENSURE(write_script(path, "frame 1 key i\n"));
+  ENSURE(jl_test_write_file(path, "frame 1 key i\n"));
   snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view nodt.json --frames 12 --size 64x48 --script keys.txt "
            "--report report.txt", dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 0 && !strstr(out, "diverged"), "symplectic at its default step: exit %d: %s", rc, out);
   /* the scene's dt is kept: 1/60 s is far beyond symplectic Euler's limit here */
   snprintf(path, sizeof path, "%s/dt.json", dir);
-  ENSURE(write_script(path, "{\"fps\": 30, \"dt\": 0.0166666, \"ground\": {\"y\": 0},"
+  ENSURE(jl_test_write_file(path, "{\"fps\": 30, \"dt\": 0.0166666, \"ground\": {\"y\": 0},"
                             " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2],"
                             " \"resolution\": 0.1}, \"young_modulus\": 1e5, \"translate\": [0, 0.15, 0]}]}"));
   snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view dt.json --frames 12 --size 64x48 --script keys.txt", dir,

@@ -28,7 +28,6 @@
 #include "tests/lattice.h"
 #include "tests/scene_world.h"
 
-static int quick(void) { return getenv("JL_TEST_QUICK") != NULL; }
 static int gaps_fail(void) { return getenv("JL_TEST_GAPS") != NULL; }
 
 static double total_energy(const JlWorld *w) {
@@ -65,7 +64,7 @@ static void soft_case(const char *shape, double dt) {
   JlWorld w;
   ENSURE(jl_test_scene_world(&w, text, "soft"));
   double h0 = height(&w), e_prev = total_energy(&w), e0 = e_prev, rise = 0.0;
-  double t_end = quick() ? 1.5 : 3.0;
+  double t_end = jl_test_quick() ? 1.5 : 3.0;
   int steps = (int)(t_end / dt + 0.5), inverted_max = 0, every = dt < 0.01 ? 8 : 1;
   for (int s = 0; s < steps; s++) {
     JlStepReport rep;
@@ -256,14 +255,14 @@ static void bar_case(const char *const *tetgen, int ncase) {
 
 static void bar_stretch_conforming(void) {
   const char *const res[] = {"{ \"max_volume\": 2e-4 }", "{ \"max_volume\": 5e-5 }", "{ \"max_volume\": 1e-5 }"};
-  bar_case(res, quick() ? 2 : 3);
+  bar_case(res, jl_test_quick() ? 2 : 3);
 }
 
 static void bar_stretch_embedded(void) {
   const char *const res[] = {"{ \"mode\": \"embedded\", \"resolution\": 0.067 }",
                              "{ \"mode\": \"embedded\", \"resolution\": 0.05 }",
                              "{ \"mode\": \"embedded\", \"resolution\": 0.04 }"};
-  bar_case(res, quick() ? 2 : 3);
+  bar_case(res, jl_test_quick() ? 2 : 3);
   /* "calibrate": false keeps Van Gelder's springs as they are: the same bar is 20 % soft */
   int ntet = 0;
   double raw = bar_ratio(res[1], 0.25, ", \"calibrate\": false", &ntet);

@@ -1,5 +1,6 @@
-/* Subcommands of the `jelly` program (src/cli/main.c dispatches). Each takes the
- * arguments after the subcommand name and returns the process exit code, the
+/* Subcommands of the `jelly` program (src/cli/main.c dispatches). Each takes
+ * argv[0] = the subcommand's name and argv[1..argc) its arguments (main's
+ * convention, which getopt_long expects) and returns the process exit code, the
  * JlResult values (mesh/common.h): 0 success, 1 the simulation diverged or a
  * result cannot be trusted under --strict, 2 bad input, 3 the system refused
  * (no display, an output that cannot be written, out of memory). */
@@ -28,6 +29,9 @@ int jl_cli_study(int argc, char **argv);  /* src/cli/cli_study.c: integrator stu
 const char *jl_cli_default_scene(char *buf, size_t n);
 int jl_cli_parse_size(const char *cmd, const char *text, int *width, int *height);
 int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers);
+/* the two as JL_CLI_CALL flags (src/cli/cli.h): dst an int[2] {width, height}, an unsigned mask */
+int jl_cli_size_flag(const char *cmd, const char *flag, const char *value, void *dst);
+int jl_cli_layers_flag(const char *cmd, const char *flag, const char *value, void *dst);
 /* src/cli/cli_bench_render.c: prints the render row(s) of `jelly bench`; returns 0 on success */
 int jl_cli_bench_render(int json, const char *cpu);
 int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli/cli_bench_thin.c */
@@ -36,6 +40,9 @@ int jl_cli_bench_volume(int json, int quick, const char *cpu); /* src/cli/cli_be
  * density 1000, hanging from a pinned cap) */
 JlBodyDef jl_cli_bench_sphere_def(void);
 JlResult jl_cli_bench_sphere(int target, JlSurface *s, JlTetMesh *t, double *tetgen_ms, char *err, size_t errsz);
+/* the findings of a mesh report, one "    <severity> <text>" line each on
+ * stdout, as check and mesh print them (src/cli/cli_util.c) */
+void jl_cli_print_findings(const JlMeshReport *r);
 /* median of v[0..n) (sorts v); 0 for n <= 0 (src/cli/cli_util.c) */
 double jl_cli_median(double *v, int n);
 
@@ -44,11 +51,51 @@ double jl_cli_median(double *v, int n);
 int jl_cli_parse_double(const char *cmd, const char *flag, const char *text, double *out);
 /* mkdir -p: 0 when path is (now) a directory, -1 otherwise (errno set) */
 int jl_cli_make_dirs(const char *path);
-/* The mesh limits shared by run, check and mesh (mesh/child.h,
- * docs/robustness.md): when argv[*i] is --mesh-timeout S, --mesh-memory MB
- * or --mesh-max-file MB, consumes its value, sets the limit and returns 1;
- * returns 0 for any other argument, -1 (message printed) for a bad value. */
-int jl_cli_mesh_limit_flag(const char *cmd, int argc, char **argv, int *i);
+
+/* ---- flags: one table per command, parsed by getopt_long (src/cli/cli_util.c) ----
+ * A flag is "--name VALUE" or "--name=VALUE"; names are matched whole (no
+ * abbreviations); "--" ends the flags. Adding a flag to a command is one row
+ * of its table (and a line of its --help). */
+typedef enum JlCliKind {
+  JL_CLI_SWITCH, /* no value: *(int *)dst = 1 */
+  JL_CLI_TEXT,   /* *(const char **)dst = the value; with noun, an empty value is "FLAG needs a <noun>" */
+  JL_CLI_INT,    /* *(int *)dst = a whole number from lo to hi */
+  JL_CLI_CALL,   /* call(cmd, flag, value, dst): checks and stores the value, 0 after printing why not */
+} JlCliKind;
+typedef struct JlCliFlag {
+  const char *name; /* "--frames" */
+  JlCliKind kind;
+  void *dst;
+  long lo, hi;      /* JL_CLI_INT: the range */
+  const char *noun; /* JL_CLI_TEXT: what an empty value lacks ("folder name"); NULL: "" is accepted */
+  int (*call)(const char *cmd, const char *flag, const char *value, void *dst); /* JL_CLI_CALL */
+} JlCliFlag;
+/* the rows of a table, one per kind */
+#define JL_CLI_FLAG_SWITCH(name, dst) {name, JL_CLI_SWITCH, dst, 0, 0, NULL, NULL}
+#define JL_CLI_FLAG_TEXT(name, dst, noun) {name, JL_CLI_TEXT, dst, 0, 0, noun, NULL}
+#define JL_CLI_FLAG_INT(name, dst, lo, hi) {name, JL_CLI_INT, dst, lo, hi, NULL, NULL}
+#define JL_CLI_FLAG_CALL(name, dst, call) {name, JL_CLI_CALL, dst, 0, 0, NULL, call}
+typedef struct JlCliSim JlCliSim; /* below */
+/* what one command accepts */
+typedef struct JlCliSpec {
+  const char *cmd;           /* "run": messages read "jelly run: ..." */
+  const JlCliFlag *flag;     /* the command's own flags, nflag of them */
+  int nflag;
+  JlCliSim *sim;             /* non-NULL: also --dt, --fps, --integrator, --threads (src/cli/cli_sim.c) */
+  const char **arg;          /* the one positional argument (SCENE, FILE); NULL: none is accepted */
+  const char *arg_name;      /* "scene", "FILE": "more than one scene given ('a' and 'b')" */
+  void (*usage)(FILE *f);    /* --help / -h: printed on stdout */
+} JlCliSpec;
+/* Parses argv[1..argc) against the spec's flags, the mesh limits (every
+ * command: --mesh-timeout S, --mesh-memory MB, --mesh-max-file MB; mesh/child.h,
+ * docs/robustness.md) and --help/-h. Returns JL_CLI_GO when the arguments are
+ * good, 0 after printing the usage for --help, 2 after printing what is wrong
+ * ("jelly run: unknown option '-q' (see jelly run --help)"). */
+#define JL_CLI_GO (-1)
+int jl_cli_parse(const JlCliSpec *spec, int argc, char **argv);
+/* the rows of the flags run, render and view share (JL_CLI_SIM_HELP): 4 of them */
+enum { JL_CLI_SIM_NFLAG = 4 };
+void jl_cli_sim_flags(JlCliSim *o, JlCliFlag out[JL_CLI_SIM_NFLAG]);
 #define JL_CLI_MESH_LIMITS_HELP                                                       \
   "  --mesh-timeout S   wall-clock (and CPU) seconds for one mesh import or TetGen\n" \
   "                     run (default 60)\n"                                            \
@@ -58,17 +105,13 @@ int jl_cli_parse_int(const char *cmd, const char *flag, const char *text, long l
 
 
 /* src/cli/cli_sim.c: the options run, render and view share. */
-typedef struct JlCliSim {
+struct JlCliSim {
   double dt, fps;         /* s, 1/s; 0: the scene's */
   int frames;             /* output frames after frame 0; -1: duration x fps */
   const char *integrator; /* NULL: the scene's */
   int threads;            /* -1: the scene's */
-} JlCliSim;
+};
 void jl_cli_sim_init(JlCliSim *o);
-/* argv[*i] is --dt S, --fps F, --integrator NAME, --threads N or a mesh limit
- * flag: consumes its value and returns 1; 0 for other arguments; -1 after
- * printing the error for a bad value. */
-int jl_cli_sim_flag(const char *cmd, JlCliSim *o, int argc, char **argv, int *i);
 #define JL_CLI_SIM_HELP                                                                            \
   "  --dt S       largest time step in seconds, at most 1/fps (overrides the\n"         \
   "               scene's dt). Without one: 1/60 s (implicit) or, for explicit\n"       \

@@ -313,44 +313,37 @@ static int collide_rows(int json, int quick, int nstep, const char *cpu) {
   return 0;
 }
 
+static void bench_usage(FILE *f) {
+  fprintf(f,
+          "usage: jelly bench [--json] [--quick] [--steps N]\n"
+          "                   [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
+          "Prints TetGen time, ms per implicit step (dt 1/60 s, CG tolerance 1e-6), CG\n"
+          "iterations, spring-CG-iterations per second and peak memory for generated\n"
+          "spheres of about 1k, 10k, 50k and 100k tets at 1 and 2 threads.\n"
+          "Collision rows (collide_*): two such spheres pressed into each other, per\n"
+          "step: detection and depth time, us per tet and per colliding point, and the\n"
+          "implicit solve of the same step (one thread; times are medians over the steps).\n"
+          "Cloth rows (cloth_on_ball, cloth_self): time to find cloth/rope proximity pairs\n"
+          "against the whole implicit step (dt 1/120 s, one thread, medians).\n"
+          "Volume rows (volume_*): the cost of the volume force (src/volume.c): one\n"
+          "multiply of it against the springs' and the whole step with nu = 0.45 (every tet\n"
+          "active) against nu = 0.25 (barrier idle), one thread, medians.\n"
+          "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n"
+          "--steps N: steps per row (default 10, 4 for the 50k and 100k spheres).\n"
+          JL_CLI_MESH_LIMITS_HELP
+          "\n" JL_CLI_EXIT_HELP);
+}
+
 int jl_cli_bench(int argc, char **argv) {
   int json = 0, quick = 0, nstep = 0;
-  for (int i = 0; i < argc; i++) {
-    int lim = jl_cli_mesh_limit_flag("bench", argc, argv, &i);
-    if (lim < 0) return 2;
-    if (lim > 0) continue;
-    if (strcmp(argv[i], "--json") == 0) {
-      json = 1;
-    } else if (strcmp(argv[i], "--quick") == 0) {
-      quick = 1;
-    } else if (strcmp(argv[i], "--steps") == 0) {
-      if (!jl_cli_parse_int("bench", "--steps", i + 1 < argc ? argv[i + 1] : NULL, 1, 100000, &nstep))
-        return 2;
-      i++;
-    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: jelly bench [--json] [--quick] [--steps N]\n"
-             "                   [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
-             "Prints TetGen time, ms per implicit step (dt 1/60 s, CG tolerance 1e-6), CG\n"
-             "iterations, spring-CG-iterations per second and peak memory for generated\n"
-             "spheres of about 1k, 10k, 50k and 100k tets at 1 and 2 threads.\n"
-             "Collision rows (collide_*): two such spheres pressed into each other, per\n"
-             "step: detection and depth time, us per tet and per colliding point, and the\n"
-             "implicit solve of the same step (one thread; times are medians over the steps).\n"
-             "Cloth rows (cloth_on_ball, cloth_self): time to find cloth/rope proximity pairs\n"
-             "against the whole implicit step (dt 1/120 s, one thread, medians).\n"
-             "Volume rows (volume_*): the cost of the volume force (src/volume.c): one\n"
-             "multiply of it against the springs' and the whole step with nu = 0.45 (every tet\n"
-             "active) against nu = 0.25 (barrier idle), one thread, medians.\n"
-             "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n"
-             "--steps N: steps per row (default 10, 4 for the 50k and 100k spheres).\n"
-             JL_CLI_MESH_LIMITS_HELP
-             "\n" JL_CLI_EXIT_HELP);
-      return 0;
-    } else {
-      fprintf(stderr, "jelly bench: unknown option '%s' (see jelly bench --help)\n", argv[i]);
-      return 2;
-    }
-  }
+  const JlCliFlag flags[] = {
+      JL_CLI_FLAG_SWITCH("--json", &json),
+      JL_CLI_FLAG_SWITCH("--quick", &quick),
+      JL_CLI_FLAG_INT("--steps", &nstep, 1, 100000),
+  };
+  JlCliSpec spec = {"bench", flags, (int)(sizeof flags / sizeof flags[0]), NULL, NULL, NULL, bench_usage};
+  int rc = jl_cli_parse(&spec, argc, argv);
+  if (rc != JL_CLI_GO) return rc;
   static const int targets[] = {1000, 10000, 50000, 100000};
   int ntarget = quick ? 2 : 4;
   char cpu[256];

@@ -25,38 +25,12 @@ static void usage(FILE *out) {
           "problem on stderr).\n" JL_CLI_EXIT_HELP);
 }
 
-static const char *severity_name(JlSeverity s) {
-  switch (s) {
-    case JL_SEV_INFO: return "info";
-    case JL_SEV_WARNING: return "warning";
-    default: return "error";
-  }
-}
-
 int jl_cli_check(int argc, char **argv) {
   /* arguments: exactly one file, or --help */
   const char *path = NULL;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    }
-    int lim = jl_cli_mesh_limit_flag("check", argc, argv, &i);
-    if (lim < 0) return 2;
-    if (lim > 0) continue;
-    if (a[0] == '-' && a[1] != '\0' && strcmp(a, "--") != 0) {
-      fprintf(stderr, "jelly check: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    }
-    if (strcmp(a, "--") == 0 && i + 1 < argc) a = argv[++i];
-    if (path) {
-      fprintf(stderr, "jelly check: expects one FILE, got '%s' and '%s'\n", path, a);
-      return 2;
-    }
-    path = a;
-  }
+  JlCliSpec spec = {"check", NULL, 0, NULL, &path, "FILE", usage};
+  int rc = jl_cli_parse(&spec, argc, argv);
+  if (rc != JL_CLI_GO) return rc;
   if (!path) {
     fprintf(stderr, "jelly check: no mesh FILE given\n");
     usage(stderr);
@@ -84,8 +58,7 @@ int jl_cli_check(int argc, char **argv) {
          r.bbox_lo[2], r.bbox_hi[0], r.bbox_hi[1], r.bbox_hi[2]);
   if (r.nfinding == 0) printf("  findings     none\n");
   else printf("  findings     %d\n", r.nfinding);
-  for (int i = 0; i < r.nfinding; i++)
-    printf("    %-8s %s\n", severity_name(r.finding[i].severity), r.finding[i].text);
+  jl_cli_print_findings(&r);
   jl_surface_free(&s);
 
   if (r.ok) {

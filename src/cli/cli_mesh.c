@@ -49,90 +49,85 @@ static void usage(FILE *out) {
           "\n" JL_CLI_EXIT_HELP);
 }
 
-/* the value after flag argv[*i], or NULL with a message */
-static const char *flag_value(int argc, char **argv, int *i) {
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "jelly mesh: %s expects a value\n", argv[*i]);
-    return NULL;
-  }
-  return argv[++*i];
-}
+/* the flags' values, and which flags were given for the check that each
+ * belongs to the chosen mode */
+typedef struct MeshArgs {
+  JlTetgenDef def;
+  const char *shape, *out_path;
+  const char *conforming_flag, *resolution_flag;
+} MeshArgs;
 
-/* a finite number >= lo (strictly > lo when strict) */
-static int parse_bound(const char *flag, const char *text, double lo, int strict, double *out) {
+/* a finite number >= 0 */
+static int parse_bound(const char *flag, const char *text, double *out) {
   if (!jl_cli_parse_double("mesh", flag, text, out)) return 0;
-  if (*out < lo || (strict && *out == lo)) {
-    fprintf(stderr, "jelly mesh: %s must be %s %g, got '%s'\n", flag, strict ? ">" : ">=", lo, text);
+  if (*out < 0.0) {
+    fprintf(stderr, "jelly mesh: %s must be >= 0, got '%s'\n", flag, text);
     return 0;
   }
   return 1;
 }
 
-static const char *severity_name(JlSeverity s) {
-  switch (s) {
-    case JL_SEV_INFO: return "info";
-    case JL_SEV_WARNING: return "warning";
-    default: return "error";
+/* --mode conforming|embedded */
+static int mode_flag(const char *cmd, const char *flag, const char *v, void *dst) {
+  (void)cmd, (void)flag;
+  MeshArgs *a = dst;
+  if (strcmp(v, "conforming") == 0) a->def.mode = JL_TETGEN_CONFORMING;
+  else if (strcmp(v, "embedded") == 0) a->def.mode = JL_TETGEN_EMBEDDED;
+  else {
+    fprintf(stderr, "jelly mesh: --mode expects conforming or embedded, got '%s'\n", v);
+    return 0;
   }
+  return 1;
+}
+
+/* --max-volume M3, --quality RATIO (conforming mode), --resolution METERS */
+static int bound_flag(const char *cmd, const char *flag, const char *v, void *dst) {
+  (void)cmd;
+  MeshArgs *a = dst;
+  if (strcmp(flag, "--resolution") == 0) {
+    a->resolution_flag = flag;
+    return parse_bound(flag, v, &a->def.resolution);
+  }
+  a->conforming_flag = flag;
+  if (strcmp(flag, "--max-volume") == 0) return parse_bound(flag, v, &a->def.max_volume);
+  if (!parse_bound(flag, v, &a->def.quality)) return 0;
+  if (a->def.quality != 0.0 && a->def.quality < 1.1) {
+    fprintf(stderr, "jelly mesh: --quality must be 0 (off) or >= 1.1 (TetGen may not terminate below), got '%s'\n",
+            v);
+    return 0;
+  }
+  return 1;
+}
+
+/* --shape box|sphere|torus */
+static int shape_flag(const char *cmd, const char *flag, const char *v, void *dst) {
+  (void)cmd, (void)flag;
+  if (strcmp(v, "box") != 0 && strcmp(v, "sphere") != 0 && strcmp(v, "torus") != 0) {
+    fprintf(stderr, "jelly mesh: --shape expects box, sphere or torus, got '%s'\n", v);
+    return 0;
+  }
+  *(const char **)dst = v;
+  return 1;
 }
 
 int jl_cli_mesh(int argc, char **argv) {
   /* flags */
-  JlTetgenDef def = jl_default_tetgen_def();
-  const char *path = NULL, *shape = NULL, *out_path = NULL;
-  /* flags given, for the check that each belongs to the chosen mode */
-  const char *conforming_flag = NULL, *resolution_flag = NULL;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    }
-    int lim = jl_cli_mesh_limit_flag("mesh", argc, argv, &i);
-    if (lim < 0) return 2;
-    if (lim > 0) continue;
-    if (strcmp(a, "--mode") == 0) {
-      if (!(v = flag_value(argc, argv, &i))) return 2;
-      if (strcmp(v, "conforming") == 0) def.mode = JL_TETGEN_CONFORMING;
-      else if (strcmp(v, "embedded") == 0) def.mode = JL_TETGEN_EMBEDDED;
-      else {
-        fprintf(stderr, "jelly mesh: --mode expects conforming or embedded, got '%s'\n", v);
-        return 2;
-      }
-    } else if (strcmp(a, "--max-volume") == 0) {
-      if (!(v = flag_value(argc, argv, &i)) || !parse_bound(a, v, 0.0, 0, &def.max_volume)) return 2;
-      conforming_flag = a;
-    } else if (strcmp(a, "--quality") == 0) {
-      if (!(v = flag_value(argc, argv, &i)) || !parse_bound(a, v, 0.0, 0, &def.quality)) return 2;
-      conforming_flag = a;
-      if (def.quality != 0.0 && def.quality < 1.1) {
-        fprintf(stderr,
-                "jelly mesh: --quality must be 0 (off) or >= 1.1 (TetGen may not terminate below), got '%s'\n",
-                v);
-        return 2;
-      }
-    } else if (strcmp(a, "--resolution") == 0) {
-      if (!(v = flag_value(argc, argv, &i)) || !parse_bound(a, v, 0.0, 0, &def.resolution)) return 2;
-      resolution_flag = a;
-    } else if (strcmp(a, "--shape") == 0) {
-      if (!(shape = flag_value(argc, argv, &i))) return 2;
-      if (strcmp(shape, "box") != 0 && strcmp(shape, "sphere") != 0 && strcmp(shape, "torus") != 0) {
-        fprintf(stderr, "jelly mesh: --shape expects box, sphere or torus, got '%s'\n", shape);
-        return 2;
-      }
-    } else if (strcmp(a, "--out") == 0) {
-      if (!(out_path = flag_value(argc, argv, &i))) return 2;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      fprintf(stderr, "jelly mesh: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    } else if (path) {
-      fprintf(stderr, "jelly mesh: expects one FILE, got '%s' and '%s'\n", path, a);
-      return 2;
-    } else {
-      path = a;
-    }
-  }
+  MeshArgs a = {jl_default_tetgen_def(), NULL, NULL, NULL, NULL};
+  const char *path = NULL;
+  const JlCliFlag flags[] = {
+      JL_CLI_FLAG_CALL("--mode", &a, mode_flag),
+      JL_CLI_FLAG_CALL("--max-volume", &a, bound_flag),
+      JL_CLI_FLAG_CALL("--quality", &a, bound_flag),
+      JL_CLI_FLAG_CALL("--resolution", &a, bound_flag),
+      JL_CLI_FLAG_CALL("--shape", &a.shape, shape_flag),
+      JL_CLI_FLAG_TEXT("--out", &a.out_path, NULL),
+  };
+  JlCliSpec spec = {"mesh", flags, (int)(sizeof flags / sizeof flags[0]), NULL, &path, "FILE", usage};
+  int rc = jl_cli_parse(&spec, argc, argv);
+  if (rc != JL_CLI_GO) return rc;
+  JlTetgenDef def = a.def;
+  const char *shape = a.shape, *out_path = a.out_path;
+  const char *conforming_flag = a.conforming_flag, *resolution_flag = a.resolution_flag;
   if (!path == !shape) {
     fprintf(stderr, path ? "jelly mesh: give either FILE or --shape, not both\n"
                          : "jelly mesh: no mesh FILE (or --shape) given\n");
@@ -191,8 +186,7 @@ int jl_cli_mesh(int argc, char **argv) {
   }
   printf("mesh: %s\n", name);
   printf("  surface      %d vertices, %d triangles, volume %.6g\n", s.nvert, s.ntri, report.volume);
-  for (int i = 0; i < report.nfinding; i++)
-    printf("    %-8s %s\n", severity_name(report.finding[i].severity), report.finding[i].text);
+  jl_cli_print_findings(&report);
   char quality[32] = "off", bound[48] = "no volume bound", spacing[32] = "bbox diagonal / 12";
   if (def.quality > 0) snprintf(quality, sizeof quality, "%g", def.quality);
   if (def.max_volume > 0) snprintf(bound, sizeof bound, "max volume %g", def.max_volume);
@@ -271,7 +265,7 @@ int jl_cli_mesh(int argc, char **argv) {
             fmax(def.quality, JL_TET_RATIO_GUARANTEE), check.largest_ratio);
 
   /* optional .vtu with each tet's volume */
-  int rc = 0;
+  rc = 0;
   if (out_path) {
     double *vol = jl_calloc((size_t)t.ntet, sizeof(double));
     for (int k = 0; k < t.ntet; k++) {

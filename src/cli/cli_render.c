@@ -61,6 +61,17 @@ int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers) {
   return 1;
 }
 
+int jl_cli_size_flag(const char *cmd, const char *flag, const char *value, void *dst) {
+  (void)flag;
+  int *size = dst;
+  return jl_cli_parse_size(cmd, value, &size[0], &size[1]);
+}
+
+int jl_cli_layers_flag(const char *cmd, const char *flag, const char *value, void *dst) {
+  (void)flag;
+  return jl_cli_parse_layers(cmd, value, dst);
+}
+
 /* "ex,ey,ez,tx,ty,tz" */
 static int parse_camera(const char *text, double eye[3], double target[3]) {
   double v[6];
@@ -87,6 +98,19 @@ static int parse_camera(const char *text, double eye[3], double target[3]) {
   }
   memcpy(eye, v, 3 * sizeof(double));
   memcpy(target, v + 3, 3 * sizeof(double));
+  return 1;
+}
+
+/* --camera: the eye, the target and that one was given */
+typedef struct Camera {
+  double *eye, *target;
+  int *given;
+} Camera;
+static int camera_flag(const char *cmd, const char *flag, const char *value, void *dst) {
+  (void)cmd, (void)flag;
+  Camera *c = dst;
+  if (!parse_camera(value, c->eye, c->target)) return 0;
+  *c->given = 1;
   return 1;
 }
 
@@ -129,51 +153,21 @@ int jl_cli_render(int argc, char **argv) {
   double eye[3], target[3];
   JlCliSim sim;
   jl_cli_sim_init(&sim);
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    int simflag = jl_cli_sim_flag("render", &sim, argc, argv, &i);
-    if (simflag < 0) return 2;
-    if (simflag > 0) continue;
-    if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(s, "--no-movie") == 0) {
-      movie = 0;
-    } else if (strcmp(s, "--quiet") == 0) {
-      quiet = 1;
-    } else if (strcmp(s, "--out") == 0 || strcmp(s, "--size") == 0 || strcmp(s, "--frames") == 0 ||
-               strcmp(s, "--camera") == 0 || strcmp(s, "--layers") == 0) {
-      if (!val) {
-        fprintf(stderr, "jelly render: %s needs a value\n", s);
-        return 2;
-      }
-      i++;
-      if (strcmp(s, "--out") == 0) {
-        if (!*val) {
-          fprintf(stderr, "jelly render: --out needs a folder name\n");
-          return 2;
-        }
-        out = val;
-      } else if (strcmp(s, "--size") == 0) {
-        if (!jl_cli_parse_size("render", val, &width, &height)) return 2;
-      } else if (strcmp(s, "--frames") == 0) {
-        if (!jl_cli_parse_int("render", s, val, 0, 1000000, &sim.frames)) return 2;
-      } else if (strcmp(s, "--camera") == 0) {
-        if (!parse_camera(val, eye, target)) return 2;
-        has_cam = 1;
-      } else if (!jl_cli_parse_layers("render", val, &layers)) {
-        return 2;
-      }
-    } else if (s[0] == '-' && s[1] != '\0') {
-      fprintf(stderr, "jelly render: unknown option '%s' (see jelly render --help)\n", s);
-      return 2;
-    } else if (!scene) {
-      scene = s;
-    } else {
-      fprintf(stderr, "jelly render: more than one scene given ('%s' and '%s')\n", scene, s);
-      return 2;
-    }
-  }
+  int size[2] = {width, height}, no_movie = 0;
+  Camera cam_flag = {eye, target, &has_cam};
+  const JlCliFlag flags[] = {
+      JL_CLI_FLAG_TEXT("--out", &out, "folder name"),
+      JL_CLI_FLAG_CALL("--size", size, jl_cli_size_flag),
+      JL_CLI_FLAG_INT("--frames", &sim.frames, 0, 1000000),
+      JL_CLI_FLAG_CALL("--camera", &cam_flag, camera_flag),
+      JL_CLI_FLAG_CALL("--layers", &layers, jl_cli_layers_flag),
+      JL_CLI_FLAG_SWITCH("--no-movie", &no_movie),
+      JL_CLI_FLAG_SWITCH("--quiet", &quiet),
+  };
+  JlCliSpec spec = {"render", flags, (int)(sizeof flags / sizeof flags[0]), &sim, &scene, "scene", usage};
+  int rc = jl_cli_parse(&spec, argc, argv);
+  if (rc != JL_CLI_GO) return rc;
+  width = size[0], height = size[1], movie = !no_movie;
   char buf[4200], err[4096];
   const char *path = scene ? scene : jl_cli_default_scene(buf, sizeof buf);
   char outdir[4096];

@@ -77,52 +77,21 @@ static void run_usage(FILE *f) {
           JL_CLI_EXIT_HELP);
 }
 
+/* the flags of run besides the shared ones (JL_CLI_SIM_HELP, the mesh
+ * limits): JL_CLI_GO, 0 after --help or 2 after an error (src/cli/cli.h) */
 static int parse_args(int argc, char **argv, RunArgs *a) {
   memset(a, 0, sizeof *a);
   jl_cli_sim_init(&a->sim);
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i];
-    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-    int sim = jl_cli_sim_flag("run", &a->sim, argc, argv, &i);
-    if (sim < 0) return 0;
-    if (sim > 0) continue;
-    if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-      run_usage(stdout);
-      exit(0);
-    } else if (strcmp(s, "--obj") == 0) {
-      a->obj = 1;
-    } else if (strcmp(s, "--quiet") == 0) {
-      a->quiet = 1;
-    } else if (strcmp(s, "--no-preview") == 0) {
-      a->no_preview = 1;
-    } else if (strcmp(s, "--strict") == 0) {
-      a->strict = 1;
-    } else if (strcmp(s, "--out") == 0 || strcmp(s, "--frames") == 0) {
-      if (!val) {
-        fprintf(stderr, "jelly run: %s needs a value\n", s);
-        return 0;
-      }
-      i++;
-      if (strcmp(s, "--out") == 0) {
-        if (!*val) {
-          fprintf(stderr, "jelly run: --out needs a folder name\n");
-          return 0;
-        }
-        a->out = val;
-      } else if (!jl_cli_parse_int("run", s, val, 0, 100000000, &a->sim.frames)) {
-        return 0;
-      }
-    } else if (s[0] == '-' && s[1] != '\0') {
-      fprintf(stderr, "jelly run: unknown option '%s' (see jelly run --help)\n", s);
-      return 0;
-    } else if (!a->scene) {
-      a->scene = s;
-    } else {
-      fprintf(stderr, "jelly run: more than one scene given ('%s' and '%s')\n", a->scene, s);
-      return 0;
-    }
-  }
-  return 1;
+  const JlCliFlag flags[] = {
+      JL_CLI_FLAG_TEXT("--out", &a->out, "folder name"),
+      JL_CLI_FLAG_INT("--frames", &a->sim.frames, 0, 100000000),
+      JL_CLI_FLAG_SWITCH("--obj", &a->obj),
+      JL_CLI_FLAG_SWITCH("--quiet", &a->quiet),
+      JL_CLI_FLAG_SWITCH("--no-preview", &a->no_preview),
+      JL_CLI_FLAG_SWITCH("--strict", &a->strict),
+  };
+  JlCliSpec spec = {"run", flags, (int)(sizeof flags / sizeof flags[0]), &a->sim, &a->scene, "scene", run_usage};
+  return jl_cli_parse(&spec, argc, argv);
 }
 
 typedef struct Outputs {
@@ -365,7 +334,8 @@ static void warn_overlaps(const JlModel *m, const double *x) {
 
 int jl_cli_run(int argc, char **argv) {
   RunArgs a;
-  if (!parse_args(argc, argv, &a)) return 2;
+  int rc = parse_args(argc, argv, &a);
+  if (rc != JL_CLI_GO) return rc;
   char default_buf[4200];
   const char *scene_path = a.scene ? a.scene : jl_cli_default_scene(default_buf, sizeof default_buf);
   char err[4096], outdir[4096];

@@ -21,41 +21,48 @@ void jl_cli_sim_init(JlCliSim *o) {
   o->frames = -1;
 }
 
-int jl_cli_sim_flag(const char *cmd, JlCliSim *o, int argc, char **argv, int *i) {
-  int lim = jl_cli_mesh_limit_flag(cmd, argc, argv, i);
-  if (lim != 0) return lim;
-  const char *s = argv[*i];
-  if (strcmp(s, "--dt") != 0 && strcmp(s, "--fps") != 0 && strcmp(s, "--integrator") != 0 &&
-      strcmp(s, "--threads") != 0)
+/* --dt S: the largest step */
+static int dt_flag(const char *cmd, const char *flag, const char *val, void *dst) {
+  double *dt = dst;
+  if (!jl_cli_parse_double(cmd, flag, val, dt)) return 0;
+  if (!(*dt > 0)) {
+    fprintf(stderr, "jelly %s: --dt must be > 0 seconds, got '%s'\n", cmd, val);
     return 0;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "jelly %s: %s needs a value\n", cmd, s);
-    return -1;
-  }
-  const char *val = argv[++*i];
-  if (strcmp(s, "--dt") == 0) {
-    if (!jl_cli_parse_double(cmd, s, val, &o->dt)) return -1;
-    if (!(o->dt > 0)) {
-      fprintf(stderr, "jelly %s: --dt must be > 0 seconds, got '%s'\n", cmd, val);
-      return -1;
-    }
-  } else if (strcmp(s, "--fps") == 0) {
-    if (!jl_cli_parse_double(cmd, s, val, &o->fps)) return -1;
-    if (!(o->fps > 0) || o->fps > 1e6) {
-      fprintf(stderr, "jelly %s: --fps must be > 0 and at most 1e6 frames per second, got '%s'\n", cmd, val);
-      return -1;
-    }
-  } else if (strcmp(s, "--integrator") == 0) {
-    if (jl_integrator_parse(val) == JL_INTEGRATOR_COUNT) {
-      fprintf(stderr, "jelly %s: unknown integrator '%s' (implicit, symplectic, euler, midpoint, rk4, verlet)\n",
-              cmd, val);
-      return -1;
-    }
-    o->integrator = val;
-  } else {
-    if (!jl_cli_parse_int(cmd, s, val, 1, JL_MAX_THREADS, &o->threads)) return -1;
   }
   return 1;
+}
+
+/* --fps F: output frames per second */
+static int fps_flag(const char *cmd, const char *flag, const char *val, void *dst) {
+  double *fps = dst;
+  if (!jl_cli_parse_double(cmd, flag, val, fps)) return 0;
+  if (!(*fps > 0) || *fps > 1e6) {
+    fprintf(stderr, "jelly %s: --fps must be > 0 and at most 1e6 frames per second, got '%s'\n", cmd, val);
+    return 0;
+  }
+  return 1;
+}
+
+/* --integrator NAME */
+static int integrator_flag(const char *cmd, const char *flag, const char *val, void *dst) {
+  (void)flag;
+  if (jl_integrator_parse(val) == JL_INTEGRATOR_COUNT) {
+    fprintf(stderr, "jelly %s: unknown integrator '%s' (implicit, symplectic, euler, midpoint, rk4, verlet)\n", cmd,
+            val);
+    return 0;
+  }
+  *(const char **)dst = val;
+  return 1;
+}
+
+void jl_cli_sim_flags(JlCliSim *o, JlCliFlag out[JL_CLI_SIM_NFLAG]) {
+  const JlCliFlag rows[JL_CLI_SIM_NFLAG] = {
+      JL_CLI_FLAG_CALL("--dt", &o->dt, dt_flag),
+      JL_CLI_FLAG_CALL("--fps", &o->fps, fps_flag),
+      JL_CLI_FLAG_CALL("--integrator", &o->integrator, integrator_flag),
+      JL_CLI_FLAG_INT("--threads", &o->threads, 1, JL_MAX_THREADS),
+  };
+  memcpy(out, rows, sizeof rows);
 }
 
 /* more threads than processors: allowed (results do not depend on the

@@ -2,7 +2,8 @@
  *
  *   jelly study [SCENE] [--full | --quick] [--out DIR]
  *
- * Without SCENE the model is seed 004's cloth: 40 x 40 cells (41 x 41
+ * Without SCENE the model is the cloth of Zhu, Zhou & Yu, sec. 3
+ * (docs/references.md): 40 x 40 cells (41 x 41
  * nodes), 20 m x 20 m, springs 800 N/m, no damping, hanging from its two top
  * corners and released under gravity; with SCENE the scene's bodies are used
  * (its integrator and dt are ignored: all are swept). Writes DIR/study.csv
@@ -62,41 +63,21 @@ static void study_usage(FILE *f) {
 int jl_cli_study(int argc, char **argv) {
   const char *scene = NULL, *out = "out/study";
   int full = 0, quick = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i];
-    int lim = jl_cli_mesh_limit_flag("study", argc, argv, &i);
-    if (lim < 0) return 2;
-    if (lim > 0) continue;
-    if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-      study_usage(stdout);
-      return 0;
-    } else if (strcmp(s, "--full") == 0) {
-      full = 1;
-    } else if (strcmp(s, "--quick") == 0) {
-      quick = 1;
-    } else if (strcmp(s, "--out") == 0) {
-      if (i + 1 >= argc || !argv[i + 1][0]) {
-        fprintf(stderr, "jelly study: --out needs a folder name\n");
-        return 2;
-      }
-      out = argv[++i];
-    } else if (s[0] == '-' && s[1] != '\0') {
-      fprintf(stderr, "jelly study: unknown option '%s' (see jelly study --help)\n", s);
-      return 2;
-    } else if (!scene) {
-      scene = s;
-    } else {
-      fprintf(stderr, "jelly study: more than one scene given ('%s' and '%s')\n", scene, s);
-      return 2;
-    }
-  }
+  const JlCliFlag flags[] = {
+      JL_CLI_FLAG_SWITCH("--full", &full),
+      JL_CLI_FLAG_SWITCH("--quick", &quick),
+      JL_CLI_FLAG_TEXT("--out", &out, "folder name"),
+  };
+  JlCliSpec spec = {"study", flags, (int)(sizeof flags / sizeof flags[0]), NULL, &scene, "scene", study_usage};
+  int rc = jl_cli_parse(&spec, argc, argv);
+  if (rc != JL_CLI_GO) return rc;
 
   if (full && quick) {
     fprintf(stderr, "jelly study: --full and --quick exclude each other\n");
     return 2;
   }
 
-  /* the model: seed 004's cloth or the scene's bodies */
+  /* the model: Zhu, Zhou & Yu's cloth or the scene's bodies */
   char err[4096];
   JlModel m;
   JlResult r;

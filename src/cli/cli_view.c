@@ -1,4 +1,5 @@
-/* `jelly view`: the interactive SDL2 viewer (src/cli/viewer.c).
+/* `jelly view`: the interactive SDL2 viewer (src/cli/viewer.c and the parts
+ * listed in src/cli/viewer_internal.h).
  *
  *   jelly view [SCENE] [--size WxH] [--frames N] [--screenshot FILE]
  *              [--script FILE] [--report FILE] [--integrator NAME] [--dt S]
@@ -10,7 +11,6 @@
  * the last frame and exits: the scripted mode tests and batch jobs use.
  * Keys and the script format are in docs/viewer.md. */
 #include <stdio.h>
-#include <string.h>
 
 #include "src/cli/viewer.h"
 #include "src/cli/cli.h"
@@ -47,50 +47,19 @@ int jl_cli_view(int argc, char **argv) {
   const char *scene = NULL;
   JlCliSim sim;
   jl_cli_sim_init(&sim);
-  for (int i = 0; i < argc; i++) {
-    const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    }
-    int simflag = jl_cli_sim_flag("view", &sim, argc, argv, &i);
-    if (simflag < 0) return 2;
-    if (simflag > 0) continue;
-    int takes = strcmp(s, "--size") == 0 || strcmp(s, "--frames") == 0 ||
-                strcmp(s, "--screenshot") == 0 || strcmp(s, "--script") == 0 ||
-                strcmp(s, "--report") == 0 || strcmp(s, "--layers") == 0;
-    if (takes) {
-      if (!val) {
-        fprintf(stderr, "jelly view: %s needs a value\n", s);
-        return 2;
-      }
-      i++;
-      if (strcmp(s, "--size") == 0) {
-        if (!jl_cli_parse_size("view", val, &d.width, &d.height)) return 2;
-      } else if (strcmp(s, "--frames") == 0) {
-        if (!jl_cli_parse_int("view", s, val, 1, 100000000, &d.frames)) return 2;
-      } else if (strcmp(s, "--layers") == 0) {
-        if (!jl_cli_parse_layers("view", val, &d.layers)) return 2;
-      } else if (!*val) {
-        fprintf(stderr, "jelly view: %s needs a file name\n", s);
-        return 2;
-      } else if (strcmp(s, "--screenshot") == 0) {
-        d.screenshot = val;
-      } else if (strcmp(s, "--script") == 0) {
-        d.script = val;
-      } else {
-        d.report = val;
-      }
-    } else if (s[0] == '-' && s[1] != '\0') {
-      fprintf(stderr, "jelly view: unknown option '%s' (see jelly view --help)\n", s);
-      return 2;
-    } else if (!scene) {
-      scene = s;
-    } else {
-      fprintf(stderr, "jelly view: more than one scene given ('%s' and '%s')\n", scene, s);
-      return 2;
-    }
-  }
+  int size[2] = {d.width, d.height};
+  const JlCliFlag flags[] = {
+      JL_CLI_FLAG_CALL("--size", size, jl_cli_size_flag),
+      JL_CLI_FLAG_INT("--frames", &d.frames, 1, 100000000),
+      JL_CLI_FLAG_TEXT("--screenshot", &d.screenshot, "file name"),
+      JL_CLI_FLAG_TEXT("--script", &d.script, "file name"),
+      JL_CLI_FLAG_TEXT("--report", &d.report, "file name"),
+      JL_CLI_FLAG_CALL("--layers", &d.layers, jl_cli_layers_flag),
+  };
+  JlCliSpec spec = {"view", flags, (int)(sizeof flags / sizeof flags[0]), &sim, &scene, "scene", usage};
+  int rc = jl_cli_parse(&spec, argc, argv);
+  if (rc != JL_CLI_GO) return rc;
+  d.width = size[0], d.height = size[1];
   if (d.screenshot && d.frames <= 0) {
     fprintf(stderr, "jelly view: --screenshot needs --frames N (press P in the window instead)\n");
     return 2;

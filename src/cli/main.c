@@ -1,4 +1,6 @@
-/* The `jelly` program: dispatches to the subcommands in src/cli_*.c. */
+/* The `jelly` program: its own options (--help, --version) and the dispatch
+ * to the subcommands in src/cli/cli_*.c. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,30 +51,56 @@ static const Command *find(const char *name) {
   return NULL;
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2) {
+/* `jelly help [COMMAND]`: the usage, or the command's --help */
+static int help(const char *name) {
+  if (!name) {
     usage(stdout);
     return 0;
   }
-  const char *cmd = argv[1];
-  const Command *c = find(cmd);
-  if (c) return c->run(argc - 2, argv + 2);
-  if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-    if (argc < 3) {
-      usage(stdout);
-      return 0;
-    }
-    c = find(argv[2]);
-    if (!c) {
-      fprintf(stderr, "jelly help: unknown command '%s'\n", argv[2]);
-      usage(stderr);
-      return 2;
-    }
-    char flag[] = "--help";
-    char *args[] = {flag, NULL};
-    return c->run(1, args);
+  const Command *c = find(name);
+  if (!c) {
+    fprintf(stderr, "jelly help: unknown command '%s'\n", name);
+    usage(stderr);
+    return 2;
   }
-  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+  char cmd[16], flag[] = "--help";
+  snprintf(cmd, sizeof cmd, "%s", c->name);
+  char *args[] = {cmd, flag, NULL};
+  return c->run(2, args);
+}
+
+int main(int argc, char **argv) {
+  /* the program's own options, before the command ('+': getopt_long stops at
+   * the command, whose options are its own: src/cli/cli_util.c) */
+  static const struct option opts[] = {
+      {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
+  opterr = 0;
+  int c = getopt_long(argc, argv, "+h", opts, NULL);
+  const char *typed = c != -1 ? argv[optind - 1] : "";
+  /* whole names only, as the commands take them */
+  if ((c == 'h' || c == 'V') && strncmp(typed, "--", 2) == 0 && strcmp(typed, "--help") != 0 &&
+      strcmp(typed, "--version") != 0)
+    c = '?';
+  if (c == 'h') return help(optind < argc ? argv[optind] : NULL);
+  if (c == 'V') {
+    printf("jelly " JL_VERSION "\n");
+    return 0;
+  }
+  if (c != -1) {
+    fprintf(stderr, "jelly: unknown option '%s'\n", typed);
+    usage(stderr);
+    return 2;
+  }
+  if (optind >= argc) {
+    usage(stdout);
+    return 0;
+  }
+  /* the command gets argv[0] = its name, as getopt_long expects */
+  const char *cmd = argv[optind];
+  const Command *command = find(cmd);
+  if (command) return command->run(argc - optind, argv + optind);
+  if (strcmp(cmd, "help") == 0) return help(optind + 1 < argc ? argv[optind + 1] : NULL);
+  if (strcmp(cmd, "version") == 0) {
     printf("jelly " JL_VERSION "\n");
     return 0;
   }

@@ -48,7 +48,7 @@ typedef struct JlStudyRow {
   double energy_drift;   /* (E_end - E_end of the reference) / peak kinetic energy of the reference */
 } JlStudyRow;
 
-/* The model of seed 004: a 40 x 40 cell cloth grid (41 x 41 nodes), 20 m x
+/* The model of Zhu, Zhou & Yu, sec. 3 (docs/references.md): a 40 x 40 cell cloth grid (41 x 41 nodes), 20 m x
  * 20 m, 1 kg/m^2, every spring (structural, shear, flexion) 800 N/m, no
  * damping, the two top corners pinned, flat and at rest in the x-y plane,
  * released under gravity (no ground). */

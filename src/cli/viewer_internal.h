@@ -1,0 +1,107 @@
+/* What the files of the viewer application share (src/cli/viewer.c and the
+ * files it is split into, docs/viewer.md): the scripted events, the viewer's
+ * state and the functions one part calls in another. Private to src/cli/viewer*.c:
+ *   viewer.c         jl_viewer_run: window, renderer, the main loop and its pacing, the report
+ *   viewer_world.c   the simulated world: build and rebuild from the scene, reset, spawning,
+ *                    gravity on/off, integrator and time step, one step with divergence handling
+ *   viewer_input.c   mouse and keys: orbit, pan, zoom, the drag of bodies, screenshots
+ *   viewer_script.c  the --script file: parsing and replay, frame by frame
+ *   viewer_hud.c     what is drawn over the scene: HUD, help, messages, the drag spring */
+#ifndef JL_SRC_CLI_VIEWER_INTERNAL_H
+#define JL_SRC_CLI_VIEWER_INTERNAL_H
+
+#include <stddef.h>
+
+#include "render/internal.h"
+#include "src/cli/viewer.h"
+#include "src/scene.h"
+
+/* ---- script events (viewer_script.c) ---- */
+
+typedef enum EvType { EV_KEY, EV_DRAG, EV_ORBIT, EV_ZOOM, EV_SCREENSHOT, EV_COUNT } EvType;
+
+typedef struct Event {
+  int frame;
+  EvType type;
+  SDL_Keycode key;
+  double a[5];         /* drag: x0 y0 x1 y1 nframes; orbit: yaw pitch (deg); zoom: factor */
+  char file[1024];
+} Event;
+
+/* ---- the viewer's state ---- */
+
+typedef struct Viewer {
+  JlViewerDef def;
+  JlScene scene;
+  JlWorld world;
+  int has_world;
+  JlForce *drag;         /* owned by the world */
+  JlForce *gravity;      /* detached gravity element while gravity is off (owned here) */
+  int gravity_off;
+  double h;              /* step, s */
+  int h_given;           /* the step came from --dt, the scene's dt or the +/- keys: kept when the
+                            integrator changes; otherwise each integrator gets its default */
+  double frame_dt;       /* 1 / fps */
+  SDL_Window *win;
+  SDL_Renderer *sdl;
+  JlRenderer *r;
+  JlCamera cam;
+  int follow;            /* the camera follows the bodies until the user moves it (F: again) */
+  JlRenderOptions opt;
+  int paused, step_once, help, quit, frame;
+  /* statistics for the HUD */
+  double fps, ms_step, slowdown;
+  int cg_last, steps_last;
+  char error[512];
+  char note[200];
+  double note_until;
+  /* mouse */
+  int orbiting, panning, dragging;
+  double mx, my;
+  double plane_p[3], plane_n[3], last_target[3], vel[3];
+  int have_last;
+  /* script */
+  Event *ev;
+  int nev;
+  int sdrag_active;
+  const Event *sdrag;
+  /* report */
+  int nbody0;
+  double (*com0)[3];
+  int drag_body, drag_from, drag_to;
+  unsigned rng;
+  int shots;
+} Viewer;
+
+/* viewer_script.c: reads the --script file (docs/viewer.md); 0 after printing the reason */
+int jl_viewer_load_script(const char *path, Event **out, int *nout);
+/* the script's input for this frame, before stepping */
+void jl_viewer_run_script(Viewer *v);
+
+/* viewer_world.c */
+void jl_viewer_note(Viewer *v, const char *fmt, const char *arg); /* a HUD message for 2.5 s */
+void jl_viewer_body_com(const JlWorld *w, int b, double com[3]);  /* body b's centre of mass */
+void jl_viewer_detach_gravity(Viewer *v);
+/* builds model and world from v->scene, carrying x, v, t over from `old` (may be NULL); 0 after printing */
+int jl_viewer_build_world(Viewer *v, const JlWorld *old);
+void jl_viewer_frame_camera(Viewer *v);
+int jl_viewer_reset(Viewer *v);            /* reloads the scene file; 0 after printing */
+void jl_viewer_spawn(Viewer *v, int kind); /* 1 box, 2 sphere, 3 torus, 4 bunny, 5 random */
+double jl_viewer_default_step(Viewer *v, JlIntegrator i);
+void jl_viewer_cycle_integrator(Viewer *v);
+int jl_viewer_step(Viewer *v);             /* one step of v->h; 0 when it diverged (paused, message set) */
+
+/* viewer_input.c */
+void jl_viewer_mouse_target(Viewer *v, double out[3]); /* the mouse on the drag plane */
+void jl_viewer_drag_press(Viewer *v);
+void jl_viewer_drag_release(Viewer *v);
+void jl_viewer_drag_update(Viewer *v, double dt);
+void jl_viewer_screenshot(Viewer *v, const char *path); /* NULL: jelly_NNN.png */
+void jl_viewer_handle_key(Viewer *v, SDL_Keycode key, int want_shot);
+void jl_viewer_handle_event(Viewer *v, const SDL_Event *e);
+
+/* viewer_hud.c */
+void jl_viewer_draw_hud(Viewer *v);
+void jl_viewer_draw_drag(Viewer *v);
+
+#endif

@@ -1,0 +1,232 @@
+/* The world the viewer shows (src/cli/viewer_internal.h): built from the
+ * scene and rebuilt for reset and spawning (spawned bodies are appended to
+ * the in-memory scene; the state of the existing nodes is carried over), the
+ * drag force element added to it, the gravity element detached and
+ * re-added, the integrator and time step, and one step, which pauses the
+ * viewer with the message in the HUD when it diverges. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/drag.h"
+
+#include "src/cli/viewer_internal.h"
+
+void jl_viewer_note(Viewer *v, const char *fmt, const char *arg) {
+  snprintf(v->note, sizeof v->note, fmt, arg);
+  v->note_until = jl_seconds() + 2.5;
+}
+
+void jl_viewer_body_com(const JlWorld *w, int b, double com[3]) {
+  const JlModel *m = &w->model;
+  const JlBody *body = &m->body[b];
+  double mass = 0;
+  com[0] = com[1] = com[2] = 0;
+  for (int i = body->node_begin; i < body->node_begin + body->node_count; i++) {
+    for (int k = 0; k < 3; k++) com[k] += m->mass[i] * w->state.x[3 * i + k];
+    mass += m->mass[i];
+  }
+  if (mass > 0)
+    for (int k = 0; k < 3; k++) com[k] /= mass;
+}
+
+/* removes the gravity element from the world's table (keeps it) */
+void jl_viewer_detach_gravity(Viewer *v) {
+  JlWorld *w = &v->world;
+  for (int i = 0; i < w->nforce; i++) {
+    if (strcmp(w->force[i]->name, "gravity") != 0) continue;
+    if (v->gravity) v->gravity->destroy(v->gravity);
+    v->gravity = w->force[i];
+    memmove(&w->force[i], &w->force[i + 1], sizeof(JlForce *) * (size_t)(w->nforce - i - 1));
+    w->nforce--;
+    return;
+  }
+}
+
+/* builds model and world from v->scene; carries over x, v, t of the first
+ * `keep` nodes from `old` when given */
+int jl_viewer_build_world(Viewer *v, const JlWorld *old) {
+  JlModel m;
+  char err[4096];
+  if (jl_scene_build(&v->scene, &m, stderr, err, sizeof err)) {
+    fprintf(stderr, "jelly view: %s\n", err);
+    return 0;
+  }
+  JlWorld w;
+  if (jl_world_create(&w, &m, &v->scene.step, err, sizeof err)) {
+    fprintf(stderr, "jelly view: %s\n", err);
+    jl_model_free(&m);
+    return 0;
+  }
+  if (old) {
+    int same = old->model.nbody <= w.model.nbody;
+    for (int b = 0; same && b < old->model.nbody; b++)
+      same = old->model.body[b].node_count == w.model.body[b].node_count;
+    if (same) {
+      size_t n = 3 * (size_t)old->model.nnode;
+      memcpy(w.state.x, old->state.x, n * sizeof(double));
+      memcpy(w.state.v, old->state.v, n * sizeof(double));
+      w.state.t = old->state.t;
+    }
+  }
+  if (v->has_world) jl_world_destroy(&v->world);
+  v->world = w;
+  v->has_world = 1;
+  v->drag = jl_drag_create(&v->world.model);
+  jl_world_add_force(&v->world, v->drag);
+  v->dragging = 0;
+  if (v->gravity_off) jl_viewer_detach_gravity(v);
+  return 1;
+}
+
+void jl_viewer_frame_camera(Viewer *v) {
+  jl_camera_frame_world(&v->cam, &v->world, (double)v->r->width / v->r->height);
+  v->follow = 1;
+}
+
+int jl_viewer_reset(Viewer *v) {
+  JlScene sc;
+  char err[4096];
+  if (jl_scene_load(v->def.scene, &sc, err, sizeof err)) {
+    fprintf(stderr, "jelly view: %s\n", err);
+    return 0;
+  }
+  if (v->def.integrator) sc.step.integrator = jl_integrator_parse(v->def.integrator);
+  jl_scene_free(&v->scene);
+  v->scene = sc;
+  if (!jl_viewer_build_world(v, NULL)) return 0;
+  if (v->error[0]) v->paused = 0; /* recovering from a divergence */
+  v->error[0] = '\0';
+  return 1;
+}
+
+static double rnd(Viewer *v) {
+  v->rng = v->rng * 1664525u + 1013904223u;
+  return (v->rng >> 8) / 16777216.0;
+}
+
+/* models/bunny.obj next to the scene folder, the working directory or the program */
+static int find_bunny(const Viewer *v, char *out, size_t n) {
+  struct stat st;
+  const char *slash = strrchr(v->def.scene, '/');
+  int len = slash ? (int)(slash - v->def.scene) : 1;
+  const char *dir = slash ? v->def.scene : ".";
+  if ((size_t)snprintf(out, n, "%.*s/../bunny.obj", len, dir) < n && stat(out, &st) == 0) return 1;
+  if ((size_t)snprintf(out, n, "models/bunny.obj") < n && stat(out, &st) == 0) return 1;
+  char exe[4096];
+  ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (l > 0) {
+    exe[l] = '\0';
+    char *s = strrchr(exe, '/');
+    if (s) *s = '\0';
+    if ((size_t)snprintf(out, n, "%s/../models/bunny.obj", exe) < n && stat(out, &st) == 0) return 1;
+  }
+  return 0;
+}
+
+/* kind 1 box, 2 sphere, 3 torus, 4 bunny, 5 random */
+void jl_viewer_spawn(Viewer *v, int kind) {
+  if (kind == 5) kind = 1 + (int)(rnd(v) * 4) % 4;
+  JlSceneBody b;
+  memset(&b, 0, sizeof b);
+  b.def = jl_default_body_def();
+  b.tetgen = jl_default_tetgen_def();
+  b.scale = 1.0;
+  b.def.density = 400;
+  b.def.young_modulus = 1.5e5;
+  b.def.damping = 0.4;
+  double s = 0.12 + 0.08 * rnd(v);
+  static const char *const names[5] = {"", "box", "sphere", "torus", "bunny"};
+  snprintf(b.def.name, sizeof b.def.name, "%s%d", names[kind], v->scene.nbody);
+  if (kind == 1) {
+    b.shape = JL_SHAPE_BOX;
+    b.size[0] = b.size[1] = b.size[2] = 1.6 * s;
+    b.tetgen.max_volume = pow(1.6 * s, 3) / 200;
+  } else if (kind == 2) {
+    b.shape = JL_SHAPE_SPHERE;
+    b.radius = s;
+    b.tetgen.max_volume = pow(s, 3) / 150;
+  } else if (kind == 3) {
+    b.shape = JL_SHAPE_TORUS;
+    b.major = 1.3 * s;
+    b.minor = 0.5 * s;
+    b.tetgen.max_volume = pow(s, 3) / 300;
+  } else {
+    if (!find_bunny(v, b.mesh_path, sizeof b.mesh_path)) {
+      jl_viewer_note(v, "%s", "cannot spawn a bunny: models/bunny.obj not found");
+      return;
+    }
+    b.scale = 0.035;
+    b.tetgen.mode = JL_TETGEN_EMBEDDED;
+    b.tetgen.resolution = 0.045;
+  }
+  for (int k = 0; k < 3; k++) b.rotate_deg[k] = 360.0 * rnd(v);
+  /* above the current bodies, somewhere over their footprint */
+  double lo[3], hi[3];
+  jl_camera_world_box(&v->world, lo, hi);
+  b.translate[0] = lo[0] + (hi[0] - lo[0]) * (0.25 + 0.5 * rnd(v));
+  b.translate[1] = hi[1] + 2.5 * s;
+  b.translate[2] = lo[2] + (hi[2] - lo[2]) * (0.25 + 0.5 * rnd(v));
+  if (kind == 4) { /* the bunny's origin is near its base */
+    b.translate[1] = hi[1] + 0.1;
+  }
+  v->scene.body = jl_realloc(v->scene.body, (size_t)v->scene.nbody + 1, sizeof *v->scene.body);
+  v->scene.body[v->scene.nbody++] = b;
+  /* rebuild, carrying the current state over; a failed build drops the body */
+  JlWorld old = v->world;
+  v->has_world = 0; /* keep `old` alive until the new world holds its state */
+  if (!jl_viewer_build_world(v, &old)) {
+    v->scene.nbody--;
+    v->world = old;
+    v->has_world = 1;
+    jl_viewer_note(v, "%s", "spawn failed (see the terminal)");
+    return;
+  }
+  jl_world_destroy(&old);
+  jl_viewer_note(v, "spawned %s", b.def.name);
+}
+
+/* the step of integrator i when none was given: the scene's default (1/60 s,
+ * at most a frame) for the implicit one, half the stability limit of the
+ * scene's fastest mode for the explicit ones (jl_world_stable_dt, as `jelly run`) */
+double jl_viewer_default_step(Viewer *v, JlIntegrator i) {
+  double dt = v->scene.dt < v->frame_dt ? v->scene.dt : v->frame_dt;
+  if (i != JL_INTEGRATOR_IMPLICIT) dt = jl_world_stable_dt(&v->world, i, v->frame_dt, 0.0).dt;
+  int spf = (int)ceil(v->frame_dt / dt - 1e-9);
+  return v->frame_dt / (spf < 1 ? 1 : spf);
+}
+
+void jl_viewer_cycle_integrator(Viewer *v) {
+  JlIntegrator i = (JlIntegrator)((v->world.def.integrator + 1) % JL_INTEGRATOR_COUNT);
+  v->world.def.integrator = i;
+  v->scene.step.integrator = i;
+  if (!v->h_given) v->h = jl_viewer_default_step(v, i);
+  char text[96];
+  snprintf(text, sizeof text, "%s, dt %.3g s", jl_integrator_name(i), v->h);
+  jl_viewer_note(v, "integrator %s", text);
+}
+
+int jl_viewer_step(Viewer *v) {
+  JlStepReport rep;
+  double t0 = jl_seconds();
+  JlResult r = jl_world_step(&v->world, v->h, &rep);
+  double ms = 1e3 * (jl_seconds() - t0);
+  v->ms_step = 0.8 * v->ms_step + 0.2 * ms;
+  v->cg_last = rep.cg_iterations;
+  if (r) {
+    /* the world's message names the body and the time of the failed step */
+    if (strstr(rep.message, "t = "))
+      snprintf(v->error, sizeof v->error, "%s", rep.message);
+    else
+      snprintf(v->error, sizeof v->error, "diverged at t = %.3f s: %s", v->world.state.t, rep.message);
+    fprintf(stderr, "jelly view: %s\n", v->error);
+    v->paused = 1;
+    jl_viewer_drag_release(v);
+    return 0;
+  }
+  return 1;
+}
