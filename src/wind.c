@@ -62,7 +62,7 @@ static void tri_geometry(const Wind *wd, int t, const double *x, const double *v
 static double wind_time(const Wind *wd) { return wd->t; }
 
 void jl_wind_set_time(JlForce *f, double t) {
-  JL_ASSERT(f && f->name && strcmp(f->name, "wind") == 0, "jl_wind_set_time: f must come from jl_wind_create");
+  JL_ASSERT(f && f->kind == JL_FORCE_WIND, "jl_wind_set_time: f must come from jl_wind_create");
   ((Wind *)f->self)->t = t;
 }
 
@@ -187,6 +187,7 @@ JlForce *jl_wind_create(const JlModel *m) {
   }
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "wind";
+  e->kind = JL_FORCE_WIND;
   e->self = wd;
   e->force = wind_force;
   e->linearize = wind_linearize;

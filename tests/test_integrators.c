@@ -153,7 +153,7 @@ static void test_pinned_never_move(void) {
     JlWorld w;
     ENSURE(make_world(&w, &m, (JlIntegrator)integ, 1e-8, 1));
     int npinned = 0;
-    for (int i = 0; i < w.model.nnode; i++) npinned += w.model.pinned[i];
+    for (int i = 0; i < w.model->nnode; i++) npinned += w.model->pinned[i];
     ENSURE(npinned == 9);
     for (int i = 0; i < w.state.nnode; i++) /* velocities set by a caller are ignored for pinned nodes */
       w.state.v[3 * i] = 0.3;
@@ -162,9 +162,9 @@ static void test_pinned_never_move(void) {
       ENSURE(jl_world_step(&w, 1e-3, &rep) == JL_OK);
     }
     double moved = 0;
-    for (int i = 0; i < w.model.nnode; i++) {
-      const double *x = w.state.x + 3 * i, *x0 = w.model.x0 + 3 * i;
-      if (w.model.pinned[i]) {
+    for (int i = 0; i < w.model->nnode; i++) {
+      const double *x = w.state.x + 3 * i, *x0 = w.model->x0 + 3 * i;
+      if (w.model->pinned[i]) {
         ENSURE_MSG(x[0] == x0[0] && x[1] == x0[1] && x[2] == x0[2], "%s moved a pinned node",
                    jl_integrator_name((JlIntegrator)integ));
         ENSURE(w.state.v[3 * i] == 0 && w.state.v[3 * i + 1] == 0 && w.state.v[3 * i + 2] == 0);
@@ -394,7 +394,7 @@ static void test_adaptive(void) {
     double *x0 = jl_calloc(3 * (size_t)w.state.nnode, sizeof(double));
     memcpy(x0, w.state.x, 3 * (size_t)w.state.nnode * sizeof(double));
     ENSURE(jl_world_step(&w, h, NULL) == JL_OK);
-    ENSURE(strain_change(&w.model, x0, w.state.x) > 0.1);
+    ENSURE(strain_change(w.model, x0, w.state.x) > 0.1);
     free(x0);
     jl_world_destroy(&w);
   }
@@ -421,7 +421,7 @@ static void test_adaptive(void) {
   }
   printf("  adaptive: back to full steps after %d steps\n", recovered);
   ENSURE(recovered > 0);
-  ENSURE(strain_change(&w.model, x0, w.state.x) <= 0.1); /* the accepted full step obeys the bound */
+  ENSURE(strain_change(w.model, x0, w.state.x) <= 0.1); /* the accepted full step obeys the bound */
   free(x0);
   jl_world_destroy(&w);
 

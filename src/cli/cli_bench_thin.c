@@ -53,15 +53,15 @@ static int thin_row(const char *name, const char *text, double settle, int nstep
     JlStepReport rep;
     rc = jl_world_step(&w, h, &rep) != JL_OK;
   }
-  JlThinFinder *tf = jl_thin_create(&w.model);
+  JlThinFinder *tf = jl_thin_create(w.model);
   double *find = jl_calloc((size_t)nstep, sizeof(double)), *step = jl_calloc((size_t)nstep, sizeof(double));
   double pairs = 0;
   int prims = 0;
-  for (int b = 0; b < w.model.nbody; b++) prims += w.model.body[b].node_count;
+  for (int b = 0; b < w.model->nbody; b++) prims += w.model->body[b].node_count;
   for (int s = 0; s < nstep && !rc; s++) {
     const JlThinPair *tp;
     double t0 = jl_seconds();
-    pairs += jl_thin_find(tf, &w.model, w.state.x, w.state.v, h, &tp);
+    pairs += jl_thin_find(tf, w.model, w.state.x, w.state.v, h, &tp);
     double t1 = jl_seconds();
     JlStepReport rep;
     rc = jl_world_step(&w, h, &rep) != JL_OK;

@@ -38,7 +38,7 @@ static JlResult sphere_world(const JlTetMesh *t, double nu, JlWorld *w, char *er
 
 /* median time (us) of one multiply of element e, linearized at the world's state */
 static double multiply_us(JlWorld *w, JlForce *e) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   size_t n3 = 3 * (size_t)m->nnode;
   double *u = jl_calloc(n3, sizeof(double)), *out = jl_calloc(n3, sizeof(double)), t[30];
   for (size_t k = 0; k < n3; k++) u[k] = (double)(k % 7) - 3.0;

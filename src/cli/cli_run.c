@@ -221,7 +221,7 @@ static void build_cells(const JlModel *m, Outputs *o) {
  * of its measure: volume (tets), area (cloth triangles), length (rope
  * segments), current / rest - 1 */
 static void strain_fields(const JlWorld *w, const Outputs *o, double *node_strain, double *cell_strain) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const double *x = w->state.x;
   memset(node_strain, 0, sizeof(double) * (size_t)m->nnode);
   for (int s = 0; s < m->nspring; s++) {
@@ -249,7 +249,7 @@ static void strain_fields(const JlWorld *w, const Outputs *o, double *node_strai
 /* <body>_NNNN.obj: a volume's embedded surface, a cloth with both sides, a
  * rope as polylines */
 static JlResult write_obj(Outputs *o, const JlWorld *w, int b, int frame, char *err, size_t errsz) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlBody *body = &m->body[b];
   char path[4600];
   snprintf(path, sizeof path, "%s/%s_%04d.obj", o->dir, body->name, frame);
@@ -270,7 +270,7 @@ static JlResult write_obj(Outputs *o, const JlWorld *w, int b, int frame, char *
 }
 
 static JlResult write_frame(Outputs *o, const JlWorld *w, int frame, int obj, char *err, size_t errsz) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   char path[4600], name[64];
   snprintf(name, sizeof name, "frame_%04d.vtu", frame);
   snprintf(path, sizeof path, "%s/%s", o->dir, name);
@@ -304,7 +304,7 @@ static JlResult write_pvd(const Outputs *o, char *err, size_t errsz) {
 }
 
 static double min_node_y(const JlWorld *w, int *below_ground) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   double lo = INFINITY;
   int below = 0;
   for (int i = 0; i < m->nnode; i++) {
@@ -378,7 +378,7 @@ int jl_cli_run(int argc, char **argv) {
   int nframes = tm.nframes, steps_per_frame = tm.steps;
   double h = tm.h;
   int tty = isatty(STDERR_FILENO) && !a.quiet;
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   warn_overlaps(m, w.state.x);
 
   /* output buffers */

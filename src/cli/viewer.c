@@ -210,7 +210,7 @@ static void notef(Viewer *v, const char *fmt, const char *arg) {
 }
 
 static void body_com(const JlWorld *w, int b, double com[3]) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlBody *body = &m->body[b];
   double mass = 0;
   com[0] = com[1] = com[2] = 0;
@@ -251,11 +251,11 @@ static int build_world(Viewer *v, const JlWorld *old) {
     return 0;
   }
   if (old) {
-    int same = old->model.nbody <= w.model.nbody;
-    for (int b = 0; same && b < old->model.nbody; b++)
-      same = old->model.body[b].node_count == w.model.body[b].node_count;
+    int same = old->model->nbody <= w.model->nbody;
+    for (int b = 0; same && b < old->model->nbody; b++)
+      same = old->model->body[b].node_count == w.model->body[b].node_count;
     if (same) {
-      size_t n = 3 * (size_t)old->model.nnode;
+      size_t n = 3 * (size_t)old->model->nnode;
       memcpy(w.state.x, old->state.x, n * sizeof(double));
       memcpy(w.state.v, old->state.v, n * sizeof(double));
       w.state.t = old->state.t;
@@ -264,7 +264,7 @@ static int build_world(Viewer *v, const JlWorld *old) {
   if (v->has_world) jl_world_destroy(&v->world);
   v->world = w;
   v->has_world = 1;
-  v->drag = jl_drag_create(&v->world.model);
+  v->drag = jl_drag_create(v->world.model);
   jl_world_add_force(&v->world, v->drag);
   v->dragging = 0;
   if (v->gravity_off) detach_gravity(v);
@@ -399,7 +399,7 @@ static void drag_press(Viewer *v) {
   jl_camera_ray(&v->cam, v->r->width, v->r->height, v->mx, v->my, o, d);
   JlPick hit;
   if (!jl_pick_ray(&v->world, o, d, &hit)) return;
-  jl_drag_attach(v->drag, &v->world.model, hit.body, hit.tri, hit.bary, 0, 0);
+  jl_drag_attach(v->drag, v->world.model, hit.body, hit.tri, hit.bary, 0, 0);
   double right[3], up[3], fwd[3];
   jl_camera_basis(&v->cam, right, up, fwd);
   for (int k = 0; k < 3; k++) {
@@ -440,7 +440,7 @@ static void drag_update(Viewer *v, double dt) {
   double p[3], d2 = 0;
   int b = jl_drag_body(v->drag);
   if (b >= 0 && jl_drag_point(v->drag, v->world.state.x, p)) {
-    double lim = 0.5 * v->world.model.body[b].size;
+    double lim = 0.5 * v->world.model->body[b].size;
     for (int k = 0; k < 3; k++) d2 += (t[k] - p[k]) * (t[k] - p[k]);
     if (d2 > lim * lim)
       for (int k = 0; k < 3; k++) t[k] = p[k] + (t[k] - p[k]) * lim / sqrt(d2);
@@ -655,7 +655,7 @@ static void panel(JlRenderer *r, int x, int y, int w, int h) {
 }
 
 static int contacts(const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   if (!m->world.has_ground) return 0;
   int n = 0;
   for (int i = 0; i < m->nnode; i++) n += w->state.x[3 * i + 1] < m->world.ground_y;
@@ -674,7 +674,7 @@ static int text_panel(Viewer *v, int y, int scale, const unsigned char rgba[4], 
 }
 
 static void draw_hud(Viewer *v) {
-  const JlModel *m = &v->world.model;
+  const JlModel *m = v->world.model;
   char buf[1200], pace[80];
   if (v->def.frames > 0) snprintf(pace, sizeof pace, "scripted (%d frames)", v->def.frames);
   else if (v->paused) snprintf(pace, sizeof pace, "PAUSED");
@@ -792,12 +792,12 @@ static void write_report(Viewer *v, const char *status) {
           v->world.state.t);
   fprintf(f, "camera_right %.9g %.9g %.9g\ncamera_up %.9g %.9g %.9g\n", right[0], right[1],
           right[2], up[0], up[1], up[2]);
-  for (int b = 0; b < v->world.model.nbody; b++) {
+  for (int b = 0; b < v->world.model->nbody; b++) {
     double c1[3];
     body_com(&v->world, b, c1);
     const double *c0 = b < v->nbody0 ? v->com0[b] : c1;
     fprintf(f, "body %d %s com_start %.9g %.9g %.9g com_end %.9g %.9g %.9g\n", b,
-            v->world.model.body[b].name, c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]);
+            v->world.model->body[b].name, c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]);
   }
   if (v->drag_body >= 0)
     fprintf(f, "drag body %d from_frame %d to_frame %d\n", v->drag_body, v->drag_from,
@@ -903,7 +903,7 @@ int jl_viewer_run(const JlViewerDef *def) {
   frame_camera(&v);
 
   /* centres of mass at the start, for the report */
-  v.nbody0 = v.world.model.nbody;
+  v.nbody0 = v.world.model->nbody;
   v.com0 = jl_calloc((size_t)v.nbody0 + 1, sizeof *v.com0);
   for (int b = 0; b < v.nbody0; b++) body_com(&v.world, b, v.com0[b]);
 
