@@ -2,7 +2,7 @@
  *
  *   jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]
  *             [--integrator NAME] [--threads N] [--obj] [--quiet]
- *             [--no-preview] [--strict]
+ *             [--no-preview] [--strict] [--checkpoint-every N] [--resume FILE]
  *             [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]
  *
  * Output in DIR (default out/<scene name>): stats.csv (one row per output
@@ -19,7 +19,20 @@
  * (stats.csv cg_failed) and summed up in one warning; with --strict they make
  * the run exit 1 once the outputs are written. Bodies that start inside each
  * other, below the ground or inside an obstacle are warned about
- * (src/overlap.h); the run goes on. */
+ * (src/overlap.h); the run goes on. Numerical trouble the world counted
+ * (JlWarnings: contacts at the push-out limit, NaN/Inf in rejected steps)
+ * is summed up in one warning per kind at the end.
+ *
+ * Checkpoints (src/state.h): --checkpoint-every N writes
+ * DIR/checkpoint_NNNN.jlck after every N-th frame; --resume FILE loads one
+ * into the freshly built world and goes on with the frame after it, so the
+ * rest of the run is bitwise what the uninterrupted run computes. The frame
+ * is found by replaying the run's frame times (t is summed step by step, so
+ * a checkpoint from another --dt or --fps matches no frame: exit 2, as for
+ * any bad checkpoint). stats.csv keeps the rows up to that frame if DIR has
+ * them and continues after it; scene.pvd lists every frame; frames up to the
+ * checkpoint's are not rewritten and preview.png is not drawn (it needs the
+ * whole run). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -36,6 +49,7 @@
 #include "src/output.h"
 #include "src/overlap.h"
 #include "src/scene.h"
+#include "src/state.h"
 #include "src/volume.h"
 
 #define DEFAULT_SCENE "models/scenes/default.json"
@@ -48,6 +62,8 @@ typedef struct RunArgs {
   int quiet;
   int no_preview;
   int strict;          /* exit 1 when any step's linear solver hit its iteration cap */
+  int checkpoint_every; /* frames between checkpoints, 0 = none */
+  const char *resume;  /* checkpoint to continue from, or NULL */
 } RunArgs;
 
 static void run_usage(FILE *f) {
@@ -55,6 +71,7 @@ static void run_usage(FILE *f) {
           "usage: jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]\n"
           "                 [--integrator implicit|symplectic|euler|midpoint|rk4|verlet]\n"
           "                 [--threads N] [--obj] [--quiet] [--no-preview] [--strict]\n"
+          "                 [--checkpoint-every N] [--resume FILE]\n"
           "                 [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
           "Simulates SCENE (default " DEFAULT_SCENE ") and writes DIR/stats.csv,\n"
@@ -70,6 +87,12 @@ static void run_usage(FILE *f) {
           "  --no-preview no preview.png\n"
           "  --strict     exit 1 if the linear solver hit its iteration cap in any step\n"
           "               (otherwise a warning), after writing the outputs\n"
+          "  --checkpoint-every N\n"
+          "               write DIR/checkpoint_NNNN.jlck after every N-th frame\n"
+          "  --resume FILE\n"
+          "               continue from a checkpoint of this scene (same --dt, --fps):\n"
+          "               frames after it; stats.csv keeps DIR's rows up to it; no\n"
+          "               preview.png\n"
           JL_CLI_MESH_LIMITS_HELP
           "\n"
           "Warns about bodies that start inside each other, below the ground or inside an\n"
@@ -97,6 +120,16 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
       a->no_preview = 1;
     } else if (strcmp(s, "--strict") == 0) {
       a->strict = 1;
+    } else if (strcmp(s, "--checkpoint-every") == 0 || strcmp(s, "--resume") == 0) {
+      if (!val || !*val) {
+        fprintf(stderr, "jelly run: %s needs a value\n", s);
+        return 0;
+      }
+      i++;
+      if (strcmp(s, "--resume") == 0)
+        a->resume = val;
+      else if (!jl_cli_parse_int("run", s, val, 1, 100000000, &a->checkpoint_every))
+        return 0;
     } else if (strcmp(s, "--out") == 0 || strcmp(s, "--frames") == 0) {
       if (!val) {
         fprintf(stderr, "jelly run: %s needs a value\n", s);
@@ -316,16 +349,57 @@ static double min_node_y(const JlWorld *w, int *below_ground) {
   return lo;
 }
 
-static JlForce *run_find_contacts(const JlWorld *w) {
-  for (int f = 0; f < w->nforce; f++)
-    if (strcmp(w->force[f]->name, "contacts") == 0) return w->force[f];
-  return NULL;
-}
-
 /* penetrating nodes of the contact element (body-body and obstacles) */
 static int run_contacts(const JlWorld *w) {
-  const JlForce *c = run_find_contacts(w);
+  const JlForce *c = jl_world_find_force(w, JL_FORCE_CONTACTS);
   return c ? jl_contact_count(c) : 0;
+}
+
+/* Frame times as the run computes them (jl_world_step sets t = t_start + h,
+ * step by step), so a checkpoint's t names its frame exactly. time has
+ * nframes + 1 entries. */
+static void frame_times(int nframes, int steps, double h, double *time) {
+  double t = 0.0;
+  time[0] = t;
+  for (int f = 1; f <= nframes; f++) {
+    for (int k = 0; k < steps; k++) t = t + h;
+    time[f] = t;
+  }
+}
+
+/* stats.csv of a resumed run: the header and the rows of frames 0 .. last
+ * that DIR's stats.csv already has (none when there is none), opened for
+ * the rows that follow; NULL when it cannot be written */
+static FILE *resume_stats(const char *path, int last) {
+  FILE *old = fopen(path, "r");
+  char *keep = NULL;
+  size_t nkeep = 0;
+  if (old) {
+    size_t cap = 1 << 16;
+    keep = jl_calloc(cap, 1);
+    char line[4096];
+    int header = 1;
+    while (fgets(line, sizeof line, old)) {
+      size_t len = strlen(line);
+      if (!header) {
+        char *end = NULL;
+        long frame = strtol(line, &end, 10);
+        if (end == line || *end != ',' || frame > last) break;
+      }
+      header = 0;
+      if (nkeep + len + 1 > cap) {
+        cap = 2 * (nkeep + len + 1);
+        keep = jl_realloc(keep, cap, 1);
+      }
+      memcpy(keep + nkeep, line, len);
+      nkeep += len;
+    }
+    fclose(old);
+  }
+  FILE *f = fopen(path, "w");
+  if (f && nkeep) fwrite(keep, 1, nkeep, f);
+  free(keep);
+  return f;
 }
 
 /* a length in the unit that reads best */
@@ -379,7 +453,35 @@ int jl_cli_run(int argc, char **argv) {
   double h = tm.h;
   int tty = isatty(STDERR_FILENO) && !a.quiet;
   const JlModel *m = w.model;
-  warn_overlaps(m, w.state.x);
+  double *ftime = jl_calloc((size_t)nframes + 1, sizeof(double));
+  frame_times(nframes, steps_per_frame, h, ftime);
+  int first = 0; /* the frame the run starts from: 0, or the checkpoint's */
+  if (a.resume) {
+    r = jl_checkpoint_load(&w, a.resume, err, sizeof err);
+    if (r) {
+      fprintf(stderr, "jelly run: %s\n", err);
+      free(ftime);
+      jl_world_destroy(&w);
+      jl_scene_free(&sc);
+      return JL_ERR_INPUT;
+    }
+    first = -1;
+    for (int f = 0; f <= nframes && first < 0; f++)
+      if (ftime[f] == w.state.t) first = f;
+    if (first < 0) {
+      fprintf(stderr, "jelly run: checkpoint '%s' is at t = %.9g s, which is no frame of this run (%d frames of "
+                      "%d steps of %.6g s): resume with the --dt, --fps and --frames it was written with\n",
+              a.resume, w.state.t, nframes, steps_per_frame, h);
+      free(ftime);
+      jl_world_destroy(&w);
+      jl_scene_free(&sc);
+      return JL_ERR_INPUT;
+    }
+    if (!a.quiet) printf("resumed    from %s at frame %d (t = %.4g s)\n", a.resume, first, w.state.t);
+    a.no_preview = 1;
+  } else {
+    warn_overlaps(m, w.state.x);
+  }
 
   /* output buffers */
   Outputs o = {0};
@@ -399,15 +501,23 @@ int jl_cli_run(int argc, char **argv) {
 
   char stats_path[4200];
   snprintf(stats_path, sizeof stats_path, "%s/stats.csv", outdir);
-  FILE *stats = fopen(stats_path, "w");
+  FILE *stats = a.resume ? resume_stats(stats_path, first) : fopen(stats_path, "w");
   int status = 0;
   if (!stats) {
     fprintf(stderr, "jelly run: cannot write %s: %s\n", stats_path, strerror(errno));
     status = JL_ERR_SYSTEM;
     goto done;
   }
-  fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
-                 "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits\n");
+  if (!a.resume || ftell(stats) == 0)
+    fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
+                   "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits\n");
+  /* the frames up to a resumed run's checkpoint are in DIR already: listed in scene.pvd, not rewritten */
+  for (int f = 0; a.resume && f <= first; f++) {
+    char name[64];
+    snprintf(name, sizeof name, "frame_%04d.vtu", f);
+    o.time[o.nframe] = ftime[f];
+    o.file[o.nframe++] = strdup(name);
+  }
 
   /* preview.png: the chosen frames' positions kept as they pass, drawn at the end (no display needed) */
   JlPreview *preview = a.no_preview ? NULL : jl_preview_create(nframes);
@@ -419,9 +529,10 @@ int jl_cli_run(int argc, char **argv) {
   int *inv_max = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   int *inv_first = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   long splits_total = 0, rises_total = 0;
-  for (int frame = 0; frame <= nframes; frame++) {
+  for (int frame = first; frame <= nframes; frame++) {
     int steps = 0, cg = 0, cg_failed = 0, splits = 0;
     double ms = 0;
+    if (frame == first && a.resume) continue; /* its row and files are the checkpointed run's */
     if (frame > 0) {
       double f0 = jl_seconds();
       for (int k = 0; k < steps_per_frame; k++) {
@@ -473,6 +584,16 @@ int jl_cli_run(int argc, char **argv) {
       break;
     }
     jl_preview_frame(preview, &w, frame);
+    if (a.checkpoint_every > 0 && frame > 0 && frame % a.checkpoint_every == 0) {
+      char ck[4200];
+      snprintf(ck, sizeof ck, "%s/checkpoint_%04d.jlck", outdir, frame);
+      if (jl_checkpoint_save(&w, ck, err, sizeof err)) {
+        if (tty) fprintf(stderr, "\n");
+        fprintf(stderr, "jelly run: %s\n", err);
+        status = JL_ERR_SYSTEM;
+        break;
+      }
+    }
     if (tty) jl_cli_progress(frame, nframes, w.state.t, wall_total);
   }
   if (tty) fprintf(stderr, "\n");
@@ -511,6 +632,18 @@ int jl_cli_run(int argc, char **argv) {
                       "lower dt)\n", m->body[b].name, inv_max[b], m->body[b].tet_count,
               100.0 * inv_max[b] / m->body[b].tet_count, inv_first[b]);
     }
+  /* the world's warnings no other line reports (src/world.h JlWarnings) */
+  const JlWarnings *wn = &w.warnings;
+  if (wn->count[JL_WARN_PUSH_OUT] > 0) {
+    fflush(stdout);
+    fprintf(stderr, "jelly run: warning: contacts pushed overlapping bodies apart at the push-out speed limit in "
+                    "%ld steps, first at t = %.4g s\n", wn->count[JL_WARN_PUSH_OUT], wn->first_t[JL_WARN_PUSH_OUT]);
+  }
+  if (wn->count[JL_WARN_NONFINITE] > 0) {
+    fflush(stdout);
+    fprintf(stderr, "jelly run: warning: %ld steps were undone after a NaN/Inf; first: %s\n",
+            wn->count[JL_WARN_NONFINITE], wn->first[JL_WARN_NONFINITE]);
+  }
   if (rises_total > 0) {
     fflush(stdout);
     fprintf(stderr, "jelly run: warning: %ld steps created energy even at 1/8 of the time step; lower dt\n",
@@ -531,6 +664,7 @@ int jl_cli_run(int argc, char **argv) {
   }
 
 done:
+  free(ftime);
   for (int i = 0; i < o.nframe; i++) free(o.file[i]);
   free(o.time);
   free(o.file);
