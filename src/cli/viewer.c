@@ -224,15 +224,10 @@ static void body_com(const JlWorld *w, int b, double com[3]) {
 
 /* removes the gravity element from the world's table (keeps it) */
 static void detach_gravity(Viewer *v) {
-  JlWorld *w = &v->world;
-  for (int i = 0; i < w->nforce; i++) {
-    if (strcmp(w->force[i]->name, "gravity") != 0) continue;
-    if (v->gravity) v->gravity->destroy(v->gravity);
-    v->gravity = w->force[i];
-    memmove(&w->force[i], &w->force[i + 1], sizeof(JlForce *) * (size_t)(w->nforce - i - 1));
-    w->nforce--;
-    return;
-  }
+  JlForce *g = jl_world_find_force(&v->world, JL_FORCE_GRAVITY);
+  if (!g || !jl_world_remove_force(&v->world, g)) return;
+  if (v->gravity) v->gravity->destroy(v->gravity);
+  v->gravity = g;
 }
 
 /* builds model and world from v->scene; carries over x, v, t of the first
@@ -472,7 +467,7 @@ static double default_step(Viewer *v, JlIntegrator i) {
 
 static void cycle_integrator(Viewer *v) {
   JlIntegrator i = (JlIntegrator)((v->world.def.integrator + 1) % JL_INTEGRATOR_COUNT);
-  v->world.def.integrator = i;
+  jl_world_set_integrator(&v->world, i);
   v->scene.step.integrator = i;
   if (!v->h_given) v->h = default_step(v, i);
   char text[96];
