@@ -130,7 +130,7 @@ static void contacts(const Ctx *c, const JlWorld *w) {
   /* body against body: the contact element's points */
   static const SDL_Color body_col = {255, 150, 40, 255}, obst_col = {240, 80, 240, 255}, ground_col = {255, 210, 60, 255};
   for (int f = 0; f < w->nforce; f++) {
-    if (!w->force[f] || strcmp(w->force[f]->name, "contacts") != 0) continue;
+    if (!w->force[f] || w->force[f]->kind != JL_FORCE_CONTACTS) continue;
     int n = 0;
     const JlContactPoint *cp = jl_contact_points(w->force[f], &n);
     for (int i = 0; cp && i < n; i++) contact_arrow(c, x + 3 * cp[i].node, cp[i].dir, cp[i].depth, &body_col);

@@ -17,6 +17,8 @@
  * - warnings: a solver capped at one iteration is counted by kind with the
  *   first occurrence's text.
  * - world_api: jl_world_find_force / remove_force / set_integrator.
+ * - assert_handler: a host's handler gets a broken contract's message and
+ *   longjmps back instead of the process aborting.
  * - program_resume: `jelly run --checkpoint-every` then `--resume` in a new
  *   process ends bitwise like the uninterrupted run (.vtu, stats.csv but for
  *   wall_ms); a bad checkpoint or one from another --fps exits 2.
@@ -24,6 +26,7 @@
  * The scene is contact_cube_on_cube.json: a cube dropped 5 mm onto another
  * resting on the ground, so body contacts, ground contacts and friction
  * anchors are all in play. */
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -459,6 +462,34 @@ static void test_world_api(void) {
   ENSURE_MSG(vmax < 0.05, "max |v| %g m/s without gravity", vmax);
 }
 
+static jmp_buf g_jump;
+static char g_assert_msg[256];
+
+static void on_assert(const char *file, int line, const char *expr, const char *msg) {
+  snprintf(g_assert_msg, sizeof g_assert_msg, "%s:%d: %s (%s)", file, line, msg, expr);
+  longjmp(g_jump, 1);
+}
+
+static void test_assert_handler(void) {
+  JlStepDef def;
+  JlModel *m = load_model(CUBES, &def);
+  ENSURE(m);
+  JlWorld w;
+  ENSURE(make(&w, m, &def));
+  g_assert_msg[0] = '\0';
+  ENSURE(jl_set_assert_handler(on_assert) == NULL);
+  volatile int caught = 0;
+  if (setjmp(g_jump) == 0)
+    jl_world_step(&w, -1.0, NULL); /* a negative step: a broken contract */
+  else
+    caught = 1;
+  ENSURE(jl_set_assert_handler(NULL) == on_assert);
+  jl_world_destroy(&w);
+  free_model(m);
+  ENSURE(caught);
+  ENSURE_MSG(strstr(g_assert_msg, "the step h must be positive"), "message: %s", g_assert_msg);
+}
+
 /* ---- the program ------------------------------------------------------------------ */
 
 static char g_out[1 << 16];
@@ -543,5 +574,5 @@ static void test_program_resume(void) {
 JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_mismatch", test_copy_mismatch},
              {"adaptive_rejection", test_adaptive_rejection}, {"checkpoint_file", test_checkpoint_file},
              {"checkpoint_hostile", test_checkpoint_hostile}, {"two_threads", test_two_threads},
-             {"warnings", test_warnings}, {"world_api", test_world_api},
+             {"warnings", test_warnings}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
              {"program_resume", test_program_resume})

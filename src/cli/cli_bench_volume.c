@@ -81,8 +81,8 @@ static JlResult volume_row(int target, int nstep, VolumeRow *row, char *err, siz
     free(ms);
     if (k == 1)
       for (int e = 0; e < w.nforce; e++) {
-        if (strcmp(w.force[e]->name, "volume") == 0) row->mult_volume_us = multiply_us(&w, w.force[e]);
-        if (strcmp(w.force[e]->name, "springs") == 0) row->mult_springs_us = multiply_us(&w, w.force[e]);
+        if (w.force[e]->kind == JL_FORCE_VOLUME) row->mult_volume_us = multiply_us(&w, w.force[e]);
+        if (w.force[e]->kind == JL_FORCE_SPRINGS) row->mult_springs_us = multiply_us(&w, w.force[e]);
       }
     if (r) r = jl_fail(err, errsz, r, "%s", rep.message);
     jl_world_destroy(&w);
