@@ -14,10 +14,10 @@
  * what it was before jl_world_step and the report names the body, the time
  * and the likely cause.
  *
- * Rollback: every undo (an adaptive rejection, a divergence, the energy
- * guard's split) restores the force elements' history (JlForce.history_*)
- * with x, v and dv, so a retried step starts from the contact and friction
- * state its first try started from.
+ * Rollback: an adaptive rejection and a divergence restore the force
+ * elements' history (JlForce.history_*) with x, v and dv, so a retried step
+ * starts from the contact and friction state its first try started from
+ * (the energy guard's split does not: JL_GUARD_RESTORES_HISTORY below).
  *
  * Threads: each parallel loop carries a num_threads clause with the world's
  * def.threads (JlForce.threads, JlCg.threads), never omp_set_num_threads, so
@@ -39,9 +39,13 @@
 #include "src/volume.h"
 #include "src/wind.h"
 
-/* undoing a step restores the elements' history (JlForce.history_*) */
+/* The energy guard's split (implicit_guarded) restores x, v, dv but keeps
+ * the contact and friction history its first try left: restoring that too
+ * changes the frames of default.json, and either way the step is
+ * deterministic and copies and checkpoints reproduce it bitwise, so the
+ * shipped results were kept (docs/architecture.md, "Model and state").
+ * Divergence and adaptive rejection restore the history. */
 #define JL_GUARD_RESTORES_HISTORY 0
-#define JL_ADAPTIVE_RESTORES_HISTORY 1
 
 static const char *const integrator_names[JL_INTEGRATOR_COUNT] = {
     "implicit", "symplectic", "euler", "midpoint", "rk4", "verlet"};
@@ -578,7 +582,7 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
     if (bad) {
       /* reject: restore (with the contact and friction history) and halve */
       load_state(s, k->x_sub, k->v_sub, k->dv_sub);
-      if (JL_ADAPTIVE_RESTORES_HISTORY) jl_world_history_load(w, &k->hist_sub);
+      jl_world_history_load(w, &k->hist_sub);
       s->t = t0;
       rep->rejected++;
       w->good_steps = 0;
