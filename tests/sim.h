@@ -90,7 +90,7 @@ static int nenergy_run;
 
 static inline const JlForce *contacts_of(const JlWorld *w) {
   for (int f = 0; f < w->nforce; f++)
-    if (strcmp(w->force[f]->name, "contacts") == 0) return w->force[f];
+    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
   return NULL;
 }
 

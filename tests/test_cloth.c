@@ -572,7 +572,7 @@ static void test_cloth_surface_and_wind(void) {
   JlWorld w;
   ENSURE(make_world(&w, &m, JL_INTEGRATOR_IMPLICIT, 1e-6));
   int has_wind = 0;
-  for (int f = 0; f < w.nforce; f++) has_wind |= strcmp(w.force[f]->name, "wind") == 0;
+  for (int f = 0; f < w.nforce; f++) has_wind |= w.force[f]->kind == JL_FORCE_WIND;
   ENSURE(has_wind);
   /* the flag flaps (a run at h/20 swings its mean z between 0.01 and 0.42 m),
    * so its mean z is averaged over the second second, not read at one instant */
@@ -679,7 +679,7 @@ static int run_drape(double contact_stiffness, int cells, DrapeResult *out) {
   }
   JlForce *contact = NULL;
   for (int f = 0; f < w.nforce; f++)
-    if (strcmp(w.force[f]->name, "contacts") == 0) contact = w.force[f];
+    if (w.force[f]->kind == JL_FORCE_CONTACTS) contact = w.force[f];
   memset(out, 0, sizeof *out);
   int ok = contact != NULL;
   /* 3 s: with static friction on the ground the soft ball rocks on its

@@ -520,7 +520,7 @@ static void test_consistent_through_thin_slab(void) {
 
 static JlForce *find_contacts(const JlWorld *w) {
   for (int f = 0; f < w->nforce; f++)
-    if (strcmp(w->force[f]->name, "contacts") == 0) return w->force[f];
+    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
   return NULL;
 }
 

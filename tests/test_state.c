@@ -16,6 +16,8 @@
  *   OpenMP threads) match a single-threaded run. POSIX threads rather than
  *   C11 <threads.h>: ThreadSanitizer (gcc 12) intercepts pthread_create only.
  *   Under ThreadSanitizer the TetGen child gets an unbounded address space.
+ * - threads_per_world: stepping a world with 2 threads leaves the host's
+ *   OpenMP thread count (omp_set_num_threads(3)) as it was.
  * - warnings: a solver capped at one iteration is counted by kind with the
  *   first occurrence's text.
  * - world_api: jl_world_find_force / remove_force / set_integrator.
@@ -34,6 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "mesh/child.h"
 #include "src/scene.h"
@@ -406,6 +412,26 @@ static void *job_run(void *arg) {
   return NULL;
 }
 
+/* a world's thread count is its own: the host's OpenMP setting is untouched */
+static void test_threads_per_world(void) {
+#ifdef _OPENMP
+  JlStepDef def;
+  JlModel *m = load_model(CUBES, &def);
+  ENSURE(m);
+  omp_set_num_threads(3);
+  def.threads = 2;
+  JlWorld w;
+  ENSURE(make(&w, m, &def));
+  ENSURE(steps(&w, 2));
+  int host = omp_get_max_threads();
+  jl_world_destroy(&w);
+  free_model(m);
+  ENSURE_MSG(host == 3, "the host's OpenMP thread count became %d", host);
+#else
+  printf("  built without OpenMP\n");
+#endif
+}
+
 static void test_two_threads(void) {
   JlStepDef def;
   JlModel *m = load_model(CUBES, &def);
@@ -592,5 +618,6 @@ static void test_program_resume(void) {
 JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_mismatch", test_copy_mismatch},
              {"adaptive_rejection", test_adaptive_rejection}, {"checkpoint_file", test_checkpoint_file},
              {"checkpoint_hostile", test_checkpoint_hostile}, {"two_threads", test_two_threads},
+             {"threads_per_world", test_threads_per_world},
              {"warnings", test_warnings}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
              {"program_resume", test_program_resume})

@@ -21,7 +21,7 @@ static double rnd(void) { return jl_test_rnd(&rnd_state); }
 
 static JlForce *contacts_of(JlWorld *w) {
   for (int f = 0; f < w->nforce; f++)
-    if (strcmp(w->force[f]->name, "contacts") == 0) return w->force[f];
+    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
   return NULL;
 }
 
