@@ -134,6 +134,8 @@ typedef struct ContactElem {
   int *first, *next, *parent;
   double *patch;      /* 3 per contact */
   int scratch_cap;
+  JlContactPoint *load_cp; /* load_cap: the detection's points while history_load decodes them */
+  int load_cap;
 } ContactElem;
 
 int jl_contact_needed(const JlModel *m) {
@@ -856,6 +858,7 @@ static void contact_destroy(JlForce *e) {
     free(ce->next);
     free(ce->parent);
     free(ce->patch);
+    free(ce->load_cp);
     free(ce);
   }
   free(e);
@@ -867,16 +870,38 @@ static void contact_destroy(JlForce *e) {
  * of the last begin_step (the energy between steps is theirs; the energy
  * guard starts from it), their memory (slack, friction anchors) and the body
  * detection's last contacts (collision/depth.c takes unreached points'
- * directions from them). Structs are stored as they are in memory: a
- * checkpoint holds their sizes and is refused by another build's layout. */
-enum { HIST_HEADER = 8 };
+ * directions from them). Contact and Memory are stored as they are in
+ * memory (both are zeroed before they are filled, so their padding is too):
+ * the header holds their sizes, and another build's layout is refused. The
+ * detection's points are written field by field (JlContactPoint has padding
+ * that nothing clears): 4 ints and 8 doubles each. */
+enum { HIST_HEADER = 8, POINT_BYTES = 4 * sizeof(int) + 8 * sizeof(double) };
+
+static void point_put(unsigned char *out, const JlContactPoint *c) {
+  int i[4] = {c->node, c->body, c->tet, (int)c->kind};
+  double d[8] = {c->w[0], c->w[1], c->w[2], c->w[3], c->depth, c->dir[0], c->dir[1], c->dir[2]};
+  memcpy(out, i, sizeof i);
+  memcpy(out + sizeof i, d, sizeof d);
+}
+
+static void point_get(const unsigned char *in, JlContactPoint *c) {
+  int i[4];
+  double d[8];
+  memcpy(i, in, sizeof i);
+  memcpy(d, in + sizeof i, sizeof d);
+  memset(c, 0, sizeof *c);
+  c->node = i[0], c->body = i[1], c->tet = i[2], c->kind = (JlContactKind)i[3];
+  for (int k = 0; k < 4; k++) c->w[k] = d[k];
+  c->depth = d[4];
+  for (int k = 0; k < 3; k++) c->dir[k] = d[5 + k];
+}
 
 static void hist_counts(const ContactElem *ce, int out[HIST_HEADER]) {
   int ncol = 0;
   if (ce->col) jl_collision_contacts(ce->col, &ncol);
   out[0] = (int)sizeof(Contact);
   out[1] = (int)sizeof(Memory);
-  out[2] = (int)sizeof(JlContactPoint);
+  out[2] = (int)POINT_BYTES;
   out[3] = ce->ncontact;
   out[4] = ce->nbody_contacts;
   out[5] = ce->use_set;
@@ -887,8 +912,7 @@ static void hist_counts(const ContactElem *ce, int out[HIST_HEADER]) {
 static size_t contact_history_size(const JlForce *e) {
   int h[HIST_HEADER];
   hist_counts(e->self, h);
-  return sizeof h + (size_t)h[3] * sizeof(Contact) + (size_t)h[6] * sizeof(Memory) +
-         (size_t)h[7] * sizeof(JlContactPoint);
+  return sizeof h + (size_t)h[3] * sizeof(Contact) + (size_t)h[6] * sizeof(Memory) + (size_t)h[7] * POINT_BYTES;
 }
 
 static void contact_history_save(const JlForce *e, unsigned char *out) {
@@ -902,7 +926,7 @@ static void contact_history_save(const JlForce *e, unsigned char *out) {
   out += (size_t)h[3] * sizeof(Contact);
   if (h[6]) memcpy(out, ce->mem, (size_t)h[6] * sizeof(Memory));
   out += (size_t)h[6] * sizeof(Memory);
-  if (ncol) memcpy(out, cp, (size_t)ncol * sizeof(JlContactPoint));
+  for (int i = 0; i < ncol; i++) point_put(out + (size_t)i * POINT_BYTES, &cp[i]);
 }
 
 static int node_ok(const JlModel *m, int i) { return i >= 0 && i < m->nnode; }
@@ -933,7 +957,7 @@ static int contact_history_load(JlForce *e, const JlModel *m, const unsigned cha
   int h[HIST_HEADER];
   if (n < sizeof h) return 0;
   memcpy(h, in, sizeof h);
-  if (h[0] != (int)sizeof(Contact) || h[1] != (int)sizeof(Memory) || h[2] != (int)sizeof(JlContactPoint))
+  if (h[0] != (int)sizeof(Contact) || h[1] != (int)sizeof(Memory) || h[2] != (int)POINT_BYTES)
     return 0;
   if (h[3] < 0 || h[4] < 0 || h[4] > h[3] || (h[5] != 0 && h[5] != 1) || h[6] < 0 || h[7] < 0) return 0;
   if (h[7] > 0 && !ce->col) return 0;
@@ -943,7 +967,7 @@ static int contact_history_load(JlForce *e, const JlModel *m, const unsigned cha
   body -= (size_t)h[3] * sizeof(Contact);
   if ((size_t)h[6] > body / sizeof(Memory)) return 0;
   body -= (size_t)h[6] * sizeof(Memory);
-  if (body != (size_t)h[7] * sizeof(JlContactPoint)) return 0;
+  if (body != (size_t)h[7] * POINT_BYTES) return 0;
   const unsigned char *pc = in + sizeof h, *pm = pc + (size_t)h[3] * sizeof(Contact),
                       *pp = pm + (size_t)h[6] * sizeof(Memory);
   /* check every index before anything changes */
@@ -959,7 +983,7 @@ static int contact_history_load(JlForce *e, const JlModel *m, const unsigned cha
   }
   for (int i = 0; i < h[7]; i++) {
     JlContactPoint c;
-    memcpy(&c, pp + (size_t)i * sizeof c, sizeof c);
+    point_get(pp + (size_t)i * POINT_BYTES, &c);
     if (!node_ok(m, c.node) || c.body < 0 || c.body >= m->nbody || c.tet < 0 || c.tet >= m->ntet ||
         c.kind < 0 || c.kind >= JL_CONTACT_KIND_COUNT)
       return 0;
@@ -979,7 +1003,14 @@ static int contact_history_load(JlForce *e, const JlModel *m, const unsigned cha
   ce->nbody_contacts = h[4];
   ce->use_set = h[5];
   ce->nmem = h[6];
-  if (ce->col) jl_collision_set_contacts(ce->col, (const JlContactPoint *)(const void *)pp, h[7]);
+  if (ce->col) {
+    if (h[7] > ce->load_cap) { /* grown rarely: undoing a step loads history too */
+      ce->load_cap = 2 * h[7];
+      ce->load_cp = jl_realloc(ce->load_cp, (size_t)ce->load_cap, sizeof(JlContactPoint));
+    }
+    for (int i = 0; i < h[7]; i++) point_get(pp + (size_t)i * POINT_BYTES, &ce->load_cp[i]);
+    jl_collision_set_contacts(ce->col, ce->load_cp, h[7]);
+  }
   return 1;
 }
 
