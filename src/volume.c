@@ -170,7 +170,8 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
     vo->wd = jl_calloc((size_t)nt + 1, sizeof(double));
   }
   int active = 0;
-  JL_OMP(omp parallel for schedule(static) reduction(+ : active) if (nt > JL_PAR_MIN) num_threads(jl_omp_threads(el->threads)))
+  JL_OMP(omp parallel for schedule(static) reduction(+ : active) if (nt > JL_PAR_MIN)
+             num_threads(jl_omp_threads(el->threads)))
   for (int t = 0; t < nt; t++) {
     double e[9], p[3], *g = vo->g + 12 * (size_t)t;
     double V0 = m->tet_volume[t];

@@ -1,6 +1,7 @@
 /* The world: points at its model (owned or shared), holds the state, the
- * force elements and the stepper workspace; advances the state with the chosen integrator, optionally with
- * adaptive sub-stepping, and detects divergence.
+ * force elements and the stepper workspace; advances the state with the
+ * chosen integrator, optionally with adaptive sub-stepping, and detects
+ * divergence.
  *
  * Adaptive stepping follows seed 000, sec. 3.2.3 (after Bridson et al.
  * 2002): a sub-step is rejected and retried with half the step when any
