@@ -169,6 +169,29 @@ static void wind_destroy(JlForce *e) {
   free(e);
 }
 
+/* History (JlForce.history_*): the gust time, which the world sets before
+ * each step but a force evaluated between steps (jl_world_forces) reads */
+static size_t wind_history_size(const JlForce *e) {
+  (void)e;
+  return sizeof(double);
+}
+
+static void wind_history_save(const JlForce *e, unsigned char *out) {
+  const Wind *wd = e->self;
+  memcpy(out, &wd->t, sizeof wd->t);
+}
+
+static int wind_history_load(JlForce *e, const JlModel *m, const unsigned char *in, size_t n) {
+  (void)m;
+  Wind *wd = e->self;
+  double t;
+  if (n != sizeof t) return 0;
+  memcpy(&t, in, sizeof t);
+  if (!isfinite(t)) return 0;
+  wd->t = t;
+  return 1;
+}
+
 JlForce *jl_wind_create(const JlModel *m) {
   int ntri = 0;
   for (int b = 0; b < m->nbody; b++)
@@ -193,5 +216,8 @@ JlForce *jl_wind_create(const JlModel *m) {
   e->linearize = wind_linearize;
   e->multiply = wind_multiply;
   e->destroy = wind_destroy;
+  e->history_size = wind_history_size;
+  e->history_save = wind_history_save;
+  e->history_load = wind_history_load;
   return e;
 }
