@@ -245,6 +245,18 @@ static int get(Reader *in, void *p, size_t n) {
   return 1;
 }
 
+/* max |l - L| / L over the springs at positions x (NaN stays NaN) */
+static double state_strain(const JlModel *m, const double *x) {
+  double worst = 0.0;
+  for (int s = 0; s < m->nspring; s++) {
+    const double *a = x + 3 * m->spring_node[2 * s], *b = x + 3 * m->spring_node[2 * s + 1];
+    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    double e = fabs(sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - m->spring_rest[s]) / m->spring_rest[s];
+    if (!(e <= worst)) worst = e;
+  }
+  return worst;
+}
+
 JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errsz) {
   JL_ASSERT(w && w->work && path, "jl_checkpoint_load: world (created) and path must not be NULL");
   FILE *f = fopen(path, "rb");
@@ -311,6 +323,22 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
   if (3 * n3 * sizeof(double) > in.left) goto truncated;
   arr = jl_calloc(3 * n3 + 1, sizeof(double));
   if (!get(&in, arr, 3 * n3 * sizeof(double))) goto truncated;
+  /* a state with NaN/Inf cannot be stepped (collision detection hashes positions) */
+  for (size_t i = 0; i < 3 * n3; i++)
+    if (!isfinite(arr[i])) {
+      r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has a non-finite %s at node %zu", path,
+                  i < n3 ? "position" : i < 2 * n3 ? "velocity" : "velocity change", (i % n3) / 3);
+      goto out;
+    }
+  /* the check every step's result passes (src/world.c): spring strain within
+   * max_strain; a state far beyond it is no run's and can stall collision
+   * detection (faces spanning billions of hash cells) */
+  double strain = state_strain(w->model, arr);
+  if (!(strain <= w->def.max_strain)) {
+    r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' holds a diverged state (spring strain %.3g, above "
+                "max_strain %g)", path, strain, w->def.max_strain);
+    goto out;
+  }
   uint32_t nf = 0;
   if (!get(&in, &nf, sizeof nf)) goto truncated;
   nforce32 = nf;
