@@ -12,8 +12,9 @@
  * - checkpoint_file: save, load into a world of a freshly built model, step:
  *   bitwise the uninterrupted run.
  * - checkpoint_hostile: truncated files, wrong magic, another format version,
- *   another model, huge counts, flipped bytes and history with indices out of
- *   range (checksum recomputed) are errors that leave the world as it was.
+ *   another model, huge counts, flipped bytes, NaN or far-away positions and
+ *   history with indices out of range (checksum recomputed) are errors that
+ *   leave the world as it was.
  * - two_threads: two worlds of one model stepped on two threads (one with two
  *   OpenMP threads) match a single-threaded run. POSIX threads rather than
  *   C11 <threads.h>: ThreadSanitizer (gcc 12) intercepts pthread_create only.
@@ -376,8 +377,10 @@ static void test_checkpoint_hostile(void) {
   ENSURE(write_bytes(bad, buf, n) && try_load(&w, bad, &unchanged, err, sizeof err) == JL_ERR_INPUT && unchanged);
   ENSURE_MSG(strstr(err, "nodes"), "message: %s", err);
   /* a huge history length: the first element's (after x, v, dv and the element count) */
-  size_t hist = 48 + 16 + 8 + sizeof(((JlWarnings *)0)->count) + sizeof(((JlWarnings *)0)->first_t) +
-                sizeof(((JlWarnings *)0)->first) + 9 * (size_t)m->nnode * sizeof(double) + 4;
+  /* x starts after the header (48), t and h_adaptive, good_steps and the warnings */
+  size_t xoff = 48 + 16 + 8 + sizeof(((JlWarnings *)0)->count) + sizeof(((JlWarnings *)0)->first_t) +
+                sizeof(((JlWarnings *)0)->first);
+  size_t hist = xoff + 9 * (size_t)m->nnode * sizeof(double) + 4;
   memcpy(buf, file, n);
   memcpy(buf + hist + 4, &huge, sizeof huge);
   ENSURE(write_bytes(bad, buf, n) && try_load(&w, bad, &unchanged, err, sizeof err) == JL_ERR_INPUT && unchanged);
@@ -386,6 +389,17 @@ static void test_checkpoint_hostile(void) {
   buf[800] ^= 0x10;
   ENSURE(write_bytes(bad, buf, n) && try_load(&w, bad, &unchanged, err, sizeof err) == JL_ERR_INPUT && unchanged);
   ENSURE_MSG(strstr(err, "corrupted"), "message: %s", err);
+  /* NaN and far-away positions with a valid checksum: states no step leaves */
+  double bad_x[2] = {NAN, 1e6};
+  const char *want[2] = {"non-finite position", "diverged state"};
+  for (int k = 0; k < 2; k++) {
+    memcpy(buf, file, n);
+    memcpy(buf + xoff, &bad_x[k], sizeof(double)); /* x[0] */
+    uint64_t sum = fnv(buf, n - 8);
+    memcpy(buf + n - 8, &sum, 8);
+    ENSURE(write_bytes(bad, buf, n) && try_load(&w, bad, &unchanged, err, sizeof err) == JL_ERR_INPUT && unchanged);
+    ENSURE_MSG(strstr(err, want[k]), "message: %s", err);
+  }
   /* a contact whose node count is out of range, checksum made valid: the element refuses it */
   size_t p = hist;
   int patched = 0;
@@ -419,7 +433,7 @@ static void test_checkpoint_hostile(void) {
   /* and the good file loads */
   ENSURE_MSG(jl_checkpoint_load(&w, good, err, sizeof err) == JL_OK, "%s", err);
   ENSURE(same_state(&w, &a));
-  printf("  %d truncations and 9 corruptions refused\n", cases);
+  printf("  %d truncations and 11 corruptions refused\n", cases);
   free(buf);
   free(file);
   jl_world_destroy(&a);
