@@ -284,12 +284,14 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
     why = "is not a Jelly checkpoint (no JELLYCKP magic)";
     goto fail;
   }
-  if (!get(&in, &version, sizeof version) || version != JL_CHECKPOINT_VERSION) {
+  if (!get(&in, &version, sizeof version)) goto truncated;
+  if (version != JL_CHECKPOINT_VERSION) {
     r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has format version %u; this build reads version %d",
                 path, (unsigned)version, JL_CHECKPOINT_VERSION);
     goto out;
   }
-  if (!get(&in, layout, sizeof layout) || memcmp(layout, want, sizeof want) != 0) {
+  if (!get(&in, layout, sizeof layout)) goto truncated;
+  if (memcmp(layout, want, sizeof want) != 0) {
     why = "was written by another build or kind of machine (number layout differs)";
     goto fail;
   }
