@@ -438,8 +438,8 @@ static void test_adaptive(void) {
 
 /* --- determinism ----------------------------------------------------------------------- */
 
-static int run_det(int n, int threads, int steps, double **x_out, double **v_out) {
-  JlModel m;
+/* the lattice of run_det, built once: its worlds share it (jl_world_create_shared) */
+static int det_model(JlModel *m, int n) {
   double lo[3] = {0, 0.02, 0}, hi[3] = {0.1 * n, 0.1 * n + 0.02, 0.1 * n};
   JlBodyDef def = jl_default_body_def();
   def.young_modulus = 2e5;
@@ -447,9 +447,17 @@ static int run_det(int n, int threads, int steps, double **x_out, double **v_out
   JlWorldDef wd = jl_default_world_def();
   wd.has_ground = 1;
   char err[256];
-  if (lattice_model(&m, lo, hi, n, n, n, &def, &wd, err, sizeof err) != JL_OK) return 0;
+  return lattice_model(m, lo, hi, n, n, n, &def, &wd, err, sizeof err) == JL_OK;
+}
+
+static int run_det(const JlModel *m, int threads, int steps, double **x_out, double **v_out) {
+  JlStepDef sd = jl_default_step_def();
+  sd.tolerance = 1e-6;
+  sd.max_iterations = 2000;
+  sd.threads = threads;
+  char err[256];
   JlWorld w;
-  if (!make_world(&w, &m, JL_INTEGRATOR_IMPLICIT, 1e-6, threads)) return 0;
+  if (jl_world_create_shared(&w, m, &sd, err, sizeof err) != JL_OK) return 0;
   for (int s = 0; s < steps; s++)
     if (jl_world_step(&w, 1.0 / 60.0, NULL) != JL_OK) return 0;
   size_t bytes = 3 * (size_t)w.state.nnode * sizeof(double);
@@ -465,11 +473,14 @@ static int run_det(int n, int threads, int steps, double **x_out, double **v_out
 static void test_determinism(void) {
   int n = quick() ? 5 : 8, steps = quick() ? 8 : 20;
   double *xa, *va, *xb, *vb, *xc, *vc, *xd, *vd;
-  int nn = run_det(n, 1, steps, &xa, &va);
+  JlModel m;
+  ENSURE(det_model(&m, n));
+  int nn = run_det(&m, 1, steps, &xa, &va);
   ENSURE(nn > 0);
-  ENSURE(run_det(n, 1, steps, &xb, &vb) == nn);
-  ENSURE(run_det(n, 2, steps, &xc, &vc) == nn);
-  ENSURE(run_det(n, 2, steps, &xd, &vd) == nn);
+  ENSURE(run_det(&m, 1, steps, &xb, &vb) == nn);
+  ENSURE(run_det(&m, 2, steps, &xc, &vc) == nn);
+  ENSURE(run_det(&m, 2, steps, &xd, &vd) == nn);
+  jl_model_free(&m);
   size_t bytes = 3 * (size_t)nn * sizeof(double);
   ENSURE(memcmp(xa, xb, bytes) == 0 && memcmp(va, vb, bytes) == 0); /* same model, same result */
   ENSURE(memcmp(xc, xd, bytes) == 0 && memcmp(vc, vd, bytes) == 0); /* 2 threads, twice */
