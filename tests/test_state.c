@@ -21,6 +21,9 @@
  *   Under ThreadSanitizer the TetGen child gets an unbounded address space.
  * - threads_per_world: stepping a world with 2 threads leaves the host's
  *   OpenMP thread count (omp_set_num_threads(3)) as it was.
+ * - library_matches_scene: an embedded ball built through jl_tetgen_build and
+ *   jl_model_build is bitwise the model a scene file builds, with the
+ *   ball's mass (the embedded-mesh density weighting is the builder's).
  * - warnings: a solver capped at one iteration is counted by kind with the
  *   first occurrence's text.
  * - world_api: jl_world_find_force / remove_force / set_integrator.
@@ -45,6 +48,7 @@
 #endif
 
 #include "mesh/child.h"
+#include "mesh/shapes.h"
 #include "src/scene.h"
 #include "src/state.h"
 #include "tests/harness.h"
@@ -579,6 +583,55 @@ static void test_assert_handler(void) {
   ENSURE_MSG(strstr(g_assert_msg, "the step h must be positive"), "message: %s", g_assert_msg);
 }
 
+/* ---- one body, two ways -------------------------------------------------------- */
+
+/* An embedded body built through the library (shape, jl_tetgen_build,
+ * jl_model_build) is the body a scene file builds: the embedded tets' share
+ * inside the surface (JlTetMesh.fill) weights mass and stiffness inside
+ * jl_model_build, not in the scene code. */
+static void test_library_matches_scene(void) {
+  static const char *text =
+      "{ \"duration\": 1, \"bodies\": [ { \"name\": \"ball\", \"shape\": { \"type\": \"sphere\", "
+      "\"radius\": 0.2, \"resolution\": 0.05 }, \"tetgen\": { \"mode\": \"embedded\", \"resolution\": 0.06 }, "
+      "\"density\": 500, \"young_modulus\": 1e5, \"damping\": 0.5 } ] }";
+  char err[1024];
+  JlScene sc;
+  ENSURE_MSG(jl_scene_parse(text, "ball.json", &sc, err, sizeof err) == JL_OK, "%s", err);
+  JlModel a, b;
+  JlResult r = jl_scene_build(&sc, &a, NULL, err, sizeof err);
+  JlBodyDef def = sc.body[0].def;
+  JlWorldDef wd = sc.world;
+  jl_scene_free(&sc);
+  ENSURE_MSG(r == JL_OK, "%s", err);
+  /* the library path: the same surface and lattice, no scene code */
+  JlSurface surf;
+  jl_shape_sphere(0.2, 0.05, &surf);
+  JlTetgenDef td = jl_default_tetgen_def();
+  td.mode = JL_TETGEN_EMBEDDED;
+  td.resolution = 0.06;
+  JlTetMesh tm;
+  ENSURE_MSG(jl_tetgen_build(&surf, &td, &tm, err, sizeof err) == JL_OK, "%s", err);
+  ENSURE(tm.fill != NULL);
+  ENSURE_MSG(jl_model_build(&b, 1, &tm, &surf, &def, &wd, err, sizeof err) == JL_OK, "%s", err);
+  jl_surface_free(&surf);
+  jl_tetmesh_free(&tm);
+  int same = a.nnode == b.nnode && a.nspring == b.nspring && a.ntet == b.ntet &&
+             memcmp(a.mass, b.mass, (size_t)a.nnode * sizeof(double)) == 0 &&
+             memcmp(a.spring_k, b.spring_k, (size_t)a.nspring * sizeof(double)) == 0 &&
+             memcmp(a.tet_kvol, b.tet_kvol, (size_t)a.ntet * sizeof(double)) == 0 &&
+             jl_model_fingerprint(&a) == jl_model_fingerprint(&b);
+  /* and the mass is the ball's, not the lattice's */
+  double mass = 0;
+  for (int i = 0; i < a.nnode; i++) mass += a.mass[i];
+  double ball = 500.0 * 4.0 / 3.0 * 3.14159265358979 * 0.2 * 0.2 * 0.2;
+  printf("  scene %.6g kg, library %.6g kg (a ball of 0.2 m at 500 kg/m^3: %.6g kg, polyhedral)\n", mass,
+         b.body[0].mass, ball);
+  jl_model_free(&a);
+  jl_model_free(&b);
+  ENSURE_MSG(same, "the library's model differs from the scene's");
+  ENSURE_REL(mass, ball, 0.05);
+}
+
 /* ---- the program ------------------------------------------------------------------ */
 
 static char g_out[1 << 16];
@@ -664,5 +717,5 @@ JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_scenes", test_copy_scen
              {"adaptive_rejection", test_adaptive_rejection}, {"checkpoint_file", test_checkpoint_file},
              {"checkpoint_hostile", test_checkpoint_hostile}, {"two_threads", test_two_threads},
              {"threads_per_world", test_threads_per_world},
-             {"warnings", test_warnings}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
+             {"library_matches_scene", test_library_matches_scene}, {"warnings", test_warnings}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
              {"program_resume", test_program_resume})
