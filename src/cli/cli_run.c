@@ -637,7 +637,9 @@ int jl_cli_run(int argc, char **argv) {
   if (wn->count[JL_WARN_PUSH_OUT] > 0) {
     fflush(stdout);
     fprintf(stderr, "jelly run: warning: contacts pushed overlapping bodies apart at the push-out speed limit in "
-                    "%ld steps, first at t = %.4g s\n", wn->count[JL_WARN_PUSH_OUT], wn->first_t[JL_WARN_PUSH_OUT]);
+                    "%ld steps, first at t = %.4g s (contacts found already deep: an overlap at the start, or an "
+                    "impact that one step jumped into; a smaller --dt finds impacts earlier)\n",
+            wn->count[JL_WARN_PUSH_OUT], wn->first_t[JL_WARN_PUSH_OUT]);
   }
   if (wn->count[JL_WARN_NONFINITE] > 0) {
     fflush(stdout);
