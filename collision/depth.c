@@ -335,3 +335,12 @@ int jl_collision_detect(JlCollision *c, const JlGeom *geo, const double *x) {
   c->stats.depth_s = jl_seconds() - t1;
   return c->ncontact;
 }
+
+void jl_collision_set_contacts(JlCollision *c, const JlContactPoint *cp, int n) {
+  JL_ASSERT(c && n >= 0 && (cp || n == 0), "jl_collision_set_contacts: collision must not be NULL, n >= 0");
+  for (int i = 0; i < n; i++)
+    JL_ASSERT(cp[i].node >= 0 && cp[i].node < c->nnode, "jl_collision_set_contacts: node out of range");
+  grow((void **)&c->contact, &c->contact_cap, n, sizeof(JlContactPoint));
+  if (n > 0) memcpy(c->contact, cp, (size_t)n * sizeof(JlContactPoint));
+  c->ncontact = n;
+}

@@ -92,6 +92,10 @@ const JlContactPoint *jl_collision_contacts(const JlCollision *c, int *n);
 const JlCollisionStats *jl_collision_stats(const JlCollision *c);
 /* Forgets the history (e.g. after the state was reset). */
 void jl_collision_reset(JlCollision *c);
+/* Replaces the last detection's contacts, which the next call uses as its
+ * history: restoring a saved state (src/contact.c's JlForce.history_load).
+ * Nodes must be in range (JL_ASSERT); bodies and tets are the caller's to check. */
+void jl_collision_set_contacts(JlCollision *c, const JlContactPoint *cp, int n);
 /* Hash cell edge in use, m. */
 double jl_collision_cell_size(const JlCollision *c);
 

@@ -1,8 +1,10 @@
-/* Result messages, contract assertions and checked allocation (common.h). */
+/* Result messages, contract assertions (with the host's handler hook) and
+ * checked allocation (common.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "mesh/common.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +40,15 @@ JlResult jl_fail(char *err, size_t errsz, JlResult code, const char *fmt, ...) {
   return code;
 }
 
+/* the host's contract-failure hook (jl_set_assert_handler); atomic, so
+ * setting it while other threads run is no data race */
+static _Atomic(JlAssertHandler) g_assert_handler;
+
+JlAssertHandler jl_set_assert_handler(JlAssertHandler handler) { return atomic_exchange(&g_assert_handler, handler); }
+
 void jl_assert_fail(const char *file, int line, const char *expr, const char *msg) {
+  JlAssertHandler h = atomic_load(&g_assert_handler);
+  if (h) h(file, line, expr, msg); /* expected not to return (longjmp); if it does, abort as always */
   fprintf(stderr, "jelly: internal error at %s:%d: %s (%s)\n", file, line, msg, expr);
   abort();
 }

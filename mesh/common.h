@@ -35,8 +35,24 @@ JlResult jl_fail(char *err, size_t errsz, JlResult code, const char *fmt, ...)
 #endif
     ;
 
-/* Contract failure: prints "jelly: internal error at file:line: msg" and aborts. */
+/* Contract failure: calls the assert handler if one is set (see below), then
+ * prints "jelly: internal error at file:line: msg (expr)" and aborts. */
 void jl_assert_fail(const char *file, int line, const char *expr, const char *msg);
+
+/* A host application's hook for broken contracts (JL_ASSERT), so a bad call
+ * into the library need not end the host. The handler is called with the
+ * source file, line, the failed expression and the message, and is expected
+ * not to return: it may longjmp to a recovery point of the host (a
+ * thread-local jmp_buf set around its calls into Jelly) or end the process
+ * its own way. If it returns, jl_assert_fail prints the message and aborts as
+ * without a handler: the library never continues past a broken contract,
+ * because the object it was working on may be half updated. After a longjmp
+ * the objects the failed call was using (a world, a model) may only be
+ * destroyed; memory the call had allocated leaks. One handler per process
+ * (set atomically; the library's threads and the host's see the same);
+ * NULL restores the default. Returns the previous handler. */
+typedef void (*JlAssertHandler)(const char *file, int line, const char *expr, const char *msg);
+JlAssertHandler jl_set_assert_handler(JlAssertHandler handler);
 #define JL_ASSERT(cond, msg) \
   ((cond) ? (void)0 : jl_assert_fail(__FILE__, __LINE__, #cond, (msg)))
 

@@ -135,7 +135,7 @@ double jl_camera_fit_distance(const JlCamera *c, double aspect, const double *p,
 }
 
 double *jl_camera_world_points(const JlWorld *w, int *n) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   int total = 0;
   for (int b = 0; b < m->nbody; b++) total += m->body[b].surface.nvert;
   total += 8 * m->nobstacle;
@@ -225,7 +225,7 @@ void jl_camera_follow(JlCamera *c, const JlWorld *w, double aspect, double dt) {
 }
 
 int jl_camera_world_box(const JlWorld *w, double lo[3], double hi[3]) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   int maxv = 0, any = 0;
   for (int b = 0; b < m->nbody; b++)
     if (m->body[b].surface.nvert > maxv) maxv = m->body[b].surface.nvert;

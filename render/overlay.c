@@ -54,7 +54,7 @@ static void dot(const Ctx *c, const double *a, float size) {
 }
 
 static void wireframe(const Ctx *c, const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   SDL_SetRenderDrawColor(c->r->sdl, 20, 24, 30, 200);
   for (int b = 0; b < m->nbody; b++) {
     const JlBody *body = &m->body[b];
@@ -79,7 +79,7 @@ static void wireframe(const Ctx *c, const JlWorld *w) {
 }
 
 static void tets(const Ctx *c, const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const double *x = w->state.x;
   SDL_SetRenderDrawColor(c->r->sdl, 150, 230, 255, 140);
   static const int edge[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
@@ -95,7 +95,7 @@ static void tets(const Ctx *c, const JlWorld *w) {
 }
 
 static void springs(const Ctx *c, const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const double *x = w->state.x;
   for (int s = 0; s < m->nspring; s++) {
     const double *a = x + 3 * m->spring_node[2 * s], *b = x + 3 * m->spring_node[2 * s + 1];
@@ -125,12 +125,12 @@ static void contact_arrow(const Ctx *c, const double *p, const double *dir, doub
 }
 
 static void contacts(const Ctx *c, const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const double *x = w->state.x;
   /* body against body: the contact element's points */
   static const SDL_Color body_col = {255, 150, 40, 255}, obst_col = {240, 80, 240, 255}, ground_col = {255, 210, 60, 255};
   for (int f = 0; f < w->nforce; f++) {
-    if (!w->force[f] || strcmp(w->force[f]->name, "contacts") != 0) continue;
+    if (!w->force[f] || w->force[f]->kind != JL_FORCE_CONTACTS) continue;
     int n = 0;
     const JlContactPoint *cp = jl_contact_points(w->force[f], &n);
     for (int i = 0; cp && i < n; i++) contact_arrow(c, x + 3 * cp[i].node, cp[i].dir, cp[i].depth, &body_col);
@@ -157,7 +157,7 @@ static void contacts(const Ctx *c, const JlWorld *w) {
 }
 
 static void pins(const Ctx *c, const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   SDL_SetRenderDrawColor(c->r->sdl, 255, 230, 40, 255);
   for (int i = 0; i < m->nnode; i++)
     if (m->pinned[i]) dot(c, w->state.x + 3 * i, 5);
@@ -262,7 +262,7 @@ static void obstacle_shape(const Ctx *c, const JlObstacle *o, const double scene
 }
 
 static void obstacles(const Ctx *c, const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   double lo[3], hi[3];
   jl_camera_world_box(w, lo, hi);
   double cen[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
@@ -281,7 +281,7 @@ static void obstacles(const Ctx *c, const JlWorld *w) {
 }
 
 static void velocities(const Ctx *c, const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   SDL_SetRenderDrawColor(c->r->sdl, 120, 255, 120, 200);
   for (int i = 0; i < m->nnode; i++) {
     const double *p = w->state.x + 3 * i, *v = w->state.v + 3 * i;

@@ -33,7 +33,7 @@ static int ray_triangle(const double o[3], const double d[3], const double *a, c
 }
 
 int jl_pick_ray(const JlWorld *w, const double origin[3], const double dir[3], JlPick *hit) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   int maxv = 0, found = 0;
   for (int b = 0; b < m->nbody; b++)
     if (m->body[b].surface.nvert > maxv) maxv = m->body[b].surface.nvert;

@@ -39,7 +39,7 @@ void jl_preview_frame(JlPreview *p, const JlWorld *w, int frame) {
   int k = 0;
   while (k < p->ntile && p->frame[k] != frame) k++;
   if (k == p->ntile || p->done[k]) return;
-  size_t n = 3 * (size_t)w->model.nnode;
+  size_t n = 3 * (size_t)w->model->nnode;
   p->x[k] = jl_calloc(n + 1, sizeof(double));
   memcpy(p->x[k], w->state.x, n * sizeof(double));
   p->t[k] = w->state.t;

@@ -303,7 +303,7 @@ static SDL_Texture *shadow_texture(JlRenderer *r) {
  * One blended copy of the blob texture per body, stretched over the screen
  * rectangle of the projected disc (SDL's fastest blended path). */
 static void draw_shadows(JlRenderer *r, const JlWorld *w, const Proj *p, const Ground *g) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const double *x = w->state.x;
   SDL_Texture *tex = shadow_texture(r);
   if (!tex) return;
@@ -493,7 +493,7 @@ static int segment_hits_box(const double a[3], const double b[3], const double l
  * see-through (x-ray), so walls around bodies (a chute, a bowl) never hide
  * what moves inside them. */
 static Uint8 obstacle_alpha(const JlWorld *w, const JlCamera *c, const JlObstacle *o) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   double eye[3], lo[3], hi[3];
   jl_camera_eye(c, eye);
   jl_obstacle_aabb(o, lo, hi);
@@ -513,7 +513,7 @@ static Uint8 obstacle_alpha(const JlWorld *w, const JlCamera *c, const JlObstacl
 static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Proj *p,
                          Uint8 alpha) {
   static const unsigned char obstacle_rgb[3] = {150, 156, 168};
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   int nitem = m->nbody + m->nobstacle;
   JlSurface *obs = jl_calloc((size_t)m->nobstacle + 1, sizeof *obs);
   const int **item_tri = jl_calloc((size_t)nitem + 1, sizeof *item_tri);
@@ -624,9 +624,9 @@ int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Jl
   Proj p;
   proj_init(&p, c, r->width, r->height);
   Ground g;
-  ground_extent(&w->model, c, &g);
+  ground_extent(w->model, c, &g);
   /* a scene without a ground has no floor (and nothing to cast shadows on) */
-  int ground = o->ground && w->model.world.has_ground;
+  int ground = o->ground && w->model->world.has_ground;
   if (ground) {
     /* the ground only changes with the camera: draw it once into a texture */
     double key[JL_GROUND_KEY] = {c->target[0], c->target[1], c->target[2], c->yaw, c->pitch,
@@ -682,7 +682,7 @@ JlResult jl_render_bench(const JlWorld *w, int width, int height, int frames, Jl
   JlRenderOptions o = jl_default_render_options();
   jl_render_world(r, w, &c, &o); /* warm-up: scratch buffers */
   int tri = 0;
-  for (int b = 0; b < w->model.nbody; b++) tri += w->model.body[b].surface.ntri;
+  for (int b = 0; b < w->model->nbody; b++) tri += w->model->body[b].surface.ntri;
   double t0 = jl_seconds();
   for (int k = 0; k < frames; k++) {
     jl_render_world(r, w, &c, &o);

@@ -77,7 +77,7 @@ void jl_cg_free(JlCg *cg) {
 
 void jl_cg_set_diagonal(JlCg *cg, const double *diag9, const unsigned char *pinned) {
   int n = cg->nnode;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(cg->threads)))
   for (int i = 0; i < n; i++) {
     for (int k = 0; k < 3; k++) {
       double d = diag9[9 * i + 4 * k]; /* entry (k, k) of block i */
@@ -91,7 +91,7 @@ double jl_cg_dot(JlCg *cg, int n, const double *a, const double *b) {
   int nb = (n + 3 * CG_BLOCK - 1) / (3 * CG_BLOCK);
   JL_ASSERT(nb <= cg->nblock, "jl_cg_dot: vector longer than the CG workspace");
   double *part = cg->partial;
-  JL_OMP(omp parallel for schedule(static) if (n > 3 * JL_PAR_MIN_LIGHT))
+  JL_OMP(omp parallel for schedule(static) if (n > 3 * JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(cg->threads)))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * 3 * CG_BLOCK, hi = lo + 3 * CG_BLOCK < n ? lo + 3 * CG_BLOCK : n;
     part[blk] = block_dot(a, b, lo, hi);
@@ -118,7 +118,7 @@ static void initial_residual(JlCg *cg, const unsigned char *pinned, const double
                              double *rz, double *rr, double *bb) {
   int n = cg->nnode, nb = cg->nblock;
   double *part = cg->partial;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(cg->threads)))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * CG_BLOCK, hi = lo + CG_BLOCK < n ? lo + CG_BLOCK : n;
     double s_rz = 0.0, s_rr = 0.0;
@@ -144,7 +144,7 @@ static void initial_residual(JlCg *cg, const unsigned char *pinned, const double
   *rz = a;
   *rr = c;
   /* ||S b||^2: a separate blocked pass (once per solve) */
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(cg->threads)))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * CG_BLOCK, hi = lo + CG_BLOCK < n ? lo + CG_BLOCK : n;
     double s = 0.0;
@@ -188,7 +188,7 @@ JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx,
   while (rr > stop && res.iterations < max_iter) {
     /* q = S A p; alpha = r.z / p.q (the filter and the dot in one pass) */
     mul(ctx, p, q);
-    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(cg->threads)))
     for (int blk = 0; blk < nb; blk++) {
       int lo = blk * CG_BLOCK, hi = lo + CG_BLOCK < n ? lo + CG_BLOCK : n;
       if (pinned)
@@ -202,7 +202,7 @@ JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx,
     double alpha = rz / pq;
 
     /* fused: x += alpha p, r -= alpha q, z = P^-1 r, partial r.z and r.r */
-    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(cg->threads)))
     for (int blk = 0; blk < nb; blk++) {
       int lo = 3 * blk * CG_BLOCK, hi = lo + 3 * CG_BLOCK < n3 ? lo + 3 * CG_BLOCK : n3;
       double a_rz[LANES] = {0, 0, 0, 0}, a_rr[LANES] = {0, 0, 0, 0};
@@ -251,7 +251,7 @@ JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx,
     /* p = z + beta p */
     double beta = rz_new / rz;
     rz = rz_new;
-    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(cg->threads)))
     for (int k = 0; k < n3; k++) p[k] = z[k] + beta * p[k];
   }
   res.residual = sqrt(rr / bb);

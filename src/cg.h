@@ -27,6 +27,7 @@ typedef struct JlCg {
   double *q;         /* nnode x 3 A p */
   double *inv_diag;  /* nnode x 3 Jacobi preconditioner, 0 at pinned nodes */
   double *partial;   /* 2 x nblock reduction partials */
+  int threads;       /* OpenMP threads of its loops, 0 = OpenMP's default (the world sets it) */
 } JlCg;
 
 typedef struct JlCgResult {

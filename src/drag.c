@@ -85,6 +85,7 @@ JlForce *jl_drag_create(const JlModel *m) {
   Drag *d = jl_calloc(1, sizeof *d);
   d->body = -1;
   e->name = "drag";
+  e->kind = JL_FORCE_DRAG;
   e->self = d;
   e->force = drag_force;
   e->linearize = drag_linearize;

@@ -18,10 +18,10 @@
 #include "src/linalg.h"
 
 void jl_world_accel(const JlWorld *w, const double *x, const double *v, double *a) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   int n = m->nnode;
   jl_world_forces(w, x, v, a, NULL);
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN) num_threads(jl_omp_threads(w->def.threads)))
   for (int i = 0; i < n; i++) {
     double inv = m->pinned[i] ? 0.0 : 1.0 / m->mass[i];
     a[3 * i] *= inv;
@@ -31,7 +31,7 @@ void jl_world_accel(const JlWorld *w, const double *x, const double *v, double *
 }
 
 void jl_step_explicit(JlWorld *w, double h) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JlWork *k = w->work;
   JlState *s = &w->state;
   int n = m->nnode, n3 = 3 * n;

@@ -26,9 +26,27 @@ extern "C" {
 
 enum { JL_LIN_EXACT = 1 };
 
+/* What an element is, so the world and its readers ask elements by kind
+ * (energy bookkeeping, the energy guard, the wind's gust time) instead of
+ * comparing names. */
+typedef enum JlForceKind {
+  JL_FORCE_OTHER,    /* an element the world knows nothing about: not conservative */
+  JL_FORCE_SPRINGS,  /* src/springs.c: elastic */
+  JL_FORCE_VOLUME,   /* src/volume.c: elastic */
+  JL_FORCE_GRAVITY,  /* src/gravity.c */
+  JL_FORCE_GROUND,   /* src/ground.c: penalty */
+  JL_FORCE_CONTACTS, /* src/contact.c: penalty */
+  JL_FORCE_WIND,     /* src/wind.c: does work */
+  JL_FORCE_DRAG,     /* src/drag.c: the mouse drag, does work */
+  JL_FORCE_KIND_COUNT
+} JlForceKind;
+
 typedef struct JlForce JlForce;
 struct JlForce {
-  const char *name;
+  const char *name;   /* for messages; never compared: use kind */
+  JlForceKind kind;
+  int threads;        /* OpenMP threads of the element's parallel loops, 0 = OpenMP's default; set by
+                         jl_world_add_force from JlStepDef.threads */
   void *self; /* element-owned data */
   /* f (nnode x 3) += F(x, v); *energy += potential energy (J) if energy != NULL */
   void (*force)(const JlForce *e, const JlModel *m, const double *x,
@@ -60,6 +78,17 @@ struct JlForce {
    * overlapping bodies apart at the push-out speed), so the step may add
    * energy; the implicit step's energy guard (src/world.c) then stands aside. */
   int (*pushing)(const JlForce *e);
+  /* Optional (may be NULL), all three or none: the history an element carries
+   * from one step to the next and that changes results (contacts' friction
+   * anchors, slack and last contact set; the ground's anchors and slack).
+   * Scratch that is rebuilt before it is read does not belong here.
+   * history_size: bytes history_save writes now. history_load reads n bytes
+   * written by history_save of an element of the same kind and model (another
+   * world's, or a checkpoint file's: it must check every count and index
+   * against m and return 0 for malformed data, leaving the element usable). */
+  size_t (*history_size)(const JlForce *e);
+  void (*history_save)(const JlForce *e, unsigned char *out);
+  int (*history_load)(JlForce *e, const JlModel *m, const unsigned char *in, size_t n);
 };
 
 /* The built-in families. Each returns a heap object freed by e->destroy(e). */

@@ -20,7 +20,7 @@ static void gravity_force(const JlForce *e, const JlModel *m, const double *x,
   Gravity *g = e->self;
   const double *gv = m->world.gravity;
   int n = m->nnode, nb = g->nblock;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(e->threads)))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < n ? lo + JL_BLOCK : n;
     double en = 0.0;
@@ -60,6 +60,7 @@ JlForce *jl_gravity_create(const JlModel *m) {
   g->partial = jl_calloc((size_t)g->nblock + 1, sizeof(double));
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "gravity";
+  e->kind = JL_FORCE_GRAVITY;
   e->self = g;
   e->force = gravity_force;
   e->linearize = gravity_linearize;

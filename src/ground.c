@@ -217,7 +217,7 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
   Ground *g = e->self;
   const JlWorldDef *wd = &m->world;
   int n = m->nnode, nb = g->nblock;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(e->threads)))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < n ? lo + JL_BLOCK : n;
     double en = 0.0;
@@ -306,7 +306,7 @@ static void ground_multiply(const JlForce *e, const JlModel *m, const double *u,
   (void)m;
   const Ground *g = e->self;
   int na = g->nactive;
-  JL_OMP(omp parallel for schedule(static) if (na > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) if (na > JL_PAR_MIN) num_threads(jl_omp_threads(e->threads)))
   for (int q = 0; q < na; q++) {
     int i = g->active[q];
     const double *B = g->blk + 9 * q, *ui = u + 3 * i;
@@ -338,6 +338,62 @@ static void ground_destroy(JlForce *e) {
   free(e);
 }
 
+/* History (JlForce.history_*): what the next step or an energy evaluation
+ * between steps reads: the regime, slack, anchors and on/off set that
+ * begin_step and refine left, and the step length they were set up for.
+ * The active list and blocks are rebuilt by every linearize. */
+enum { GROUND_DOUBLES = 7, GROUND_BYTES = 3 }; /* per node: s0, pen1, slack, anchor (2), next_anchor (2); on,
+                                                 mode, has_anchor */
+
+static size_t ground_history_size(const JlForce *e) {
+  const Ground *g = e->self;
+  return 4 * sizeof(int) + sizeof(double) + (size_t)g->n * (GROUND_DOUBLES * sizeof(double) + GROUND_BYTES);
+}
+
+static void ground_history_save(const JlForce *e, unsigned char *out) {
+  const Ground *g = e->self;
+  size_t n = (size_t)g->n;
+  int head[4] = {g->n, g->carried, g->use_set, 0};
+  memcpy(out, head, sizeof head);
+  out += sizeof head;
+  memcpy(out, &g->h, sizeof g->h);
+  out += sizeof g->h;
+  const double *d[] = {g->s0, g->pen1, g->slack};
+  for (int a = 0; a < 3; a++, out += n * sizeof(double)) memcpy(out, d[a], n * sizeof(double));
+  memcpy(out, g->anchor, 2 * n * sizeof(double));
+  out += 2 * n * sizeof(double);
+  memcpy(out, g->next_anchor, 2 * n * sizeof(double));
+  out += 2 * n * sizeof(double);
+  const unsigned char *b[] = {g->on, g->mode, g->has_anchor};
+  for (int a = 0; a < 3; a++, out += n) memcpy(out, b[a], n);
+}
+
+static int ground_history_load(JlForce *e, const JlModel *m, const unsigned char *in, size_t size) {
+  Ground *g = e->self;
+  int head[4];
+  if (size != ground_history_size(e) || g->n != m->nnode) return 0;
+  memcpy(head, in, sizeof head);
+  if (head[0] != g->n || head[1] < 0 || head[1] > g->n || (head[2] != 0 && head[2] != 1)) return 0;
+  size_t n = (size_t)g->n;
+  const unsigned char *bytes = in + sizeof head + sizeof(double) + n * GROUND_DOUBLES * sizeof(double);
+  for (size_t i = 0; i < n; i++)
+    if (bytes[i] > 1 || bytes[n + i] > FRICTION_SLIDE || bytes[2 * n + i] > 1) return 0;
+  g->carried = head[1];
+  g->use_set = head[2];
+  in += sizeof head;
+  memcpy(&g->h, in, sizeof g->h);
+  in += sizeof g->h;
+  double *d[] = {g->s0, g->pen1, g->slack};
+  for (int a = 0; a < 3; a++, in += n * sizeof(double)) memcpy(d[a], in, n * sizeof(double));
+  memcpy(g->anchor, in, 2 * n * sizeof(double));
+  in += 2 * n * sizeof(double);
+  memcpy(g->next_anchor, in, 2 * n * sizeof(double));
+  in += 2 * n * sizeof(double);
+  unsigned char *b[] = {g->on, g->mode, g->has_anchor};
+  for (int a = 0; a < 3; a++, in += n) memcpy(b[a], in, n);
+  return 1;
+}
+
 JlForce *jl_ground_create(const JlModel *m) {
   Ground *g = jl_calloc(1, sizeof *g);
   g->nblock = jl_nblock(m->nnode);
@@ -367,6 +423,7 @@ JlForce *jl_ground_create(const JlModel *m) {
     g->top[i] = m->pinned[i] ? -INFINITY : m->world.ground_y + m->body[m->node_body[i]].radius;
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "ground";
+  e->kind = JL_FORCE_GROUND;
   e->self = g;
   e->force = ground_force;
   e->linearize = ground_linearize;
@@ -375,5 +432,8 @@ JlForce *jl_ground_create(const JlModel *m) {
   e->begin_step = ground_begin;
   e->pushing = ground_pushing;
   e->refine = ground_refine;
+  e->history_size = ground_history_size;
+  e->history_save = ground_history_save;
+  e->history_load = ground_history_load;
   return e;
 }

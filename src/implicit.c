@@ -66,9 +66,9 @@
 /* out = A u = M u + sum over elements of B u */
 static void apply_matrix(void *ctx, const double *u, double *out) {
   const JlWorld *w = ctx;
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   int n = m->nnode;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(w->def.threads)))
   for (int i = 0; i < n; i++) {
     double mi = m->mass[i];
     out[3 * i] = mi * u[3 * i];
@@ -90,7 +90,7 @@ static void apply_matrix(void *ctx, const double *u, double *out) {
 /* the end-of-step state of dv + alpha d into (xs, vs): v1 = v0 + dv + alpha d,
  * x1 = x0 + h v1; pinned nodes stay at rest (d may be NULL when alpha is 0) */
 static void end_state(JlWorld *w, double h, const double *d, double alpha) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JlWork *k = w->work;
   const JlState *s = &w->state;
   for (int i = 0; i < m->nnode; i++)
@@ -104,7 +104,7 @@ static void end_state(JlWorld *w, double h, const double *d, double alpha) {
 /* caches every element's blocks of A = M - h dF/dv - h^2 dF/dx at (x, v) and
  * sets the preconditioner's diagonal (M plus the elements' diagonal blocks) */
 static void linearize_system(JlWorld *w, const double *x, const double *v, double h) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JlWork *k = w->work;
   int n = m->nnode;
   memset(k->diag, 0, 9 * (size_t)n * sizeof(double));
@@ -118,7 +118,7 @@ static void linearize_system(JlWorld *w, const double *x, const double *v, doubl
  * 1/2 v1^T M v1 and *energy = *ke + U(x1). */
 static double residual(JlWorld *w, double h, const double *d, double alpha, const double *p, double *ke,
                        double *energy) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JlWork *k = w->work;
   const JlState *s = &w->state;
   int n = m->nnode;
@@ -140,7 +140,7 @@ static double residual(JlWorld *w, double h, const double *d, double alpha, cons
 /* Newton corrections of s->dv (file comment). On entry rhs and the CG
  * preconditioner are those of the step's first solve. */
 static int newton_corrections(JlWorld *w, double h) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JlWork *k = w->work;
   JlState *s = &w->state;
   int n = m->nnode, n3 = 3 * n, iterations = 0;
@@ -186,7 +186,7 @@ static int newton_corrections(JlWorld *w, double h) {
 }
 
 int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JlWork *k = w->work;
   JlState *s = &w->state;
   int n = m->nnode, n3 = 3 * n, iterations = 0;
@@ -229,7 +229,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
   iterations += newton_corrections(w, h);
 
   /* v += dv, x += h v; pinned nodes stay at rest */
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(w->def.threads)))
   for (int i = 0; i < n; i++) {
     for (int c = 3 * i; c < 3 * i + 3; c++) {
       if (m->pinned[i]) {

@@ -37,6 +37,15 @@
 /* elements per block of a deterministic reduction */
 #define JL_BLOCK 1024
 
+/* The thread count of a num_threads clause: t (JlStepDef.threads through
+ * JlForce.threads or JlCg.threads), or OpenMP's default for 0. A clause per
+ * parallel region, never omp_set_num_threads: a host's other worlds and its
+ * own OpenMP code keep their counts. */
+#ifdef _OPENMP
+#include <omp.h>
+static inline int jl_omp_threads(int t) { return t > 0 ? t : omp_get_max_threads(); }
+#endif
+
 static inline int jl_nblock(int n) { return n > 0 ? (n + JL_BLOCK - 1) / JL_BLOCK : 0; }
 
 /* sums block partials in block order (the only place partials are combined) */
@@ -51,6 +60,24 @@ static inline double jl_sum_partials(int nblock, const double *partial) {
 #define JL_GUARD_DEPTH 4
 #define JL_GUARD_TOL 1e-3
 
+/* The force elements' history (JlForce.history_*) in one buffer: element e's
+ * len[e] bytes start at buf + off[e] (16-byte aligned). The buffer grows to
+ * twice what it needs when a save needs more (the contact set's size), so
+ * steps allocate rarely, not never. */
+typedef struct JlHistory {
+  unsigned char *buf;
+  size_t cap;
+  int nforce;
+  size_t off[JL_MAX_FORCES], len[JL_MAX_FORCES];
+  JlForceKind kind[JL_MAX_FORCES];
+} JlHistory;
+
+/* Saves every element's history into h. */
+void jl_world_history_save(const JlWorld *w, JlHistory *h);
+/* Loads it back (h from this world or another of the same model and
+ * elements); 0 when the element counts differ or an element refuses it. */
+int jl_world_history_load(JlWorld *w, const JlHistory *h);
+
 /* Stepper scratch, sized once in jl_world_create (no allocation in a step). */
 typedef struct JlWork {
   int nnode;
@@ -63,6 +90,8 @@ typedef struct JlWork {
   double *rhs;      /* nnode x 3: implicit right-hand side */
   double *diag;     /* nnode x 9: diagonal 3x3 blocks of the implicit matrix */
   double *x_guard, *v_guard, *dv_guard; /* JL_GUARD_DEPTH x nnode x 3: state before an energy-guarded step */
+  /* the elements' history with x_step, x_sub and x_guard: undoing a step restores it too */
+  JlHistory hist_step, hist_sub, hist_guard[JL_GUARD_DEPTH];
   JlCg cg;
 } JlWork;
 

@@ -63,9 +63,9 @@ typedef struct Springs {
 } Springs;
 
 /* out_i += sum of +y_s - sum of -y_s over incident springs (pass 2, one writer per node) */
-static void gather(const Springs *sp, int n, const double *restrict y, double *restrict out) {
+static void gather(const Springs *sp, int threads, int n, const double *restrict y, double *restrict out) {
   const int *restrict start = sp->gstart, *restrict split = sp->gsplit, *restrict gs = sp->gspring;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4) num_threads(jl_omp_threads(threads)))
   for (int i = 0; i < n; i++) {
     double sx = 0.0, sy = 0.0, sz = 0.0;
     for (int p = start[i]; p < split[i]; p++) {
@@ -95,7 +95,7 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
   double *y = sp->y;
 
   /* pass 1: force on the first node of each spring, energy per block */
-  JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN) num_threads(jl_omp_threads(e->threads)))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < ns ? lo + JL_BLOCK : ns;
     double en = 0.0;
@@ -123,7 +123,7 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
   }
 
   /* pass 2: gather per node */
-  gather(sp, m->nnode, y, f);
+  gather(sp, e->threads, m->nnode, y, f);
   if (energy) *energy += jl_sum_partials(nb, sp->partial);
 }
 
@@ -137,7 +137,7 @@ static void springs_linearize(JlForce *e, const JlModel *m, const double *x,
   double *blk = sp->blk;
 
   /* pass 1, per spring: B_s = a K + b D = alpha n n^T + beta I */
-  JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN) num_threads(jl_omp_threads(e->threads)))
   for (int s = 0; s < ns; s++) {
     int i = sn[2 * s], j = sn[2 * s + 1];
     double d0 = x[3 * i] - x[3 * j], d1 = x[3 * i + 1] - x[3 * j + 1], d2 = x[3 * i + 2] - x[3 * j + 2];
@@ -167,7 +167,7 @@ static void springs_linearize(JlForce *e, const JlModel *m, const double *x,
   int n = m->nnode;
   const int *restrict start = m->node_spring_start, *restrict ns_id = m->node_spring;
   double *restrict rblk = sp->row_blk;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4) num_threads(jl_omp_threads(e->threads)))
   for (int i = 0; i < n; i++) {
     double acc[6] = {0, 0, 0, 0, 0, 0};
     for (int p = start[i]; p < start[i + 1]; p++) {
@@ -202,7 +202,7 @@ static void springs_multiply(const JlForce *e, const JlModel *m, const double *u
   const double *restrict uu = u;
   double *restrict o = out;
   int n = m->nnode;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4) num_threads(jl_omp_threads(e->threads)))
   for (int i = 0; i < n; i++) {
 #if SPRINGS_SSE2
     __m128d uixy = _mm_loadu_pd(uu + 3 * i), uiz = _mm_load_sd(uu + 3 * i + 2);
@@ -290,6 +290,7 @@ JlForce *jl_springs_create(const JlModel *m) {
   }
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "springs";
+  e->kind = JL_FORCE_SPRINGS;
   e->self = sp;
   e->force = springs_force;
   e->linearize = springs_linearize;

@@ -37,7 +37,7 @@ enum { POWER_ITERATIONS = 60, OMEGA_GRID = 96 };
 /* largest eigenvalue of M^-1/2 (-dF) M^-1/2 for the elements named in use[]
  * after linearize(a, b) (a = 1, b = 0: dF/dx; a = 0, b = 1: dF/dv) */
 static double power_iteration(JlWorld *w, JlForce **el, int nel, double a, double b) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   int n = m->nnode, n3 = 3 * n;
   if (nel == 0 || n == 0) return 0.0;
   for (int e = 0; e < nel; e++) el[e]->linearize(el[e], m, w->state.x, w->state.v, a, b, 0, NULL);
@@ -156,7 +156,7 @@ static double largest(JlIntegrator integ, const Modes *md, double hmax, double d
 JlStableDt jl_world_stable_dt(JlWorld *w, JlIntegrator integ, double hmax, double duration) {
   JlStableDt r = {hmax, 0, 0, 0};
   if (integ == JL_INTEGRATOR_IMPLICIT || !(hmax > 0)) return r;
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JlForce *el[JL_MAX_FORCES];
   int nel = 0, contacts = 0;
   for (int f = 0; f < w->nforce; f++) {

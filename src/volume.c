@@ -121,7 +121,7 @@ static void volume_force(const JlForce *el, const JlModel *m, const double *x, c
   Volume *vo = el->self;
   int nt = vo->ntet, nb = vo->nblock;
   double *y = vo->y;
-  JL_OMP(omp parallel for schedule(static) if (nt > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) if (nt > JL_PAR_MIN) num_threads(jl_omp_threads(el->threads)))
   for (int blk = 0; blk < nb; blk++) {
     int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < nt ? lo + JL_BLOCK : nt;
     double en = 0.0;
@@ -143,7 +143,7 @@ static void volume_force(const JlForce *el, const JlModel *m, const double *x, c
   }
   int n = m->nnode;
   const int *restrict start = vo->start, *restrict item = vo->item;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4) num_threads(jl_omp_threads(el->threads)))
   for (int i = 0; i < n; i++) {
     double s0 = 0.0, s1 = 0.0, s2 = 0.0;
     for (int p = start[i]; p < start[i + 1]; p++) {
@@ -170,7 +170,8 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
     vo->wd = jl_calloc((size_t)nt + 1, sizeof(double));
   }
   int active = 0;
-  JL_OMP(omp parallel for schedule(static) reduction(+ : active) if (nt > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) reduction(+ : active) if (nt > JL_PAR_MIN)
+             num_threads(jl_omp_threads(el->threads)))
   for (int t = 0; t < nt; t++) {
     double e[9], p[3], *g = vo->g + 12 * (size_t)t;
     double V0 = m->tet_volume[t];
@@ -210,7 +211,7 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
   {
     int n = m->nnode;
     const int *restrict start = vo->start, *restrict item = vo->item;
-    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
+    JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4) num_threads(jl_omp_threads(el->threads)))
     for (int i = 0; i < n; i++)
       for (int p = start[i]; p < start[i + 1]; p++)
         memcpy(vo->row_g + 3 * (size_t)p, vo->g + 3 * (size_t)item[p], 3 * sizeof(double));
@@ -219,7 +220,7 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
   /* diagonal blocks w g_k g_k^T (d2V has zero diagonal blocks) */
   int n = m->nnode;
   const int *restrict start = vo->start, *restrict item = vo->item;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4) num_threads(jl_omp_threads(el->threads)))
   for (int i = 0; i < n; i++) {
     double acc[6] = {0, 0, 0, 0, 0, 0};
     for (int p = start[i]; p < start[i + 1]; p++) {
@@ -288,7 +289,7 @@ static void volume_multiply(const JlForce *el, const JlModel *m, const double *u
   double *restrict s = vo->s;
   const double *restrict g = vo->g, *restrict w = vo->w, *restrict row_g = vo->row_g;
   const int *restrict tet = m->tet;
-  JL_OMP(omp parallel for schedule(static) if (nt > JL_PAR_MIN))
+  JL_OMP(omp parallel for schedule(static) if (nt > JL_PAR_MIN) num_threads(jl_omp_threads(el->threads)))
   for (int t = 0; t < nt; t++) {
     const double *gt = g + 12 * (size_t)t;
     const double *u0 = u + 3 * tet[4 * t], *u1 = u + 3 * tet[4 * t + 1], *u2 = u + 3 * tet[4 * t + 2],
@@ -300,7 +301,7 @@ static void volume_multiply(const JlForce *el, const JlModel *m, const double *u
   if (vo->exact) exact_term(vo, m, u);
   int n = m->nnode;
   const int *restrict start = vo->start, *restrict item = vo->item;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4) num_threads(jl_omp_threads(el->threads)))
   for (int i = 0; i < n; i++) {
     double o0 = 0.0, o1 = 0.0, o2 = 0.0;
     for (int p = start[i]; p < start[i + 1]; p++) {
@@ -368,6 +369,7 @@ JlForce *jl_volume_create(const JlModel *m) {
   free(fill);
   JlForce *el = jl_calloc(1, sizeof *el);
   el->name = "volume";
+  el->kind = JL_FORCE_VOLUME;
   el->self = vo;
   el->force = volume_force;
   el->linearize = volume_linearize;

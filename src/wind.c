@@ -63,7 +63,7 @@ static void tri_geometry(const Wind *wd, int t, const double *x, const double *v
 static double wind_time(const Wind *wd) { return wd->t; }
 
 void jl_wind_set_time(JlForce *f, double t) {
-  JL_ASSERT(f && f->name && strcmp(f->name, "wind") == 0, "jl_wind_set_time: f must come from jl_wind_create");
+  JL_ASSERT(f && f->kind == JL_FORCE_WIND, "jl_wind_set_time: f must come from jl_wind_create");
   ((Wind *)f->self)->t = t;
 }
 
@@ -170,6 +170,29 @@ static void wind_destroy(JlForce *e) {
   free(e);
 }
 
+/* History (JlForce.history_*): the gust time, which the world sets before
+ * each step but a force evaluated between steps (jl_world_forces) reads */
+static size_t wind_history_size(const JlForce *e) {
+  (void)e;
+  return sizeof(double);
+}
+
+static void wind_history_save(const JlForce *e, unsigned char *out) {
+  const Wind *wd = e->self;
+  memcpy(out, &wd->t, sizeof wd->t);
+}
+
+static int wind_history_load(JlForce *e, const JlModel *m, const unsigned char *in, size_t n) {
+  (void)m;
+  Wind *wd = e->self;
+  double t;
+  if (n != sizeof t) return 0;
+  memcpy(&t, in, sizeof t);
+  if (!isfinite(t)) return 0;
+  wd->t = t;
+  return 1;
+}
+
 JlForce *jl_wind_create(const JlModel *m) {
   int ntri = 0;
   for (int b = 0; b < m->nbody; b++)
@@ -188,10 +211,14 @@ JlForce *jl_wind_create(const JlModel *m) {
   }
   JlForce *e = jl_calloc(1, sizeof *e);
   e->name = "wind";
+  e->kind = JL_FORCE_WIND;
   e->self = wd;
   e->force = wind_force;
   e->linearize = wind_linearize;
   e->multiply = wind_multiply;
   e->destroy = wind_destroy;
+  e->history_size = wind_history_size;
+  e->history_save = wind_history_save;
+  e->history_load = wind_history_load;
   return e;
 }

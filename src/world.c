@@ -1,6 +1,7 @@
-/* The world: owns the model, the state, the force elements and the stepper
- * workspace; advances the state with the chosen integrator, optionally with
- * adaptive sub-stepping, and detects divergence.
+/* The world: points at its model (owned or shared), holds the state, the
+ * force elements and the stepper workspace; advances the state with the
+ * chosen integrator, optionally with adaptive sub-stepping, and detects
+ * divergence.
  *
  * Adaptive stepping follows Kauppila sec. 3.2.3 (after Bridson et al.
  * 2002; docs/references.md): a sub-step is rejected and retried with half the step when any
@@ -14,23 +15,38 @@
  * what it was before jl_world_step and the report names the body, the time
  * and the likely cause.
  *
- * Threads: omp_set_num_threads(def.threads) at creation and at each step
- * when def.threads > 0; every parallel loop uses static schedules and
- * fixed-block reductions, so results are identical for any thread count. */
+ * Rollback: an adaptive rejection and a divergence restore the force
+ * elements' history (JlForce.history_*) with x, v and dv, so a retried step
+ * starts from the contact and friction state its first try started from
+ * (the energy guard's split does not: JL_GUARD_RESTORES_HISTORY below).
+ *
+ * Threads: each parallel loop carries a num_threads clause with the world's
+ * def.threads (JlForce.threads, JlCg.threads), never omp_set_num_threads, so
+ * worlds on different threads of a host keep their own counts; every
+ * parallel loop uses static schedules and fixed-block reductions, so results
+ * are identical for any thread count.
+ *
+ * Warnings (JlWarnings): the step's report (cg_failed, energy_rises), a
+ * count of inverted tets after each step, the elements' push-out and NaN/Inf
+ * states are counted by kind with the first occurrence's details. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "src/contact.h"
 #include "src/linalg.h"
 #include "src/volume.h"
 #include "src/wind.h"
+
+/* The energy guard's split (implicit_guarded) restores x, v, dv but keeps
+ * the contact and friction history its first try left: restoring that too
+ * changes the frames of default.json, and either way the step is
+ * deterministic and copies and checkpoints reproduce it bitwise, so the
+ * shipped results were kept (docs/architecture.md, "Model and state").
+ * Divergence and adaptive rejection restore the history. */
+#define JL_GUARD_RESTORES_HISTORY 0
 
 static const char *const integrator_names[JL_INTEGRATOR_COUNT] = {
     "implicit", "symplectic", "euler", "midpoint", "rk4", "verlet"};
@@ -58,12 +74,25 @@ JlStepDef jl_default_step_def(void) {
   return d;
 }
 
-static void set_threads(const JlStepDef *d) {
-#ifdef _OPENMP
-  if (d->threads > 0) omp_set_num_threads(d->threads);
-#else
-  (void)d;
+static const char *const warning_names[JL_WARN_COUNT] = {"cg_cap", "inverted", "push_out", "nonfinite",
+                                                         "energy_rise"};
+
+const char *jl_warning_name(JlWarningKind k) { return (k >= 0 && k < JL_WARN_COUNT) ? warning_names[k] : NULL; }
+
+/* counts n occurrences of kind k at time t; the first one's details are kept */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
 #endif
+static void warn(JlWorld *w, JlWarningKind k, long n, double t, const char *fmt, ...) {
+  if (n <= 0) return;
+  if (w->warnings.count[k] == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->warnings.first[k], sizeof w->warnings.first[k], fmt, ap);
+    va_end(ap);
+    w->warnings.first_t[k] = t;
+  }
+  w->warnings.count[k] += n;
 }
 
 static JlResult check_step_def(const JlStepDef *d, char *err, size_t errsz) {
@@ -84,6 +113,9 @@ static JlResult check_step_def(const JlStepDef *d, char *err, size_t errsz) {
 
 static void work_free(JlWork *k) {
   if (!k) return;
+  free(k->hist_step.buf);
+  free(k->hist_sub.buf);
+  for (int d = 0; d < JL_GUARD_DEPTH; d++) free(k->hist_guard[d].buf);
   double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
                        &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs, &k->diag,
                        &k->x_guard, &k->v_guard, &k->dv_guard};
@@ -107,19 +139,46 @@ static JlWork *work_create(int nnode) {
   return k;
 }
 
-JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err, size_t errsz) {
-  JL_ASSERT(w && m && def, "jl_world_create: world, model and def must not be NULL");
-  memset(w, 0, sizeof *w);
-  w->model = *m;
-  memset(m, 0, sizeof *m);
-  JlResult r = check_step_def(def, err, errsz);
-  if (r) {
-    jl_model_free(&w->model);
-    return r;
+void jl_world_history_save(const JlWorld *w, JlHistory *h) {
+  size_t n = 0;
+  for (int e = 0; e < w->nforce; e++) {
+    const JlForce *f = w->force[e];
+    h->off[e] = n;
+    h->len[e] = f->history_size ? f->history_size(f) : 0;
+    h->kind[e] = f->kind;
+    n += (h->len[e] + 15) & ~(size_t)15; /* each element's bytes aligned, so they may be read in place */
   }
+  h->nforce = w->nforce;
+  /* grown rarely: to twice the contact set's size */
+  if (n > h->cap) {
+    free(h->buf);
+    h->cap = 2 * n;
+    h->buf = jl_calloc(h->cap, 1);
+  }
+  for (int e = 0; e < w->nforce; e++)
+    if (w->force[e]->history_save && h->len[e]) w->force[e]->history_save(w->force[e], h->buf + h->off[e]);
+}
+
+int jl_world_history_load(JlWorld *w, const JlHistory *h) {
+  if (h->nforce != w->nforce) return 0;
+  int ok = 1;
+  for (int e = 0; e < w->nforce; e++) {
+    JlForce *f = w->force[e];
+    size_t n = h->len[e];
+    if (h->kind[e] != f->kind) return 0;
+    if (f->history_load)
+      ok &= f->history_load(f, w->model, h->buf + h->off[e], n);
+    else
+      ok &= n == 0;
+  }
+  return ok;
+}
+
+static JlResult world_init(JlWorld *w, const JlStepDef *def, char *err, size_t errsz) {
+  JlResult r = check_step_def(def, err, errsz);
+  if (r) return r;
   w->def = *def;
-  set_threads(def);
-  const JlModel *mm = &w->model;
+  const JlModel *mm = w->model;
 
   /* state: x = x0, v = v0 (pinned nodes at rest), dv = 0 */
   size_t n3 = 3 * (size_t)mm->nnode;
@@ -136,20 +195,47 @@ JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err
     if (mm->pinned[i]) w->state.v[3 * i] = w->state.v[3 * i + 1] = w->state.v[3 * i + 2] = 0.0;
 
   /* force elements */
-  w->force[w->nforce++] = jl_springs_create(mm);
+  jl_world_add_force(w, jl_springs_create(mm));
   JlForce *volume = jl_volume_create(mm);
-  if (volume) w->force[w->nforce++] = volume;
-  w->force[w->nforce++] = jl_gravity_create(mm);
-  if (mm->world.has_ground) w->force[w->nforce++] = jl_ground_create(mm);
-  if (jl_contact_needed(mm)) w->force[w->nforce++] = jl_contact_create(mm);
+  if (volume) jl_world_add_force(w, volume);
+  jl_world_add_force(w, jl_gravity_create(mm));
+  if (mm->world.has_ground) jl_world_add_force(w, jl_ground_create(mm));
+  if (jl_contact_needed(mm)) jl_world_add_force(w, jl_contact_create(mm));
   /* wind on cloth (src/wind.c); substep() sets its gust time */
   if (mm->world.wind_drag > 0.0) {
     JlForce *wind = jl_wind_create(mm);
-    if (wind) w->force[w->nforce++] = wind;
+    if (wind) jl_world_add_force(w, wind);
   }
 
   w->work = work_create(mm->nnode);
+  ((JlWork *)w->work)->cg.threads = def->threads;
   return JL_OK;
+}
+
+JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err, size_t errsz) {
+  JL_ASSERT(w && m && def, "jl_world_create: world, model and def must not be NULL");
+  memset(w, 0, sizeof *w);
+  /* moved to the heap, so a JlWorld struct may be copied (the viewer swaps worlds) */
+  w->owned_model = jl_calloc(1, sizeof *w->owned_model);
+  *w->owned_model = *m;
+  memset(m, 0, sizeof *m);
+  w->model = w->owned_model;
+  JlResult r = world_init(w, def, err, errsz);
+  if (r) {
+    jl_model_free(w->owned_model);
+    free(w->owned_model);
+    memset(w, 0, sizeof *w);
+  }
+  return r;
+}
+
+JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *def, char *err, size_t errsz) {
+  JL_ASSERT(w && m && def, "jl_world_create_shared: world, model and def must not be NULL");
+  memset(w, 0, sizeof *w);
+  w->model = m;
+  JlResult r = world_init(w, def, err, errsz);
+  if (r) memset(w, 0, sizeof *w);
+  return r;
 }
 
 void jl_world_destroy(JlWorld *w) {
@@ -160,26 +246,55 @@ void jl_world_destroy(JlWorld *w) {
   free(w->state.x);
   free(w->state.v);
   free(w->state.dv);
-  jl_model_free(&w->model);
+  if (w->owned_model) {
+    jl_model_free(w->owned_model);
+    free(w->owned_model);
+  }
   memset(w, 0, sizeof *w);
 }
 
 int jl_world_add_force(JlWorld *w, JlForce *f) {
   JL_ASSERT(w && f, "jl_world_add_force: world and force must not be NULL");
   if (w->nforce >= JL_MAX_FORCES) return 0;
+  f->threads = w->def.threads;
   w->force[w->nforce++] = f;
   return 1;
 }
 
+JlForce *jl_world_find_force(const JlWorld *w, JlForceKind kind) {
+  JL_ASSERT(w, "jl_world_find_force: world must not be NULL");
+  for (int e = 0; e < w->nforce; e++)
+    if (w->force[e]->kind == kind) return w->force[e];
+  return NULL;
+}
+
+int jl_world_remove_force(JlWorld *w, JlForce *f) {
+  JL_ASSERT(w, "jl_world_remove_force: world must not be NULL");
+  for (int e = 0; e < w->nforce; e++) {
+    if (w->force[e] != f) continue;
+    /* keep the others' order: the force sum's order is part of the results */
+    memmove(&w->force[e], &w->force[e + 1], sizeof(JlForce *) * (size_t)(w->nforce - e - 1));
+    w->nforce--;
+    return 1;
+  }
+  return 0;
+}
+
+void jl_world_set_integrator(JlWorld *w, JlIntegrator integ) {
+  JL_ASSERT(w && integ >= 0 && integ < JL_INTEGRATOR_COUNT,
+            "jl_world_set_integrator: world must not be NULL and the integrator one of JlIntegrator");
+  w->def.integrator = integ;
+}
+
 void jl_world_forces(const JlWorld *w, const double *x, const double *v, double *f, double *potential) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   memset(f, 0, 3 * (size_t)m->nnode * sizeof(double));
   if (potential) *potential = 0.0;
   for (int e = 0; e < w->nforce; e++) w->force[e]->force(w->force[e], m, x, v, f, potential);
 }
 
 void jl_world_energy(const JlWorld *w, JlEnergy *e) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlState *s = &w->state;
   JlWork *k = w->work;
   memset(e, 0, sizeof *e);
@@ -193,9 +308,9 @@ void jl_world_energy(const JlWorld *w, JlEnergy *e) {
     const JlForce *el = w->force[f];
     double en = 0.0;
     el->force(el, m, s->x, s->v, k->energy_f, &en);
-    if (strcmp(el->name, "springs") == 0 || strcmp(el->name, "volume") == 0)
+    if (el->kind == JL_FORCE_SPRINGS || el->kind == JL_FORCE_VOLUME)
       e->elastic += en;
-    else if (strcmp(el->name, "gravity") == 0)
+    else if (el->kind == JL_FORCE_GRAVITY)
       e->gravity += en;
     else
       e->ground += en;
@@ -220,7 +335,7 @@ static double max_strain(const JlModel *m, const double *x, int *worst) {
   return best;
 }
 
-double jl_world_max_strain(const JlWorld *w) { return max_strain(&w->model, w->state.x, NULL); }
+double jl_world_max_strain(const JlWorld *w) { return max_strain(w->model, w->state.x, NULL); }
 
 /* max over springs of |l_new - l_old| / L (the adaptive rejection test) */
 static double max_strain_change(const JlModel *m, const double *x_old, const double *x_new, int *worst) {
@@ -275,11 +390,11 @@ static double total_energy(const JlWorld *w, double *kinetic) {
 /* the energy guard applies when no element does work on the bodies: only
  * springs, the volume force, gravity, the ground and contacts */
 static int conservative(const JlWorld *w) {
-  static const char *const known[] = {"springs", "volume", "gravity", "ground", "contacts", NULL};
   for (int e = 0; e < w->nforce; e++) {
-    int ok = 0;
-    for (const char *const *k = known; *k; k++) ok |= strcmp(w->force[e]->name, *k) == 0;
-    if (!ok) return 0;
+    JlForceKind k = w->force[e]->kind;
+    if (k != JL_FORCE_SPRINGS && k != JL_FORCE_VOLUME && k != JL_FORCE_GRAVITY && k != JL_FORCE_GROUND &&
+        k != JL_FORCE_CONTACTS)
+      return 0;
   }
   return 1;
 }
@@ -301,21 +416,30 @@ static int conservative(const JlWorld *w) {
  * Steps in which contacts or the ground push apart bodies that overlapped at
  * an earlier step (JlForce.pushing: deliberate work) are not guarded. */
 static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JlWork *k = w->work;
   JlState *s = &w->state;
   /* the energy as the last step left it (its contacts), as stats.csv reports it */
   int guard = depth < JL_GUARD_DEPTH && conservative(w);
   double ke0 = 0.0, e0 = guard ? total_energy(w, &ke0) : 0.0;
   size_t n3 = 3 * (size_t)m->nnode, off = (size_t)depth * n3;
-  if (guard) save_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
+  if (guard) {
+    save_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
+    if (JL_GUARD_RESTORES_HISTORY) jl_world_history_save(w, &k->hist_guard[depth]);
+  }
   for (int e = 0; e < w->nforce; e++)
     if (w->force[e]->begin_step) w->force[e]->begin_step(w->force[e], m, s->x, s->v, h);
-  for (int e = 0; e < w->nforce && guard; e++)
-    if (w->force[e]->pushing && w->force[e]->pushing(w->force[e])) guard = 0;
+  int pushing = 0;
+  for (int e = 0; e < w->nforce; e++)
+    if (w->force[e]->pushing && w->force[e]->pushing(w->force[e])) pushing = 1;
+  if (pushing) guard = 0;
+  warn(w, JL_WARN_PUSH_OUT, pushing, s->t, "t = %.6g s: contacts push overlapping bodies apart at the push-out "
+       "speed (%g m/s)", s->t, m->world.contact_push_out);
   int failed = 0;
   rep->cg_iterations += jl_step_implicit(w, h, &failed);
   rep->cg_failed += failed;
+  warn(w, JL_WARN_CG_CAP, failed, s->t, "t = %.6g s: the linear solver stopped at its cap of %d iterations "
+       "(step %.3g s)", s->t, w->def.max_iterations, h);
   if (!guard) {
     s->t += h;
     return;
@@ -328,11 +452,14 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
   }
   if (depth + 1 >= JL_GUARD_DEPTH) {
     rep->energy_rises++;
+    warn(w, JL_WARN_ENERGY_RISE, 1, s->t, "t = %.6g s: a step of %.3g s created %.3g J at the energy guard's "
+         "smallest split", s->t, h, e1 - e0);
     s->t += h;
     return;
   }
   /* undo and take two half steps */
   load_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
+  if (JL_GUARD_RESTORES_HISTORY) jl_world_history_load(w, &k->hist_guard[depth]);
   rep->energy_splits++;
   implicit_guarded(w, 0.5 * h, rep, depth + 1);
   implicit_guarded(w, 0.5 * h, rep, depth + 1);
@@ -342,18 +469,24 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
 static void substep(JlWorld *w, double h, JlStepReport *rep) {
   /* per-step set-up (collision detection, wind gust time) on the state at the step's start */
   for (int e = 0; e < w->nforce; e++)
-    if (strcmp(w->force[e]->name, "wind") == 0) jl_wind_set_time(w->force[e], w->state.t);
+    if (w->force[e]->kind == JL_FORCE_WIND) jl_wind_set_time(w->force[e], w->state.t);
   if (w->def.integrator == JL_INTEGRATOR_IMPLICIT) {
     double t0 = w->state.t;
     implicit_guarded(w, h, rep, 0);
     w->state.t = t0;
   } else {
-    for (int e = 0; e < w->nforce; e++)
-      if (w->force[e]->begin_step) w->force[e]->begin_step(w->force[e], &w->model, w->state.x, w->state.v, h);
+    int pushing = 0;
+    for (int e = 0; e < w->nforce; e++) {
+      JlForce *f = w->force[e];
+      if (f->begin_step) f->begin_step(f, w->model, w->state.x, w->state.v, h);
+      if (f->pushing && f->pushing(f)) pushing = 1;
+    }
+    warn(w, JL_WARN_PUSH_OUT, pushing, w->state.t, "t = %.6g s: contacts push overlapping bodies apart at the "
+         "push-out speed (%g m/s)", w->state.t, w->model->world.contact_push_out);
     jl_step_explicit(w, h);
   }
   /* Provot's stretch limit on cloth and ropes (src/provot.c) */
-  if (jl_provot_needed(&w->model)) jl_provot_apply(&w->model, w->state.x, w->state.v, h, 50);
+  if (jl_provot_needed(w->model)) jl_provot_apply(w->model, w->state.x, w->state.v, h, 50);
   w->state.t += h;
 }
 
@@ -386,10 +519,12 @@ static int body_of_spring(const JlModel *m, int s) { return s >= 0 ? m->node_bod
 
 /* Checks the state after an accepted step; fills the report on divergence. */
 static int diverged(JlWorld *w, double t, JlStepReport *rep) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   char cause[200];
   int node = first_nonfinite(&w->state);
   if (node >= 0) {
+    warn(w, JL_WARN_NONFINITE, 1, t, "t = %.6g s: node %d of body '%s' became NaN/Inf (the step was undone)", t,
+         node, m->body[m->node_body[node]].name);
     rep->diverged = 1;
     rep->diverged_body = m->node_body[node];
     cause_text(w, rep, cause, sizeof cause);
@@ -411,9 +546,21 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
   return 0;
 }
 
+/* counts the tets inverted after a step (signed volume <= 0): the volume
+ * force's barrier was crossed, the body will not recover its shape there */
+static void count_inverted(JlWorld *w, double t) {
+  const JlModel *m = w->model;
+  if (m->ntet == 0) return;
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body[b].tet_count == 0) continue;
+    int n = jl_volume_inverted(m, w->state.x, b);
+    warn(w, JL_WARN_INVERTED, n > 0, t, "t = %.6g s: %d tets of body '%s' inverted", t, n, m->body[b].name);
+  }
+}
+
 /* the whole step h as sub-steps that halve on rejection and double after two good ones */
 static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JlWork *k = w->work;
   JlState *s = &w->state;
   double t_end = s->t + h, h_min = h / 1024.0;
@@ -423,14 +570,20 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
     double hs = sub < remaining ? sub : remaining;
     if (remaining - hs < 1e-9 * h) hs = remaining; /* no sliver sub-steps at the end */
     save_state(s, k->x_sub, k->v_sub, k->dv_sub);
+    jl_world_history_save(w, &k->hist_sub);
     double t0 = s->t;
     substep(w, hs, rep);
     int worst = -1;
     double change = max_strain_change(m, k->x_sub, s->x, &worst);
-    int bad = first_nonfinite(s) >= 0 || !(change <= w->def.max_strain_change);
+    int nonfinite = first_nonfinite(s);
+    int bad = nonfinite >= 0 || !(change <= w->def.max_strain_change);
+    if (nonfinite >= 0)
+      warn(w, JL_WARN_NONFINITE, 1, t0, "t = %.6g s: node %d of body '%s' became NaN/Inf in an adaptive sub-step of "
+           "%.3g s (rejected)", t0, nonfinite, m->body[m->node_body[nonfinite]].name, hs);
     if (bad) {
-      /* reject: restore and halve */
+      /* reject: restore (with the contact and friction history) and halve */
       load_state(s, k->x_sub, k->v_sub, k->dv_sub);
+      jl_world_history_load(w, &k->hist_sub);
       s->t = t0;
       rep->rejected++;
       w->good_steps = 0;
@@ -466,11 +619,11 @@ JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep) {
   JlStepReport local;
   if (!rep) rep = &local;
   memset(rep, 0, sizeof *rep);
-  set_threads(&w->def);
   JlWork *k = w->work;
   JlState *s = &w->state;
   double t_start = s->t;
   save_state(s, k->x_step, k->v_step, k->dv_step);
+  jl_world_history_save(w, &k->hist_step);
 
   int bad;
   if (w->def.adaptive) {
@@ -483,17 +636,19 @@ JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep) {
   if (bad) {
     /* leave the state as it was before the step */
     load_state(s, k->x_step, k->v_step, k->dv_step);
+    jl_world_history_load(w, &k->hist_step);
     s->t = t_start;
     w->h_adaptive = 0.0;
     w->good_steps = 0;
     return JL_ERR_RUNTIME;
   }
   s->t = t_start + h;
+  count_inverted(w, t_start);
   return JL_OK;
 }
 
 void jl_world_surface(const JlWorld *w, int b, double *out) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   JL_ASSERT(b >= 0 && b < m->nbody, "jl_world_surface: body index out of range");
   const JlBody *body = &m->body[b];
   /* cloth and ropes: the surface vertices are the body's nodes */

@@ -39,7 +39,8 @@ typedef struct JlStepDef {
   int adaptive;             /* default 0 */
   double max_strain_change; /* adaptive rejection threshold, default 0.1 (10 %) */
   double max_strain;        /* divergence bound on |l - L| / L of any spring, default 10 */
-  int threads;              /* OpenMP threads, 0 = library default; default 1 */
+  int threads;              /* OpenMP threads of this world's parallel loops (a num_threads clause on
+                               each, never process-wide), 0 = OpenMP's default; default 1 */
 } JlStepDef;
 
 JlStepDef jl_default_step_def(void);
@@ -66,30 +67,68 @@ typedef struct JlStepReport {
   int energy_rises;   /* steps that still created energy at the smallest split (h / 8) */
 } JlStepReport;
 
+/* Numerical trouble, counted in the world by kind (the warnings channel of
+ * ../shared/STYLE.md). Nothing stops: the step goes on, jl_world_step's
+ * report and `jelly run` say what happened. */
+typedef enum JlWarningKind {
+  JL_WARN_CG_CAP,      /* a linear solve stopped at the iteration cap (JlStepDef.max_iterations) */
+  JL_WARN_INVERTED,    /* a body with inverted tets (signed volume <= 0) after a step, per body and step */
+  JL_WARN_PUSH_OUT,    /* steps in which contacts or the ground pushed overlapping bodies apart at the
+                          push-out speed limit (contact.push_out_speed) */
+  JL_WARN_NONFINITE,   /* a state with NaN/Inf (the step was undone: divergence or adaptive rejection) */
+  JL_WARN_ENERGY_RISE, /* implicit steps that still created energy at the energy guard's smallest split */
+  JL_WARN_COUNT
+} JlWarningKind;
+
+/* "cg_cap", "inverted", "push_out", "nonfinite", "energy_rise"; NULL out of range */
+const char *jl_warning_name(JlWarningKind k);
+
+typedef struct JlWarnings {
+  long count[JL_WARN_COUNT];     /* occurrences (steps or sub-steps) of each kind since creation */
+  double first_t[JL_WARN_COUNT]; /* s, time at the start of the step of the first occurrence */
+  char first[JL_WARN_COUNT][128];/* what the first occurrence was ("" while count is 0) */
+} JlWarnings;
+
 #define JL_MAX_FORCES 16
 /* OpenMP threads a world accepts (JlStepDef.threads, scene key threads, --threads) */
 #define JL_MAX_THREADS 64
 #define JL_MAX_THREADS_TEXT "64"
 
 typedef struct JlWorld {
-  JlModel model;        /* owned */
+  const JlModel *model; /* read-only; shared between worlds (jl_world_create_shared) */
+  JlModel *owned_model; /* the same model when the world owns it (jl_world_create), else NULL */
   JlStepDef def;
   JlState state;
   int nforce;
   JlForce *force[JL_MAX_FORCES];
   double h_adaptive;    /* current adaptive sub-step, s (0 = full step) */
   int good_steps;       /* consecutive accepted adaptive steps */
+  JlWarnings warnings;  /* numerical trouble so far */
   void *work;           /* stepper scratch, sized at creation */
 } JlWorld;
 
-/* Takes ownership of *m (the caller's struct is zeroed). Creates the springs,
- * gravity and (if m->world.has_ground) ground elements and sets x = x0,
- * v = v0 (pinned nodes: v = 0). */
+/* Takes ownership of *m (the caller's struct is zeroed; jl_world_destroy
+ * frees it). Creates the springs, gravity and (if m->world.has_ground) ground
+ * elements and sets x = x0, v = v0 (pinned nodes: v = 0). */
 JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def,
                          char *err, size_t errsz);
+/* The same with a model the caller keeps: it must outlive the world and not
+ * change. Several worlds may share one model and step on different threads
+ * (each world only reads it). */
+JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *def,
+                                char *err, size_t errsz);
 void jl_world_destroy(JlWorld *w);
-/* Adds a force element (taking ownership); returns 0 when the table is full. */
+/* Adds a force element (taking ownership); returns 0 when the table is full.
+ * Sets f->threads from the world's JlStepDef.threads. */
 int jl_world_add_force(JlWorld *w, JlForce *f);
+/* The first force element of that kind, or NULL. */
+JlForce *jl_world_find_force(const JlWorld *w, JlForceKind kind);
+/* Takes element f out of the world's table without destroying it (the
+ * caller owns it again; it may be added back with jl_world_add_force);
+ * returns 0 when f is not in the table. */
+int jl_world_remove_force(JlWorld *w, JlForce *f);
+/* Changes the integrator from the next step on; JL_ASSERT on an unknown one. */
+void jl_world_set_integrator(JlWorld *w, JlIntegrator integ);
 
 /* Advances by h seconds. Returns JL_ERR_RUNTIME when the state diverged
  * (rep->message says which body and why); the state is then left as it was

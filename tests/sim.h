@@ -89,7 +89,7 @@ static int nenergy_run;
 
 static inline const JlForce *contacts_of(const JlWorld *w) {
   for (int f = 0; f < w->nforce; f++)
-    if (strcmp(w->force[f]->name, "contacts") == 0) return w->force[f];
+    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
   return NULL;
 }
 
@@ -249,7 +249,7 @@ static inline void sim_run(Sim *s) {
 }
 
 static inline int body_index(const Sim *s, const char *name) {
-  const JlModel *m = &s->w.model;
+  const JlModel *m = s->w.model;
   for (int b = 0; b < m->nbody; b++)
     if (strcmp(m->body[b].name, name) == 0) return b;
   JL_ASSERT(0, "tests/sim.h: the scene has no body with this name");
@@ -257,7 +257,7 @@ static inline int body_index(const Sim *s, const char *name) {
 }
 
 static inline void body_com(const JlWorld *w, int b, double c[3]) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlBody *bd = &m->body[b];
   double mass = 0;
   c[0] = c[1] = c[2] = 0;
@@ -269,14 +269,14 @@ static inline void body_com(const JlWorld *w, int b, double c[3]) {
 }
 
 static inline double body_mass(const JlWorld *w, int b) {
-  const JlBody *bd = &w->model.body[b];
+  const JlBody *bd = &w->model->body[b];
   double mass = 0;
-  for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) mass += w->model.mass[i];
+  for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) mass += w->model->mass[i];
   return mass;
 }
 
 static inline void body_momentum(const JlWorld *w, int b, double p[3]) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlBody *bd = &m->body[b];
   p[0] = p[1] = p[2] = 0;
   for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++)
@@ -284,7 +284,7 @@ static inline void body_momentum(const JlWorld *w, int b, double p[3]) {
 }
 
 static inline double body_ke(const JlWorld *w, int b) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlBody *bd = &m->body[b];
   double ke = 0;
   for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) {
@@ -296,7 +296,7 @@ static inline double body_ke(const JlWorld *w, int b) {
 
 /* lowest and highest node y of body b */
 static inline void body_y_range(const JlWorld *w, int b, double *lo, double *hi) {
-  const JlBody *bd = &w->model.body[b];
+  const JlBody *bd = &w->model->body[b];
   *lo = INFINITY, *hi = -INFINITY;
   for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) {
     double y = w->state.x[3 * i + 1];

@@ -165,7 +165,7 @@ static void test_surface_embedding(void) {
   for (int v = 0; v < 5; v++)
     for (int k = 0; k < 3; k++) ENSURE_NEAR(out[v][k], pts[v][k], 1e-12);
   /* move body 1 rigidly (translate and stretch along y): the surface follows */
-  for (int i = w.model.body[1].node_begin; i < w.state.nnode; i++) {
+  for (int i = w.model->body[1].node_begin; i < w.state.nnode; i++) {
     w.state.x[3 * i] += 0.5;
     w.state.x[3 * i + 1] *= 2.0;
   }
@@ -213,7 +213,7 @@ static int hang_bar(int n_side, int n_len, double young, double stiffness, Bar *
   sd.max_iterations = 5000;
   JlWorld w;
   if (jl_world_create(&w, &m, &sd, err, sizeof err) != JL_OK) return 0;
-  const JlModel *mm = &w.model;
+  const JlModel *mm = w.model;
   JlEnergy e;
   for (int s = 0; s < 600; s++) {
     JlStepReport rep;

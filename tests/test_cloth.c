@@ -122,7 +122,7 @@ static int run_rope(JlIntegrator integ, double h, double T, double *xout, int *n
   if (!make_world(&w, &m, integ, 1e-14)) return 0;
   int n = (int)floor(T / h + 0.5);
   for (int i = 0; i < n && ok; i++) ok = jl_world_step(&w, h, NULL) == JL_OK;
-  *nout = 3 * w.model.nnode;
+  *nout = 3 * w.model->nnode;
   memcpy(xout, w.state.x, sizeof(double) * (size_t)*nout);
   jl_world_destroy(&w);
   return ok;
@@ -417,7 +417,7 @@ static void test_provot_momentum(void) {
       "    \"cells\": [6, 6]}, \"stretch_limit\": 0.1} ] }";
   JlWorld w;
   ENSURE(jl_test_scene_world(&w, text, "provot_momentum.json"));
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   double *x = w.state.x, *v = w.state.v, c[3] = {0, 0, 0}, mass = 0;
   for (int i = 0; i < m->nnode; i++) {
     mass += m->mass[i];
@@ -556,21 +556,21 @@ static void test_cloth_surface_and_wind(void) {
   JlWorld w;
   ENSURE(make_world(&w, &m, JL_INTEGRATOR_IMPLICIT, 1e-6));
   int has_wind = 0;
-  for (int f = 0; f < w.nforce; f++) has_wind |= strcmp(w.force[f]->name, "wind") == 0;
+  for (int f = 0; f < w.nforce; f++) has_wind |= w.force[f]->kind == JL_FORCE_WIND;
   ENSURE(has_wind);
   /* the flag flaps (a run at h/20 swings its mean z between 0.01 and 0.42 m),
    * so its mean z is averaged over the second second, not read at one instant */
   double zavg = 0;
   for (int s = 0; s < 120; s++) {
     ENSURE(jl_world_step(&w, 1.0 / 60, NULL) == JL_OK);
-    for (int i = 0; s >= 60 && i < w.model.nnode; i++) zavg += w.state.x[3 * i + 2] / (60.0 * w.model.nnode);
+    for (int i = 0; s >= 60 && i < w.model->nnode; i++) zavg += w.state.x[3 * i + 2] / (60.0 * w.model->nnode);
   }
   /* the render surface is the nodes themselves */
-  double *sx = jl_calloc(3 * (size_t)w.model.nnode, sizeof(double));
+  double *sx = jl_calloc(3 * (size_t)w.model->nnode, sizeof(double));
   jl_world_surface(&w, 0, sx);
-  ENSURE(memcmp(sx, w.state.x, 3 * (size_t)w.model.nnode * sizeof(double)) == 0);
+  ENSURE(memcmp(sx, w.state.x, 3 * (size_t)w.model->nnode * sizeof(double)) == 0);
   double zmean = 0;
-  for (int i = 0; i < w.model.nnode; i++) zmean += w.state.x[3 * i + 2] / w.model.nnode;
+  for (int i = 0; i < w.model->nnode; i++) zmean += w.state.x[3 * i + 2] / w.model->nnode;
   printf("  flag: mean z after 2 s %.3f m, averaged over 1..2 s %.3f m\n", zmean, zavg);
   ENSURE(zavg > 0.05); /* blown towards +z, the sheet's normal component of the wind */
   free(sx);
@@ -638,7 +638,7 @@ typedef struct DrapeResult {
 
 /* deepest cloth node inside the ball's rest radius around the ball's centre of mass c (m, <= 0 when none) */
 static double drape_depth(const JlWorld *w, double R, double c[3]) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlBody *ball = &m->body[0], *cloth = &m->body[1];
   c[0] = c[1] = c[2] = 0;
   for (int i = ball->node_begin; i < ball->node_begin + ball->node_count; i++)
@@ -656,14 +656,14 @@ static int run_drape(double contact_stiffness, int cells, DrapeResult *out) {
   const double R = 0.2, size = 0.8, h = 1.0 / 60.0;
   JlWorld w;
   if (!drape_world(&w, R, size, cells, contact_stiffness)) return 0;
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   if (m->nbody != 2 || m->body[0].kind != JL_BODY_VOLUME || m->body[1].kind != JL_BODY_CLOTH) {
     jl_world_destroy(&w);
     return 0;
   }
   JlForce *contact = NULL;
   for (int f = 0; f < w.nforce; f++)
-    if (strcmp(w.force[f]->name, "contacts") == 0) contact = w.force[f];
+    if (w.force[f]->kind == JL_FORCE_CONTACTS) contact = w.force[f];
   memset(out, 0, sizeof *out);
   int ok = contact != NULL;
   /* 3 s: with static friction on the ground the soft ball rocks on its

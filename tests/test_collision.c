@@ -495,12 +495,12 @@ static void test_consistent_through_thin_slab(void) {
 
 static JlForce *find_contacts(const JlWorld *w) {
   for (int f = 0; f < w->nforce; f++)
-    if (strcmp(w->force[f]->name, "contacts") == 0) return w->force[f];
+    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
   return NULL;
 }
 
 static void body_centre(const JlWorld *w, int b, double c[3], double v[3]) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlBody *body = &m->body[b];
   c[0] = c[1] = c[2] = v[0] = v[1] = v[2] = 0;
   for (int i = body->node_begin; i < body->node_begin + body->node_count; i++)
@@ -676,11 +676,11 @@ static double total_energy(const JlWorld *w) {
 }
 
 static double body_kinetic(const JlWorld *w, int b) {
-  const JlBody *body = &w->model.body[b];
+  const JlBody *body = &w->model->body[b];
   double ke = 0;
   for (int i = body->node_begin; i < body->node_begin + body->node_count; i++) {
     const double *v = w->state.v + 3 * i;
-    ke += 0.5 * w->model.mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    ke += 0.5 * w->model->mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   }
   return ke;
 }
@@ -700,7 +700,7 @@ static void test_overlap_pushed_apart_gently(void) {
   for (int k = 0; k < (jl_test_quick() ? 1 : 2); k++) {
     JlWorld w;
     ENSURE(jl_test_scene_world(&w, text, "contact_test.json"));
-    double M = w.model.body[0].mass + w.model.body[1].mass, bound = 0.5 * M * 0.5 * 0.5, peak = 0;
+    double M = w.model->body[0].mass + w.model->body[1].mass, bound = 0.5 * M * 0.5 * 0.5, peak = 0;
     int steps = (int)(1.0 / dts[k] + 0.5);
     for (int s = 0; s < steps; s++) {
       JlStepReport rep;
@@ -731,7 +731,7 @@ static void test_small_ball_rests_on_obstacle(void) {
   for (int k = 0; k < (jl_test_quick() ? 1 : 2); k++) {
     JlWorld w;
     ENSURE(jl_test_scene_world(&w, text, "contact_test.json"));
-    const JlModel *m = &w.model;
+    const JlModel *m = w.model;
     int steps1 = (int)(1.0 / dts[k] + 0.5), lowest[4] = {-1, -1, -1, -1};
     double at1[4][3], slip = 0, depth = 0;
     for (int s = 0; s < 3 * steps1; s++) {
@@ -781,7 +781,7 @@ static void test_head_on_balls(void) {
   for (int k = 0; k < (jl_test_quick() ? 1 : 2); k++) {
     JlWorld w;
     ENSURE(jl_test_scene_world(&w, text, "contact_test.json"));
-    const JlModel *m = &w.model;
+    const JlModel *m = w.model;
     double e0 = total_energy(&w), peak = e0, rise = 0, prev = e0;
     int steps = (int)(0.5 / dts[k] + 0.5), per_frame = dts[k] < 0.01 ? 8 : 1;
     for (int s = 0; s < steps; s++) {

@@ -347,7 +347,7 @@ typedef struct Tunnel {
 
 static void tunnel_check(Sim *s, void *ctx) {
   Tunnel *tu = ctx;
-  const JlModel *m = &s->w.model;
+  const JlModel *m = s->w.model;
   const double *x = s->w.state.x;
   const JlBody *ball = &m->body[tu->ball];
   double lo[2] = {tu->lo[0], tu->lo[1]}, hi[2] = {tu->hi[0], tu->hi[1]}, top = tu->bottom;
@@ -417,7 +417,7 @@ static void tunnel(const char *scene, const char *label, double dt) {
   tu.slab = -1;
   tu.worst = -INFINITY;
   tu.first_bad_t = NAN;
-  const JlModel *m = &s.w.model;
+  const JlModel *m = s.w.model;
   for (int b = 0; b < m->nbody; b++)
     if (strcmp(m->body[b].name, "slab") == 0) tu.slab = b;
   if (tu.slab < 0) { /* the thin static box obstacle */
@@ -462,7 +462,7 @@ TWO_DT(tunnel_slab_obstacle)
 static void push_out(const char *scene, const char *label, double dt) {
   Sim s;
   if (!sim_open(&s, scene, dt, 0, 0)) return;
-  const JlModel *m = &s.w.model;
+  const JlModel *m = s.w.model;
   double mass = 0, ke_max = 0;
   for (int b = 0; b < m->nbody; b++) mass += body_mass(&s.w, b);
   while (sim_frame(&s, NULL, NULL)) {
@@ -564,7 +564,7 @@ typedef struct Edge {
 } Edge;
 
 static void edge_check(Sim *s, Edge *e) {
-  const JlBody *b = &s->w.model.body[e->cube];
+  const JlBody *b = &s->w.model->body[e->cube];
   const double *x = s->w.state.x;
   int after = s->frame >= e->f_land, escaped = 0;
   for (int i = b->node_begin; i < b->node_begin + b->node_count; i++) {
@@ -653,7 +653,7 @@ static void large_step(const char *scene, double dt, int wind, int check_order) 
   }
   Sim s;
   if (!sim_open(&s, scene, dt, 1.0 / dt, 0)) return;
-  const JlModel *m = &s.w.model;
+  const JlModel *m = s.w.model;
   enum { MAXB = 64 };
   int order[MAXB], nb = m->nbody < MAXB ? m->nbody : MAXB, order_broken = 0;
   double order_t = NAN;

@@ -27,7 +27,7 @@ typedef struct SlideRun {
 } SlideRun;
 
 static void mean_velocity(const JlWorld *w, double out[3]) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   double mass = 0;
   out[0] = out[1] = out[2] = 0;
   for (int i = 0; i < m->nnode; i++) {
@@ -38,7 +38,7 @@ static void mean_velocity(const JlWorld *w, double out[3]) {
 }
 
 static double mean_x(const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   double mass = 0, s = 0;
   for (int i = 0; i < m->nnode; i++) mass += m->mass[i], s += m->mass[i] * w->state.x[3 * i];
   return s / mass;
@@ -102,7 +102,7 @@ static int slide(double mu, double damping, double v0, double duration, SlideRun
     if (out->t_rest < 0 && sqrt(vm[0] * vm[0] + vm[2] * vm[2]) < 0.01) out->t_rest = tt;
   }
   if (nfit > 2) out->decel = -(nfit * stv - st * sv) / (nfit * stt - st * st);
-  for (int i = 0; i < w.model.nnode; i++) {
+  for (int i = 0; i < w.model->nnode; i++) {
     const double *v = w.state.v + 3 * i;
     double sp = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (sp > out->final_speed) out->final_speed = sp;
@@ -177,7 +177,7 @@ static double tiny_ball_depth(double spring_scale, double dt) {
     if (jl_world_step(&w, dt, &rep) != JL_OK) break;
   }
   double depth = 0.0;
-  for (int i = 0; i < w.model.nnode; i++) depth = fmax(depth, -w.state.x[3 * i + 1]);
+  for (int i = 0; i < w.model->nnode; i++) depth = fmax(depth, -w.state.x[3 * i + 1]);
   jl_world_destroy(&w);
   return depth;
 }

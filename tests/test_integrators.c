@@ -152,7 +152,7 @@ static void test_pinned_never_move(void) {
     JlWorld w;
     ENSURE(make_world(&w, &m, (JlIntegrator)integ, 1e-8, 1));
     int npinned = 0;
-    for (int i = 0; i < w.model.nnode; i++) npinned += w.model.pinned[i];
+    for (int i = 0; i < w.model->nnode; i++) npinned += w.model->pinned[i];
     ENSURE(npinned == 9);
     for (int i = 0; i < w.state.nnode; i++) /* velocities set by a caller are ignored for pinned nodes */
       w.state.v[3 * i] = 0.3;
@@ -161,9 +161,9 @@ static void test_pinned_never_move(void) {
       ENSURE(jl_world_step(&w, 1e-3, &rep) == JL_OK);
     }
     double moved = 0;
-    for (int i = 0; i < w.model.nnode; i++) {
-      const double *x = w.state.x + 3 * i, *x0 = w.model.x0 + 3 * i;
-      if (w.model.pinned[i]) {
+    for (int i = 0; i < w.model->nnode; i++) {
+      const double *x = w.state.x + 3 * i, *x0 = w.model->x0 + 3 * i;
+      if (w.model->pinned[i]) {
         ENSURE_MSG(x[0] == x0[0] && x[1] == x0[1] && x[2] == x0[2], "%s moved a pinned node",
                    jl_integrator_name((JlIntegrator)integ));
         ENSURE(w.state.v[3 * i] == 0 && w.state.v[3 * i + 1] == 0 && w.state.v[3 * i + 2] == 0);
@@ -393,7 +393,7 @@ static void test_adaptive(void) {
     double *x0 = jl_calloc(3 * (size_t)w.state.nnode, sizeof(double));
     memcpy(x0, w.state.x, 3 * (size_t)w.state.nnode * sizeof(double));
     ENSURE(jl_world_step(&w, h, NULL) == JL_OK);
-    ENSURE(strain_change(&w.model, x0, w.state.x) > 0.1);
+    ENSURE(strain_change(w.model, x0, w.state.x) > 0.1);
     free(x0);
     jl_world_destroy(&w);
   }
@@ -420,7 +420,7 @@ static void test_adaptive(void) {
   }
   printf("  adaptive: back to full steps after %d steps\n", recovered);
   ENSURE(recovered > 0);
-  ENSURE(strain_change(&w.model, x0, w.state.x) <= 0.1); /* the accepted full step obeys the bound */
+  ENSURE(strain_change(w.model, x0, w.state.x) <= 0.1); /* the accepted full step obeys the bound */
   free(x0);
   jl_world_destroy(&w);
 
@@ -437,8 +437,8 @@ static void test_adaptive(void) {
 
 /* --- determinism ----------------------------------------------------------------------- */
 
-static int run_det(int n, int threads, int steps, double **x_out, double **v_out) {
-  JlModel m;
+/* the lattice of run_det, built once: its worlds share it (jl_world_create_shared) */
+static int det_model(JlModel *m, int n) {
   double lo[3] = {0, 0.02, 0}, hi[3] = {0.1 * n, 0.1 * n + 0.02, 0.1 * n};
   JlBodyDef def = jl_default_body_def();
   def.young_modulus = 2e5;
@@ -446,9 +446,17 @@ static int run_det(int n, int threads, int steps, double **x_out, double **v_out
   JlWorldDef wd = jl_default_world_def();
   wd.has_ground = 1;
   char err[256];
-  if (lattice_model(&m, lo, hi, n, n, n, &def, &wd, err, sizeof err) != JL_OK) return 0;
+  return lattice_model(m, lo, hi, n, n, n, &def, &wd, err, sizeof err) == JL_OK;
+}
+
+static int run_det(const JlModel *m, int threads, int steps, double **x_out, double **v_out) {
+  JlStepDef sd = jl_default_step_def();
+  sd.tolerance = 1e-6;
+  sd.max_iterations = 2000;
+  sd.threads = threads;
+  char err[256];
   JlWorld w;
-  if (!make_world(&w, &m, JL_INTEGRATOR_IMPLICIT, 1e-6, threads)) return 0;
+  if (jl_world_create_shared(&w, m, &sd, err, sizeof err) != JL_OK) return 0;
   for (int s = 0; s < steps; s++)
     if (jl_world_step(&w, 1.0 / 60.0, NULL) != JL_OK) return 0;
   size_t bytes = 3 * (size_t)w.state.nnode * sizeof(double);
@@ -464,11 +472,14 @@ static int run_det(int n, int threads, int steps, double **x_out, double **v_out
 static void test_determinism(void) {
   int n = jl_test_quick() ? 5 : 8, steps = jl_test_quick() ? 8 : 20;
   double *xa, *va, *xb, *vb, *xc, *vc, *xd, *vd;
-  int nn = run_det(n, 1, steps, &xa, &va);
+  JlModel m;
+  ENSURE(det_model(&m, n));
+  int nn = run_det(&m, 1, steps, &xa, &va);
   ENSURE(nn > 0);
-  ENSURE(run_det(n, 1, steps, &xb, &vb) == nn);
-  ENSURE(run_det(n, 2, steps, &xc, &vc) == nn);
-  ENSURE(run_det(n, 2, steps, &xd, &vd) == nn);
+  ENSURE(run_det(&m, 1, steps, &xb, &vb) == nn);
+  ENSURE(run_det(&m, 2, steps, &xc, &vc) == nn);
+  ENSURE(run_det(&m, 2, steps, &xd, &vd) == nn);
+  jl_model_free(&m);
   size_t bytes = 3 * (size_t)nn * sizeof(double);
   ENSURE(memcmp(xa, xb, bytes) == 0 && memcmp(va, vb, bytes) == 0); /* same model, same result */
   ENSURE(memcmp(xc, xd, bytes) == 0 && memcmp(vc, vd, bytes) == 0); /* 2 threads, twice */

@@ -104,7 +104,7 @@ static void test_pixels(void) {
   JlRenderOptions o = jl_default_render_options();
   o.ground = 0;
   int ntri = jl_render_world(r, &w, &c, &o);
-  int total = w.model.body[0].surface.ntri + w.model.body[1].surface.ntri;
+  int total = w.model->body[0].surface.ntri + w.model->body[1].surface.ntri;
   /* back-face culling keeps roughly half of each closed surface */
   ENSURE_MSG(ntri > total / 4 && ntri < 3 * total / 4, "%d of %d triangles drawn", ntri, total);
   unsigned char *rgb = calloc((size_t)W * H * 3, 1), *rgb2 = calloc((size_t)W * H * 3, 1);
@@ -211,14 +211,14 @@ static void test_camera_follow(void) {
   const double aspect = (double)W / H, dt = 1.0 / 60;
   JlCamera c = {{0, 0, 0}, 0, 0, 1, 40};
   jl_camera_frame_world(&c, &w, aspect);
-  int n3 = 3 * w.model.nnode;
+  int n3 = 3 * w.model->nnode;
   double *x0 = malloc(sizeof(double) * n3);
   memcpy(x0, w.state.x, sizeof(double) * n3);
   double max_zoom_in = 0, max_zoom_out = 0, max_move = 0, min_margin = 1e9;
   for (int f = 1; f <= 360; f++) {
     /* 2 s along +x and up at 1.5 m/s, then 4 s at rest */
     double s = (f < 120 ? f : 120) * dt * 1.5;
-    for (int i = 0; i < w.model.nnode; i++) {
+    for (int i = 0; i < w.model->nnode; i++) {
       w.state.x[3 * i] = x0[3 * i] + s;
       w.state.x[3 * i + 1] = x0[3 * i + 1] + 0.5 * s;
     }
@@ -356,7 +356,7 @@ static void test_png(void) {
 static void test_drag_jacobian(void) {
   JlWorld w;
   ENSURE(two_spheres(&w, 0));
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   int n3 = 3 * m->nnode;
   JlForce *e = jl_drag_create(m);
   ENSURE(!jl_drag_active(e));

@@ -145,8 +145,8 @@ static double winding(const double p[3], const double *a, const double *b, const
 
 /* the scene's body of a kind (the first one) */
 static int body_of_kind(const Sim *s, JlBodyKind kind) {
-  for (int b = 0; b < s->w.model.nbody; b++)
-    if (s->w.model.body[b].kind == kind) return b;
+  for (int b = 0; b < s->w.model->nbody; b++)
+    if (s->w.model->body[b].kind == kind) return b;
   return -1;
 }
 
@@ -191,7 +191,7 @@ static void bridge_check(Sim *s, void *ctx) {
   br->pen_max = fmax(br->pen_max, pen);
   const double *x = s->w.state.x;
   for (int r = 0; r < 2; r++) {
-    const JlBody *b = &s->w.model.body[br->rope[r]];
+    const JlBody *b = &s->w.model->body[br->rope[r]];
     for (int i = b->node_begin; i + 1 < b->node_begin + b->node_count; i++) {
       double ratio = dist3(&x[3 * i], &x[3 * i + 3]) / br->rest[i];
       if (!(ratio <= br->stretch_max)) br->stretch_max = ratio, br->stretch_t = sim_t(s);
@@ -203,7 +203,7 @@ static void rope_bridge(double dt) {
   Sim s;
   /* dt longer than a frame of 60 fps: a true step, fps = 1/dt */
   if (!sim_open(&s, "rope_bridge.json", dt, dt > DT60 + 1e-12 ? 1.0 / dt : 60.0, 0)) return;
-  const JlModel *m = &s.w.model;
+  const JlModel *m = s.w.model;
   Bridge br;
   memset(&br, 0, sizeof br);
   br.rope[0] = body_index(&s, "rope_front"), br.rope[1] = body_index(&s, "rope_back");
@@ -278,7 +278,7 @@ typedef struct ClothBall {
  * top); *n_over = vertices above `limit`, *n_cov = vertices measured (covered
  * by the cloth), *n_up = vertices above the ball's centre */
 static double ball_above_cloth(const Sim *s, ClothBall *cb, double limit, int *n_over, int *n_cov, int *n_up) {
-  const JlModel *m = &s->w.model;
+  const JlModel *m = s->w.model;
   const JlBody *ball = &m->body[cb->ball], *cloth = &m->body[cb->cloth];
   const double *x = s->w.state.x + 3 * (size_t)cloth->node_begin;
   double c[3], worst = -INFINITY;
@@ -321,7 +321,7 @@ static double ball_above_cloth(const Sim *s, ClothBall *cb, double limit, int *n
 /* deepest cloth node inside the ball's closed surface (m; 0 when none);
  * *n_in = nodes inside */
 static double cloth_in_ball(const Sim *s, ClothBall *cb, int *n_in) {
-  const JlModel *m = &s->w.model;
+  const JlModel *m = s->w.model;
   const JlBody *ball = &m->body[cb->ball], *cloth = &m->body[cb->cloth];
   const JlSurface *sf = &ball->surface;
   jl_world_surface(&s->w, cb->ball, cb->surf);
@@ -359,9 +359,9 @@ static void cloth_ball(const char *scene, const char *label, double dt) {
     sim_close(&s);
     return;
   }
-  const JlBody *cloth = &s.w.model.body[cb.cloth];
+  const JlBody *cloth = &s.w.model->body[cb.cloth];
   cb.limit = 2.0 * cloth->radius + 1e-3;
-  cb.surf = malloc(3 * sizeof(double) * (size_t)s.w.model.body[cb.ball].surface.nvert);
+  cb.surf = malloc(3 * sizeof(double) * (size_t)s.w.model->body[cb.ball].surface.nvert);
   cb.f_rest = s.nframe - frame_at(&s, REST_WINDOW);
   cb.above_max = -INFINITY;
   cb.covered_min = 1.0;
@@ -401,7 +401,7 @@ TWO_DT(cloth_ball_8)
  * into a box (m; 0 when none); *touching = nodes whose surface is within
  * 5 mm of a box */
 static double box_depth(const Sim *s, int b, double *skin, int *touching) {
-  const JlModel *m = &s->w.model;
+  const JlModel *m = s->w.model;
   const JlBody *bd = &m->body[b];
   double worst = 0;
   *skin = 0;
@@ -465,7 +465,7 @@ typedef struct Ends {
 
 static void ends_check(Sim *s, void *ctx) {
   Ends *e = ctx;
-  const JlBody *b = &s->w.model.body[e->rope];
+  const JlBody *b = &s->w.model->body[e->rope];
   const double *x = s->w.state.x + 3 * (size_t)b->node_begin;
   int nseg = b->node_count - 1, bad = 0;
   for (int i = 0; i < nseg; i++)
@@ -487,7 +487,7 @@ static void rope_ends(double dt) {
     sim_close(&s);
     return;
   }
-  e.limit = 2.0 * s.w.model.body[e.rope].radius - 1e-3;
+  e.limit = 2.0 * s.w.model->body[e.rope].radius - 1e-3;
   e.min_dist = INFINITY;
   while (sim_frame(&s, ends_check, &e)) {
   }
@@ -595,7 +595,7 @@ static int fold_crossings(Fold *f, const double *x) {
 
 static void fold_check(Sim *s, void *ctx) {
   Fold *f = ctx;
-  const JlBody *b = &s->w.model.body[f->cloth];
+  const JlBody *b = &s->w.model->body[f->cloth];
   const double *x = s->w.state.x + 3 * (size_t)b->node_begin;
   int n = fold_crossings(f, x);
   if (n > 0 && f->crossing_steps++ == 0) f->first_t = sim_t(s);
@@ -620,7 +620,7 @@ static void curtain_fold(double dt) {
     sim_close(&s);
     return;
   }
-  const JlModel *m = &s.w.model;
+  const JlModel *m = s.w.model;
   const JlBody *b = &m->body[f.cloth];
   f.tri = b->surface.tri, f.ntri = b->surface.ntri;
   /* unique edges of the triangles */

@@ -22,7 +22,7 @@ static double rnd(void) { return jl_test_rnd(&rnd_state); }
 
 static JlForce *contacts_of(JlWorld *w) {
   for (int f = 0; f < w->nforce; f++)
-    if (strcmp(w->force[f]->name, "contacts") == 0) return w->force[f];
+    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
   return NULL;
 }
 
@@ -70,7 +70,7 @@ static const char *const pairs_scene =
 static void test_thin_jacobian_fd(void) {
   JlWorld w;
   ENSURE(jl_test_scene_world(&w, pairs_scene, "pairs"));
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   JlForce *e = contacts_of(&w);
   ENSURE(e);
   int n3 = 3 * m->nnode;
@@ -132,7 +132,7 @@ static void ropes_cross(double speed, double dt) {
            dt, -speed);
   JlWorld w;
   ENSURE(jl_test_scene_world(&w, text, "ropes"));
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   int fixed0 = m->body[0].node_begin, thrown0 = m->body[1].node_begin;
   double dmin = INFINITY, ymid_min = INFINITY;
   int steps = (int)(0.5 / dt);
@@ -182,7 +182,7 @@ static double body_on_coarse_cloth(const char *body_json, const char *name) {
     jl_test_fail(__FILE__, __LINE__, "%s: scene failed", name);
     return INFINITY;
   }
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   const JlBody *cl = &m->body[0], *cu = &m->body[1];
   double worst = -INFINITY, *sv = jl_calloc(3 * (size_t)cu->surface.nvert + 3, sizeof(double));
   for (int s = 0; s < 60; s++) {
@@ -246,7 +246,7 @@ static void test_rest_at_thickness(void) {
       "    \"segments\": 4 }, \"rotate_deg\": [0, 0, 90], \"translate\": [0.6, 0.02, 0] } ] }\n";
   JlWorld w;
   ENSURE(jl_test_scene_world(&w, text, "rest"));
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   for (int s = 0; s < 90; s++) {
     JlStepReport rep;
     ENSURE_MSG(jl_world_step(&w, 1.0 / 60.0, &rep) == JL_OK, "diverged: %s", rep.message);

@@ -38,7 +38,7 @@ static double total_energy(const JlWorld *w) {
 
 static double height(const JlWorld *w) {
   double lo = INFINITY, hi = -INFINITY;
-  for (int i = 0; i < w->model.nnode; i++) {
+  for (int i = 0; i < w->model->nnode; i++) {
     lo = fmin(lo, w->state.x[3 * i + 1]);
     hi = fmax(hi, w->state.x[3 * i + 1]);
   }
@@ -69,7 +69,7 @@ static void soft_case(const char *shape, double dt) {
   for (int s = 0; s < steps; s++) {
     JlStepReport rep;
     ENSURE(jl_world_step(&w, dt, &rep) == JL_OK);
-    int inv = jl_volume_inverted(&w.model, w.state.x, 0);
+    int inv = jl_volume_inverted(w.model, w.state.x, 0);
     if (inv > inverted_max) inverted_max = inv;
     if (s % every == 0) {
       double e = total_energy(&w);
@@ -82,7 +82,7 @@ static void soft_case(const char *shape, double dt) {
   double ratio = height(&w) / h0;
   printf("  %-6s dt %.4g: %d tets, inverted at most %d, height %.3f of %.3f m (%.0f %%), KE end %.2g J, "
          "largest energy rise %.3g J of %.3g J\n",
-         strstr(shape, "box") ? "cube" : "ball", dt, w.model.ntet, inverted_max, ratio * h0, h0, 100 * ratio,
+         strstr(shape, "box") ? "cube" : "ball", dt, w.model->ntet, inverted_max, ratio * h0, h0, 100 * ratio,
          en.kinetic, rise, fabs(e0));
   ENSURE_MSG(inverted_max == 0, "%d tets inverted", inverted_max);
   ENSURE_MSG(rise <= 1e-3 * fabs(e0), "energy rose by %.3g J", rise);
@@ -114,7 +114,7 @@ static void squeeze_case(int mirror, double nu) {
            nu);
   JlWorld w;
   ENSURE(jl_test_scene_world(&w, text, "squeeze"));
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   double v0 = volume_sum(m, m->x0);
   for (int i = 0; i < m->nnode; i++) w.state.x[3 * i + 1] *= mirror ? -0.05 : 0.05;
   int inv0 = jl_volume_inverted(m, w.state.x, 0);
@@ -152,7 +152,7 @@ static double poisson_measured(double nu) {
            nu);
   JlWorld w;
   if (!jl_test_scene_world(&w, text, "poisson")) return NAN;
-  const JlModel *m = &w.model;
+  const JlModel *m = w.model;
   double lo = INFINITY, hi = -INFINITY, c0[3] = {0, 0, 0};
   for (int i = 0; i < m->nnode; i++) {
     lo = fmin(lo, m->x0[3 * i + 1]), hi = fmax(hi, m->x0[3 * i + 1]);
@@ -227,7 +227,7 @@ static double bar_ratio(const char *tetgen, double nu, const char *extra, int *n
            tetgen, rho, E, nu, extra);
   JlWorld w;
   if (!jl_test_scene_world(&w, text, "bar")) return NAN;
-  const JlBody *b = &w.model.body[0];
+  const JlBody *b = &w.model->body[0];
   *ntet = b->tet_count;
   double *surf = malloc(3 * sizeof(double) * (size_t)b->surface.nvert);
   for (int s = 0; s < 360; s++) {

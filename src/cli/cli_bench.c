@@ -245,7 +245,7 @@ static JlResult collide_row(int target, int nstep, CollideRow *row, char *err, s
   if (r) return r;
   const JlForce *contacts = NULL;
   for (int f = 0; f < w.nforce; f++)
-    if (strcmp(w.force[f]->name, "contacts") == 0) contacts = w.force[f];
+    if (w.force[f]->kind == JL_FORCE_CONTACTS) contacts = w.force[f];
   double h = 1.0 / 60.0;
   double *detect = jl_calloc((size_t)nstep, sizeof(double)), *depth = jl_calloc((size_t)nstep, sizeof(double));
   double *solve = jl_calloc((size_t)nstep, sizeof(double));

@@ -53,7 +53,7 @@ static int thin_row(const char *name, const char *text, double settle, int nstep
     JlStepReport rep;
     rc = jl_world_step(&w, h, &rep) != JL_OK;
   }
-  JlThinFinder *tf = jl_thin_create(jl_model_geom(&w.model));
+  JlThinFinder *tf = jl_thin_create(jl_model_geom(w.model));
   double *find = jl_calloc((size_t)nstep, sizeof(double)), *step = jl_calloc((size_t)nstep, sizeof(double));
   double pairs = 0;
   int prims = 0;
@@ -61,7 +61,7 @@ static int thin_row(const char *name, const char *text, double settle, int nstep
   for (int s = 0; s < nstep && !rc; s++) {
     const JlThinPair *tp;
     double t0 = jl_seconds();
-    pairs += jl_thin_find(tf, jl_model_geom(&w.model), w.state.x, w.state.v, h, &tp);
+    pairs += jl_thin_find(tf, jl_model_geom(w.model), w.state.x, w.state.v, h, &tp);
     double t1 = jl_seconds();
     JlStepReport rep;
     rc = jl_world_step(&w, h, &rep) != JL_OK;

@@ -38,7 +38,7 @@ static JlResult sphere_world(const JlTetMesh *t, double nu, JlWorld *w, char *er
 
 /* median time (us) of one multiply of element e, linearized at the world's state */
 static double multiply_us(JlWorld *w, JlForce *e) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   size_t n3 = 3 * (size_t)m->nnode;
   double *u = jl_calloc(n3, sizeof(double)), *out = jl_calloc(n3, sizeof(double)), t[30];
   for (size_t k = 0; k < n3; k++) u[k] = (double)(k % 7) - 3.0;
@@ -81,8 +81,8 @@ static JlResult volume_row(int target, int nstep, VolumeRow *row, char *err, siz
     free(ms);
     if (k == 1)
       for (int e = 0; e < w.nforce; e++) {
-        if (strcmp(w.force[e]->name, "volume") == 0) row->mult_volume_us = multiply_us(&w, w.force[e]);
-        if (strcmp(w.force[e]->name, "springs") == 0) row->mult_springs_us = multiply_us(&w, w.force[e]);
+        if (w.force[e]->kind == JL_FORCE_VOLUME) row->mult_volume_us = multiply_us(&w, w.force[e]);
+        if (w.force[e]->kind == JL_FORCE_SPRINGS) row->mult_springs_us = multiply_us(&w, w.force[e]);
       }
     if (r) r = jl_fail(err, errsz, r, "%s", rep.message);
     jl_world_destroy(&w);

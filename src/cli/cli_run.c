@@ -2,7 +2,7 @@
  *
  *   jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]
  *             [--integrator NAME] [--threads N] [--obj] [--quiet]
- *             [--no-preview] [--strict]
+ *             [--no-preview] [--strict] [--checkpoint-every N] [--resume FILE]
  *             [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]
  *
  * Output in DIR (default out/<scene name>): stats.csv (one row per output
@@ -19,7 +19,20 @@
  * (stats.csv cg_failed) and summed up in one warning; with --strict they make
  * the run exit 1 once the outputs are written. Bodies that start inside each
  * other, below the ground or inside an obstacle are warned about
- * (src/overlap.h); the run goes on. */
+ * (src/overlap.h); the run goes on. Numerical trouble the world counted
+ * (JlWarnings: contacts at the push-out limit, NaN/Inf in rejected steps)
+ * is summed up in one warning per kind at the end.
+ *
+ * Checkpoints (src/state.h): --checkpoint-every N writes
+ * DIR/checkpoint_NNNN.jlck after every N-th frame; --resume FILE loads one
+ * into the freshly built world and goes on with the frame after it, so the
+ * rest of the run is bitwise what the uninterrupted run computes. The frame
+ * is found by replaying the run's frame times (t is summed step by step, so
+ * a checkpoint from another --dt or --fps matches no frame: exit 2, as for
+ * any bad checkpoint). stats.csv keeps the rows up to that frame if DIR has
+ * them and continues after it; scene.pvd lists every frame; frames up to the
+ * checkpoint's are not rewritten and preview.png is not drawn (it needs the
+ * whole run). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -36,6 +49,7 @@
 #include "src/output.h"
 #include "src/overlap.h"
 #include "src/scene.h"
+#include "src/state.h"
 #include "src/volume.h"
 
 #define DEFAULT_SCENE "models/scenes/default.json"
@@ -48,6 +62,8 @@ typedef struct RunArgs {
   int quiet;
   int no_preview;
   int strict;          /* exit 1 when any step's linear solver hit its iteration cap */
+  int checkpoint_every; /* frames between checkpoints, 0 = none */
+  const char *resume;  /* checkpoint to continue from, or NULL */
 } RunArgs;
 
 static void run_usage(FILE *f) {
@@ -55,6 +71,7 @@ static void run_usage(FILE *f) {
           "usage: jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]\n"
           "                 [--integrator implicit|symplectic|euler|midpoint|rk4|verlet]\n"
           "                 [--threads N] [--obj] [--quiet] [--no-preview] [--strict]\n"
+          "                 [--checkpoint-every N] [--resume FILE]\n"
           "                 [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
           "Simulates SCENE (default " DEFAULT_SCENE ") and writes DIR/stats.csv,\n"
@@ -70,6 +87,12 @@ static void run_usage(FILE *f) {
           "  --no-preview no preview.png\n"
           "  --strict     exit 1 if the linear solver hit its iteration cap in any step\n"
           "               (otherwise a warning), after writing the outputs\n"
+          "  --checkpoint-every N\n"
+          "               write DIR/checkpoint_NNNN.jlck after every N-th frame\n"
+          "  --resume FILE\n"
+          "               continue from a checkpoint of this scene (same --dt, --fps):\n"
+          "               frames after it; stats.csv keeps DIR's rows up to it; no\n"
+          "               preview.png\n"
           JL_CLI_MESH_LIMITS_HELP
           "\n"
           "Warns about bodies that start inside each other, below the ground or inside an\n"
@@ -89,6 +112,8 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
       JL_CLI_FLAG_SWITCH("--quiet", &a->quiet),
       JL_CLI_FLAG_SWITCH("--no-preview", &a->no_preview),
       JL_CLI_FLAG_SWITCH("--strict", &a->strict),
+      JL_CLI_FLAG_INT("--checkpoint-every", &a->checkpoint_every, 1, 100000000),
+      JL_CLI_FLAG_TEXT("--resume", &a->resume, "checkpoint file"),
   };
   JlCliSpec spec = {"run", flags, (int)(sizeof flags / sizeof flags[0]), &a->sim, &a->scene, "scene", run_usage};
   return jl_cli_parse(&spec, argc, argv);
@@ -190,7 +215,7 @@ static void build_cells(const JlModel *m, Outputs *o) {
  * of its measure: volume (tets), area (cloth triangles), length (rope
  * segments), current / rest - 1 */
 static void strain_fields(const JlWorld *w, const Outputs *o, double *node_strain, double *cell_strain) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const double *x = w->state.x;
   memset(node_strain, 0, sizeof(double) * (size_t)m->nnode);
   for (int s = 0; s < m->nspring; s++) {
@@ -218,7 +243,7 @@ static void strain_fields(const JlWorld *w, const Outputs *o, double *node_strai
 /* <body>_NNNN.obj: a volume's embedded surface, a cloth with both sides, a
  * rope as polylines */
 static JlResult write_obj(Outputs *o, const JlWorld *w, int b, int frame, char *err, size_t errsz) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlBody *body = &m->body[b];
   char path[4600];
   snprintf(path, sizeof path, "%s/%s_%04d.obj", o->dir, body->name, frame);
@@ -239,7 +264,7 @@ static JlResult write_obj(Outputs *o, const JlWorld *w, int b, int frame, char *
 }
 
 static JlResult write_frame(Outputs *o, const JlWorld *w, int frame, int obj, char *err, size_t errsz) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   char path[4600], name[64];
   snprintf(name, sizeof name, "frame_%04d.vtu", frame);
   snprintf(path, sizeof path, "%s/%s", o->dir, name);
@@ -273,7 +298,7 @@ static JlResult write_pvd(const Outputs *o, char *err, size_t errsz) {
 }
 
 static double min_node_y(const JlWorld *w, int *below_ground) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   double lo = INFINITY;
   int below = 0;
   for (int i = 0; i < m->nnode; i++) {
@@ -285,16 +310,57 @@ static double min_node_y(const JlWorld *w, int *below_ground) {
   return lo;
 }
 
-static JlForce *run_find_contacts(const JlWorld *w) {
-  for (int f = 0; f < w->nforce; f++)
-    if (strcmp(w->force[f]->name, "contacts") == 0) return w->force[f];
-  return NULL;
-}
-
 /* penetrating nodes of the contact element (body-body and obstacles) */
 static int run_contacts(const JlWorld *w) {
-  const JlForce *c = run_find_contacts(w);
+  const JlForce *c = jl_world_find_force(w, JL_FORCE_CONTACTS);
   return c ? jl_contact_count(c) : 0;
+}
+
+/* Frame times as the run computes them (jl_world_step sets t = t_start + h,
+ * step by step), so a checkpoint's t names its frame exactly. time has
+ * nframes + 1 entries. */
+static void frame_times(int nframes, int steps, double h, double *time) {
+  double t = 0.0;
+  time[0] = t;
+  for (int f = 1; f <= nframes; f++) {
+    for (int k = 0; k < steps; k++) t = t + h;
+    time[f] = t;
+  }
+}
+
+/* stats.csv of a resumed run: the header and the rows of frames 0 .. last
+ * that DIR's stats.csv already has (none when there is none), opened for
+ * the rows that follow; NULL when it cannot be written */
+static FILE *resume_stats(const char *path, int last) {
+  FILE *old = fopen(path, "r");
+  char *keep = NULL;
+  size_t nkeep = 0;
+  if (old) {
+    size_t cap = 1 << 16;
+    keep = jl_calloc(cap, 1);
+    char line[4096];
+    int header = 1;
+    while (fgets(line, sizeof line, old)) {
+      size_t len = strlen(line);
+      if (!header) {
+        char *end = NULL;
+        long frame = strtol(line, &end, 10);
+        if (end == line || *end != ',' || frame > last) break;
+      }
+      header = 0;
+      if (nkeep + len + 1 > cap) {
+        cap = 2 * (nkeep + len + 1);
+        keep = jl_realloc(keep, cap, 1);
+      }
+      memcpy(keep + nkeep, line, len);
+      nkeep += len;
+    }
+    fclose(old);
+  }
+  FILE *f = fopen(path, "w");
+  if (f && nkeep) fwrite(keep, 1, nkeep, f);
+  free(keep);
+  return f;
 }
 
 /* a length in the unit that reads best */
@@ -348,8 +414,36 @@ int jl_cli_run(int argc, char **argv) {
   int nframes = tm.nframes, steps_per_frame = tm.steps;
   double h = tm.h;
   int tty = isatty(STDERR_FILENO) && !a.quiet;
-  const JlModel *m = &w.model;
-  warn_overlaps(m, w.state.x);
+  const JlModel *m = w.model;
+  double *ftime = jl_calloc((size_t)nframes + 1, sizeof(double));
+  frame_times(nframes, steps_per_frame, h, ftime);
+  int first = 0; /* the frame the run starts from: 0, or the checkpoint's */
+  if (a.resume) {
+    r = jl_checkpoint_load(&w, a.resume, err, sizeof err);
+    if (r) {
+      fprintf(stderr, "jelly run: %s\n", err);
+      free(ftime);
+      jl_world_destroy(&w);
+      jl_scene_free(&sc);
+      return JL_ERR_INPUT;
+    }
+    first = -1;
+    for (int f = 0; f <= nframes && first < 0; f++)
+      if (ftime[f] == w.state.t) first = f;
+    if (first < 0) {
+      fprintf(stderr, "jelly run: checkpoint '%s' is at t = %.9g s, which is no frame of this run (%d frames of "
+                      "%d steps of %.6g s): resume with the --dt, --fps and --frames it was written with\n",
+              a.resume, w.state.t, nframes, steps_per_frame, h);
+      free(ftime);
+      jl_world_destroy(&w);
+      jl_scene_free(&sc);
+      return JL_ERR_INPUT;
+    }
+    if (!a.quiet) printf("resumed    from %s at frame %d (t = %.4g s)\n", a.resume, first, w.state.t);
+    a.no_preview = 1;
+  } else {
+    warn_overlaps(m, w.state.x);
+  }
 
   /* output buffers */
   Outputs o = {0};
@@ -369,15 +463,23 @@ int jl_cli_run(int argc, char **argv) {
 
   char stats_path[4200];
   snprintf(stats_path, sizeof stats_path, "%s/stats.csv", outdir);
-  FILE *stats = fopen(stats_path, "w");
+  FILE *stats = a.resume ? resume_stats(stats_path, first) : fopen(stats_path, "w");
   int status = 0;
   if (!stats) {
     fprintf(stderr, "jelly run: cannot write %s: %s\n", stats_path, strerror(errno));
     status = JL_ERR_SYSTEM;
     goto done;
   }
-  fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
-                 "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits\n");
+  if (!a.resume || ftell(stats) == 0)
+    fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
+                   "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits\n");
+  /* the frames up to a resumed run's checkpoint are in DIR already: listed in scene.pvd, not rewritten */
+  for (int f = 0; a.resume && f <= first; f++) {
+    char name[64];
+    snprintf(name, sizeof name, "frame_%04d.vtu", f);
+    o.time[o.nframe] = ftime[f];
+    o.file[o.nframe++] = strdup(name);
+  }
 
   /* preview.png: the chosen frames' positions kept as they pass, drawn at the end (no display needed) */
   JlPreview *preview = a.no_preview ? NULL : jl_preview_create(nframes);
@@ -392,9 +494,10 @@ int jl_cli_run(int argc, char **argv) {
   int *inv_max = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   int *inv_first = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   long splits_total = 0, rises_total = 0;
-  for (int frame = 0; frame <= nframes; frame++) {
+  for (int frame = first; frame <= nframes; frame++) {
     int steps = 0, cg = 0, cg_failed = 0, splits = 0;
     double ms = 0;
+    if (frame == first && a.resume) continue; /* its row and files are the checkpointed run's */
     if (frame > 0) {
       double f0 = jl_seconds();
       for (int k = 0; k < steps_per_frame; k++) {
@@ -446,6 +549,16 @@ int jl_cli_run(int argc, char **argv) {
       break;
     }
     jl_preview_frame(preview, &w, frame);
+    if (a.checkpoint_every > 0 && frame > 0 && frame % a.checkpoint_every == 0) {
+      char ck[4200];
+      snprintf(ck, sizeof ck, "%s/checkpoint_%04d.jlck", outdir, frame);
+      if (jl_checkpoint_save(&w, ck, err, sizeof err)) {
+        if (tty) fprintf(stderr, "\n");
+        fprintf(stderr, "jelly run: %s\n", err);
+        status = JL_ERR_SYSTEM;
+        break;
+      }
+    }
     if (tty) jl_cli_progress(frame, nframes, w.state.t, wall_total);
   }
   if (tty) fprintf(stderr, "\n");
@@ -484,6 +597,20 @@ int jl_cli_run(int argc, char **argv) {
                       "lower dt)\n", m->body[b].name, inv_max[b], m->body[b].tet_count,
               100.0 * inv_max[b] / m->body[b].tet_count, inv_first[b]);
     }
+  /* the world's warnings no other line reports (src/world.h JlWarnings) */
+  const JlWarnings *wn = &w.warnings;
+  if (wn->count[JL_WARN_PUSH_OUT] > 0) {
+    fflush(stdout);
+    fprintf(stderr, "jelly run: warning: contacts pushed overlapping bodies apart at the push-out speed limit in "
+                    "%ld steps, first at t = %.4g s (contacts found already deep: an overlap at the start, or an "
+                    "impact that one step jumped into; a smaller --dt finds impacts earlier)\n",
+            wn->count[JL_WARN_PUSH_OUT], wn->first_t[JL_WARN_PUSH_OUT]);
+  }
+  if (wn->count[JL_WARN_NONFINITE] > 0) {
+    fflush(stdout);
+    fprintf(stderr, "jelly run: warning: %ld steps were undone after a NaN/Inf; first: %s\n",
+            wn->count[JL_WARN_NONFINITE], wn->first[JL_WARN_NONFINITE]);
+  }
   if (rises_total > 0) {
     fflush(stdout);
     fprintf(stderr, "jelly run: warning: %ld steps created energy even at 1/8 of the time step; lower dt\n",
@@ -504,6 +631,7 @@ int jl_cli_run(int argc, char **argv) {
   }
 
 done:
+  free(ftime);
   for (int i = 0; i < o.nframe; i++) free(o.file[i]);
   free(o.time);
   free(o.file);

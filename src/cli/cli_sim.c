@@ -257,7 +257,7 @@ int jl_cli_start(const char *cmd, const char *path, int named, const JlCliSim *o
     return JL_ERR_INPUT;
   }
   if (!quiet) {
-    jl_cli_print_header(stdout, path, sc, &w->model, t);
+    jl_cli_print_header(stdout, path, sc, w->model, t);
     printf("built in   %.2f s\n", build_s);
     fflush(stdout);
   }

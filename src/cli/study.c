@@ -106,7 +106,7 @@ static JlResult run_one(const JlModel *m, const JlStudyDef *def, JlIntegrator in
   row->t_end = w.state.t;
   row->wall_per_sim_s = w.state.t > 0 ? wall / w.state.t : NAN;
   row->energy_end = row->stable ? total_energy(&w) : NAN;
-  if (x_end) memcpy(x_end, w.state.x, 3 * (size_t)w.model.nnode * sizeof(double));
+  if (x_end) memcpy(x_end, w.state.x, 3 * (size_t)w.model->nnode * sizeof(double));
   if (ke_peak) *ke_peak = peak;
   jl_world_destroy(&w);
   return JL_OK;

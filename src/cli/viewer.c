@@ -55,12 +55,12 @@ static void write_report(Viewer *v, const char *status) {
           v->world.state.t);
   fprintf(f, "camera_right %.9g %.9g %.9g\ncamera_up %.9g %.9g %.9g\n", right[0], right[1],
           right[2], up[0], up[1], up[2]);
-  for (int b = 0; b < v->world.model.nbody; b++) {
+  for (int b = 0; b < v->world.model->nbody; b++) {
     double c1[3];
     jl_viewer_body_com(&v->world, b, c1);
     const double *c0 = b < v->nbody0 ? v->com0[b] : c1;
     fprintf(f, "body %d %s com_start %.9g %.9g %.9g com_end %.9g %.9g %.9g\n", b,
-            v->world.model.body[b].name, c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]);
+            v->world.model->body[b].name, c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]);
   }
   if (v->drag_body >= 0)
     fprintf(f, "drag body %d from_frame %d to_frame %d\n", v->drag_body, v->drag_from,
@@ -166,7 +166,7 @@ int jl_viewer_run(const JlViewerDef *def) {
   jl_viewer_frame_camera(&v);
 
   /* centres of mass at the start, for the report */
-  v.nbody0 = v.world.model.nbody;
+  v.nbody0 = v.world.model->nbody;
   v.com0 = jl_calloc((size_t)v.nbody0 + 1, sizeof *v.com0);
   for (int b = 0; b < v.nbody0; b++) jl_viewer_body_com(&v.world, b, v.com0[b]);
 

@@ -18,7 +18,7 @@ static void panel(JlRenderer *r, int x, int y, int w, int h) {
 }
 
 static int contacts(const JlWorld *w) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   if (!m->world.has_ground) return 0;
   int n = 0;
   for (int i = 0; i < m->nnode; i++) n += w->state.x[3 * i + 1] < m->world.ground_y;
@@ -37,7 +37,7 @@ static int text_panel(Viewer *v, int y, int scale, const unsigned char rgba[4], 
 }
 
 void jl_viewer_draw_hud(Viewer *v) {
-  const JlModel *m = &v->world.model;
+  const JlModel *m = v->world.model;
   char buf[1200], pace[80];
   if (v->def.frames > 0) snprintf(pace, sizeof pace, "scripted (%d frames)", v->def.frames);
   else if (v->paused) snprintf(pace, sizeof pace, "PAUSED");

@@ -29,7 +29,7 @@ void jl_viewer_drag_press(Viewer *v) {
   jl_camera_ray(&v->cam, v->r->width, v->r->height, v->mx, v->my, o, d);
   JlPick hit;
   if (!jl_pick_ray(&v->world, o, d, &hit)) return;
-  jl_drag_attach(v->drag, &v->world.model, hit.body, hit.tri, hit.bary, 0, 0);
+  jl_drag_attach(v->drag, v->world.model, hit.body, hit.tri, hit.bary, 0, 0);
   double right[3], up[3], fwd[3];
   jl_camera_basis(&v->cam, right, up, fwd);
   for (int k = 0; k < 3; k++) {
@@ -70,7 +70,7 @@ void jl_viewer_drag_update(Viewer *v, double dt) {
   double p[3], d2 = 0;
   int b = jl_drag_body(v->drag);
   if (b >= 0 && jl_drag_point(v->drag, v->world.state.x, p)) {
-    double lim = 0.5 * v->world.model.body[b].size;
+    double lim = 0.5 * v->world.model->body[b].size;
     for (int k = 0; k < 3; k++) d2 += (t[k] - p[k]) * (t[k] - p[k]);
     if (d2 > lim * lim)
       for (int k = 0; k < 3; k++) t[k] = p[k] + (t[k] - p[k]) * lim / sqrt(d2);

@@ -22,7 +22,7 @@ void jl_viewer_note(Viewer *v, const char *fmt, const char *arg) {
 }
 
 void jl_viewer_body_com(const JlWorld *w, int b, double com[3]) {
-  const JlModel *m = &w->model;
+  const JlModel *m = w->model;
   const JlBody *body = &m->body[b];
   double mass = 0;
   com[0] = com[1] = com[2] = 0;
@@ -36,15 +36,10 @@ void jl_viewer_body_com(const JlWorld *w, int b, double com[3]) {
 
 /* removes the gravity element from the world's table (keeps it) */
 void jl_viewer_detach_gravity(Viewer *v) {
-  JlWorld *w = &v->world;
-  for (int i = 0; i < w->nforce; i++) {
-    if (strcmp(w->force[i]->name, "gravity") != 0) continue;
-    if (v->gravity) v->gravity->destroy(v->gravity);
-    v->gravity = w->force[i];
-    memmove(&w->force[i], &w->force[i + 1], sizeof(JlForce *) * (size_t)(w->nforce - i - 1));
-    w->nforce--;
-    return;
-  }
+  JlForce *g = jl_world_find_force(&v->world, JL_FORCE_GRAVITY);
+  if (!g || !jl_world_remove_force(&v->world, g)) return;
+  if (v->gravity) v->gravity->destroy(v->gravity);
+  v->gravity = g;
 }
 
 /* builds model and world from v->scene; carries over x, v, t of the first
@@ -63,11 +58,11 @@ int jl_viewer_build_world(Viewer *v, const JlWorld *old) {
     return 0;
   }
   if (old) {
-    int same = old->model.nbody <= w.model.nbody;
-    for (int b = 0; same && b < old->model.nbody; b++)
-      same = old->model.body[b].node_count == w.model.body[b].node_count;
+    int same = old->model->nbody <= w.model->nbody;
+    for (int b = 0; same && b < old->model->nbody; b++)
+      same = old->model->body[b].node_count == w.model->body[b].node_count;
     if (same) {
-      size_t n = 3 * (size_t)old->model.nnode;
+      size_t n = 3 * (size_t)old->model->nnode;
       memcpy(w.state.x, old->state.x, n * sizeof(double));
       memcpy(w.state.v, old->state.v, n * sizeof(double));
       w.state.t = old->state.t;
@@ -76,7 +71,7 @@ int jl_viewer_build_world(Viewer *v, const JlWorld *old) {
   if (v->has_world) jl_world_destroy(&v->world);
   v->world = w;
   v->has_world = 1;
-  v->drag = jl_drag_create(&v->world.model);
+  v->drag = jl_drag_create(v->world.model);
   jl_world_add_force(&v->world, v->drag);
   v->dragging = 0;
   if (v->gravity_off) jl_viewer_detach_gravity(v);
@@ -202,7 +197,7 @@ double jl_viewer_default_step(Viewer *v, JlIntegrator i) {
 
 void jl_viewer_cycle_integrator(Viewer *v) {
   JlIntegrator i = (JlIntegrator)((v->world.def.integrator + 1) % JL_INTEGRATOR_COUNT);
-  v->world.def.integrator = i;
+  jl_world_set_integrator(&v->world, i);
   v->scene.step.integrator = i;
   if (!v->h_given) v->h = jl_viewer_default_step(v, i);
   char text[96];

@@ -8,8 +8,9 @@ tests/test_scene.c, issue 11's value reproducers; tests/data/meshes/*,
 models/icosphere_320.obj and the file reproducers of tests/test_hostile.c
 (its PUT literals, and the files it generates for the glTF, Collada, binary
 STL and binary .x screens, written again by screen_seeds);
-the small meshes again as byte soups for fuzz_validate. Each surface seed is
-one extension byte (fuzz_surface.c) followed by the file."""
+the small meshes again as byte soups for fuzz_validate; edits of a
+checkpoint for fuzz_checkpoint. Each surface seed is one extension byte
+(fuzz_surface.c) followed by the file."""
 import hashlib
 import math
 import os
@@ -243,10 +244,26 @@ def validate_seeds():
         put("fuzz_validate", "icosphere_320", s)
 
 
+
+def checkpoint_seeds():
+    """Edits of the checkpoint fuzz_checkpoint.c saves at start-up: flag byte
+    (1: recompute the checksum), cut length, then (offset, 8 bytes) patches."""
+    import struct
+    put("fuzz_checkpoint", "whole", bytes([0]) + struct.pack("<I", 0))
+    put("fuzz_checkpoint", "cut_header", bytes([0]) + struct.pack("<I", 40))
+    put("fuzz_checkpoint", "patch_nodes_fixsum",
+        bytes([1]) + struct.pack("<I", 0) + struct.pack("<I", 40) + struct.pack("<q", 1 << 40))
+    put("fuzz_checkpoint", "patch_history_fixsum",
+        bytes([1]) + struct.pack("<I", 0) + struct.pack("<I", 20000) + struct.pack("<q", -1))
+    put("fuzz_checkpoint", "patch_tail_fixsum",
+        bytes([1]) + struct.pack("<I", 0) + struct.pack("<I", 0xFFFFFF00) + struct.pack("<q", 7))
+
+
 if __name__ == "__main__":
     scene_seeds()
     surface_seeds()
     screen_seeds()
     validate_seeds()
+    checkpoint_seeds()
     total = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(OUT) for f in fs)
     print("corpus: %d bytes in %s" % (total, OUT), file=sys.stderr)
