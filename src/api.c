@@ -56,8 +56,8 @@ struct JellyWorld {
 };
 
 /* the engine model of a world: the one place that knows how JlWorld holds it */
-static JlModel *world_model(JellyWorld *w) { return &w->w.model; }
-static const JlModel *world_model_c(const JellyWorld *w) { return &w->w.model; }
+static JlModel *world_model(JellyWorld *w) { return w->w.owned_model; }
+static const JlModel *world_model_c(const JellyWorld *w) { return w->w.model; }
 
 static JellyResult fail(char *err, size_t errsz, JellyResult code, const char *fn, const char *what) {
   if (err && errsz > 0) snprintf(err, errsz, "%s: %s", fn, what);

@@ -138,7 +138,7 @@ static void *world_job(void *arg) {
     JlStepReport rep;
     j->ok = jl_world_step(&w, 1.0 / 60.0, &rep) == JL_OK;
   }
-  j->nnode = w.model.nnode;
+  j->nnode = w.model->nnode;
   j->x = malloc(3 * (size_t)j->nnode * sizeof(double));
   if (j->x) memcpy(j->x, w.state.x, 3 * (size_t)j->nnode * sizeof(double));
   jl_world_destroy(&w);

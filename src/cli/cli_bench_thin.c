@@ -57,7 +57,7 @@ static int thin_row(const char *name, const char *text, double settle, int nstep
   double *find = jl_calloc((size_t)nstep, sizeof(double)), *step = jl_calloc((size_t)nstep, sizeof(double));
   double pairs = 0;
   int prims = 0;
-  for (int b = 0; b < w.model.nbody; b++) prims += w.model.body[b].node_count;
+  for (int b = 0; b < w.model->nbody; b++) prims += w.model->body[b].node_count;
   for (int s = 0; s < nstep && !rc; s++) {
     const JlThinPair *tp;
     double t0 = jl_seconds();
