@@ -425,8 +425,11 @@ static void test_shared_model(void) {
   double p0[3];
   memcpy(p0, jelly_world_positions(a), sizeof p0);
   ENSURE(jelly_world_pin(a, 0, 1, err, sizeof err) == JELLY_OK);
-  /* the model freed while its worlds live: they keep it */
+  /* the model freed while its worlds live: they keep it, but it makes no more worlds */
   jelly_model_free(m);
+  JellyWorld *d = NULL;
+  ENSURE(jelly_world_new(m, &d, err, sizeof err) == JELLY_ERR_INPUT && d == NULL);
+  ENSURE_MSG(strstr(err, "freed"), "message: %s", err);
   ENSURE(jelly_world_step(a, 0.25, err, sizeof err) == JELLY_OK);
   ENSURE(jelly_world_step(b, 0.25, err, sizeof err) == JELLY_OK);
   for (int k = 0; k < 3; k++) ENSURE(jelly_world_positions(a)[k] == p0[k]);
@@ -437,6 +440,24 @@ static void test_shared_model(void) {
   jelly_world_free(a);
   ENSURE(jelly_world_step(b, 0.05, err, sizeof err) == JELLY_OK); /* the model lives on with b */
   jelly_world_free(b);                                            /* and goes with it (ASan: no leak) */
+}
+
+/* bodies added once every world is gone: the next world has them all */
+static void test_add_after_worlds(void) {
+  char err[512];
+  JellyModel *m = cube_model(-9.81, 1.0 / 60.0);
+  ENSURE(m);
+  JellyWorld *a = NULL;
+  ENSURE(jelly_world_new(m, &a, err, sizeof err) == JELLY_OK && jelly_world_body_count(a) == 1);
+  int n1 = jelly_world_node_count(a);
+  jelly_world_free(a);
+  JellyBodyDef bd = jelly_default_body_def();
+  bd.translate[0] = 3.0;
+  ENSURE_MSG(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE(jelly_world_new(m, &a, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_body_count(a) == 2 && jelly_world_node_count(a) > n1);
+  jelly_world_free(a);
+  jelly_model_free(m);
 }
 
 static void test_copy_state(void) {
@@ -603,6 +624,7 @@ static void test_warnings_and_handler(void) {
 JL_TEST_MAIN({"version", test_version}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
              {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
              {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},
-             {"threads", test_threads}, {"shared_model", test_shared_model}, {"copy_state", test_copy_state},
+             {"threads", test_threads}, {"shared_model", test_shared_model},
+             {"add_after_worlds", test_add_after_worlds}, {"copy_state", test_copy_state},
              {"save_load", test_save_load}, {"threads_shared", test_threads_shared}, {"drag", test_drag},
              {"warnings_and_handler", test_warnings_and_handler})
