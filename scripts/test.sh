@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds with warnings as
-# errors, runs every test with CTest, then again under ASan + UBSan.
+# errors, runs every test with CTest, then again under ASan + UBSan, and the
+# thread tests under ThreadSanitizer (--no-sanitize skips both sanitizer stages).
 # Usage: scripts/test.sh [--no-sanitize]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,4 +24,22 @@ if [ "$sanitize" = 1 ]; then
   # exercises every test binary with the JL_TEST_QUICK reduced sizes.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     JL_TEST_QUICK=1 ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+  echo "== thread tests under ThreadSanitizer"
+  # Issue 13: worlds (also of one model) stepped on several threads, meshes
+  # loaded and PNGs written at once. OpenMP off: libgomp is not instrumented
+  # and would report its own barriers. Only the three thread test binaries
+  # are built, and only their thread cases run (the name filter), to keep
+  # the stage short.
+  tsan_start=$(date +%s)
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DJELLY_OPENMP=OFF -DJELLY_WERROR=ON \
+    -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_CXX_FLAGS=-fsanitize=thread \
+    -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread >/dev/null
+  cmake --build build-tsan -j "$jobs" --target test_threads test_state test_api
+  export TSAN_OPTIONS=halt_on_error=1 JL_TEST_QUICK=1
+  build-tsan/test_threads
+  build-tsan/test_state thread
+  build-tsan/test_api thread
+  unset TSAN_OPTIONS JL_TEST_QUICK
+  echo "ThreadSanitizer stage: $(( $(date +%s) - tsan_start )) s"
 fi

@@ -23,9 +23,9 @@ test -f "$prefix/include/jelly/jelly.h" && test -f "$lib/libjelly.a" && test -f 
 test -f "$lib/cmake/jelly/jellyConfig.cmake" && test -x "$prefix/bin/jelly"
 
 echo "== exported symbols: JELLY_API functions only"
-bad=$(nm -D --defined-only "$lib/libjelly.so" | awk '$2 ~ /[TDBRW]/ && $3 !~ /^(jelly_|_edata$|_end$|__bss_start$|_init$|_fini$)/ {print $3}')
+bad=$(nm -D --defined-only "$lib/libjelly.so" | awk '$2 ~ /[TDBRW]/ && $3 !~ /^(jelly_|jl_version$|_edata$|_end$|__bss_start$|_init$|_fini$)/ {print $3}')
 if [ -n "$bad" ]; then echo "libjelly.so exports internals:"; echo "$bad" | head; exit 1; fi
-missing=$(grep -o 'JELLY_API [^(]*(' "$prefix/include/jelly/jelly.h" | grep -o 'jelly_[a-z_]*' |
+missing=$(grep -o 'JELLY_API [^(]*(' "$prefix/include/jelly/jelly.h" | grep -o '\(jelly\|jl\)_[a-z_]*' |
           while read -r f; do nm -D --defined-only "$lib/libjelly.so" | grep -qw "$f" || echo "$f"; done)
 if [ -n "$missing" ]; then echo "libjelly.so lacks: $missing"; exit 1; fi
 

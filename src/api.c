@@ -1,12 +1,13 @@
 /* The public API (src/include/jelly/jelly.h): thin wrappers over the engine.
  *
- * A JellyModel is a recipe, not an engine JlModel: the loaded scene, or the
- * bodies added from arrays, each already validated and tetrahedralized.
- * jelly_world_new builds one engine model per world from it (jl_scene_build
- * or jl_model_build), so that a world owns its model outright: runtime pins
- * write that model's `pinned` array, which no other world sees. A scene's
- * model built at load time (to report errors early) is handed to the first
- * world; later worlds build their own (TetGen again, same result).
+ * A JellyModel holds the recipe (the loaded scene, or the bodies added from
+ * arrays, each already validated and tetrahedralized) and the one engine
+ * JlModel built from it: at load for a scene (so errors show early), at the
+ * first jelly_world_new for arrays. Every world of the model shares that
+ * engine model (jl_world_create_shared); runtime pins go to the world's own
+ * pin mask (jl_world_pin), so TetGen and the model build run once per model,
+ * not per world. The worlds count as references: jelly_model_free with live
+ * worlds only marks the model, and the last jelly_world_free frees it.
  *
  * Every entry point checks its arguments and answers a bad one with
  * JELLY_ERR_INPUT and a message naming the function and the argument: the
@@ -22,8 +23,10 @@
 
 #include "jelly/jelly.h"
 #include "mesh/surface.h"
+#include "src/drag.h"
 #include "src/extforce.h"
 #include "src/scene.h"
+#include "src/state.h"
 #include "src/volume.h"
 #include "src/world.h"
 
@@ -35,8 +38,10 @@
 struct JellyModel {
   int from_scene;
   JlScene scene;         /* from_scene: the loaded file */
-  JlModel built;         /* from_scene: built at load, until a world takes it */
+  JlModel built;         /* the engine model every world shares (has_built) */
   int has_built;
+  int nworld;            /* live worlds of this model (they point at `built`) */
+  int freed;             /* jelly_model_free was called: freed with its last world */
   JlWorldDef world;      /* arrays: gravity, ground */
   JlStepDef step;
   double dt;             /* s, longest step */
@@ -49,15 +54,27 @@ struct JellyModel {
 
 struct JellyWorld {
   JlWorld w;
+  JellyModel *model;     /* counted in model->nworld */
   double dt;             /* s */
   JlForce *ext;          /* the external force element, owned by w */
+  JlForce *drag;         /* the drag element (src/drag.c), owned by w; inactive until jelly_world_drag */
+  double *scratch;       /* nnode x 3, the drag element's force when its energy is asked for */
   double **surf;         /* nbody surface vertex buffers (nvert x 3), allocated on first use */
-  JellyWarnings warn;
+  long steps, diverged;  /* this world object's counters (not state) */
 };
 
-/* the engine model of a world: the one place that knows how JlWorld holds it */
-static JlModel *world_model(JellyWorld *w) { return w->w.owned_model; }
+/* the engine model of a world (its view, with the world's pins) */
 static const JlModel *world_model_c(const JellyWorld *w) { return w->w.model; }
+
+/* the public warning kinds are the engine's, in the same order */
+_Static_assert((int)JELLY_WARN_COUNT == (int)JL_WARN_COUNT, "JellyWarningKind must mirror JlWarningKind");
+_Static_assert((int)JELLY_WARN_SOLVER_CAP == (int)JL_WARN_CG_CAP && (int)JELLY_WARN_INVERTED == (int)JL_WARN_INVERTED &&
+                   (int)JELLY_WARN_PUSH_OUT == (int)JL_WARN_PUSH_OUT &&
+                   (int)JELLY_WARN_NONFINITE == (int)JL_WARN_NONFINITE &&
+                   (int)JELLY_WARN_ENERGY_RISE == (int)JL_WARN_ENERGY_RISE,
+               "JellyWarningKind must mirror JlWarningKind");
+_Static_assert(sizeof(((JellyWarnings *)0)->first[0]) == sizeof(((JlWarnings *)0)->first[0]),
+               "JellyWarnings.first must hold JlWarnings.first");
 
 static JellyResult fail(char *err, size_t errsz, JellyResult code, const char *fn, const char *what) {
   if (err && errsz > 0) snprintf(err, errsz, "%s: %s", fn, what);
@@ -67,6 +84,13 @@ static JellyResult fail(char *err, size_t errsz, JellyResult code, const char *f
 static int finite3(const double *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
 const char *jelly_version(void) { return JELLY_VERSION; }
+
+const char *jl_version(void) { return JELLY_VERSION; }
+
+JellyAssertHandler jelly_set_assert_handler(JellyAssertHandler handler) {
+  /* the same signature as the engine's handler type */
+  return (JellyAssertHandler)jl_set_assert_handler((JlAssertHandler)handler);
+}
 
 /* ---- models ------------------------------------------------------------------ */
 
@@ -270,6 +294,11 @@ static JellyResult add_surface(JellyModel *model, JlSurface *s, const JellyBodyD
   model->tets[model->nbody] = t;
   model->defs[model->nbody] = *bd;
   model->nbody++;
+  /* an engine model built for worlds freed since no longer has every body */
+  if (model->has_built) {
+    jl_model_free(&model->built);
+    model->has_built = 0;
+  }
   return JELLY_OK;
 }
 
@@ -280,6 +309,9 @@ static JellyResult check_add(const JellyModel *model, const JellyBodyDef *d, con
   if (model->from_scene)
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model was loaded from a scene file; add bodies to a model "
                                                  "of jelly_model_new");
+  if (model->nworld > 0)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model has worlds (they share its built bodies); add bodies "
+                                                 "before jelly_world_new or free its worlds first");
   if (model->nbody >= 100000) return fail(err, errsz, JELLY_ERR_INPUT, fn, "more than 100000 bodies");
   return check_body_def(d, fn, err, errsz);
 }
@@ -322,12 +354,9 @@ int jelly_model_body_count(const JellyModel *model) {
   return model->from_scene ? model->scene.nbody : model->nbody;
 }
 
-void jelly_model_free(JellyModel *model) {
-  if (!model) return;
-  if (model->from_scene) {
-    jl_scene_free(&model->scene);
-    if (model->has_built) jl_model_free(&model->built);
-  }
+static void model_release(JellyModel *model) {
+  if (model->from_scene) jl_scene_free(&model->scene);
+  if (model->has_built) jl_model_free(&model->built);
   for (int b = 0; b < model->nbody; b++) {
     jl_surface_free(&model->surf[b]);
     jl_tetmesh_free(&model->tets[b]);
@@ -338,6 +367,16 @@ void jelly_model_free(JellyModel *model) {
   free(model);
 }
 
+void jelly_model_free(JellyModel *model) {
+  if (!model) return;
+  /* worlds share the model's engine model: the last of them frees it */
+  if (model->nworld > 0) {
+    model->freed = 1;
+    return;
+  }
+  model_release(model);
+}
+
 /* ---- worlds ------------------------------------------------------------------- */
 
 JellyResult jelly_world_new(JellyModel *model, JellyWorld **out, char *err, size_t errsz) {
@@ -345,47 +384,56 @@ JellyResult jelly_world_new(JellyModel *model, JellyWorld **out, char *err, size
   if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
   *out = NULL;
   if (!model) return fail(err, errsz, JELLY_ERR_INPUT, fn, "model is NULL");
-  JlModel m;
+  if (model->freed) return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model was freed (jelly_model_free)");
   JlResult r;
-  if (model->from_scene && model->has_built) {
-    m = model->built; /* the first world takes the model built at load */
-    memset(&model->built, 0, sizeof model->built);
-    model->has_built = 0;
-  } else if (model->from_scene) {
-    r = jl_scene_build(&model->scene, &m, NULL, err, errsz);
-    if (r) return (JellyResult)r;
-  } else {
+  if (!model->has_built) {
+    /* arrays: built once, here (a scene's model is built at load); bodies
+     * added after a free of every world invalidate it (jelly_model_add_body) */
     if (model->nbody == 0) return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model has no bodies (jelly_model_add_body)");
-    r = jl_model_build(&m, model->nbody, model->tets, model->surf, model->defs, &model->world, err, errsz);
+    r = jl_model_build(&model->built, model->nbody, model->tets, model->surf, model->defs, &model->world, err, errsz);
     if (r) return (JellyResult)r;
+    model->has_built = 1;
   }
   JellyWorld *w = jl_calloc(1, sizeof *w);
-  r = jl_world_create(&w->w, &m, &model->step, err, errsz);
+  r = jl_world_create_shared(&w->w, &model->built, &model->step, err, errsz);
   if (r) {
-    jl_model_free(&m);
     free(w);
     return (JellyResult)r;
   }
-  w->ext = jl_external_force_create(world_model(w));
+  w->ext = jl_external_force_create(w->w.model);
+  w->drag = jl_drag_create(w->w.model);
   if (!jl_world_add_force(&w->w, w->ext)) {
     w->ext->destroy(w->ext);
+    w->drag->destroy(w->drag);
     jl_world_destroy(&w->w);
     free(w);
     return fail(err, errsz, JELLY_ERR_SYSTEM, fn, "the world's force table is full");
   }
+  if (!jl_world_add_force(&w->w, w->drag)) {
+    w->drag->destroy(w->drag);
+    jl_world_destroy(&w->w);
+    free(w);
+    return fail(err, errsz, JELLY_ERR_SYSTEM, fn, "the world's force table is full");
+  }
+  w->model = model;
+  model->nworld++;
   w->dt = model->dt;
   if (model->auto_dt) w->dt = jl_world_stable_dt(&w->w, model->step.integrator, model->dt, 0).dt;
-  w->surf = jl_calloc((size_t)world_model(w)->nbody + 1, sizeof *w->surf);
+  w->surf = jl_calloc((size_t)world_model_c(w)->nbody + 1, sizeof *w->surf);
+  w->scratch = jl_calloc(3 * (size_t)world_model_c(w)->nnode + 1, sizeof(double));
   *out = w;
   return JELLY_OK;
 }
 
 void jelly_world_free(JellyWorld *world) {
   if (!world) return;
-  for (int b = 0; b < world_model(world)->nbody; b++) free(world->surf[b]);
+  for (int b = 0; b < world_model_c(world)->nbody; b++) free(world->surf[b]);
   free(world->surf);
-  jl_world_destroy(&world->w); /* frees the external force element too */
+  free(world->scratch);
+  jl_world_destroy(&world->w); /* frees the external force and drag elements too */
+  JellyModel *model = world->model;
   free(world);
+  if (--model->nworld == 0 && model->freed) model_release(model);
 }
 
 JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_t errsz) {
@@ -401,11 +449,9 @@ JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_
   for (long k = 0; k < steps; k++) {
     JlStepReport rep;
     JlResult r = jl_world_step(&world->w, h, &rep);
-    world->warn.steps += rep.substeps;
-    world->warn.solver_capped += rep.cg_failed;
-    world->warn.energy_rises += rep.energy_rises;
+    world->steps += rep.substeps;
     if (r) {
-      world->warn.diverged++;
+      world->diverged++;
       if (err && errsz > 0) snprintf(err, errsz, "%s: diverged at t = %.6g s: %s", fn, world->w.state.t, rep.message);
       return (JellyResult)r;
     }
@@ -472,7 +518,7 @@ JellyResult jelly_world_body_surface(JellyWorld *world, int body, const double *
                                      const int **triangles, int *triangle_count, char *err, size_t errsz) {
   JellyResult r = check_body(world, body, "jelly_world_body_surface", err, errsz);
   if (r) return r;
-  const JlBody *b = &world_model(world)->body[body];
+  const JlBody *b = &world_model_c(world)->body[body];
   if (!world->surf[body]) {
     /* the rest shape first: jl_world_surface writes only what the body's kind carries */
     world->surf[body] = jl_calloc(3 * (size_t)b->surface.nvert + 1, sizeof(double));
@@ -490,13 +536,9 @@ JellyResult jelly_world_pin(JellyWorld *world, int node, int on, char *err, size
   JellyResult r = check_node(world, node, "jelly_world_pin", err, errsz);
   if (r) return r;
   if (on != 0 && on != 1) return fail(err, errsz, JELLY_ERR_INPUT, "jelly_world_pin", "on must be 0 or 1");
-  /* the world's own model (see the top of the file): the constraint filter
-   * of the implicit step and the explicit steppers read `pinned` each step */
-  world_model(world)->pinned[node] = (unsigned char)on;
-  if (on) {
-    JlState *s = &world->w.state;
-    for (int k = 0; k < 3; k++) s->v[3 * node + k] = s->dv[3 * node + k] = 0.0;
-  }
+  /* the world's own pin mask (the model is shared): the constraint filter of
+   * the implicit step and the explicit steppers read it each step */
+  jl_world_pin(&world->w, node, on);
   return JELLY_OK;
 }
 
@@ -519,6 +561,11 @@ JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, ch
   /* jl_world_energy counts every element but springs, volume and gravity as
    * penalty energy: the external element's share is taken out again */
   double ext = jl_external_force_energy(world->ext, world->w.state.x);
+  if (jl_drag_active(world->drag)) {
+    double en = 0.0;
+    world->drag->force(world->drag, world_model_c(world), world->w.state.x, world->w.state.v, world->scratch, &en);
+    ext += en;
+  }
   out->kinetic = e.kinetic;
   out->elastic = e.elastic;
   out->gravity = e.gravity;
@@ -528,14 +575,116 @@ JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, ch
   return JELLY_OK;
 }
 
+const char *jelly_warning_name(JellyWarningKind kind) {
+  if ((int)kind < 0 || (int)kind >= JELLY_WARN_COUNT) return NULL;
+  /* the engine's names but for the solver cap, named as the public kind */
+  return kind == JELLY_WARN_SOLVER_CAP ? "solver_cap" : jl_warning_name((JlWarningKind)kind);
+}
+
 JellyResult jelly_world_warnings(const JellyWorld *world, JellyWarnings *out, char *err, size_t errsz) {
   static const char fn[] = "jelly_world_warnings";
   if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
   if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
-  *out = world->warn;
+  memset(out, 0, sizeof *out);
+  out->steps = world->steps;
+  out->diverged = world->diverged;
+  const JlWarnings *wn = &world->w.warnings;
+  for (int k = 0; k < JELLY_WARN_COUNT; k++) {
+    out->count[k] = wn->count[k];
+    out->first_time[k] = wn->first_t[k];
+    memcpy(out->first[k], wn->first[k], sizeof out->first[k]);
+    out->first[k][sizeof out->first[k] - 1] = '\0';
+  }
   const JlModel *m = world_model_c(world);
-  out->inverted_tets = 0;
   for (int b = 0; b < m->nbody; b++)
     if (m->body[b].tet_count > 0) out->inverted_tets += jl_volume_inverted(m, world->w.state.x, b);
+  return JELLY_OK;
+}
+
+/* ---- states ------------------------------------------------------------------- */
+
+JellyResult jelly_world_copy_state(JellyWorld *dst, const JellyWorld *src, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_copy_state";
+  if (!dst) return fail(err, errsz, JELLY_ERR_INPUT, fn, "dst is NULL");
+  if (!src) return fail(err, errsz, JELLY_ERR_INPUT, fn, "src is NULL");
+  char msg[512];
+  /* jl_state_copy refuses worlds of different models (fingerprint) */
+  JlResult r = jl_state_copy(&dst->w, &src->w, msg, sizeof msg);
+  if (r) return fail(err, errsz, (JellyResult)r, fn, msg);
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_save(const JellyWorld *world, const char *path, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_save";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  if (!path || !path[0]) return fail(err, errsz, JELLY_ERR_INPUT, fn, "path is NULL or empty");
+  char msg[1200];
+  JlResult r = jl_checkpoint_save(&world->w, path, msg, sizeof msg);
+  if (r) return fail(err, errsz, (JellyResult)r, fn, msg);
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_load(JellyWorld *world, const char *path, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_load";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  if (!path || !path[0]) return fail(err, errsz, JELLY_ERR_INPUT, fn, "path is NULL or empty");
+  char msg[1200];
+  JlResult r = jl_checkpoint_load(&world->w, path, msg, sizeof msg);
+  if (r) return fail(err, errsz, (JellyResult)r, fn, msg);
+  return JELLY_OK;
+}
+
+/* ---- drag --------------------------------------------------------------------- */
+
+static int finite_below(const double *v, double bound) {
+  return finite3(v) && fabs(v[0]) <= bound && fabs(v[1]) <= bound && fabs(v[2]) <= bound;
+}
+
+JellyResult jelly_world_drag(JellyWorld *world, int body, int triangle, const double bary[3], const double target[3],
+                             double stiffness, double damping, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_drag";
+  JellyResult r = check_body(world, body, fn, err, errsz);
+  if (r) return r;
+  const JlModel *m = world_model_c(world);
+  const JlBody *b = &m->body[body];
+  char msg[128];
+  /* the drag point rides on the body's tets through its surface embedding */
+  if (b->tet_count <= 0 || !b->embed.tet || b->surface.ntri <= 0) {
+    snprintf(msg, sizeof msg, "body %d has no tetrahedralized surface to drag (cloth and ropes cannot be)", body);
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
+  }
+  if (triangle < 0 || triangle >= b->surface.ntri) {
+    snprintf(msg, sizeof msg, "triangle %d is not in 0..%d", triangle, b->surface.ntri - 1);
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
+  }
+  if (!bary) return fail(err, errsz, JELLY_ERR_INPUT, fn, "bary is NULL");
+  if (!target) return fail(err, errsz, JELLY_ERR_INPUT, fn, "target is NULL");
+  if (!(bary[0] >= 0 && bary[1] >= 0 && bary[2] >= 0 && fabs(bary[0] + bary[1] + bary[2] - 1.0) <= 1e-6))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "bary must be >= 0 each and sum to 1");
+  if (!finite_below(target, 1e15)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "target must be finite (below 1e15 m)");
+  if (!(isfinite(stiffness) && stiffness >= 0 && stiffness <= 1e15) ||
+      !(isfinite(damping) && damping >= 0 && damping <= 1e15))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "stiffness and damping must be in [0, 1e15] (0: from the body's mass)");
+  jl_drag_attach(world->drag, m, body, triangle, bary, stiffness, damping);
+  jl_drag_set_target(world->drag, target, NULL);
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_drag_move(JellyWorld *world, const double target[3], const double velocity[3], char *err,
+                                  size_t errsz) {
+  static const char fn[] = "jelly_world_drag_move";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  if (!jl_drag_active(world->drag)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "nothing is dragged (jelly_world_drag)");
+  if (!target) return fail(err, errsz, JELLY_ERR_INPUT, fn, "target is NULL");
+  if (!finite_below(target, 1e15)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "target must be finite (below 1e15 m)");
+  if (velocity && !finite_below(velocity, 1e15))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "velocity must be finite (below 1e15 m/s)");
+  jl_drag_set_target(world->drag, target, velocity);
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_drag_release(JellyWorld *world, char *err, size_t errsz) {
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, "jelly_world_drag_release", "world is NULL");
+  jl_drag_release(world->drag);
   return JELLY_OK;
 }

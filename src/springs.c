@@ -65,6 +65,7 @@ typedef struct Springs {
 /* out_i += sum of +y_s - sum of -y_s over incident springs (pass 2, one writer per node) */
 static void gather(const Springs *sp, int threads, int n, const double *restrict y, double *restrict out) {
   const int *restrict start = sp->gstart, *restrict split = sp->gsplit, *restrict gs = sp->gspring;
+  (void)threads; /* read only by the OpenMP clause: unused in a build without OpenMP */
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4) num_threads(jl_omp_threads(threads)))
   for (int i = 0; i < n; i++) {
     double sx = 0.0, sy = 0.0, sz = 0.0;

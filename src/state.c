@@ -102,7 +102,7 @@ static void history_free(JlHistory *h) {
 /* same model and elements, or a message saying what differs */
 static JlResult same_layout(const JlWorld *a, const JlModel *bm, int nforce, const JlForceKind *kinds, char *err,
                             size_t errsz) {
-  if (a->model != bm && jl_model_fingerprint(a->model) != jl_model_fingerprint(bm))
+  if (a->base != bm && jl_model_fingerprint(a->base) != jl_model_fingerprint(bm))
     return jl_fail(err, errsz, JL_ERR_INPUT, "the state belongs to another model (other scene, mesh or settings)");
   if (a->nforce != nforce)
     return jl_fail(err, errsz, JL_ERR_INPUT, "the worlds have %d and %d force elements", a->nforce, nforce);
@@ -129,7 +129,7 @@ JlResult jl_state_copy(JlWorld *dst, const JlWorld *src, char *err, size_t errsz
   if (dst == src) return JL_OK;
   JlForceKind kinds[JL_MAX_FORCES];
   for (int e = 0; e < src->nforce; e++) kinds[e] = src->force[e]->kind;
-  JlResult r = same_layout(dst, src->model, src->nforce, kinds, err, errsz);
+  JlResult r = same_layout(dst, src->base, src->nforce, kinds, err, errsz);
   if (r) return r;
   JlHistory h;
   memset(&h, 0, sizeof h);
@@ -143,6 +143,8 @@ JlResult jl_state_copy(JlWorld *dst, const JlWorld *src, char *err, size_t errsz
     memcpy(dst->state.v, src->state.v, bytes);
     memcpy(dst->state.dv, src->state.dv, bytes);
   }
+  /* the pin mask is state (jelly_world_pin changes it between steps) */
+  if (src->state.nnode) memcpy(dst->view->pinned, src->view->pinned, (size_t)src->state.nnode);
   dst->state.t = src->state.t;
   dst->h_adaptive = src->h_adaptive;
   dst->good_steps = src->good_steps;
@@ -195,7 +197,7 @@ JlResult jl_checkpoint_save(const JlWorld *w, const char *path, char *err, size_
   put(&o, JL_CHECKPOINT_MAGIC, 8);
   put_u32(&o, JL_CHECKPOINT_VERSION);
   put(&o, layout, sizeof layout);
-  put_u64(&o, jl_model_fingerprint(w->model));
+  put_u64(&o, jl_model_fingerprint(w->base));
   size_t n3 = 3 * (size_t)w->state.nnode;
   put_u64(&o, (uint64_t)w->state.nnode);
   double d[] = {w->state.t, w->h_adaptive};
@@ -207,6 +209,7 @@ JlResult jl_checkpoint_save(const JlWorld *w, const char *path, char *err, size_
   put(&o, w->state.x, n3 * sizeof(double));
   put(&o, w->state.v, n3 * sizeof(double));
   put(&o, w->state.dv, n3 * sizeof(double));
+  put(&o, w->view->pinned, (size_t)w->state.nnode);
   JlHistory h;
   memset(&h, 0, sizeof h);
   jl_world_history_save(w, &h);
@@ -272,6 +275,7 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
   const char *why = NULL;
   size_t n3 = 3 * (size_t)w->state.nnode;
   double *arr = NULL;
+  unsigned char *pins = NULL;
   JlHistory h;
   memset(&h, 0, sizeof h);
   char magic[8];
@@ -296,7 +300,7 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
     goto fail;
   }
   if (!get(&in, &fingerprint, sizeof fingerprint)) goto truncated;
-  if (fingerprint != jl_model_fingerprint(w->model)) {
+  if (fingerprint != jl_model_fingerprint(w->base)) {
     why = "was saved from another model (another scene, mesh or settings: the model fingerprint differs)";
     goto fail;
   }
@@ -341,6 +345,16 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
                 "max_strain %g)", path, strain, w->def.max_strain);
     goto out;
   }
+  /* the pin mask: one byte per node, each 0 or 1 */
+  if ((size_t)w->state.nnode > in.left) goto truncated;
+  pins = jl_calloc((size_t)w->state.nnode + 1, 1);
+  if (!get(&in, pins, (size_t)w->state.nnode)) goto truncated;
+  for (int i = 0; i < w->state.nnode; i++)
+    if (pins[i] > 1) {
+      r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has pin value %d at node %d (0 or 1)", path,
+                  (int)pins[i], i);
+      goto out;
+    }
   uint32_t nf = 0;
   if (!get(&in, &nf, sizeof nf)) goto truncated;
   nforce32 = nf;
@@ -402,6 +416,7 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
     memcpy(w->state.x, arr, n3 * sizeof(double));
     memcpy(w->state.v, arr + n3, n3 * sizeof(double));
     memcpy(w->state.dv, arr + 2 * n3, n3 * sizeof(double));
+    memcpy(w->view->pinned, pins, (size_t)w->state.nnode);
   }
   w->state.t = d[0];
   w->h_adaptive = d[1];
@@ -415,6 +430,7 @@ fail:
 out:
   fclose(f);
   free(arr);
+  free(pins);
   history_free(&h);
   return r;
 }

@@ -2,7 +2,8 @@
  * same model, or save it to a checkpoint file and load it back.
  *
  * The state is everything that changes results (docs/architecture.md, "Model
- * and state"): t, x, v, the CG warm start dv, the adaptive step fields
+ * and state"): t, x, v, the CG warm start dv, the world's pin mask
+ * (jl_world_pin), the adaptive step fields
  * (h_adaptive, good_steps), the warnings, and each force element's history
  * (JlForce.history_*: the contacts' last contact set, slack and friction
  * anchors, the body detection's last contacts, the ground's anchors and
@@ -12,7 +13,8 @@
  *
  * Checkpoint file (docs/architecture.md, "Checkpoint files"): magic
  * "JELLYCKP", format version, the byte order, the model's fingerprint
- * (jl_model_fingerprint), counts, the state's arrays, the elements' history
+ * (jl_model_fingerprint of the world's base model, with the pins it was
+ * built with), counts, the state's arrays and pin mask, the elements' history
  * and an FNV-1a checksum of all of it. Numbers are stored in this machine's
  * layout, so a file is for the same build on the same kind of machine; the
  * header refuses anything else. Every count is checked against the model
@@ -31,7 +33,8 @@ extern "C" {
 #endif
 
 #define JL_CHECKPOINT_MAGIC "JELLYCKP"
-#define JL_CHECKPOINT_VERSION 1
+/* 2: the world's pin mask follows x, v, dv (pins are state since worlds share a model) */
+#define JL_CHECKPOINT_VERSION 2
 
 /* FNV-1a (64 bit) over what the model's physics reads: counts, masses, pins,
  * rest and initial positions and velocities, springs, tets and their
@@ -40,9 +43,9 @@ extern "C" {
  * build have the same fingerprint. */
 uint64_t jl_model_fingerprint(const JlModel *m);
 
-/* dst's state := src's (t, x, v, dv, adaptive fields, warnings, every
- * element's history). Both worlds must be of the same model (the same
- * pointer, or models with equal fingerprints) with the same force elements
+/* dst's state := src's (t, x, v, dv, pin mask, adaptive fields, warnings,
+ * every element's history). Both worlds must be of the same model (the same
+ * base pointer, or base models with equal fingerprints) with the same force elements
  * in the same order; otherwise JL_ERR_INPUT with the reason and dst is left
  * as it was. src and dst must not be stepped meanwhile (by other threads). */
 JlResult jl_state_copy(JlWorld *dst, const JlWorld *src, char *err, size_t errsz);

@@ -174,10 +174,30 @@ int jl_world_history_load(JlWorld *w, const JlHistory *h) {
   return ok;
 }
 
+/* the world's model view and its pin mask (the rest of the view is the base model's) */
+static void view_free(JlWorld *w) {
+  if (!w->view) return;
+  free(w->view->pinned);
+  free(w->view);
+  w->view = NULL;
+}
+
 static JlResult world_init(JlWorld *w, const JlStepDef *def, char *err, size_t errsz) {
   JlResult r = check_step_def(def, err, errsz);
   if (r) return r;
   w->def = *def;
+  /* the world's view of its model: every array shared with the base model
+   * but `pinned`, the world's own copy, so jelly_world_pin / jl_world_pin
+   * in one world never reaches another world of the same model, while every
+   * reader of m->pinned (CG filter, steppers, contacts) sees this world's
+   * pins through the same JlModel interface. On the heap, so a JlWorld
+   * struct may still be copied (the viewer swaps worlds). */
+  w->base = w->model;
+  w->view = jl_calloc(1, sizeof *w->view);
+  *w->view = *w->base;
+  w->view->pinned = jl_calloc((size_t)w->base->nnode + 1, 1);
+  if (w->base->nnode > 0 && w->base->pinned) memcpy(w->view->pinned, w->base->pinned, (size_t)w->base->nnode);
+  w->model = w->view;
   const JlModel *mm = w->model;
 
   /* state: x = x0, v = v0 (pinned nodes at rest), dv = 0 */
@@ -222,6 +242,7 @@ JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err
   w->model = w->owned_model;
   JlResult r = world_init(w, def, err, errsz);
   if (r) {
+    view_free(w);
     jl_model_free(w->owned_model);
     free(w->owned_model);
     memset(w, 0, sizeof *w);
@@ -234,7 +255,10 @@ JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *d
   memset(w, 0, sizeof *w);
   w->model = m;
   JlResult r = world_init(w, def, err, errsz);
-  if (r) memset(w, 0, sizeof *w);
+  if (r) {
+    view_free(w);
+    memset(w, 0, sizeof *w);
+  }
   return r;
 }
 
@@ -246,11 +270,22 @@ void jl_world_destroy(JlWorld *w) {
   free(w->state.x);
   free(w->state.v);
   free(w->state.dv);
+  view_free(w);
   if (w->owned_model) {
     jl_model_free(w->owned_model);
     free(w->owned_model);
   }
   memset(w, 0, sizeof *w);
+}
+
+void jl_world_pin(JlWorld *w, int node, int on) {
+  JL_ASSERT(w && w->view, "jl_world_pin: create the world with jl_world_create first");
+  JL_ASSERT(node >= 0 && node < w->view->nnode, "jl_world_pin: node out of range (0 to nnode - 1)");
+  w->view->pinned[node] = on ? 1 : 0;
+  /* a newly pinned node is at rest: the constraint filter keeps v + dv where
+   * they are, so both start at 0 (and the CG warm start there too) */
+  if (on)
+    for (int k = 0; k < 3; k++) w->state.v[3 * node + k] = w->state.dv[3 * node + k] = 0.0;
 }
 
 int jl_world_add_force(JlWorld *w, JlForce *f) {

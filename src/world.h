@@ -95,8 +95,12 @@ typedef struct JlWarnings {
 #define JL_MAX_THREADS_TEXT "64"
 
 typedef struct JlWorld {
-  const JlModel *model; /* read-only; shared between worlds (jl_world_create_shared) */
-  JlModel *owned_model; /* the same model when the world owns it (jl_world_create), else NULL */
+  const JlModel *model; /* what the world simulates: `view` below. Read-only for every stepper and element */
+  const JlModel *base;  /* the model as built: owned_model, or the one shared with other worlds
+                           (jl_world_create_shared); fingerprints and layouts are of this one */
+  JlModel *owned_model; /* the base model when the world owns it (jl_world_create), else NULL */
+  JlModel *view;        /* heap, owned: a shallow copy of *base sharing every array but `pinned`, which is
+                           this world's own pin mask (nnode, 0/1; state: copied and checkpointed) */
   JlStepDef def;
   JlState state;
   int nforce;
@@ -114,10 +118,16 @@ JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def,
                          char *err, size_t errsz);
 /* The same with a model the caller keeps: it must outlive the world and not
  * change. Several worlds may share one model and step on different threads
- * (each world only reads it). */
+ * (each world only reads it). Each world starts from the model's pins and
+ * keeps its own pin mask (jl_world_pin). */
 JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *def,
                                 char *err, size_t errsz);
 void jl_world_destroy(JlWorld *w);
+/* Pins (on = 1) or frees (on = 0) node `node` in this world only (its pin
+ * mask, JlWorld.view); a newly pinned node gets v = dv = 0. Force elements
+ * that cached pins at creation (the ground plane leaves pinned nodes out)
+ * keep their creation-time mask. JL_ASSERT on a node out of range. */
+void jl_world_pin(JlWorld *w, int node, int on);
 /* Adds a force element (taking ownership); returns 0 when the table is full.
  * Sets f->threads from the world's JlStepDef.threads. */
 int jl_world_add_force(JlWorld *w, JlForce *f);

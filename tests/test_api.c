@@ -8,9 +8,15 @@
  * body under uniform gravity does not deform, so its mean height after n
  * steps of h is y0 - g h^2 n (n + 1) / 2, within g t h of g t^2 / 2; springs
  * conserve momentum, so a constant force F on one node changes the total
- * momentum by F t. Bad arguments must come back as error codes with text. */
+ * momentum by F t. Bad arguments must come back as error codes with text.
+ *
+ * Model and state: worlds of one model share its built bodies (the same
+ * triangle array) and keep their own pins; a copied, saved and loaded
+ * state steps on bitwise like the original, and two worlds of one model on
+ * two threads end bitwise where sequential runs do. */
 #include <math.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -371,7 +377,254 @@ static void test_threads(void) {
   jelly_world_free(ref);
 }
 
+/* a model of one cube (as cube_world) that the caller frees */
+static JellyModel *cube_model(double gy, double dt) {
+  char err[512];
+  JellyModelDef md = jelly_default_model_def();
+  md.gravity[1] = gy;
+  md.dt = dt;
+  JellyModel *m = NULL;
+  if (jelly_model_new(&md, &m, err, sizeof err)) return NULL;
+  JellyBodyDef bd = jelly_default_body_def();
+  bd.young_modulus = 1e5;
+  bd.poisson_ratio = 0.3;
+  bd.max_volume = 0.01;
+  bd.translate[1] = 2.0;
+  if (jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err)) {
+    printf("  cube: %s\n", err);
+    jelly_model_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+static int same_world_state(const JellyWorld *a, const JellyWorld *b) {
+  size_t bytes = 3 * sizeof(double) * (size_t)jelly_world_node_count(a);
+  double ta = jelly_world_time(a), tb = jelly_world_time(b);
+  return jelly_world_node_count(a) == jelly_world_node_count(b) && memcmp(&ta, &tb, sizeof ta) == 0 &&
+         memcmp(jelly_world_positions(a), jelly_world_positions(b), bytes) == 0 &&
+         memcmp(jelly_world_velocities(a), jelly_world_velocities(b), bytes) == 0;
+}
+
+static void test_shared_model(void) {
+  char err[512];
+  JellyModel *m = cube_model(-9.81, 1.0 / 60.0);
+  ENSURE(m);
+  JellyWorld *a = NULL, *b = NULL;
+  ENSURE_MSG(jelly_world_new(m, &a, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE_MSG(jelly_world_new(m, &b, err, sizeof err) == JELLY_OK, "%s", err);
+  /* one build shared: the same triangle array (TetGen and the model build ran once) */
+  const int *ta = NULL, *tb = NULL;
+  ENSURE(jelly_world_body_surface(a, 0, NULL, NULL, &ta, NULL, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_body_surface(b, 0, NULL, NULL, &tb, NULL, err, sizeof err) == JELLY_OK);
+  ENSURE(ta && ta == tb);
+  /* bodies cannot change under live worlds */
+  ENSURE(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, NULL, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "worlds"), "message: %s", err);
+  /* a pin in a stays in a */
+  double p0[3];
+  memcpy(p0, jelly_world_positions(a), sizeof p0);
+  ENSURE(jelly_world_pin(a, 0, 1, err, sizeof err) == JELLY_OK);
+  /* the model freed while its worlds live: they keep it, but it makes no more worlds */
+  jelly_model_free(m);
+  JellyWorld *d = NULL;
+  ENSURE(jelly_world_new(m, &d, err, sizeof err) == JELLY_ERR_INPUT && d == NULL);
+  ENSURE_MSG(strstr(err, "freed"), "message: %s", err);
+  ENSURE(jelly_world_step(a, 0.25, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_step(b, 0.25, err, sizeof err) == JELLY_OK);
+  for (int k = 0; k < 3; k++) ENSURE(jelly_world_positions(a)[k] == p0[k]);
+  ENSURE(jelly_world_positions(b)[1] < p0[1] - 0.2); /* b falls freely */
+  JellyWorld *c = cube_world(-9.81, 1.0 / 60.0);    /* a lone world: as b */
+  ENSURE(c && jelly_world_step(c, 0.25, err, sizeof err) == JELLY_OK && same_world_state(b, c));
+  jelly_world_free(c);
+  jelly_world_free(a);
+  ENSURE(jelly_world_step(b, 0.05, err, sizeof err) == JELLY_OK); /* the model lives on with b */
+  jelly_world_free(b);                                            /* and goes with it (ASan: no leak) */
+}
+
+/* bodies added once every world is gone: the next world has them all */
+static void test_add_after_worlds(void) {
+  char err[512];
+  JellyModel *m = cube_model(-9.81, 1.0 / 60.0);
+  ENSURE(m);
+  JellyWorld *a = NULL;
+  ENSURE(jelly_world_new(m, &a, err, sizeof err) == JELLY_OK && jelly_world_body_count(a) == 1);
+  int n1 = jelly_world_node_count(a);
+  jelly_world_free(a);
+  JellyBodyDef bd = jelly_default_body_def();
+  bd.translate[0] = 3.0;
+  ENSURE_MSG(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE(jelly_world_new(m, &a, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_body_count(a) == 2 && jelly_world_node_count(a) > n1);
+  jelly_world_free(a);
+  jelly_model_free(m);
+}
+
+static void test_copy_state(void) {
+  char err[512];
+  JellyModel *m = cube_model(-9.81, 1.0 / 60.0);
+  ENSURE(m);
+  JellyWorld *a = NULL, *b = NULL;
+  ENSURE(jelly_world_new(m, &a, err, sizeof err) == JELLY_OK && jelly_world_new(m, &b, err, sizeof err) == JELLY_OK);
+  jelly_model_free(m);
+  ENSURE(jelly_world_pin(a, 3, 1, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_step(a, 0.2, err, sizeof err) == JELLY_OK);
+  ENSURE_MSG(jelly_world_copy_state(b, a, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE(same_world_state(a, b));
+  ENSURE(jelly_world_step(a, 0.3, err, sizeof err) == JELLY_OK && jelly_world_step(b, 0.3, err, sizeof err) == JELLY_OK);
+  ENSURE(same_world_state(a, b)); /* the pin came along */
+  /* worlds of another model: refused, dst unchanged */
+  JellyWorld *s = NULL;
+  JellyModel *sm = NULL;
+  ENSURE(jelly_model_load(JL_MODELS_DIR "/scenes/default.json", &sm, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_new(sm, &s, err, sizeof err) == JELLY_OK);
+  jelly_model_free(sm);
+  ENSURE(jelly_world_copy_state(b, s, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "jelly_world_copy_state") && strstr(err, "model"), "message: %s", err);
+  ENSURE(same_world_state(a, b));
+  ENSURE(jelly_world_copy_state(NULL, a, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_copy_state(a, NULL, err, sizeof err) == JELLY_ERR_INPUT);
+  jelly_world_free(s);
+  jelly_world_free(a);
+  jelly_world_free(b);
+}
+
+static void test_save_load(void) {
+  char err[1200], path[600], junk[600];
+  const char *dir = jl_test_tmpdir("api_save");
+  snprintf(path, sizeof path, "%s/w.jlck", dir);
+  snprintf(junk, sizeof junk, "%s/junk.jlck", dir);
+  JellyModel *m = NULL;
+  ENSURE(jelly_model_load(JL_MODELS_DIR "/scenes/default.json", &m, err, sizeof err) == JELLY_OK);
+  JellyWorld *a = NULL, *b = NULL;
+  ENSURE(jelly_world_new(m, &a, err, sizeof err) == JELLY_OK && jelly_world_new(m, &b, err, sizeof err) == JELLY_OK);
+  jelly_model_free(m);
+  ENSURE(jelly_world_step(a, 0.3, err, sizeof err) == JELLY_OK);
+  ENSURE_MSG(jelly_world_save(a, path, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE_MSG(jelly_world_load(b, path, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE(same_world_state(a, b));
+  ENSURE(jelly_world_step(a, 0.2, err, sizeof err) == JELLY_OK && jelly_world_step(b, 0.2, err, sizeof err) == JELLY_OK);
+  ENSURE(same_world_state(a, b));
+  /* garbage: an error naming the file, the world untouched */
+  FILE *f = fopen(junk, "wb");
+  ENSURE(f);
+  fputs("not a checkpoint at all", f);
+  fclose(f);
+  ENSURE(jelly_world_load(b, junk, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "jelly_world_load") && strstr(err, "junk.jlck"), "message: %s", err);
+  ENSURE(same_world_state(a, b));
+  /* a cube world's checkpoint does not fit the scene's worlds */
+  JellyWorld *c = cube_world(-9.81, 1.0 / 60.0);
+  ENSURE(c && jelly_world_save(c, junk, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_load(b, junk, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_load(b, "/nonexistent/dir/x.jlck", err, sizeof err) == JELLY_ERR_SYSTEM);
+  ENSURE(jelly_world_save(b, "/nonexistent/dir/x.jlck", err, sizeof err) == JELLY_ERR_SYSTEM);
+  ENSURE(jelly_world_load(b, NULL, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_save(NULL, path, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(same_world_state(a, b));
+  jelly_world_free(c);
+  jelly_world_free(a);
+  jelly_world_free(b);
+}
+
+/* two worlds of one model on two threads end where sequential runs end */
+static void test_threads_shared(void) {
+  JellyModel *m = cube_model(-9.81, 1.0 / 60.0);
+  ENSURE(m);
+  JellyWorld *ref = NULL, *w[2] = {NULL, NULL};
+  ENSURE(jelly_world_new(m, &ref, NULL, 0) == JELLY_OK);
+  for (int k = 0; k < 2; k++) ENSURE(jelly_world_new(m, &w[k], NULL, 0) == JELLY_OK);
+  jelly_model_free(m);
+  ENSURE(jelly_world_pin(w[0], 2, 1, NULL, 0) == JELLY_OK); /* pins differ between the worlds */
+  ENSURE(jelly_world_pin(ref, 2, 1, NULL, 0) == JELLY_OK);
+  JellyWorld *ref1 = NULL;
+  JellyModel *m1 = cube_model(-9.81, 1.0 / 60.0);
+  ENSURE(m1 && jelly_world_new(m1, &ref1, NULL, 0) == JELLY_OK);
+  jelly_model_free(m1);
+  ENSURE(step_half_second(ref) != NULL && step_half_second(ref1) != NULL);
+  pthread_t th[2];
+  for (int k = 0; k < 2; k++) ENSURE(pthread_create(&th[k], NULL, step_half_second, w[k]) == 0);
+  void *res[2];
+  for (int k = 0; k < 2; k++) ENSURE(pthread_join(th[k], &res[k]) == 0);
+  ENSURE(res[0] && res[1]);
+  ENSURE(same_world_state(w[0], ref) && same_world_state(w[1], ref1));
+  for (int k = 0; k < 2; k++) jelly_world_free(w[k]);
+  jelly_world_free(ref);
+  jelly_world_free(ref1);
+}
+
+static void test_drag(void) {
+  char err[512];
+  JellyWorld *w = cube_world(0.0, 1.0 / 60.0); /* no gravity: only the drag moves it */
+  ENSURE(w);
+  double x0 = mean(w, 0, NULL);
+  const double bary[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3}, target[3] = {3.0, 2.0, 0.0};
+  /* triangle 10 lies on the +x face (vertices 1, 2, 6) */
+  ENSURE_MSG(jelly_world_drag(w, 0, 10, bary, target, 1000, 100, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE_MSG(jelly_world_step(w, 0.5, err, sizeof err) == JELLY_OK, "%s", err);
+  double x1 = mean(w, 0, NULL);
+  ENSURE_MSG(x1 > x0 + 0.1, "the cube's centre moved from x = %g to %g towards x = 3", x0, x1);
+  JellyEnergies e;
+  ENSURE(jelly_world_energies(w, &e, err, sizeof err) == JELLY_OK && e.external > 0);
+  /* the target moves; then let go: it drifts on with the velocity it has */
+  const double t2[3] = {3.0, 4.0, 0.0}, vel[3] = {0.0, 1.0, 0.0};
+  ENSURE(jelly_world_drag_move(w, t2, vel, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_step(w, 0.5, err, sizeof err) == JELLY_OK);
+  ENSURE_MSG(mean(w, 1, NULL) > 2.05, "y = %g", mean(w, 1, NULL));
+  ENSURE(jelly_world_drag_release(w, err, sizeof err) == JELLY_OK);
+  double vx = mean(w, 3, NULL);
+  ENSURE(jelly_world_step(w, 0.1, err, sizeof err) == JELLY_OK);
+  ENSURE_NEAR(mean(w, 3, NULL), vx, 1e-6); /* free and weightless: momentum kept (to the solver tolerance) */
+  ENSURE(jelly_world_energies(w, &e, err, sizeof err) == JELLY_OK && e.external == 0);
+  /* bad arguments */
+  ENSURE(jelly_world_drag_move(w, t2, NULL, err, sizeof err) == JELLY_ERR_INPUT); /* nothing dragged */
+  ENSURE_MSG(strstr(err, "nothing is dragged"), "message: %s", err);
+  const double bad_bary[3] = {0.5, 0.6, 0.0}, nan3[3] = {NAN, 0, 0};
+  ENSURE(jelly_world_drag(w, 1, 0, bary, target, 0, 0, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag(w, 0, 12, bary, target, 0, 0, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag(w, 0, -1, bary, target, 0, 0, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag(w, 0, 0, bad_bary, target, 0, 0, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag(w, 0, 0, NULL, target, 0, 0, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag(w, 0, 0, bary, nan3, 0, 0, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag(w, 0, 0, bary, target, -1, 0, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag(w, 0, 0, bary, target, 0, NAN, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag(NULL, 0, 0, bary, target, 0, 0, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag(w, 0, 0, bary, target, 1e3, 10, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_drag_move(w, nan3, NULL, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag_move(w, t2, nan3, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_drag_release(NULL, err, sizeof err) == JELLY_ERR_INPUT);
+  jelly_world_free(w);
+}
+
+static jmp_buf g_jump;
+static void on_assert(const char *file, int line, const char *expr, const char *msg) {
+  (void)file, (void)line, (void)expr, (void)msg;
+  longjmp(g_jump, 1);
+}
+
+static void test_warnings_and_handler(void) {
+  for (int k = 0; k < JELLY_WARN_COUNT; k++) ENSURE(jelly_warning_name((JellyWarningKind)k) != NULL);
+  ENSURE(strcmp(jelly_warning_name(JELLY_WARN_SOLVER_CAP), "solver_cap") == 0);
+  ENSURE(jelly_warning_name(JELLY_WARN_COUNT) == NULL && jelly_warning_name((JellyWarningKind)-1) == NULL);
+  ENSURE(strcmp(jl_version(), jelly_version()) == 0);
+  JellyWorld *w = cube_world(-9.81, 1.0 / 60.0);
+  ENSURE(w);
+  char err[256];
+  ENSURE(jelly_world_step(w, 0.1, err, sizeof err) == JELLY_OK);
+  JellyWarnings wr;
+  ENSURE(jelly_world_warnings(w, &wr, err, sizeof err) == JELLY_OK);
+  ENSURE(wr.steps == 6 && wr.diverged == 0 && wr.inverted_tets == 0);
+  for (int k = 0; k < JELLY_WARN_COUNT; k++) ENSURE(wr.count[k] == 0 && wr.first[k][0] == '\0');
+  jelly_world_free(w);
+  /* the handler is installed and handed back (the API itself never asserts on bad input) */
+  JellyAssertHandler old = jelly_set_assert_handler(on_assert);
+  ENSURE(jelly_set_assert_handler(old) == on_assert);
+}
+
 JL_TEST_MAIN({"version", test_version}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
              {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
              {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},
-             {"threads", test_threads})
+             {"threads", test_threads}, {"shared_model", test_shared_model},
+             {"add_after_worlds", test_add_after_worlds}, {"copy_state", test_copy_state},
+             {"save_load", test_save_load}, {"threads_shared", test_threads_shared}, {"drag", test_drag},
+             {"warnings_and_handler", test_warnings_and_handler})

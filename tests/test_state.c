@@ -26,6 +26,10 @@
  *   ball's mass (the embedded-mesh density weighting is the builder's).
  * - warnings: a solver capped at one iteration is counted by kind with the
  *   first occurrence's text.
+ * - world_pins: two worlds of one model; a node pinned in one (jl_world_pin)
+ *   stays put there and falls in the other, whose pins and the shared
+ *   model's are unchanged; jl_state_copy and a checkpoint carry the pin
+ *   mask, and the fingerprint is the base model's whatever the pins.
  * - world_api: jl_world_find_force / remove_force / set_integrator.
  * - assert_handler: a host's handler gets a broken contract's message and
  *   longjmps back instead of the process aborting.
@@ -301,6 +305,47 @@ static void test_checkpoint_file(void) {
   ENSURE_MSG(same, "the run resumed from the checkpoint differs from the uninterrupted run");
 }
 
+static void test_world_pins(void) {
+  JlStepDef def;
+  JlModel *m = load_model(CUBES, &def);
+  ENSURE(m);
+  const char *dir = jl_test_tmpdir("state_pins");
+  char path[600], err[1024];
+  snprintf(path, sizeof path, "%s/p.jlck", dir);
+  JlWorld a, b, c;
+  ENSURE(make(&a, m, &def) && make(&b, m, &def) && make(&c, m, &def));
+  int node = m->body[1].node_begin; /* a node of the falling cube */
+  ENSURE(!m->pinned[node]);
+  uint64_t fp = jl_model_fingerprint(m);
+  double x0[3];
+  memcpy(x0, a.state.x + 3 * node, sizeof x0);
+  jl_world_pin(&a, node, 1);
+  ENSURE(a.model->pinned[node] == 1 && b.model->pinned[node] == 0 && m->pinned[node] == 0);
+  /* the view shares every other array with the model */
+  ENSURE(a.model->x0 == m->x0 && a.model->spring_node == m->spring_node && a.model->pinned != m->pinned);
+  ENSURE(steps(&a, 10) && steps(&b, 10));
+  ENSURE(memcmp(a.state.x + 3 * node, x0, sizeof x0) == 0);
+  ENSURE(b.state.x[3 * node + 1] < x0[1]);
+  ENSURE(jl_model_fingerprint(a.base) == fp && a.base == m);
+  /* a copy carries the pins: c pinned like a, then equal after stepping */
+  ENSURE_MSG(jl_state_copy(&c, &a, err, sizeof err) == JL_OK, "%s", err);
+  ENSURE(c.model->pinned[node] == 1);
+  ENSURE(steps(&a, 5) && steps(&c, 5) && same_state(&a, &c));
+  /* a checkpoint too: saved pinned, loaded into b which is not */
+  ENSURE_MSG(jl_checkpoint_save(&a, path, err, sizeof err) == JL_OK, "%s", err);
+  ENSURE_MSG(jl_checkpoint_load(&b, path, err, sizeof err) == JL_OK, "%s", err);
+  ENSURE(b.model->pinned[node] == 1);
+  ENSURE(steps(&a, 5) && steps(&b, 5) && same_state(&a, &b));
+  /* unpinned again, the node falls */
+  jl_world_pin(&a, node, 0);
+  ENSURE(steps(&a, 10) && a.state.x[3 * node + 1] < x0[1]);
+  jl_world_destroy(&a);
+  jl_world_destroy(&b);
+  jl_world_destroy(&c);
+  ENSURE(m->pinned[node] == 0);
+  free_model(m);
+}
+
 #define FNV_OFFSET 14695981039346656037ull
 #define FNV_PRIME 1099511628211ull
 
@@ -384,7 +429,7 @@ static void test_checkpoint_hostile(void) {
   /* x starts after the header (48), t and h_adaptive, good_steps and the warnings */
   size_t xoff = 48 + 16 + 8 + sizeof(((JlWarnings *)0)->count) + sizeof(((JlWarnings *)0)->first_t) +
                 sizeof(((JlWarnings *)0)->first);
-  size_t hist = xoff + 9 * (size_t)m->nnode * sizeof(double) + 4;
+  size_t hist = xoff + 9 * (size_t)m->nnode * sizeof(double) + (size_t)m->nnode + 4; /* x, v, dv, pin mask, n */
   memcpy(buf, file, n);
   memcpy(buf + hist + 4, &huge, sizeof huge);
   ENSURE(write_bytes(bad, buf, n) && try_load(&w, bad, &unchanged, err, sizeof err) == JL_ERR_INPUT && unchanged);
@@ -717,5 +762,5 @@ JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_scenes", test_copy_scen
              {"adaptive_rejection", test_adaptive_rejection}, {"checkpoint_file", test_checkpoint_file},
              {"checkpoint_hostile", test_checkpoint_hostile}, {"two_threads", test_two_threads},
              {"threads_per_world", test_threads_per_world},
-             {"library_matches_scene", test_library_matches_scene}, {"warnings", test_warnings}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
+             {"library_matches_scene", test_library_matches_scene}, {"warnings", test_warnings}, {"world_pins", test_world_pins}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
              {"program_resume", test_program_resume})

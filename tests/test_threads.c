@@ -2,7 +2,8 @@
  * two threads each load, validate and tetrahedralize a different shipped
  * mesh, over and over, while the main thread reads and sets the mesh limits,
  * and each result must equal the single-threaded one bit for bit; two
- * threads write PNGs at once and each file must equal the one written alone;
+ * threads write PNGs at once and each file must equal the one written alone
+ * (with render/ only: JELLY_RENDER);
  * two threads step a world each (contacts included) and must end where one
  * world stepped alone does. Run it under ThreadSanitizer (a build with
  * -DCMAKE_C_FLAGS=-fsanitize=thread) to see the races, not only their
@@ -25,7 +26,9 @@
 #include "mesh/child.h"
 #include "mesh/surface.h"
 #include "mesh/tetmesh.h"
+#ifdef JL_TEST_RENDER
 #include "render/render.h"
+#endif
 #include "tests/harness.h"
 #include "tests/scene_world.h"
 
@@ -202,6 +205,8 @@ static void test_child_fds(void) {
 
 /* ---- PNG ------------------------------------------------------------------------ */
 
+#ifdef JL_TEST_RENDER /* render/png.c is built only with JELLY_RENDER */
+
 typedef struct PngJob {
   char path[600];
   int seed;
@@ -245,3 +250,7 @@ static void test_png_at_once(void) {
 
 JL_TEST_MAIN({"child_fds", test_child_fds}, {"png_at_once", test_png_at_once},
              {"two_meshes_at_once", test_two_meshes_at_once}, {"two_worlds_at_once", test_two_worlds_at_once})
+#else
+JL_TEST_MAIN({"child_fds", test_child_fds}, {"two_meshes_at_once", test_two_meshes_at_once},
+             {"two_worlds_at_once", test_two_worlds_at_once})
+#endif

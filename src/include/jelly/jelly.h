@@ -18,17 +18,25 @@
  * errors, never crashes. Functions that return a value instead (counts,
  * pointers, time) return 0 or NULL for a NULL handle.
  *
- * Threads (as Box2D states it for its worlds): distinct worlds are
- * independent, so different threads may step different worlds at the same
- * time. One world must not be used from two threads at once (no call on a
- * world may overlap another call on the same world, readers included). A
- * model is only read by jelly_world_new, but not concurrently: do not call
- * jelly_world_new on one model from two threads at once, nor free a model
- * while a thread is building a world from it; worlds do not refer to their
- * model afterwards, so a model may be freed while its worlds live on.
- * Loading and building (jelly_model_load, jelly_model_add_body,
- * jelly_world_new) run the mesh importer and TetGen in forked child
+ * Model and worlds: a model is built once (TetGen runs when a body is added
+ * or a scene loaded; the engine model at load or at the first
+ * jelly_world_new) and every world of it shares it read-only; what changes
+ * (positions, velocities, pins, contact history, warnings) is each world's
+ * state. A model's worlds keep it alive: jelly_model_free while worlds live
+ * frees it with the last of them.
+ *
+ * Threads (as Box2D states it for its worlds; docs/api.md has the table):
+ * distinct worlds are independent, so different threads may step different
+ * worlds at the same time, also worlds of one model. One world must not be
+ * used from two threads at once (no call on a world may overlap another call
+ * on the same world, readers included; jelly_world_copy_state uses both of
+ * its worlds). Calls that take a model (jelly_model_*, jelly_world_new) and
+ * jelly_world_free, which releases the model's reference, go on one thread
+ * at a time per model. Loading and building (jelly_model_load,
+ * jelly_model_add_body, jelly_model_add_mesh, the first jelly_world_new of
+ * a model of arrays) run the mesh importer and TetGen in forked child
  * processes; do that before starting threads, or from one thread at a time.
+ * jelly_set_assert_handler is process-wide: set it before starting threads.
  * A world may use OpenMP threads inside a step (JellyModelDef.threads). */
 #ifndef JELLY_JELLY_H
 #define JELLY_JELLY_H
@@ -66,6 +74,21 @@ typedef enum JellyResult {
 /* The library's version, "MAJOR.MINOR.PATCH"; may differ from JELLY_VERSION
  * when a program runs against another build of the shared library. */
 JELLY_API const char *jelly_version(void);
+/* The same string under the name issue 13 gave it (jl_ is otherwise the
+ * library's private prefix). */
+JELLY_API const char *jl_version(void);
+
+/* Called when the library finds a broken internal contract (a bug, not bad
+ * input: bad arguments are JellyResult errors). file and line are the
+ * library's, expr the failed condition, msg what was expected. */
+typedef void (*JellyAssertHandler)(const char *file, int line, const char *expr, const char *msg);
+
+/* Installs handler (NULL: the default, which prints and aborts) for the
+ * whole process and returns the previous one. The handler must not return:
+ * it should longjmp out (or end the process its own way) and then throw away
+ * every world and model in use, which may be half updated; if it returns,
+ * the library aborts. Set it before starting threads. */
+JELLY_API JellyAssertHandler jelly_set_assert_handler(JellyAssertHandler handler);
 
 /* ---- models ------------------------------------------------------------------ */
 
@@ -118,7 +141,8 @@ JELLY_API JellyBodyDef jelly_default_body_def(void);
  * triangle surface of nvert vertices (nvert x 3 doubles, metres, finite) and
  * ntri triangles (ntri x 3 vertex indices), both copied. The surface is
  * checked (closed, manifold, not self-intersecting) and tetrahedralized now;
- * def may be NULL (defaults). Fails for a model loaded from a scene file. */
+ * def may be NULL (defaults). Fails for a model loaded from a scene file and
+ * for a model that has live worlds (they share its built bodies). */
 JELLY_API JellyResult jelly_model_add_body(JellyModel *model, const double *vertices, int nvert,
                                            const int *triangles, int ntri, const JellyBodyDef *def,
                                            char *err, size_t errsz);
@@ -132,7 +156,10 @@ JELLY_API JellyResult jelly_model_add_mesh(JellyModel *model, const char *path, 
 /* Number of bodies of the model (0 for NULL). */
 JELLY_API int jelly_model_body_count(const JellyModel *model);
 
-/* Frees the model (NULL is fine). Worlds made from it are not affected. */
+/* Frees the model (NULL is fine). Worlds made from it are not affected: they
+ * share its engine model, so while any lives the model is only marked (no
+ * more jelly_model_* or jelly_world_new calls on it) and the last
+ * jelly_world_free frees it. */
 JELLY_API void jelly_model_free(JellyModel *model);
 
 /* ---- worlds ------------------------------------------------------------------- */
@@ -140,8 +167,9 @@ JELLY_API void jelly_model_free(JellyModel *model);
 typedef struct JellyWorld JellyWorld; /* opaque */
 
 /* A simulation of the model at time 0: every node at rest or at its body's
- * initial velocity. A model may make any number of worlds. On success *out
- * is a world to free with jelly_world_free. */
+ * initial velocity. A model may make any number of worlds, which share its
+ * built bodies (the first world of a model of arrays builds them). On
+ * success *out is a world to free with jelly_world_free. */
 JELLY_API JellyResult jelly_world_new(JellyModel *model, JellyWorld **out, char *err, size_t errsz);
 
 /* Frees the world (NULL is fine). Pointers it handed out become invalid. */
@@ -193,12 +221,15 @@ JELLY_API JellyResult jelly_world_body_surface(JellyWorld *world, int body, cons
 
 /* on = 1 holds the node where it is (its velocity becomes 0, no force moves
  * it) until released with on = 0. Nodes pinned by the scene file can be
- * released too. */
+ * released too. Pins belong to this world (other worlds of the model keep
+ * theirs) and are part of its state (copied and saved). The ground plane
+ * keeps leaving out the nodes the model pinned, not the ones pinned here. */
 JELLY_API JellyResult jelly_world_pin(JellyWorld *world, int node, int on, char *err, size_t errsz);
 
 /* A constant force (N, finite) on the node from now on, replacing the
  * previous one; (0, 0, 0) removes it. Its potential energy -F.x counts in
- * JellyEnergies.external. */
+ * JellyEnergies.external. An input, not state: jelly_world_copy_state and
+ * jelly_world_load leave the world's forces (and drag) as they are. */
 JELLY_API JellyResult jelly_world_set_force(JellyWorld *world, int node, const double force[3], char *err,
                                             size_t errsz);
 
@@ -207,25 +238,87 @@ typedef struct JellyEnergies {
   double elastic;  /* J, springs and the volume force */
   double gravity;  /* J, -sum m g.x (zero at y = 0 for the default gravity) */
   double contact;  /* J, penalty energy of the ground and of contacts */
-  double external; /* J, -sum F.x of the forces of jelly_world_set_force */
+  double external; /* J, -sum F.x of the forces of jelly_world_set_force, plus the drag spring's
+                      k/2 |target - p|^2 while dragging */
   double total;    /* J, the sum of the above */
 } JellyEnergies;
 
 JELLY_API JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, char *err,
                                            size_t errsz);
 
-/* Numerical trouble since the world was created (docs/robustness.md): results
- * to look at twice. */
+/* Kinds of numerical trouble (docs/robustness.md): results to look at twice.
+ * Nothing stops; the step goes on. */
+typedef enum JellyWarningKind {
+  JELLY_WARN_SOLVER_CAP,   /* a linear solve stopped at its iteration cap before converging */
+  JELLY_WARN_INVERTED,     /* a body with tets turned inside out after a step (per body and step) */
+  JELLY_WARN_PUSH_OUT,     /* steps in which contacts pushed overlapping bodies apart at the speed limit */
+  JELLY_WARN_NONFINITE,    /* a state with NaN/Inf, undone (divergence or an adaptive step's retry) */
+  JELLY_WARN_ENERGY_RISE,  /* steps that created energy even at an eighth of the step */
+  JELLY_WARN_COUNT
+} JellyWarningKind;
+
+/* "solver_cap", "inverted", "push_out", "nonfinite", "energy_rise"; NULL out of range. */
+JELLY_API const char *jelly_warning_name(JellyWarningKind kind);
+
 typedef struct JellyWarnings {
-  long steps;            /* steps taken (adaptive sub-steps included) */
-  long solver_capped;    /* steps whose linear solver stopped at its iteration cap before converging */
-  long energy_rises;     /* steps that created energy even at an eighth of the step */
-  long diverged;         /* jelly_world_step calls that failed with JELLY_ERR_RUNTIME */
-  int inverted_tets;     /* tets turned inside out now (material too soft for the load or the step) */
+  long count[JELLY_WARN_COUNT];      /* occurrences of each kind (state: copied, saved and loaded) */
+  double first_time[JELLY_WARN_COUNT]; /* s, simulated time of the step of the first occurrence */
+  char first[JELLY_WARN_COUNT][128]; /* what the first occurrence was ("" while the count is 0) */
+  long steps;                        /* steps this world object took (adaptive sub-steps included) */
+  long diverged;                     /* jelly_world_step calls of this object that failed with
+                                        JELLY_ERR_RUNTIME */
+  int inverted_tets;                 /* tets turned inside out now (material too soft for the load or the step) */
 } JellyWarnings;
 
 JELLY_API JellyResult jelly_world_warnings(const JellyWorld *world, JellyWarnings *out, char *err,
                                            size_t errsz);
+
+/* ---- states ------------------------------------------------------------------- */
+
+/* dst's state := src's: time, positions, velocities, the solver's warm start,
+ * pins, contact and friction history, adaptive step and warning counts, so
+ * both step on bitwise alike (rollback, what-if runs, a state per thread).
+ * Both must be worlds of one model (or of models built alike: the same
+ * scene file or arrays, same library build); else JELLY_ERR_INPUT and dst is
+ * unchanged. Forces of jelly_world_set_force and the drag are not copied. */
+JELLY_API JellyResult jelly_world_copy_state(JellyWorld *dst, const JellyWorld *src, char *err, size_t errsz);
+
+/* Writes the world's state (what jelly_world_copy_state copies) to a
+ * checkpoint file at path (replaced; written to "<path>.tmp" first).
+ * JELLY_ERR_SYSTEM when it cannot be written. The file is for the same
+ * library build on the same kind of machine (docs/architecture.md,
+ * "Checkpoint files"). */
+JELLY_API JellyResult jelly_world_save(const JellyWorld *world, const char *path, char *err, size_t errsz);
+
+/* Reads a checkpoint of jelly_world_save into the world, which must be of
+ * the model it was saved from (or one built alike). JELLY_ERR_INPUT (the
+ * world unchanged) for a file that is not a checkpoint, is of another
+ * model, build or format version, truncated or corrupted; JELLY_ERR_SYSTEM
+ * when it cannot be opened. Stepping on gives bitwise the run that saved. */
+JELLY_API JellyResult jelly_world_load(JellyWorld *world, const char *path, char *err, size_t errsz);
+
+/* ---- drag --------------------------------------------------------------------- */
+
+/* Grabs the point bary (barycentric weights >= 0 summing to 1) of triangle
+ * `triangle` of body `body`'s surface (the triangles of
+ * jelly_world_body_surface) with a damped spring to target (m): F = k
+ * (target - p) + kd (target velocity - p'), in the implicit solve with its
+ * exact Jacobian, so any stiffness is stable (the viewer's mouse drag).
+ * stiffness k (N/m) and damping kd (N s/m) >= 0; 0 chooses from the body's
+ * mass m_b: k = 400 m_b, kd = 20 m_b. Replaces a previous drag. Bodies
+ * without tets (cloth, ropes) cannot be dragged (JELLY_ERR_INPUT). */
+JELLY_API JellyResult jelly_world_drag(JellyWorld *world, int body, int triangle, const double bary[3],
+                                       const double target[3], double stiffness, double damping, char *err,
+                                       size_t errsz);
+
+/* Moves the drag's target (m) with velocity (m/s; NULL: at rest), e.g. the
+ * cursor's. JELLY_ERR_INPUT when nothing is dragged. */
+JELLY_API JellyResult jelly_world_drag_move(JellyWorld *world, const double target[3], const double velocity[3],
+                                            char *err, size_t errsz);
+
+/* Lets go (nothing happens when nothing is dragged): the body keeps the
+ * velocity the spring gave it. */
+JELLY_API JellyResult jelly_world_drag_release(JellyWorld *world, char *err, size_t errsz);
 
 #ifdef __cplusplus
 }

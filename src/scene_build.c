@@ -1,0 +1,194 @@
+/* Building a scene's model (jl_scene_build, src/scene.h): each body's
+ * surface (a generated shape or a mesh file, placed by jl_transform_points
+ * and validated), tetrahedralized with TetGen in a child process (conforming
+ * or embedded), or a cloth grid or rope chain built directly; then one
+ * JlModel of all bodies (jl_model_build, jl_model_concat for cloth and
+ * ropes) with the scene's world settings and obstacles. The scene was
+ * validated by src/scene.c; what only shows now (a surface that is not
+ * closed, a max_volume asking for too many tets, TetGen's refusal) is
+ * reported naming the body. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh/shapes.h"
+#include "src/scene_internal.h"
+
+void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3],
+                         const double translate[3]) {
+  /* R = Rz * Ry * Rx: rotate about world x first, then y, then z */
+  const double d2r = acos(-1.0) / 180.0;
+  double cx = cos(rotate_deg[0] * d2r), sx = sin(rotate_deg[0] * d2r);
+  double cy = cos(rotate_deg[1] * d2r), sy = sin(rotate_deg[1] * d2r);
+  double cz = cos(rotate_deg[2] * d2r), sz = sin(rotate_deg[2] * d2r);
+  double R[3][3] = {
+      {cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx},
+      {sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx},
+      {-sy, cy * sx, cy * cx}};
+  for (int i = 0; i < n; i++) {
+    double q[3] = {p[3 * i] * scale, p[3 * i + 1] * scale, p[3 * i + 2] * scale};
+    for (int r = 0; r < 3; r++)
+      p[3 * i + r] = R[r][0] * q[0] + R[r][1] * q[1] + R[r][2] * q[2] + translate[r];
+  }
+}
+
+/* surface of one body in world coordinates, validated */
+static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, char *err, size_t errsz) {
+  switch (b->shape) {
+    case JL_SHAPE_BOX: jl_shape_box(b->size, b->shape_resolution, s); break;
+    case JL_SHAPE_SPHERE: jl_shape_sphere(b->radius, b->shape_resolution, s); break;
+    case JL_SHAPE_TORUS: jl_shape_torus(b->major, b->minor, b->shape_resolution, s); break;
+    default: {
+      char msg[1024];
+      JlResult r = jl_surface_load(b->mesh_path, s, msg, sizeof msg);
+      if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
+    }
+  }
+  jl_transform_points(s->vert, s->nvert, b->scale, b->rotate_deg, b->translate);
+  JlMeshReport rep;
+  jl_surface_validate(s, b->mesh_path[0] ? b->mesh_path : b->def.name, &rep);
+  if (!rep.ok) {
+    char msg[2048];
+    jl_report_errors(&rep, b->mesh_path[0] ? b->mesh_path : b->def.name, msg, sizeof msg);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': cannot tetrahedralize:\n%s", b->def.name, msg);
+  }
+  for (int k = 0; k < rep.nfinding && log; k++)
+    if (rep.finding[k].severity == JL_SEV_WARNING)
+      fprintf(log, "jelly: warning: body '%s': %s\n", b->def.name, rep.finding[k].text);
+  return JL_OK;
+}
+
+/* one cloth or rope body as a one-body model: generated or loaded topology,
+ * transformed to world coordinates */
+static JlResult build_cloth_body(const JlSceneBody *b, const JlWorldDef *wd, JlModel *m, char *err, size_t errsz) {
+  JlClothMesh cm;
+  char msg[2048];
+  JlResult r;
+  if (b->shape == JL_SHAPE_GRID) {
+    r = jl_cloth_grid(&cm, b->grid_size[0], b->grid_size[1], b->grid_cells[0], b->grid_cells[1], msg, sizeof msg);
+  } else if (b->shape == JL_SHAPE_CHAIN) {
+    r = jl_cloth_chain(&cm, b->chain_length, b->chain_segments, msg, sizeof msg);
+  } else {
+    JlSurface s;
+    r = jl_surface_load(b->mesh_path, &s, msg, sizeof msg);
+    if (!r) {
+      r = jl_cloth_from_surface(&cm, &s, b->mesh_path, msg, sizeof msg);
+      jl_surface_free(&s);
+    }
+  }
+  if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
+  jl_transform_points(cm.node, cm.nnode, b->scale, b->rotate_deg, b->translate);
+  /* rope lengths and cloth areas scale with the body */
+  double f = b->kind == JL_BODY_ROPE ? b->scale : b->scale * b->scale;
+  for (int i = 0; i < cm.nnode; i++) cm.measure[i] *= f;
+  r = jl_model_build_cloth(m, &cm, &b->def, &b->cloth, wd, err, errsz);
+  jl_cloth_free(&cm);
+  return r;
+}
+
+/* Warns about the bounds a conforming body's mesh misses (jl_tetmesh_check):
+ * tets above max_volume (only if bisection hit its limits), or tets above the
+ * radius-edge bound and above 2, what Delaunay refinement guarantees (a
+ * sphere asked for 1.5 gets a few tets at up to 1.76, not worth a warning on
+ * every run). The mesh is still usable; the user should know. */
+static void log_mesh_bounds(FILE *log, const JlSceneBody *b, int index, const JlTetMesh *t) {
+  JlTetCheck c;
+  jl_tetmesh_check(t, &b->tetgen, &c);
+  if (c.over_volume > 0)
+    fprintf(log,
+            "jelly: warning: body '%s': bodies[%d].tetgen.max_volume %g m^3 not met: %d of %d tets are larger "
+            "(largest %.3g m^3, %.3gx)\n",
+            b->def.name, index, b->tetgen.max_volume, c.over_volume, t->ntet, c.largest_volume,
+            c.largest_volume / b->tetgen.max_volume);
+  if (c.over_guarantee > 0)
+    fprintf(log,
+            "jelly: warning: body '%s': bodies[%d].tetgen.quality %g not met: %d of %d tets have a larger "
+            "radius-edge ratio, %d of them above %g (largest %.3g); TetGen leaves such tets next to small angles "
+            "of the surface\n",
+            b->def.name, index, b->tetgen.quality, c.over_quality, t->ntet, c.over_guarantee,
+            fmax(b->tetgen.quality, JL_TET_RATIO_GUARANTEE), c.largest_ratio);
+}
+
+/* Volumes only: one jl_model_build over all bodies. With cloth or ropes:
+ * each run of consecutive volume bodies is one jl_model_build, each cloth or
+ * rope body one jl_model_build_cloth, joined in scene order by
+ * jl_model_concat (same JlWorldDef for all). */
+JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, size_t errsz) {
+  int n = sc->nbody;
+  JlSurface *surf = jl_calloc((size_t)n, sizeof *surf);
+  JlTetMesh *tets = jl_calloc((size_t)n, sizeof *tets);
+  JlBodyDef *defs = jl_calloc((size_t)n, sizeof *defs);
+  JlModel *parts = jl_calloc((size_t)n, sizeof *parts);
+  int nparts = 0, all_volume = 1;
+  for (int i = 0; i < n; i++) all_volume &= sc->body[i].kind == JL_BODY_VOLUME;
+  JlWorldDef wd = sc->world;
+  wd.nobstacle = sc->nobstacle;
+  wd.obstacle = sc->obstacle;
+  JlResult r = JL_OK;
+  for (int i = 0; i < n && r == JL_OK; i++) {
+    const JlSceneBody *b = &sc->body[i];
+    defs[i] = b->def;
+    char msg[3072];
+    if (b->kind != JL_BODY_VOLUME) {
+      r = build_cloth_body(b, &wd, &parts[nparts], msg, sizeof msg);
+      if (r) {
+        r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
+        break;
+      }
+      nparts++;
+      continue;
+    }
+    r = body_surface(b, &surf[i], log, msg, sizeof msg);
+    if (r) {
+      r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
+      break;
+    }
+    /* every tet is at most max_volume, so volume / max_volume tets at least */
+    if (b->tetgen.mode == JL_TETGEN_CONFORMING && b->tetgen.max_volume > 0) {
+      double want = jl_surface_volume(&surf[i]) / b->tetgen.max_volume;
+      if (want > SCENE_MAX_TETS) {
+        r = jl_fail(err, errsz, JL_ERR_INPUT,
+                    "%s: bodies[%d].tetgen.max_volume: %g m^3 in body '%s' of %g m^3 asks for at least %.3g tets "
+                    "(at most %d per body); raise max_volume",
+                    sc->path, i, b->tetgen.max_volume, b->def.name, jl_surface_volume(&surf[i]), want, SCENE_MAX_TETS);
+        break;
+      }
+    }
+    r = jl_tetgen_build(&surf[i], &b->tetgen, &tets[i], msg, sizeof msg);
+    if (r) {
+      r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
+      break;
+    }
+    if (log) log_mesh_bounds(log, b, i, &tets[i]);
+    /* the end of a run of volume bodies: build them together */
+    if (!all_volume && (i + 1 == n || sc->body[i + 1].kind != JL_BODY_VOLUME)) {
+      int first = i;
+      while (first > 0 && sc->body[first - 1].kind == JL_BODY_VOLUME) first--;
+      r = jl_model_build(&parts[nparts], i + 1 - first, tets + first, surf + first, defs + first, &wd, msg,
+                         sizeof msg);
+      if (r) {
+        r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
+        break;
+      }
+      nparts++;
+    }
+  }
+  if (r == JL_OK) {
+    char msg[1024];
+    r = all_volume ? jl_model_build(m, n, tets, surf, defs, &wd, msg, sizeof msg)
+                   : jl_model_concat(m, nparts, parts, msg, sizeof msg);
+    if (r) r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
+  }
+  for (int i = 0; i < n; i++) {
+    jl_surface_free(&surf[i]);
+    jl_tetmesh_free(&tets[i]);
+  }
+  for (int p = 0; p < nparts; p++) jl_model_free(&parts[p]);
+  free(parts);
+  free(surf);
+  free(tets);
+  free(defs);
+  return r;
+}
