@@ -53,6 +53,10 @@ void jl_assert_fail(const char *file, int line, const char *expr, const char *ms
   abort();
 }
 
+void jl_free_all(void *const *p, size_t n) {
+  for (size_t i = 0; i < n; i++) free(p[i]);
+}
+
 void *jl_calloc(size_t count, size_t size) {
   if (count == 0 || size == 0) count = size = 1;
   if (count > SIZE_MAX / size) jl_assert_fail(__FILE__, __LINE__, "count*size", "allocation size overflows");

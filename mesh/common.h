@@ -64,6 +64,11 @@ void *jl_realloc(void *p, size_t count, size_t size);
  * instead of aborting; guarded child processes (mesh/child.h) set it so the
  * parent can tell "out of memory" from a crash. 0 restores aborting. */
 void jl_set_nomem_exit(int code);
+/* free() on each of n pointers (any may be NULL); JL_FREE_ALL(a, b, ...)
+ * frees a list of arrays of any types in one line. */
+void jl_free_all(void *const *p, size_t n);
+#define JL_FREE_ALL(...) \
+  jl_free_all((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
 
 /* Wall-clock seconds from a monotonic clock (for reports, never for physics). */
 double jl_seconds(void);

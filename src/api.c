@@ -368,7 +368,7 @@ JellyResult jelly_world_new(JellyModel *model, JellyWorld **out, char *err, size
   }
   w->ext = jl_external_force_create(world_model(w));
   if (!jl_world_add_force(&w->w, w->ext)) {
-    w->ext->destroy(w->ext);
+    jl_force_free(w->ext);
     jl_world_destroy(&w->w);
     free(w);
     return fail(err, errsz, JELLY_ERR_SYSTEM, fn, "the world's force table is full");

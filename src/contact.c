@@ -844,24 +844,15 @@ static int contact_refine(JlForce *e, const JlModel *m, const double *x1, const 
   return changed;
 }
 
-static void contact_destroy(JlForce *e) {
-  if (!e) return;
-  ContactElem *ce = e->self;
+static void contact_free(void *self) {
+  ContactElem *ce = self;
   if (ce) {
     jl_collision_destroy(ce->col);
     jl_proximity_destroy(ce->prox);
     jl_thin_destroy(ce->thin);
-    free(ce->contact);
-    free(ce->mem);
-    free(ce->knode);
-    free(ce->first);
-    free(ce->next);
-    free(ce->parent);
-    free(ce->patch);
-    free(ce->load_cp);
-    free(ce);
+    JL_FREE_ALL(ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent, ce->patch, ce->load_cp);
   }
-  free(e);
+  free(ce);
 }
 
 /* ---------------------------------------------------------------- history */
@@ -1014,6 +1005,21 @@ static int contact_history_load(JlForce *e, const JlModel *m, const unsigned cha
   return 1;
 }
 
+static const JlForceOps contact_ops = {
+    .name = "contacts",
+    .kind = JL_FORCE_CONTACTS,
+    .force = contact_force,
+    .linearize = contact_linearize,
+    .multiply = contact_multiply,
+    .free_self = contact_free,
+    .begin_step = contact_begin,
+    .refine = contact_refine,
+    .pushing = contact_pushing,
+    .history_size = contact_history_size,
+    .history_save = contact_history_save,
+    .history_load = contact_history_load,
+};
+
 JlForce *jl_contact_create(const JlModel *m) {
   JL_ASSERT(m, "jl_contact_create: model must not be NULL");
   ContactElem *ce = jl_calloc(1, sizeof *ce);
@@ -1037,21 +1043,7 @@ JlForce *jl_contact_create(const JlModel *m) {
   jl_model_node_stiffness(m, ce->knode);
   ce->first = jl_calloc((size_t)m->nnode + 1, sizeof(int));
   for (int i = 0; i < m->nnode; i++) ce->first[i] = -1;
-  JlForce *e = jl_calloc(1, sizeof *e);
-  e->name = "contacts";
-  e->kind = JL_FORCE_CONTACTS;
-  e->self = ce;
-  e->force = contact_force;
-  e->linearize = contact_linearize;
-  e->multiply = contact_multiply;
-  e->destroy = contact_destroy;
-  e->begin_step = contact_begin;
-  e->pushing = contact_pushing;
-  e->refine = contact_refine;
-  e->history_size = contact_history_size;
-  e->history_save = contact_history_save;
-  e->history_load = contact_history_load;
-  return e;
+  return jl_force_new(&contact_ops, ce);
 }
 
 int jl_contact_count(const JlForce *e) {

@@ -243,22 +243,20 @@ static void springs_multiply(const JlForce *e, const JlModel *m, const double *u
   }
 }
 
-static void springs_destroy(JlForce *e) {
-  if (!e) return;
-  Springs *sp = e->self;
-  if (sp) {
-    free(sp->blk);
-    free(sp->y);
-    free(sp->partial);
-    free(sp->gstart);
-    free(sp->gsplit);
-    free(sp->gspring);
-    free(sp->row_other);
-    free(sp->row_blk);
-    free(sp);
-  }
-  free(e);
+static void springs_free(void *self) {
+  Springs *sp = self;
+  if (sp) JL_FREE_ALL(sp->blk, sp->y, sp->partial, sp->gstart, sp->gsplit, sp->gspring, sp->row_other, sp->row_blk);
+  free(sp);
 }
+
+static const JlForceOps springs_ops = {
+    .name = "springs",
+    .kind = JL_FORCE_SPRINGS,
+    .force = springs_force,
+    .linearize = springs_linearize,
+    .multiply = springs_multiply,
+    .free_self = springs_free,
+};
 
 JlForce *jl_springs_create(const JlModel *m) {
   Springs *sp = jl_calloc(1, sizeof *sp);
@@ -288,13 +286,5 @@ JlForce *jl_springs_create(const JlModel *m) {
     int id = m->node_spring[p], s = id > 0 ? id - 1 : -id - 1;
     sp->row_other[p] = m->spring_node[2 * s + (id > 0 ? 1 : 0)];
   }
-  JlForce *e = jl_calloc(1, sizeof *e);
-  e->name = "springs";
-  e->kind = JL_FORCE_SPRINGS;
-  e->self = sp;
-  e->force = springs_force;
-  e->linearize = springs_linearize;
-  e->multiply = springs_multiply;
-  e->destroy = springs_destroy;
-  return e;
+  return jl_force_new(&springs_ops, sp);
 }

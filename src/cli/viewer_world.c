@@ -38,7 +38,7 @@ void jl_viewer_body_com(const JlWorld *w, int b, double com[3]) {
 void jl_viewer_detach_gravity(Viewer *v) {
   JlForce *g = jl_world_find_force(&v->world, JL_FORCE_GRAVITY);
   if (!g || !jl_world_remove_force(&v->world, g)) return;
-  if (v->gravity) v->gravity->destroy(v->gravity);
+  if (v->gravity) jl_force_free(v->gravity);
   v->gravity = g;
 }
 
