@@ -1005,20 +1005,11 @@ static int contact_history_load(JlForce *e, const JlModel *m, const unsigned cha
   return 1;
 }
 
-static const JlForceOps contact_ops = {
-    .name = "contacts",
-    .kind = JL_FORCE_CONTACTS,
-    .force = contact_force,
-    .linearize = contact_linearize,
-    .multiply = contact_multiply,
-    .free_self = contact_free,
-    .begin_step = contact_begin,
-    .refine = contact_refine,
-    .pushing = contact_pushing,
-    .history_size = contact_history_size,
-    .history_save = contact_history_save,
-    .history_load = contact_history_load,
-};
+static const JlForceOps contact_ops = {.name = "contacts", .kind = JL_FORCE_CONTACTS, .force = contact_force,
+    .linearize = contact_linearize, .multiply = contact_multiply, .free_self = contact_free,
+    .begin_step = contact_begin, .refine = contact_refine, .pushing = contact_pushing,
+    .history_size = contact_history_size, .history_save = contact_history_save,
+    .history_load = contact_history_load};
 
 JlForce *jl_contact_create(const JlModel *m) {
   JL_ASSERT(m, "jl_contact_create: model must not be NULL");

@@ -74,13 +74,8 @@ static void drag_multiply(const JlForce *e, const JlModel *m, const double *u, d
     for (int k = 0; k < 3; k++) out[3 * d->node[j] + k] += d->coef * d->w[j] * s[k];
 }
 
-static const JlForceOps drag_ops = {
-    .name = "drag",
-    .kind = JL_FORCE_DRAG,
-    .force = drag_force,
-    .linearize = drag_linearize,
-    .multiply = drag_multiply,
-};
+static const JlForceOps drag_ops = {.name = "drag", .kind = JL_FORCE_DRAG, .force = drag_force,
+    .linearize = drag_linearize, .multiply = drag_multiply};
 
 JlForce *jl_drag_create(const JlModel *m) {
   (void)m;

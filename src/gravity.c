@@ -42,14 +42,8 @@ static void gravity_free(void *self) {
   free(g);
 }
 
-static const JlForceOps gravity_ops = {
-    .name = "gravity",
-    .kind = JL_FORCE_GRAVITY,
-    .force = gravity_force,
-    .linearize = jl_force_no_linearize,
-    .multiply = jl_force_no_multiply,
-    .free_self = gravity_free,
-};
+static const JlForceOps gravity_ops = {.name = "gravity", .kind = JL_FORCE_GRAVITY, .force = gravity_force,
+    .linearize = jl_force_no_linearize, .multiply = jl_force_no_multiply, .free_self = gravity_free};
 
 JlForce *jl_gravity_create(const JlModel *m) {
   Gravity *g = jl_calloc(1, sizeof *g);

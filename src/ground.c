@@ -380,20 +380,11 @@ static int ground_history_load(JlForce *e, const JlModel *m, const unsigned char
   return 1;
 }
 
-static const JlForceOps ground_ops = {
-    .name = "ground",
-    .kind = JL_FORCE_GROUND,
-    .force = ground_force,
-    .linearize = ground_linearize,
-    .multiply = ground_multiply,
-    .free_self = ground_free,
-    .begin_step = ground_begin,
-    .refine = ground_refine,
-    .pushing = ground_pushing,
-    .history_size = ground_history_size,
-    .history_save = ground_history_save,
-    .history_load = ground_history_load,
-};
+static const JlForceOps ground_ops = {.name = "ground", .kind = JL_FORCE_GROUND, .force = ground_force,
+    .linearize = ground_linearize, .multiply = ground_multiply, .free_self = ground_free,
+    .begin_step = ground_begin, .refine = ground_refine, .pushing = ground_pushing,
+    .history_size = ground_history_size, .history_save = ground_history_save,
+    .history_load = ground_history_load};
 
 JlForce *jl_ground_create(const JlModel *m) {
   Ground *g = jl_calloc(1, sizeof *g);

@@ -249,14 +249,8 @@ static void springs_free(void *self) {
   free(sp);
 }
 
-static const JlForceOps springs_ops = {
-    .name = "springs",
-    .kind = JL_FORCE_SPRINGS,
-    .force = springs_force,
-    .linearize = springs_linearize,
-    .multiply = springs_multiply,
-    .free_self = springs_free,
-};
+static const JlForceOps springs_ops = {.name = "springs", .kind = JL_FORCE_SPRINGS, .force = springs_force,
+    .linearize = springs_linearize, .multiply = springs_multiply, .free_self = springs_free};
 
 JlForce *jl_springs_create(const JlModel *m) {
   Springs *sp = jl_calloc(1, sizeof *sp);

@@ -329,14 +329,8 @@ static void volume_free(void *self) {
   free(vo);
 }
 
-static const JlForceOps volume_ops = {
-    .name = "volume",
-    .kind = JL_FORCE_VOLUME,
-    .force = volume_force,
-    .linearize = volume_linearize,
-    .multiply = volume_multiply,
-    .free_self = volume_free,
-};
+static const JlForceOps volume_ops = {.name = "volume", .kind = JL_FORCE_VOLUME, .force = volume_force,
+    .linearize = volume_linearize, .multiply = volume_multiply, .free_self = volume_free};
 
 JlForce *jl_volume_create(const JlModel *m) {
   if (m->ntet <= 0 || !m->tet_kvol || !m->tet_kbar) return NULL;

@@ -188,17 +188,9 @@ static int wind_history_load(JlForce *e, const JlModel *m, const unsigned char *
   return 1;
 }
 
-static const JlForceOps wind_ops = {
-    .name = "wind",
-    .kind = JL_FORCE_WIND,
-    .force = wind_force,
-    .linearize = wind_linearize,
-    .multiply = wind_multiply,
-    .free_self = wind_free,
-    .history_size = wind_history_size,
-    .history_save = wind_history_save,
-    .history_load = wind_history_load,
-};
+static const JlForceOps wind_ops = {.name = "wind", .kind = JL_FORCE_WIND, .force = wind_force,
+    .linearize = wind_linearize, .multiply = wind_multiply, .free_self = wind_free,
+    .history_size = wind_history_size, .history_save = wind_history_save, .history_load = wind_history_load};
 
 JlForce *jl_wind_create(const JlModel *m) {
   int ntri = 0;
