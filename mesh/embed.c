@@ -261,9 +261,7 @@ JlResult jl_embed_build(const JlTetMesh *t, const double *point, int npoint, JlE
     out->tet[i] = found;
     memcpy(out->weight + 4 * (size_t)i, w, sizeof w);
   }
-  free(stamp);
-  free(g.start);
-  free(g.item);
+  JL_FREE_ALL(stamp, g.start, g.item);
   return JL_OK;
 }
 

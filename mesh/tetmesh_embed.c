@@ -395,9 +395,7 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
   }
   free(stamp);
   *fill_out = kept > 0 ? tet_fill(s, &ray_grid, outx, outt, kept, inside) : NULL;
-  free(inside);
-  free(box_lo);
-  free(box_hi);
+  JL_FREE_ALL(inside, box_lo, box_hi);
   grid_free(&ray_grid);
   grid_free(&tri_grid);
 

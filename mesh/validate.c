@@ -334,11 +334,7 @@ static void report_holes(const JlSurface *s, const int *bedge, int nb, JlMeshRep
   jl_validate_finding(r, JL_SEV_ERROR, nb,
               "open surface: %d boundary edges in %d hole%s (sizes %s); first edge %d-%d", nb,
               nhole, nhole == 1 ? "" : "s", list, bedge[0], bedge[1]);
-  free(start);
-  free(inc);
-  free(used);
-  free(sizes);
-  free(fill);
+  JL_FREE_ALL(start, inc, used, sizes, fill);
 }
 
 /* Returns 1 when every edge has exactly two triangles running opposite ways. */
@@ -414,10 +410,7 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
                 "inconsistent orientation: %d edges where neighbouring triangles run the same way; "
                 "first edge %d-%d (triangles %d and %d)",
                 ninc, inc_first[0], inc_first[1], inc_first[2], inc_first[3]);
-  free(he);
-  free(bedge);
-  free(fan);
-  free(nfan);
+  JL_FREE_ALL(he, bedge, fan, nfan);
   return nb == 0 && nnm == 0 && ninc == 0;
 }
 
@@ -553,10 +546,7 @@ static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const doub
                 "inside-out: %d of %d components faced inward (first: triangle %d, signed volume %.6g); "
                 "flipped",
                 nflip, ncomp, first_flip, first_vol);
-  free(info);
-  free(bytri);
-  free(order);
-  free(fill);
+  JL_FREE_ALL(info, bytri, order, fill);
 }
 
 /* ---- the whole check --------------------------------------------------------------------- */

@@ -102,25 +102,9 @@ JlWorldDef jl_default_world_def(void) {
 
 void jl_model_free(JlModel *m) {
   if (!m) return;
-  free(m->mass);
-  free(m->pinned);
-  free(m->x0);
-  free(m->v0);
-  free(m->node_body);
-  free(m->spring_node);
-  free(m->spring_rest);
-  free(m->spring_k);
-  free(m->spring_kd);
-  free(m->node_spring_start);
-  free(m->node_spring);
-  free(m->spring_kind);
-  free(m->tet);
-  free(m->tet_volume);
-  free(m->tet_kvol);
-  free(m->tet_kbar);
-  free(m->face);
-  free(m->adj_start);
-  free(m->adj);
+  JL_FREE_ALL(m->mass, m->pinned, m->x0, m->v0, m->node_body, m->spring_node, m->spring_rest, m->spring_k,
+              m->spring_kd, m->node_spring_start, m->node_spring, m->spring_kind, m->tet, m->tet_volume,
+              m->tet_kvol, m->tet_kbar, m->face, m->adj_start, m->adj);
   for (int b = 0; b < m->nbody && m->body; b++) {
     free(m->body[b].surface.vert);
     free(m->body[b].surface.tri);
@@ -308,9 +292,7 @@ static int edge_tet_volumes(const JlTetMesh *t, const double *vol, double *edge_
       tet_edge[6 * tt + p] = found;
     }
   }
-  free(start);
-  free(list);
-  free(key);
+  JL_FREE_ALL(start, list, key);
   return ok;
 }
 
@@ -508,9 +490,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
       m->tet_kvol[tet0 + e] = share * mat.kv;
       m->tet_kbar[tet0 + e] = share * JL_BARRIER_FACTOR * fmax(2.0 / 3.0 * es / 6.0 + mat.kv, 0.0);
     }
-    free(material_vol);
-    free(edge_vol);
-    free(tet_edge);
+    JL_FREE_ALL(material_vol, edge_vol, tet_edge);
     if (r) break;
 
     /* boundary faces in global ids */
