@@ -105,13 +105,8 @@ void jl_depth_broad_phase(JlCollision *c, const JlGeom *geo, const double *x) {
     int self = c->self[b];
     for (int t = body->tet_begin; t < body->tet_begin + body->tet_count; t++) {
       const int *tn = geo->tet + 4 * t;
-      double tb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
-      for (int k = 0; k < 4; k++)
-        for (int a = 0; a < 3; a++) {
-          double v = x[3 * tn[k] + a];
-          if (v < tb[a]) tb[a] = v;
-          if (v > tb[3 + a]) tb[3 + a] = v;
-        }
+      double tb[6];
+      jl_depth_node_box(x, tn, 4, tb);
       int c0[3], c1[3];
       if (!cell_range(h, tb, q, c0, c1)) continue;
       st->queried_tets++;
