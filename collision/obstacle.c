@@ -42,9 +42,7 @@ const char *jl_obstacle_type_name(JlObstacleType t) {
 }
 
 JlObstacleType jl_obstacle_type_parse(const char *name) {
-  for (int i = 0; name && i < JL_OBSTACLE_COUNT; i++)
-    if (strcmp(name, type_names[i]) == 0) return (JlObstacleType)i;
-  return JL_OBSTACLE_COUNT;
+  return (JlObstacleType)jl_name_index(type_names, JL_OBSTACLE_COUNT, name);
 }
 
 JlObstacle jl_default_obstacle(void) {

@@ -64,6 +64,16 @@ void *jl_realloc(void *p, size_t count, size_t size);
  * instead of aborting; guarded child processes (mesh/child.h) set it so the
  * parent can tell "out of memory" from a crash. 0 restores aborting. */
 void jl_set_nomem_exit(int code);
+/* Union-find over parent (parent[i] = i initially) with path halving; the
+ * root of a set is its lowest index, so the result does not depend on the
+ * order of the unions. */
+int jl_uf_find(int *parent, int i);
+void jl_uf_union(int *parent, int a, int b);
+
+/* The index of name in names[0..n) (strcmp), or n when name is NULL or not
+ * there: the parse half of an enum's name table. */
+int jl_name_index(const char *const *names, int n, const char *name);
+
 /* free() on each of n pointers (any may be NULL); JL_FREE_ALL(a, b, ...)
  * frees a list of arrays of any types in one line. */
 void jl_free_all(void *const *p, size_t n);

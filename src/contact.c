@@ -239,20 +239,6 @@ static const Memory *mem_find(const ContactElem *ce, int node, int other, int ta
 
 /* ---------------------------------------------------------------- patches */
 
-static int uf_find(int *parent, int i) {
-  while (parent[i] != i) {
-    parent[i] = parent[parent[i]];
-    i = parent[i];
-  }
-  return i;
-}
-
-static void uf_union(int *parent, int a, int b) {
-  a = uf_find(parent, a), b = uf_find(parent, b);
-  if (a == b) return;
-  if (a < b) parent[b] = a; else parent[a] = b; /* smallest index is the root: order-independent */
-}
-
 /* the body contact of node with body `other`, or -1 */
 static int lookup(const ContactElem *ce, int node, int other) {
   for (int j = ce->first[node]; j >= 0; j = ce->next[j])
@@ -282,12 +268,12 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
     /* neighbours of p in P that are inside Q too */
     for (int a = m->adj_start[p]; a < m->adj_start[p + 1]; a++) {
       int j = lookup(ce, m->adj[a], Q);
-      if (j >= 0) uf_union(ce->parent, i, j);
+      if (j >= 0) jl_uf_union(ce->parent, i, j);
     }
     /* nodes of Q's tet around p that are inside P */
     for (int k = 1; k < 5; k++) {
       int j = lookup(ce, ct->node[k], P);
-      if (j >= 0) uf_union(ce->parent, i, j);
+      if (j >= 0) jl_uf_union(ce->parent, i, j);
     }
   }
   /* mean direction per patch, oriented out of the higher-numbered body */
@@ -297,13 +283,13 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
     int P = m->node_body[ct->node[0]];
     if (!patched(m, P, ct->other)) continue;
     double wgt = m->mass[ct->node[0]] * ct->d0 * (P < ct->other ? 1.0 : -1.0);
-    double *s = ce->patch + 3 * uf_find(ce->parent, i);
+    double *s = ce->patch + 3 * jl_uf_find(ce->parent, i);
     for (int a = 0; a < 3; a++) s[a] += wgt * ct->r[a];
   }
   for (int i = 0; i < n; i++) {
     Contact *ct = &ce->contact[i];
     if (!patched(m, m->node_body[ct->node[0]], ct->other)) continue;
-    const double *s = ce->patch + 3 * uf_find(ce->parent, i);
+    const double *s = ce->patch + 3 * jl_uf_find(ce->parent, i);
     double len = sqrt(jl_vec3_dot(s, s));
     if (!(len > 0.0) || !isfinite(len)) continue;
     double sign = m->node_body[ct->node[0]] < ct->other ? 1.0 : -1.0, r[3];

@@ -56,9 +56,7 @@ const char *jl_integrator_name(JlIntegrator i) {
 }
 
 JlIntegrator jl_integrator_parse(const char *name) {
-  for (int i = 0; name && i < JL_INTEGRATOR_COUNT; i++)
-    if (strcmp(name, integrator_names[i]) == 0) return (JlIntegrator)i;
-  return JL_INTEGRATOR_COUNT;
+  return (JlIntegrator)jl_name_index(integrator_names, JL_INTEGRATOR_COUNT, name);
 }
 
 JlStepDef jl_default_step_def(void) {
