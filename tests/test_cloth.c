@@ -51,6 +51,16 @@ static int make_world(JlWorld *w, JlModel *m, JlIntegrator integ, double tol) {
   return jl_world_create(w, m, &sd, err, sizeof err) == JL_OK;
 }
 
+/* model m from cloth mesh c (freed here) and world w on it (implicit, tolerance tol) */
+static int cloth_world(JlWorld *w, JlModel *m, JlClothMesh *c, const JlBodyDef *d, const JlClothDef *cd,
+                       const JlWorldDef *wd, double tol) {
+  char err[256];
+  JlResult r = jl_model_build_cloth(m, c, d, cd, wd, err, sizeof err);
+  jl_cloth_free(c);
+  if (r != JL_OK) printf("  %s\n", err);
+  return r == JL_OK && make_world(w, m, JL_INTEGRATOR_IMPLICIT, tol);
+}
+
 /* --- topology ------------------------------------------------------------------ */
 
 static void test_topology(void) {
@@ -392,10 +402,8 @@ static void test_provot_limit(void) {
     cd.stretch_limit = lim ? 0.1 : 0.0;
     JlWorldDef wd = jl_default_world_def();
     JlModel m;
-    ENSURE(jl_model_build_cloth(&m, &c, &d, &cd, &wd, err, sizeof err) == JL_OK);
-    jl_cloth_free(&c);
     JlWorld w;
-    ENSURE(make_world(&w, &m, JL_INTEGRATOR_IMPLICIT, 1e-8));
+    ENSURE(cloth_world(&w, &m, &c, &d, &cd, &wd, 1e-8));
     for (int s = 0; s < 120; s++) ENSURE(jl_world_step(&w, 1.0 / 60, NULL) == JL_OK);
     strain[lim] = jl_world_max_strain(&w);
     jl_world_destroy(&w);
@@ -496,10 +504,8 @@ static void test_large_step_energy(void) {
     cd.stretch = 1e4, cd.shear = 2e3, cd.bend = 20, cd.stretch_limit = 0.1;
     JlWorldDef wd = jl_default_world_def();
     JlModel m;
-    ENSURE(jl_model_build_cloth(&m, &g, &d, &cd, &wd, err, sizeof err) == JL_OK);
-    jl_cloth_free(&g);
     JlWorld w;
-    ENSURE(make_world(&w, &m, JL_INTEGRATOR_IMPLICIT, 1e-6));
+    ENSURE(cloth_world(&w, &m, &g, &d, &cd, &wd, 1e-6));
     double rise = frame_energy_rise(&w, h, (int)lround(3.0 / h), &at);
     printf("  curtain %dx%d, h = 1/%.0f s: largest energy rise between frames %.3g %% of E(0) (t = %.3f s)\n",
            cells, cells, 1.0 / h, 100 * rise, at);
@@ -520,9 +526,7 @@ static void test_large_step_energy(void) {
     rd.npin = 2, rd.pin = ends;
     JlClothDef rc = jl_default_cloth_def();
     rc.kind = JL_BODY_ROPE, rc.stretch = 2e4, rc.bend = 20;
-    ENSURE(jl_model_build_cloth(&m, &c, &rd, &rc, &wd, err, sizeof err) == JL_OK);
-    jl_cloth_free(&c);
-    ENSURE(make_world(&w, &m, JL_INTEGRATOR_IMPLICIT, 1e-6));
+    ENSURE(cloth_world(&w, &m, &c, &rd, &rc, &wd, 1e-6));
     rise = frame_energy_rise(&w, h, (int)lround(3.0 / h), &at);
     printf("  rope pinned at both ends, h = 1/%.0f s: largest energy rise between frames %.3g %% of E(0) (t = %.3f s)\n",
            1.0 / h, 100 * rise, at);
