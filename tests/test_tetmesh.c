@@ -221,6 +221,17 @@ static double boundary_off_surface(const JlTetMesh *t, const JlSurface *s) {
 
 /* ---- conforming mode ---------------------------------------------------------- */
 
+/* t = TetGen's mesh of s with the default settings but max_volume (def: the
+ * settings used); 0, reported as a failure, when TetGen fails */
+static int tetgen_bounded(const JlSurface *s, double max_volume, JlTetgenDef *def, JlTetMesh *t) {
+  *def = jl_default_tetgen_def();
+  def->max_volume = max_volume;
+  char err[512];
+  if (jl_tetgen_build(s, def, t, err, sizeof err) == JL_OK) return 1;
+  jl_test_fail(__FILE__, __LINE__, "%s", err);
+  return 0;
+}
+
 /* Boundary Steiner points are allowed (no -Y), so the tet boundary subdivides
  * the surface's triangles: it lies on the surface to `tol` of the body's size,
  * and the tet volumes add up to the surface's volume to `tol` (to rounding,
@@ -301,11 +312,9 @@ static void test_conforming_coarse_box_bound(void) {
     s.tri = malloc(sizeof tri);
     memcpy(s.vert, vert, sizeof vert);
     memcpy(s.tri, tri, sizeof tri);
-    JlTetgenDef def = jl_default_tetgen_def();
-    def.max_volume = bounds[b];
+    JlTetgenDef def;
     JlTetMesh t;
-    char err[512];
-    ENSURE_MSG(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK, "%s", err);
+    if (!tetgen_bounded(&s, bounds[b], &def, &t)) return;
     JlTetQuality q;
     jl_tetmesh_quality(&t, &q);
     JlTetCheck check;
@@ -325,6 +334,7 @@ static void test_conforming_coarse_box_bound(void) {
     }
     ENSURE(check_complex(&t, 1));
     JlEmbedding e;
+    char err[512];
     ENSURE(jl_embed_build(&t, s.vert, s.nvert, &e, err, sizeof err) == JL_OK);
     double max_err, wsum;
     ENSURE(check_embedding(&t, &s, &e, &max_err, &wsum) >= 0.0);
@@ -344,11 +354,9 @@ static void test_conforming_coarse_box_bound(void) {
 static void test_bisect_to_volume_bound(void) {
   JlSurface s;
   jl_shape_torus(0.3, 0.1, 0, &s);
-  JlTetgenDef def = jl_default_tetgen_def();
-  def.max_volume = 2e-5;
+  JlTetgenDef def;
   JlTetMesh t;
-  char err[512];
-  ENSURE_MSG(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK, "%s", err);
+  if (!tetgen_bounded(&s, 2e-5, &def, &t)) return;
   JlTetCheck check;
   jl_tetmesh_check(&t, &def, &check);
   printf("  torus: %d tets, %d edges bisected, largest %.4g, radius-edge ratio up to %.3f (%d above %g)\n", t.ntet,
@@ -458,11 +466,9 @@ static void test_conforming_small_volume_bound(void) {
   double size[3] = {0.01, 0.01, 0.01}; /* 1 cm cube, 1e-6 m^3 */
   JlSurface s;
   jl_shape_box(size, 0, &s);
-  JlTetgenDef def = jl_default_tetgen_def();
-  def.max_volume = 2e-9;
+  JlTetgenDef def;
   JlTetMesh t;
-  char err[512];
-  ENSURE_MSG(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK, "%s", err);
+  if (!tetgen_bounded(&s, 2e-9, &def, &t)) return;
   JlTetQuality q;
   jl_tetmesh_quality(&t, &q);
   ENSURE_REL(q.volume_sum, 1e-6, 1e-9);
