@@ -594,12 +594,12 @@ static void test_embedded_thin_plate(void) {
 static void test_embed_outside_points(void) {
   JlSurface s;
   ENSURE(load_model("icosphere_320.obj", &s));
-  JlTetgenDef def = jl_default_tetgen_def();
+  JlTetgenDef def;
   JlTetMesh t;
-  char err[512];
-  ENSURE(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK);
+  ENSURE(tetgen_bounded(&s, jl_default_tetgen_def().max_volume, &def, &t));
   double pts[4 * 3] = {2.0, 0.1, -0.2, 0.0, -3.0, 0.5, 0.3, 0.2, 0.1, 1.01, 0.0, 0.0};
   JlEmbedding e;
+  char err[512];
   ENSURE(jl_embed_build(&t, pts, 4, &e, err, sizeof err) == JL_OK);
   double y[12];
   jl_embed_apply(&e, t.tet, 0, t.node, y);
@@ -915,10 +915,9 @@ static void test_cli_mesh(void) {
   ENSURE_MSG(p, "%s", g_out);
   JlSurface s;
   ENSURE(load_model("icosphere_320.obj", &s));
-  JlTetgenDef def = jl_default_tetgen_def();
+  JlTetgenDef def;
   JlTetMesh t;
-  char err[512];
-  ENSURE(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK);
+  ENSURE(tetgen_bounded(&s, jl_default_tetgen_def().max_volume, &def, &t));
   ENSURE_MSG(atoi(p + 7) == t.ntet, "%s", g_out);
   jl_tetmesh_free(&t);
   jl_surface_free(&s);
