@@ -22,9 +22,8 @@ static void gravity_force(const JlForce *e, const JlModel *m, const double *x,
   int n = m->nnode, nb = g->nblock;
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(e->threads)))
   for (int blk = 0; blk < nb; blk++) {
-    int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < n ? lo + JL_BLOCK : n;
     double en = 0.0;
-    for (int i = lo; i < hi; i++) {
+    for (int i = blk * JL_BLOCK, end = jl_block_end(blk, n); i < end; i++) {
       double mi = m->mass[i];
       f[3 * i] += mi * gv[0];
       f[3 * i + 1] += mi * gv[1];

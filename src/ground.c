@@ -219,9 +219,8 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
   int n = m->nnode, nb = g->nblock;
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(e->threads)))
   for (int blk = 0; blk < nb; blk++) {
-    int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < n ? lo + JL_BLOCK : n;
     double en = 0.0;
-    for (int i = lo; i < hi; i++) {
+    for (int i = blk * JL_BLOCK, end = jl_block_end(blk, n); i < end; i++) {
       double pen = ground_pen(g, wd, x, i);
       if (g->use_set ? !g->on[i] : !(pen > 0.0)) continue;
       double k = g->kn[i], c = ground_c(g, wd, m->mass[i], i);

@@ -97,9 +97,8 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
   /* pass 1: force on the first node of each spring, energy per block */
   JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN) num_threads(jl_omp_threads(e->threads)))
   for (int blk = 0; blk < nb; blk++) {
-    int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < ns ? lo + JL_BLOCK : ns;
     double en = 0.0;
-    for (int s = lo; s < hi; s++) {
+    for (int s = blk * JL_BLOCK, end = jl_block_end(blk, ns); s < end; s++) {
       int i = sn[2 * s], j = sn[2 * s + 1];
       double d0 = x[3 * i] - x[3 * j], d1 = x[3 * i + 1] - x[3 * j + 1], d2 = x[3 * i + 2] - x[3 * j + 2];
       double l = sqrt(d0 * d0 + d1 * d1 + d2 * d2);

@@ -123,9 +123,8 @@ static void volume_force(const JlForce *el, const JlModel *m, const double *x, c
   double *y = vo->y;
   JL_OMP(omp parallel for schedule(static) if (nt > JL_PAR_MIN) num_threads(jl_omp_threads(el->threads)))
   for (int blk = 0; blk < nb; blk++) {
-    int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < nt ? lo + JL_BLOCK : nt;
     double en = 0.0;
-    for (int t = lo; t < hi; t++) {
+    for (int t = blk * JL_BLOCK, end = jl_block_end(blk, nt); t < end; t++) {
       double e[9], g[9], p[3];
       double V0 = m->tet_volume[t];
       double J = tet_grad(x, m->tet + 4 * t, e, g) / V0;
