@@ -87,11 +87,7 @@ typedef struct EnergyRun {
 static EnergyRun energy_runs[64];
 static int nenergy_run;
 
-static inline const JlForce *contacts_of(const JlWorld *w) {
-  for (int f = 0; f < w->nforce; f++)
-    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
-  return NULL;
-}
+static inline const JlForce *contacts_of(const JlWorld *w) { return jl_world_find_force(w, JL_FORCE_CONTACTS); }
 
 static inline int contact_count(const JlWorld *w) {
   const JlForce *c = contacts_of(w);

@@ -492,11 +492,7 @@ static void test_consistent_through_thin_slab(void) {
 
 /* ---------------------------------------------------------------- simulations */
 
-static JlForce *find_contacts(const JlWorld *w) {
-  for (int f = 0; f < w->nforce; f++)
-    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
-  return NULL;
-}
+static JlForce *find_contacts(const JlWorld *w) { return jl_world_find_force(w, JL_FORCE_CONTACTS); }
 
 static void body_centre(const JlWorld *w, int b, double c[3], double v[3]) {
   const JlModel *m = w->model;

@@ -20,11 +20,7 @@
 static unsigned long long rnd_state = 0x9E3779B97F4A7C15ull;
 static double rnd(void) { return jl_test_rnd(&rnd_state); }
 
-static JlForce *contacts_of(JlWorld *w) {
-  for (int f = 0; f < w->nforce; f++)
-    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
-  return NULL;
-}
+static JlForce *contacts_of(JlWorld *w) { return jl_world_find_force(w, JL_FORCE_CONTACTS); }
 
 /* closest points of two segments against a dense sampling of both */
 static void test_closest_segments(void) {
