@@ -10,10 +10,10 @@
 
 JlForce *jl_force_new(const JlForceOps *ops, void *self) {
   JL_ASSERT(ops && ops->force && ops->linearize && ops->multiply,
-            "jl_force_new: ops must give force, linearize and multiply "
-            "(jl_force_no_linearize/jl_force_no_multiply for constant forces)");
+            "jl_force_new: an element's table must name its force, linearize and multiply (a constant force "
+            "takes jl_force_no_linearize and jl_force_no_multiply)");
   JL_ASSERT(!ops->history_size == !ops->history_save && !ops->history_save == !ops->history_load,
-            "jl_force_new: give all three history hooks or none");
+            "jl_force_new: an element has all three history hooks or none");
   JlForce *e = jl_calloc(1, sizeof *e);
   e->ops = ops;
   e->name = ops->name;
