@@ -74,6 +74,23 @@ int jl_name_index(const char *const *names, int n, const char *name) {
   return n;
 }
 
+void jl_sort_by_int(void *base, int n, size_t size, size_t key) {
+  unsigned char *p = base;
+  for (int a = 1; a < n; a++)
+    for (int b = a; b > 0; b--) {
+      unsigned char *hi = p + (size_t)b * size, *lo = hi - size;
+      int khi, klo;
+      memcpy(&khi, hi + key, sizeof khi);
+      memcpy(&klo, lo + key, sizeof klo);
+      if (!(khi < klo)) break;
+      for (size_t i = 0; i < size; i++) {
+        unsigned char t = hi[i];
+        hi[i] = lo[i];
+        lo[i] = t;
+      }
+    }
+}
+
 void jl_free_all(void *const *p, size_t n) {
   for (size_t i = 0; i < n; i++) free(p[i]);
 }

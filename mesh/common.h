@@ -74,6 +74,11 @@ void jl_uf_union(int *parent, int a, int b);
  * there: the parse half of an enum's name table. */
 int jl_name_index(const char *const *names, int n, const char *name);
 
+/* Sorts the n records of `size` bytes at base by the int at byte offset key
+ * of each (offsetof), ascending and stable: an insertion sort, for the few
+ * records of one node or primitive (collision/proximity.c, collision/thin.c). */
+void jl_sort_by_int(void *base, int n, size_t size, size_t key);
+
 /* free() on each of n pointers (any may be NULL); JL_FREE_ALL(a, b, ...)
  * frees a list of arrays of any types in one line. */
 void jl_free_all(void *const *p, size_t n);
