@@ -245,7 +245,7 @@ int jl_collision_detect(JlCollision *c, const JlGeom *geo, const double *x) {
             "jl_collision_detect: collision object was made for another geometry");
   memset(&c->stats, 0, sizeof c->stats);
   /* the previous contacts become the history */
-  grow((void **)&c->prev, &c->prev_cap, c->ncontact, sizeof(JlContactPoint));
+  jl_grow((void **)&c->prev, &c->prev_cap, c->ncontact, sizeof(JlContactPoint));
   if (c->prev_next_cap < c->prev_cap) {
     c->prev_next = jl_realloc(c->prev_next, (size_t)c->prev_cap, sizeof(int));
     c->prev_next_cap = c->prev_cap;
@@ -309,7 +309,7 @@ void jl_collision_set_contacts(JlCollision *c, const JlContactPoint *cp, int n) 
   JL_ASSERT(c && n >= 0 && (cp || n == 0), "jl_collision_set_contacts: collision must not be NULL, n >= 0");
   for (int i = 0; i < n; i++)
     JL_ASSERT(cp[i].node >= 0 && cp[i].node < c->nnode, "jl_collision_set_contacts: node out of range");
-  grow((void **)&c->contact, &c->contact_cap, n, sizeof(JlContactPoint));
+  jl_grow((void **)&c->contact, &c->contact_cap, n, sizeof(JlContactPoint));
   if (n > 0) memcpy(c->contact, cp, (size_t)n * sizeof(JlContactPoint));
   c->ncontact = n;
 }

@@ -57,7 +57,7 @@ static void body_boxes(JlCollision *c, const JlGeom *geo, const double *x) {
 }
 
 static void add_hit(JlCollision *c, int pbody, int node, int body, int tet, const double *w) {
-  grow((void **)&c->hit, &c->hit_cap, c->nhit + 1, sizeof(Hit));
+  jl_grow((void **)&c->hit, &c->hit_cap, c->nhit + 1, sizeof(Hit));
   Hit *h = &c->hit[c->nhit++];
   h->pbody = pbody;
   h->node = node;
@@ -137,7 +137,7 @@ void jl_depth_broad_phase(JlCollision *c, const JlGeom *geo, const double *x) {
   for (int i = 0; i < c->nhit; i++) {
     const Hit *hh = &c->hit[i];
     if (i > 0 && hh->node == c->hit[i - 1].node && hh->body == c->hit[i - 1].body) continue;
-    grow((void **)&c->contact, &c->contact_cap, c->ncontact + 1, sizeof(JlContactPoint));
+    jl_grow((void **)&c->contact, &c->contact_cap, c->ncontact + 1, sizeof(JlContactPoint));
     JlContactPoint *cp = &c->contact[c->ncontact++];
     memset(cp, 0, sizeof *cp);
     cp->node = hh->node;

@@ -36,7 +36,7 @@ void jl_depth_node_box(const double *x, const int *node, int n, double b[6]) {
 
 static void push_walk(JlCollision *c, int *nw, int t) {
   c->trec[t].wstamp = c->wstamp;
-  grow((void **)&c->walk, &c->walk_cap, *nw + 1, sizeof(int));
+  jl_grow((void **)&c->walk, &c->walk_cap, *nw + 1, sizeof(int));
   c->walk[(*nw)++] = t;
 }
 
@@ -104,7 +104,7 @@ static void gather_faces(JlCollision *c, const JlGeom *geo, const double *x, int
  * coordinates of points inside are positive. */
 static const TetInv *tet_inv_new(JlCollision *c, const JlGeom *geo, const double *x, int t) {
   TetRec *ts = &c->trec[t];
-  grow((void **)&c->tinv, &c->tinv_cap, c->ntinv + 1, sizeof(TetInv));
+  jl_grow((void **)&c->tinv, &c->tinv_cap, c->ntinv + 1, sizeof(TetInv));
   TetInv *ti = &c->tinv[c->ntinv];
   ts->stamp = c->dstamp;
   ts->slot = c->ntinv++;

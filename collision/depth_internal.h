@@ -135,15 +135,6 @@ static inline int cell_range(const JlHash *h, const double *box, const double *c
   return 1;
 }
 
-/* grows *p (elements of elem bytes) to hold need, doubling from 256, so detection stops
- * allocating once the buffers fit the scene */
-static inline void grow(void **p, int *cap, int need, size_t elem) {
-  if (need <= *cap) return;
-  int n = *cap > 0 ? *cap : 256;
-  while (n < need) n *= 2;
-  *p = jl_realloc(*p, (size_t)n, elem);
-  *cap = n;
-}
 
 /* ---- functions of one part called from another ---- */
 

@@ -210,10 +210,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, 
             if (!test_face(geo, x, v, h, margin + geo->body[P].radius, tol + geo->body[P].radius, p, k, &r)) continue;
             int bi = f->best[Q];
             if (bi < 0) {
-              if (f->nout == f->cap) {
-                f->cap = f->cap ? 2 * f->cap : 256;
-                f->out = jl_realloc(f->out, (size_t)f->cap, sizeof(JlProximity));
-              }
+              jl_grow((void **)&f->out, &f->cap, f->nout + 1, sizeof(JlProximity));
               f->best[Q] = f->nout;
               f->out[f->nout++] = r;
               f->touched[f->ntouched++] = Q;

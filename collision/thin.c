@@ -233,10 +233,7 @@ static int finish(JlThinPair *p, const double *x, const double *v, double h, dou
 static void keep(JlThinFinder *f, int b, const JlThinPair *c) {
   int bi = f->best[b];
   if (bi < 0) {
-    if (f->nout == f->cap) {
-      f->cap = f->cap ? 2 * f->cap : 256;
-      f->out = jl_realloc(f->out, (size_t)f->cap, sizeof(JlThinPair));
-    }
+    jl_grow((void **)&f->out, &f->cap, f->nout + 1, sizeof(JlThinPair));
     f->best[b] = f->nout;
     f->out[f->nout++] = *c;
     f->touched[f->ntouched++] = b;

@@ -91,6 +91,14 @@ void jl_sort_by_int(void *base, int n, size_t size, size_t key) {
     }
 }
 
+void jl_grow(void **p, int *cap, int need, size_t elem) {
+  if (need <= *cap) return;
+  int n = *cap > 0 ? *cap : 256;
+  while (n < need) n *= 2;
+  *p = jl_realloc(*p, (size_t)n, elem);
+  *cap = n;
+}
+
 void jl_free_all(void *const *p, size_t n) {
   for (size_t i = 0; i < n; i++) free(p[i]);
 }

@@ -79,6 +79,11 @@ int jl_name_index(const char *const *names, int n, const char *name);
  * records of one node or primitive (collision/proximity.c, collision/thin.c). */
 void jl_sort_by_int(void *base, int n, size_t size, size_t key);
 
+/* Grows *p (an array of elem-byte elements with room for *cap) to hold need,
+ * doubling from 256, so a buffer that fits stops being reallocated
+ * (collision detection's lists, the contact set). */
+void jl_grow(void **p, int *cap, int need, size_t elem);
+
 /* free() on each of n pointers (any may be NULL); JL_FREE_ALL(a, b, ...)
  * frees a list of arrays of any types in one line. */
 void jl_free_all(void *const *p, size_t n);

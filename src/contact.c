@@ -168,10 +168,7 @@ static void side_a(const Contact *ct, const double *x, double out[3]) {
  * fixed), pushing p along r with depth d0 (< 0: a speculative gap) */
 static Contact *push_contact(ContactElem *ce, int p, int nw, const int *nodes, const double *w, int other,
                              const double r[3], double d0) {
-  if (ce->ncontact == ce->cap) {
-    ce->cap = ce->cap ? 2 * ce->cap : 256;
-    ce->contact = jl_realloc(ce->contact, (size_t)ce->cap, sizeof(Contact));
-  }
+  jl_grow((void **)&ce->contact, &ce->cap, ce->ncontact + 1, sizeof(Contact));
   Contact *ct = &ce->contact[ce->ncontact++];
   memset(ct, 0, sizeof *ct);
   ct->n = 1 + nw;
