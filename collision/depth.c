@@ -217,44 +217,13 @@ JlCollision *jl_collision_create(const JlGeom *geo, const JlCollisionDef *def) {
 
 void jl_collision_destroy(JlCollision *c) {
   if (!c) return;
-  free(c->self);
-  free(c->face_begin);
-  free(c->face_count);
-  free(c->box);
-  free(c->qbox);
-  free(c->active);
+  JL_FREE_ALL(c->self, c->face_begin, c->face_count, c->box, c->qbox, c->active);
   jl_hash_free(&c->nodes);
   jl_hash_free(&c->faces);
-  free(c->face_mark);
-  free(c->trec_mem);
-  free(c->face_stamp);
-  free(c->fn_stamp);
-  free(c->fbox);
-  free(c->fn);
-  free(c->fc_stamp);
-  free(c->fc);
-  free(c->tinv);
-  free(c->walk);
-  free(c->vf_start);
-  free(c->vf);
-  free(c->vsmooth);
-  free(c->cl_start);
-  free(c->cl);
-  free(c->vn_stamp);
-  free(c->vn);
-  free(c->hit);
-  free(c->contact);
-  free(c->prev);
-  free(c->prev_head);
-  free(c->prev_next);
-  free(c->prev_stamp);
-  free(c->in_stamp);
-  free(c->in_idx);
-  free(c->level);
-  free(c->queue);
-  free(c->next_queue);
-  free(c->order);
-  free(c);
+  JL_FREE_ALL(c->face_mark, c->trec_mem, c->face_stamp, c->fn_stamp, c->fbox, c->fn, c->fc_stamp, c->fc,
+              c->tinv, c->walk, c->vf_start, c->vf, c->vsmooth, c->cl_start, c->cl, c->vn_stamp, c->vn,
+              c->hit, c->contact, c->prev, c->prev_head, c->prev_next, c->prev_stamp, c->in_stamp, c->in_idx,
+              c->level, c->queue, c->next_queue, c->order, c);
 }
 
 const JlContactPoint *jl_collision_contacts(const JlCollision *c, int *n) {
@@ -276,7 +245,7 @@ int jl_collision_detect(JlCollision *c, const JlGeom *geo, const double *x) {
             "jl_collision_detect: collision object was made for another geometry");
   memset(&c->stats, 0, sizeof c->stats);
   /* the previous contacts become the history */
-  grow((void **)&c->prev, &c->prev_cap, c->ncontact, sizeof(JlContactPoint));
+  jl_grow((void **)&c->prev, &c->prev_cap, c->ncontact, sizeof(JlContactPoint));
   if (c->prev_next_cap < c->prev_cap) {
     c->prev_next = jl_realloc(c->prev_next, (size_t)c->prev_cap, sizeof(int));
     c->prev_next_cap = c->prev_cap;
@@ -340,7 +309,7 @@ void jl_collision_set_contacts(JlCollision *c, const JlContactPoint *cp, int n) 
   JL_ASSERT(c && n >= 0 && (cp || n == 0), "jl_collision_set_contacts: collision must not be NULL, n >= 0");
   for (int i = 0; i < n; i++)
     JL_ASSERT(cp[i].node >= 0 && cp[i].node < c->nnode, "jl_collision_set_contacts: node out of range");
-  grow((void **)&c->contact, &c->contact_cap, n, sizeof(JlContactPoint));
+  jl_grow((void **)&c->contact, &c->contact_cap, n, sizeof(JlContactPoint));
   if (n > 0) memcpy(c->contact, cp, (size_t)n * sizeof(JlContactPoint));
   c->ncontact = n;
 }

@@ -57,7 +57,7 @@ static void body_boxes(JlCollision *c, const JlGeom *geo, const double *x) {
 }
 
 static void add_hit(JlCollision *c, int pbody, int node, int body, int tet, const double *w) {
-  grow((void **)&c->hit, &c->hit_cap, c->nhit + 1, sizeof(Hit));
+  jl_grow((void **)&c->hit, &c->hit_cap, c->nhit + 1, sizeof(Hit));
   Hit *h = &c->hit[c->nhit++];
   h->pbody = pbody;
   h->node = node;
@@ -105,13 +105,8 @@ void jl_depth_broad_phase(JlCollision *c, const JlGeom *geo, const double *x) {
     int self = c->self[b];
     for (int t = body->tet_begin; t < body->tet_begin + body->tet_count; t++) {
       const int *tn = geo->tet + 4 * t;
-      double tb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
-      for (int k = 0; k < 4; k++)
-        for (int a = 0; a < 3; a++) {
-          double v = x[3 * tn[k] + a];
-          if (v < tb[a]) tb[a] = v;
-          if (v > tb[3 + a]) tb[3 + a] = v;
-        }
+      double tb[6];
+      jl_depth_node_box(x, tn, 4, tb);
       int c0[3], c1[3];
       if (!cell_range(h, tb, q, c0, c1)) continue;
       st->queried_tets++;
@@ -142,7 +137,7 @@ void jl_depth_broad_phase(JlCollision *c, const JlGeom *geo, const double *x) {
   for (int i = 0; i < c->nhit; i++) {
     const Hit *hh = &c->hit[i];
     if (i > 0 && hh->node == c->hit[i - 1].node && hh->body == c->hit[i - 1].body) continue;
-    grow((void **)&c->contact, &c->contact_cap, c->ncontact + 1, sizeof(JlContactPoint));
+    jl_grow((void **)&c->contact, &c->contact_cap, c->ncontact + 1, sizeof(JlContactPoint));
     JlContactPoint *cp = &c->contact[c->ncontact++];
     memset(cp, 0, sizeof *cp);
     cp->node = hh->node;

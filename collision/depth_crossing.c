@@ -23,13 +23,12 @@
 #include "collision/depth_internal.h"
 #include "collision/narrow.h"
 
-static void tet_box(const JlGeom *geo, const double *x, int t, double b[6]) {
-  const int *tn = geo->tet + 4 * t;
+void jl_depth_node_box(const double *x, const int *node, int n, double b[6]) {
   b[0] = b[1] = b[2] = INFINITY;
   b[3] = b[4] = b[5] = -INFINITY;
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < n; k++)
     for (int a = 0; a < 3; a++) {
-      double v = x[3 * tn[k] + a];
+      double v = x[3 * node[k] + a];
       if (v < b[a]) b[a] = v;
       if (v > b[3 + a]) b[3 + a] = v;
     }
@@ -37,7 +36,7 @@ static void tet_box(const JlGeom *geo, const double *x, int t, double b[6]) {
 
 static void push_walk(JlCollision *c, int *nw, int t) {
   c->trec[t].wstamp = c->wstamp;
-  grow((void **)&c->walk, &c->walk_cap, *nw + 1, sizeof(int));
+  jl_grow((void **)&c->walk, &c->walk_cap, *nw + 1, sizeof(int));
   c->walk[(*nw)++] = t;
 }
 
@@ -71,7 +70,7 @@ static void gather_faces(JlCollision *c, const JlGeom *geo, const double *x, int
   for (int wi = 0; wi < nw; wi++) {
     int t = c->walk[wi];
     double tb[6];
-    tet_box(geo, x, t, tb);
+    jl_depth_node_box(x, geo->tet + 4 * t, 4, tb);
     if (!boxes_overlap(tb, eb)) continue;
     for (int k = 0; k < 4; k++) {
       int nb = c->trec[t].link[k];
@@ -82,16 +81,8 @@ static void gather_faces(JlCollision *c, const JlGeom *geo, const double *x, int
       int f = -2 - nb;
       if (f < 0 || c->face_stamp[f] == c->wstamp) continue;
       c->face_stamp[f] = c->wstamp;
-      const int *fv = geo->face + 3 * f;
       double *fb = c->fbox + 6 * f;
-      fb[0] = fb[1] = fb[2] = INFINITY;
-      fb[3] = fb[4] = fb[5] = -INFINITY;
-      for (int j = 0; j < 3; j++)
-        for (int a = 0; a < 3; a++) {
-          double v = x[3 * fv[j] + a];
-          if (v < fb[a]) fb[a] = v;
-          if (v > fb[3 + a]) fb[3 + a] = v;
-        }
+      jl_depth_node_box(x, geo->face + 3 * f, 3, fb);
       int c0[3], c1[3];
       if (!cell_range(h, fb, eb, c0, c1)) continue;
       c->stats.gathered_faces++;
@@ -113,7 +104,7 @@ static void gather_faces(JlCollision *c, const JlGeom *geo, const double *x, int
  * coordinates of points inside are positive. */
 static const TetInv *tet_inv_new(JlCollision *c, const JlGeom *geo, const double *x, int t) {
   TetRec *ts = &c->trec[t];
-  grow((void **)&c->tinv, &c->tinv_cap, c->ntinv + 1, sizeof(TetInv));
+  jl_grow((void **)&c->tinv, &c->tinv_cap, c->ntinv + 1, sizeof(TetInv));
   TetInv *ti = &c->tinv[c->ntinv];
   ts->stamp = c->dstamp;
   ts->slot = c->ntinv++;

@@ -135,21 +135,14 @@ static inline int cell_range(const JlHash *h, const double *box, const double *c
   return 1;
 }
 
-/* grows *p (elements of elem bytes) to hold need, doubling from 256, so detection stops
- * allocating once the buffers fit the scene */
-static inline void grow(void **p, int *cap, int need, size_t elem) {
-  if (need <= *cap) return;
-  int n = *cap > 0 ? *cap : 256;
-  while (n < need) n *= 2;
-  *p = jl_realloc(*p, (size_t)n, elem);
-  *cap = n;
-}
 
 /* ---- functions of one part called from another ---- */
 
 /* depth_broad.c: body boxes, the node hash, exact point-in-tet on the
  * candidates, one contact per (node, Q) sorted by (P, Q, node) */
 void jl_depth_broad_phase(JlCollision *c, const JlGeom *geo, const double *x);
+/* b = {min xyz, max xyz} of the n nodes node[0..n) at positions x (depth_crossing.c) */
+void jl_depth_node_box(const double *x, const int *node, int n, double b[6]);
 /* depth_normals.c: creases of the rest shape (vsmooth, cl_start, cl) */
 void jl_depth_rest_creases(JlCollision *c, const JlGeom *geo);
 /* depth_normals.c: crease-aware normal n at weights bary of boundary face f; 0 for a degenerate face */

@@ -36,11 +36,7 @@ void jl_hash_init(JlHash *h, int min_size, double cell) {
 
 void jl_hash_free(JlHash *h) {
   if (!h) return;
-  free(h->bucket_stamp);
-  free(h->head);
-  free(h->next);
-  free(h->item);
-  free(h->cellk);
+  JL_FREE_ALL(h->bucket_stamp, h->head, h->next, h->item, h->cellk);
   memset(h, 0, sizeof *h);
 }
 

@@ -35,18 +35,6 @@
 
 #include "collision/ccd_wrap.h"
 
-static const char *const type_names[JL_OBSTACLE_COUNT] = {"plane", "box", "sphere", "capsule", "hull"};
-
-const char *jl_obstacle_type_name(JlObstacleType t) {
-  return (t >= 0 && t < JL_OBSTACLE_COUNT) ? type_names[t] : NULL;
-}
-
-JlObstacleType jl_obstacle_type_parse(const char *name) {
-  for (int i = 0; name && i < JL_OBSTACLE_COUNT; i++)
-    if (strcmp(name, type_names[i]) == 0) return (JlObstacleType)i;
-  return JL_OBSTACLE_COUNT;
-}
-
 JlObstacle jl_default_obstacle(void) {
   JlObstacle o;
   memset(&o, 0, sizeof o);
@@ -56,6 +44,16 @@ JlObstacle jl_default_obstacle(void) {
   o.length = 1.0;
   o.rot[0] = o.rot[4] = o.rot[8] = 1.0;
   return o;
+}
+
+static const char *const type_names[JL_OBSTACLE_COUNT] = {"plane", "box", "sphere", "capsule", "hull"};
+
+const char *jl_obstacle_type_name(JlObstacleType t) {
+  return (t >= 0 && t < JL_OBSTACLE_COUNT) ? type_names[t] : NULL;
+}
+
+JlObstacleType jl_obstacle_type_parse(const char *name) {
+  return (JlObstacleType)jl_name_index(type_names, JL_OBSTACLE_COUNT, name);
 }
 
 void jl_obstacle_set_rotation(JlObstacle *o, const double rotate_deg[3]) {

@@ -2,6 +2,7 @@
 #include "collision/proximity.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,10 +210,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, 
             if (!test_face(geo, x, v, h, margin + geo->body[P].radius, tol + geo->body[P].radius, p, k, &r)) continue;
             int bi = f->best[Q];
             if (bi < 0) {
-              if (f->nout == f->cap) {
-                f->cap = f->cap ? 2 * f->cap : 256;
-                f->out = jl_realloc(f->out, (size_t)f->cap, sizeof(JlProximity));
-              }
+              jl_grow((void **)&f->out, &f->cap, f->nout + 1, sizeof(JlProximity));
               f->best[Q] = f->nout;
               f->out[f->nout++] = r;
               f->touched[f->ntouched++] = Q;
@@ -223,13 +221,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, 
             }
           }
     /* this node's entries in body order */
-    int first = f->nout - f->ntouched;
-    for (int a = 1; a < f->ntouched; a++)
-      for (int b = a; b > 0 && f->out[first + b].body < f->out[first + b - 1].body; b--) {
-        JlProximity t = f->out[first + b];
-        f->out[first + b] = f->out[first + b - 1];
-        f->out[first + b - 1] = t;
-      }
+    jl_sort_by_int(f->out + f->nout - f->ntouched, f->ntouched, sizeof *f->out, offsetof(JlProximity, body));
     for (int a = 0; a < f->ntouched; a++) f->best[f->touched[a]] = -1;
   }
   *out = f->out;

@@ -2,6 +2,7 @@
 #include "collision/thin.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,10 +233,7 @@ static int finish(JlThinPair *p, const double *x, const double *v, double h, dou
 static void keep(JlThinFinder *f, int b, const JlThinPair *c) {
   int bi = f->best[b];
   if (bi < 0) {
-    if (f->nout == f->cap) {
-      f->cap = f->cap ? 2 * f->cap : 256;
-      f->out = jl_realloc(f->out, (size_t)f->cap, sizeof(JlThinPair));
-    }
+    jl_grow((void **)&f->out, &f->cap, f->nout + 1, sizeof(JlThinPair));
     f->best[b] = f->nout;
     f->out[f->nout++] = *c;
     f->touched[f->ntouched++] = b;
@@ -246,13 +244,7 @@ static void keep(JlThinFinder *f, int b, const JlThinPair *c) {
 
 /* the current primitive's pairs in body order, and the per-body slots freed */
 static void close_primitive(JlThinFinder *f) {
-  int first = f->nout - f->ntouched;
-  for (int a = 1; a < f->ntouched; a++)
-    for (int b = a; b > 0 && f->out[first + b].body_b < f->out[first + b - 1].body_b; b--) {
-      JlThinPair t = f->out[first + b];
-      f->out[first + b] = f->out[first + b - 1];
-      f->out[first + b - 1] = t;
-    }
+  jl_sort_by_int(f->out + f->nout - f->ntouched, f->ntouched, sizeof *f->out, offsetof(JlThinPair, body_b));
   for (int a = 0; a < f->ntouched; a++) f->best[f->touched[a]] = -1;
   f->ntouched = 0;
 }

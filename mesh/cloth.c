@@ -15,11 +15,7 @@
 
 void jl_cloth_free(JlClothMesh *c) {
   if (!c) return;
-  free(c->node);
-  free(c->measure);
-  free(c->tri);
-  free(c->spring);
-  free(c->kind);
+  JL_FREE_ALL(c->node, c->measure, c->tri, c->spring, c->kind);
   memset(c, 0, sizeof *c);
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +52,55 @@ void jl_assert_fail(const char *file, int line, const char *expr, const char *ms
   if (h) h(file, line, expr, msg); /* expected not to return (longjmp); if it does, abort as always */
   fprintf(stderr, "jelly: internal error at %s:%d: %s (%s)\n", file, line, msg, expr);
   abort();
+}
+
+int jl_uf_find(int *parent, int i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+void jl_uf_union(int *parent, int a, int b) {
+  a = jl_uf_find(parent, a), b = jl_uf_find(parent, b);
+  if (a < b) parent[b] = a;
+  else if (b < a) parent[a] = b;
+}
+
+int jl_name_index(const char *const *names, int n, const char *name) {
+  for (int i = 0; name && i < n; i++)
+    if (strcmp(name, names[i]) == 0) return i;
+  return n;
+}
+
+void jl_sort_by_int(void *base, int n, size_t size, size_t key) {
+  unsigned char *p = base;
+  for (int a = 1; a < n; a++)
+    for (int b = a; b > 0; b--) {
+      unsigned char *hi = p + (size_t)b * size, *lo = hi - size;
+      int khi, klo;
+      memcpy(&khi, hi + key, sizeof khi);
+      memcpy(&klo, lo + key, sizeof klo);
+      if (!(khi < klo)) break;
+      for (size_t i = 0; i < size; i++) {
+        unsigned char t = hi[i];
+        hi[i] = lo[i];
+        lo[i] = t;
+      }
+    }
+}
+
+void jl_grow(void **p, int *cap, int need, size_t elem) {
+  if (need <= *cap) return;
+  int n = *cap > 0 ? *cap : 256;
+  while (n < need) n *= 2;
+  *p = jl_realloc(*p, (size_t)n, elem);
+  *cap = n;
+}
+
+void jl_free_all(void *const *p, size_t n) {
+  for (size_t i = 0; i < n; i++) free(p[i]);
 }
 
 void *jl_calloc(size_t count, size_t size) {

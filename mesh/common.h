@@ -64,6 +64,31 @@ void *jl_realloc(void *p, size_t count, size_t size);
  * instead of aborting; guarded child processes (mesh/child.h) set it so the
  * parent can tell "out of memory" from a crash. 0 restores aborting. */
 void jl_set_nomem_exit(int code);
+/* Union-find over parent (parent[i] = i initially) with path halving; the
+ * root of a set is its lowest index, so the result does not depend on the
+ * order of the unions. */
+int jl_uf_find(int *parent, int i);
+void jl_uf_union(int *parent, int a, int b);
+
+/* The index of name in names[0..n) (strcmp), or n when name is NULL or not
+ * there: the parse half of an enum's name table. */
+int jl_name_index(const char *const *names, int n, const char *name);
+
+/* Sorts the n records of `size` bytes at base by the int at byte offset key
+ * of each (offsetof), ascending and stable: an insertion sort, for the few
+ * records of one node or primitive (collision/proximity.c, collision/thin.c). */
+void jl_sort_by_int(void *base, int n, size_t size, size_t key);
+
+/* Grows *p (an array of elem-byte elements with room for *cap) to hold need,
+ * doubling from 256, so a buffer that fits stops being reallocated
+ * (collision detection's lists, the contact set). */
+void jl_grow(void **p, int *cap, int need, size_t elem);
+
+/* free() on each of n pointers (any may be NULL); JL_FREE_ALL(a, b, ...)
+ * frees a list of arrays of any types in one line. */
+void jl_free_all(void *const *p, size_t n);
+#define JL_FREE_ALL(...) \
+  jl_free_all((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
 
 /* Wall-clock seconds from a monotonic clock (for reports, never for physics). */
 double jl_seconds(void);

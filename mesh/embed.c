@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mesh/grid.h"
 #include "mesh/vec3.h"
 
 /* weights within this of zero count as inside */
@@ -113,78 +114,37 @@ static double dist2_tet(const double *const x[4], const double *p) {
 
 /* ---- uniform grid of tet bounding boxes (CSR) ----------------------------- */
 
-typedef struct TetGrid {
-  double lo[3], cell[3];
-  int n[3];
-  int *start; /* ncell + 1 */
-  int *item;  /* start[ncell] tet ids */
-} TetGrid;
-
-static int clamp_index(double v, int n) { return (int)fmax(0.0, fmin(v, n - 1.0)); }
-
-static void cell_range(const TetGrid *g, const double *lo, const double *hi, int i0[3], int i1[3]) {
-  for (int k = 0; k < 3; k++) {
-    i0[k] = clamp_index(floor((lo[k] - g->lo[k]) / g->cell[k]), g->n[k]);
-    i1[k] = clamp_index(floor((hi[k] - g->lo[k]) / g->cell[k]), g->n[k]);
-  }
-}
-
-static void tet_box(const JlTetMesh *t, int e, double lo[3], double hi[3]) {
-  for (int k = 0; k < 3; k++) {
-    lo[k] = DBL_MAX;
-    hi[k] = -DBL_MAX;
-    for (int c = 0; c < 4; c++) {
-      double v = t->node[3 * t->tet[4 * e + c] + k];
-      lo[k] = fmin(lo[k], v);
-      hi[k] = fmax(hi[k], v);
+/* tet bounding boxes (ntet x 3 each) */
+static void tet_boxes(const JlTetMesh *t, double *box_lo, double *box_hi) {
+  for (int e = 0; e < t->ntet; e++)
+    for (int k = 0; k < 3; k++) {
+      double lo = DBL_MAX, hi = -DBL_MAX;
+      for (int c = 0; c < 4; c++) {
+        double v = t->node[3 * t->tet[4 * e + c] + k];
+        lo = fmin(lo, v);
+        hi = fmax(hi, v);
+      }
+      box_lo[3 * e + k] = lo;
+      box_hi[3 * e + k] = hi;
     }
-  }
 }
 
-static void tetgrid_build(TetGrid *g, const JlTetMesh *t) {
+static void tetgrid_build(JlGrid *g, const JlTetMesh *t) {
   double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
   for (int i = 0; i < t->nnode; i++)
     for (int k = 0; k < 3; k++) {
       lo[k] = fmin(lo[k], t->node[3 * i + k]);
       hi[k] = fmax(hi[k], t->node[3 * i + k]);
     }
-  /* about one tet per cell, at most 128 cells per axis */
+  /* about one tet per cell, at most 128 cells per axis (a cell of 0 from an
+   * underflowed volume means as many cells as allowed) */
   double vol = 1.0;
   for (int k = 0; k < 3; k++) vol *= fmax(hi[k] - lo[k], 1e-300);
-  double cell = cbrt(vol / t->ntet);
-  size_t ncell = 1;
-  for (int k = 0; k < 3; k++) {
-    double ext = fmax(hi[k] - lo[k], 1e-300);
-    double n = fmax(1.0, fmin(ceil(ext / cell), 128.0));
-    g->n[k] = (int)n;
-    g->lo[k] = lo[k];
-    g->cell[k] = ext / n;
-    ncell *= (size_t)g->n[k];
-  }
-  g->start = jl_calloc(ncell + 1, sizeof(int));
-  int i0[3], i1[3];
-  double blo[3], bhi[3];
-  for (int pass = 0; pass < 2; pass++) {
-    int *fill = pass ? jl_calloc(ncell, sizeof(int)) : NULL;
-    for (int e = 0; e < t->ntet; e++) {
-      tet_box(t, e, blo, bhi);
-      cell_range(g, blo, bhi, i0, i1);
-      for (int z = i0[2]; z <= i1[2]; z++)
-        for (int y = i0[1]; y <= i1[1]; y++)
-          for (int x = i0[0]; x <= i1[0]; x++) {
-            size_t c = ((size_t)z * g->n[1] + y) * g->n[0] + x;
-            if (pass == 0)
-              g->start[c + 1]++;
-            else
-              g->item[g->start[c] + fill[c]++] = e;
-          }
-    }
-    if (pass == 0) {
-      for (size_t c = 0; c < ncell; c++) g->start[c + 1] += g->start[c];
-      g->item = jl_calloc((size_t)g->start[ncell], sizeof(int));
-    }
-    free(fill);
-  }
+  double cell = fmax(cbrt(vol / t->ntet), DBL_MIN);
+  double *box_lo = jl_calloc(3 * (size_t)t->ntet, sizeof(double)), *box_hi = jl_calloc(3 * (size_t)t->ntet, sizeof(double));
+  tet_boxes(t, box_lo, box_hi);
+  jl_grid_build(g, lo, hi, (double[3]){cell, cell, cell}, t->ntet, box_lo, box_hi);
+  JL_FREE_ALL(box_lo, box_hi);
 }
 
 /* ---- embedding ---------------------------------------------------------------- */
@@ -195,9 +155,9 @@ static void tet_corners(const JlTetMesh *t, int e, const double *x[4]) {
 
 /* nearest tet to p by shells of cells around p's (clamped) cell; stamp
  * (ntet) marks tets already measured for query `query` */
-static int nearest_tet(const JlTetMesh *t, const TetGrid *g, const double *p, int *stamp, int query) {
+static int nearest_tet(const JlTetMesh *t, const JlGrid *g, const double *p, int *stamp, int query) {
   int c0[3], c1[3];
-  cell_range(g, p, p, c0, c1);
+  jl_grid_cells(g, p, p, c0, c1);
   double best = DBL_MAX, cmin = fmin(g->cell[0], fmin(g->cell[1], g->cell[2]));
   int best_tet = -1, rmax = g->n[0] + g->n[1] + g->n[2];
   const double *x[4];
@@ -233,7 +193,7 @@ JlResult jl_embed_build(const JlTetMesh *t, const double *point, int npoint, JlE
   memset(out, 0, sizeof *out);
   if (t->ntet <= 0) return jl_fail(err, errsz, JL_ERR_INPUT, "cannot embed a surface in a mesh with no tets");
 
-  TetGrid g;
+  JlGrid g;
   tetgrid_build(&g, t);
   int *stamp = jl_calloc((size_t)t->ntet, sizeof(int));
   for (int e = 0; e < t->ntet; e++) stamp[e] = -1;
@@ -246,7 +206,7 @@ JlResult jl_embed_build(const JlTetMesh *t, const double *point, int npoint, JlE
     const double *p = point + 3 * i;
     /* containing tet among those of p's cell */
     int c0[3], c1[3], found = -1;
-    cell_range(&g, p, p, c0, c1);
+    jl_grid_cells(&g, p, p, c0, c1);
     size_t c = ((size_t)c0[2] * g.n[1] + c0[1]) * g.n[0] + c0[0];
     for (int k = g.start[c]; k < g.start[c + 1] && found < 0; k++) {
       tet_corners(t, g.item[k], x);
@@ -261,9 +221,7 @@ JlResult jl_embed_build(const JlTetMesh *t, const double *point, int npoint, JlE
     out->tet[i] = found;
     memcpy(out->weight + 4 * (size_t)i, w, sizeof w);
   }
-  free(stamp);
-  free(g.start);
-  free(g.item);
+  JL_FREE_ALL(stamp, g.start, g.item);
   return JL_OK;
 }
 

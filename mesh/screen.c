@@ -185,17 +185,11 @@ void jl_graph_expand(const JlGraph *g, const int *start, int nstart, JlExpansion
       top--;
     }
   }
-  free(state);
-  free(stack);
-  free(next);
-  free(first);
-  free(adj);
+  JL_FREE_ALL(state, stack, next, first, adj);
 }
 
 void jl_expansion_free(JlExpansion *ex) {
-  free(ex->inst);
-  free(ex->tri);
-  free(ex->depth);
+  JL_FREE_ALL(ex->inst, ex->tri, ex->depth);
   memset(ex, 0, sizeof *ex);
 }
 

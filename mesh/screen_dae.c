@@ -824,14 +824,7 @@ static JlResult evaluate(Dae *d, FILE *f) {
     res = jl_screen_expansion(d->path, "the Collada scene", ex.inst[root], ex.tri[root], held, d->err, d->errsz);
   }
   jl_expansion_free(&ex);
-  free(lib);
-  free(find);
-  free(gk);
-  free(ck);
-  free(from);
-  free(to);
-  free(own_inst);
-  free(own_tri);
+  JL_FREE_ALL(lib, find, gk, ck, from, to, own_inst, own_tri);
   return res;
 }
 
@@ -846,13 +839,6 @@ JlResult jl_screen_dae(const char *path, FILE *f, unsigned long long size, char 
   scan(d);
   JlResult res = d->res;
   if (!d->stop && d->root >= 0) res = evaluate(d, f);
-  free(d->stack);
-  free(d->node);
-  free(d->inst);
-  free(d->geomref);
-  free(d->geom);
-  free(d->ctrl);
-  free(d->r);
-  free(d);
+  JL_FREE_ALL(d->stack, d->node, d->inst, d->geomref, d->geom, d->ctrl, d->r, d);
   return res;
 }

@@ -448,19 +448,10 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
       }
     }
     jl_expansion_free(&ex);
-    free(from);
-    free(to);
-    free(own_inst);
-    free(own_tri);
-    free(mtri);
-    free(mprim);
-    free(joints);
+    JL_FREE_ALL(from, to, own_inst, own_tri, mtri, mprim, joints);
   }
 screened:
-  free(used);
-  free(view);
-  free(blen);
-  free(acount);
+  JL_FREE_ALL(used, view, blen, acount);
 done:
   free(buf);
   cJSON_Delete(doc);

@@ -386,9 +386,7 @@ static void weld_exact(const Soup *soup, JlSurface *out) {
     out->tri[c] = v;
     if (rep[c] == c) memcpy(out->vert + 3 * (size_t)v, soup->pos + 3 * (size_t)c, 3 * sizeof(double));
   }
-  free(order);
-  free(rep);
-  free(id);
+  JL_FREE_ALL(order, rep, id);
 }
 
 /* ---- the importer child ------------------------------------------------------ */

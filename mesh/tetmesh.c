@@ -150,9 +150,7 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
     if (fabs(vol) <= 1e-15 * size * size * size) {
       r = jl_fail(err, errsz, JL_ERR_INPUT, "tet %d (nodes %d %d %d %d) has zero volume (%g m^3)", t,
                   v[0], v[1], v[2], v[3], vol);
-      free(node);
-      free(tet);
-      free(fill);
+      JL_FREE_ALL(node, tet, fill);
       return r;
     }
     if (vol < 0) {
@@ -197,13 +195,7 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
 
 void jl_tetmesh_free(JlTetMesh *t) {
   if (!t) return;
-  free(t->node);
-  free(t->tet);
-  free(t->fill);
-  free(t->edge);
-  free(t->face);
-  free(t->adj_start);
-  free(t->adj);
+  JL_FREE_ALL(t->node, t->tet, t->fill, t->edge, t->face, t->adj_start, t->adj);
   memset(t, 0, sizeof *t);
 }
 

@@ -127,9 +127,7 @@ int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, dou
       }
       cand[ncand++] = edge_key(v[tet_edge[best][0]], v[tet_edge[best][1]]);
     }
-    free(score);
-    free(edge);
-    free(over);
+    JL_FREE_ALL(score, edge, over);
     ncand = sort_unique(cand, ncand);
 
     /* a tet holding two candidate edges rejects all but the smallest key (the
@@ -193,9 +191,7 @@ int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, dou
     *nnode = nn;
     *ntet = out;
     nsplit += nacc;
-    free(mid);
-    free(rejected);
-    free(cand);
+    JL_FREE_ALL(mid, rejected, cand);
   }
   return nsplit;
 }

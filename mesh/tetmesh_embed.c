@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh/grid.h"
 #include "mesh/tetmesh_internal.h"
 #include "mesh/vec3.h"
 
@@ -38,67 +39,7 @@
 /* Delaunay tets per point of a jittered BCC lattice (about 6.5) */
 #define TETS_PER_LATTICE_POINT 6.0
 
-/* ---- bucket grid: items (by bounding box) listed per cell, CSR ---------- */
-
-typedef struct Grid {
-  double lo[3];
-  double cell[3]; /* cell size per axis, m */
-  int n[3];       /* cells per axis */
-  int *start;     /* ncell + 1 */
-  int *item;      /* start[ncell] */
-} Grid;
-
-static void grid_cells(const Grid *g, const double *lo, const double *hi, int i0[3], int i1[3]) {
-  for (int k = 0; k < 3; k++) {
-    double a = floor((lo[k] - g->lo[k]) / g->cell[k]);
-    double b = floor((hi[k] - g->lo[k]) / g->cell[k]);
-    i0[k] = (int)fmax(0.0, fmin(a, g->n[k] - 1.0));
-    i1[k] = (int)fmax(0.0, fmin(b, g->n[k] - 1.0));
-  }
-}
-
-/* items with boxes box_lo/box_hi (nitem x 3) into a grid over [lo, hi] with
- * about `cell` per axis (an axis with cell <= 0 gets a single cell) */
-static void grid_build(Grid *g, const double lo[3], const double hi[3], const double cell[3],
-                       int nitem, const double *box_lo, const double *box_hi) {
-  size_t ncell = 1;
-  for (int k = 0; k < 3; k++) {
-    double ext = fmax(hi[k] - lo[k], 1e-300);
-    double n = cell[k] > 0 ? ceil(ext / cell[k]) : 1.0;
-    n = fmax(1.0, fmin(n, 128.0)); /* at most 2M cells */
-    g->n[k] = (int)n;
-    g->lo[k] = lo[k];
-    g->cell[k] = ext / n;
-    ncell *= (size_t)g->n[k];
-  }
-  g->start = jl_calloc(ncell + 1, sizeof(int));
-  int i0[3], i1[3];
-  /* count, prefix-sum, fill */
-  for (int it = 0; it < nitem; it++) {
-    grid_cells(g, box_lo + 3 * it, box_hi + 3 * it, i0, i1);
-    for (int z = i0[2]; z <= i1[2]; z++)
-      for (int y = i0[1]; y <= i1[1]; y++)
-        for (int x = i0[0]; x <= i1[0]; x++) g->start[((size_t)z * g->n[1] + y) * g->n[0] + x + 1]++;
-  }
-  for (size_t c = 0; c < ncell; c++) g->start[c + 1] += g->start[c];
-  g->item = jl_calloc((size_t)g->start[ncell], sizeof(int));
-  int *fill = jl_calloc(ncell, sizeof(int));
-  for (int it = 0; it < nitem; it++) {
-    grid_cells(g, box_lo + 3 * it, box_hi + 3 * it, i0, i1);
-    for (int z = i0[2]; z <= i1[2]; z++)
-      for (int y = i0[1]; y <= i1[1]; y++)
-        for (int x = i0[0]; x <= i1[0]; x++) {
-          size_t c = ((size_t)z * g->n[1] + y) * g->n[0] + x;
-          g->item[g->start[c] + fill[c]++] = it;
-        }
-  }
-  free(fill);
-}
-
-static void grid_free(Grid *g) {
-  free(g->start);
-  free(g->item);
-}
+/* ---- bucket grids of the triangles (mesh/grid.h) ---------------------- */
 
 /* triangle bounding boxes (ntri x 3 each) */
 static void triangle_boxes(const JlSurface *s, double *box_lo, double *box_hi) {
@@ -132,10 +73,10 @@ static int edge_side(const double *vert, int u, int v, const double *p) {
 
 /* crossings of the x-parallel line through p with the surface, ahead of and
  * behind p; returns 1 if p lies exactly on a triangle */
-static int count_crossings(const JlSurface *s, const Grid *g, const double *p, int *ahead, int *behind) {
+static int count_crossings(const JlSurface *s, const JlGrid *g, const double *p, int *ahead, int *behind) {
   *ahead = *behind = 0;
   int i0[3], i1[3];
-  grid_cells(g, p, p, i0, i1);
+  jl_grid_cells(g, p, p, i0, i1);
   size_t c = ((size_t)i0[2] * g->n[1] + i0[1]) * g->n[0];
   for (int k = g->start[c]; k < g->start[c + 1]; k++) {
     const int *t = s->tri + 3 * g->item[k];
@@ -160,7 +101,7 @@ static int count_crossings(const JlSurface *s, const Grid *g, const double *p, i
 }
 
 /* 1 if p is inside (or on) the closed surface; g is the yz grid of triangles */
-static int point_inside(const JlSurface *s, const Grid *g, const double *p) {
+static int point_inside(const JlSurface *s, const JlGrid *g, const double *p) {
   double q[3] = {p[0], p[1], p[2]};
   int ahead = 0, behind = 0;
   for (int attempt = 0; attempt < 4; attempt++) {
@@ -279,7 +220,7 @@ static int make_lattice(const double lo[3], const double hi[3], double h, unsign
  * mass); then the partial tets are scaled together so that the volumes times
  * the fractions add up to the surface's volume. */
 #define FILL_N 6 /* grid points (i, j, k, l) / (FILL_N + 1) with i + j + k + l = FILL_N, shifted by 1/4 */
-static double *tet_fill(const JlSurface *s, const Grid *ray_grid, const double *x, const int *tet, int ntet,
+static double *tet_fill(const JlSurface *s, const JlGrid *ray_grid, const double *x, const int *tet, int ntet,
                         const char *inside) {
   double *fill = jl_calloc((size_t)ntet + 1, sizeof(double));
   double full = 0.0, part = 0.0;
@@ -347,9 +288,9 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
   double *box_hi = jl_calloc((size_t)s->ntri * 3, sizeof(double));
   triangle_boxes(s, box_lo, box_hi);
   double cell2d = sqrt((hi[1] - lo[1]) * (hi[2] - lo[2]) / fmax(1.0, 0.5 * s->ntri));
-  Grid ray_grid, tri_grid;
-  grid_build(&ray_grid, lo, hi, (double[3]){0.0, cell2d, cell2d}, s->ntri, box_lo, box_hi);
-  grid_build(&tri_grid, lo, hi, (double[3]){0.5 * h, 0.5 * h, 0.5 * h}, s->ntri, box_lo, box_hi);
+  JlGrid ray_grid, tri_grid;
+  jl_grid_build(&ray_grid, lo, hi, (double[3]){0.0, cell2d, cell2d}, s->ntri, box_lo, box_hi);
+  jl_grid_build(&tri_grid, lo, hi, (double[3]){0.5 * h, 0.5 * h, 0.5 * h}, s->ntri, box_lo, box_hi);
   char *inside = jl_calloc((size_t)nout, 1);
   for (int i = 0; i < nout; i++) {
     const double *p = outx + 3 * i;
@@ -372,7 +313,7 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
       for (int k = 0; k < 4; k++) memcpy(flat + 3 * k, tv[k], sizeof(double) * 3);
       bbox_of(4, flat, tlo, thi);
       int i0[3], i1[3];
-      grid_cells(&tri_grid, tlo, thi, i0, i1);
+      jl_grid_cells(&tri_grid, tlo, thi, i0, i1);
       for (int z = i0[2]; z <= i1[2] && !keep; z++)
         for (int y = i0[1]; y <= i1[1] && !keep; y++)
           for (int x = i0[0]; x <= i1[0] && !keep; x++) {
@@ -395,11 +336,9 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
   }
   free(stamp);
   *fill_out = kept > 0 ? tet_fill(s, &ray_grid, outx, outt, kept, inside) : NULL;
-  free(inside);
-  free(box_lo);
-  free(box_hi);
-  grid_free(&ray_grid);
-  grid_free(&tri_grid);
+  JL_FREE_ALL(inside, box_lo, box_hi);
+  jl_grid_free(&ray_grid);
+  jl_grid_free(&tri_grid);
 
   if (kept == 0) {
     free(outx);

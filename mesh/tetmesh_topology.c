@@ -31,10 +31,7 @@ static const int tet_face[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
 void jl_tetmesh_topology(JlTetMesh *t) {
   JL_ASSERT(t && (t->ntet == 0 || (t->node && t->tet)), "jl_tetmesh_topology needs a tet mesh");
-  free(t->edge);
-  free(t->face);
-  free(t->adj_start);
-  free(t->adj);
+  JL_FREE_ALL(t->edge, t->face, t->adj_start, t->adj);
 
   /* unique edges: 6 per tet as (min, max) keys, sorted, deduplicated */
   size_t nkey = (size_t)t->ntet * 6;

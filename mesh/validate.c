@@ -57,21 +57,6 @@ void jl_validate_finding(JlMeshReport *r, JlSeverity sev, int count, const char 
   va_end(ap);
 }
 
-/* union-find with path halving; the root is the lowest index */
-static int uf_find(int *parent, int x) {
-  while (parent[x] != x) {
-    parent[x] = parent[parent[x]];
-    x = parent[x];
-  }
-  return x;
-}
-static void uf_union(int *parent, int a, int b) {
-  a = uf_find(parent, a);
-  b = uf_find(parent, b);
-  if (a < b) parent[b] = a;
-  else if (b < a) parent[a] = b;
-}
-
 /* Keeps triangles with keep[t] != 0, in order. */
 static void compact_triangles(JlSurface *s, const unsigned char *keep) {
   int n = 0;
@@ -185,22 +170,22 @@ static int weld_near(JlSurface *s, const double lo[3], double tol, JlMeshReport 
         if (keys[j].v <= ki->v) continue;
         double e[3];
         sub3(e, s->vert + 3 * (size_t)keys[j].v, x);
-        if (dot3(e, e) <= tol * tol) uf_union(parent, ki->v, keys[j].v);
+        if (dot3(e, e) <= tol * tol) jl_uf_union(parent, ki->v, keys[j].v);
       }
     }
   }
   /* remap triangles onto the lowest vertex of each cluster */
   int nweld = 0, first = -1;
   for (int i = 0; i < n; i++)
-    if (uf_find(parent, i) != i) {
+    if (jl_uf_find(parent, i) != i) {
       if (first < 0) first = i;
       nweld++;
     }
   if (nweld) {
-    for (int c = 0; c < 3 * s->ntri; c++) s->tri[c] = uf_find(parent, s->tri[c]);
+    for (int c = 0; c < 3 * s->ntri; c++) s->tri[c] = jl_uf_find(parent, s->tri[c]);
     jl_validate_finding(r, JL_SEV_INFO, nweld,
                 "%d duplicate vertices welded (within %.3g); first: vertex %d onto %d", nweld, tol,
-                first, uf_find(parent, first));
+                first, jl_uf_find(parent, first));
   }
   free(keys);
   free(parent);
@@ -334,11 +319,7 @@ static void report_holes(const JlSurface *s, const int *bedge, int nb, JlMeshRep
   jl_validate_finding(r, JL_SEV_ERROR, nb,
               "open surface: %d boundary edges in %d hole%s (sizes %s); first edge %d-%d", nb,
               nhole, nhole == 1 ? "" : "s", list, bedge[0], bedge[1]);
-  free(start);
-  free(inc);
-  free(used);
-  free(sizes);
-  free(fill);
+  JL_FREE_ALL(start, inc, used, sizes, fill);
 }
 
 /* Returns 1 when every edge has exactly two triangles running opposite ways. */
@@ -368,8 +349,8 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
     while (j < nh && he[j].lo == he[i].lo && he[j].hi == he[i].hi) j++;
     size_t k = j - i;
     for (size_t m = i + 1; m < j; m++) {
-      uf_union(fan, he_corner(s, &he[i], he[i].lo), he_corner(s, &he[m], he[i].lo));
-      uf_union(fan, he_corner(s, &he[i], he[i].hi), he_corner(s, &he[m], he[i].hi));
+      jl_uf_union(fan, he_corner(s, &he[i], he[i].lo), he_corner(s, &he[m], he[i].lo));
+      jl_uf_union(fan, he_corner(s, &he[i], he[i].hi), he_corner(s, &he[m], he[i].hi));
     }
     if (k == 1) {
       /* boundary edge, kept in the triangle's direction */
@@ -392,7 +373,7 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
    * surface at a single point (a bowtie): non-manifold like such an edge */
   int *nfan = jl_calloc((size_t)s->nvert, sizeof(int));
   for (size_t c = 0; c < nh; c++)
-    if (uf_find(fan, (int)c) == (int)c) nfan[s->tri[c]]++;
+    if (jl_uf_find(fan, (int)c) == (int)c) nfan[s->tri[c]]++;
   int nvm = 0, vm_first = -1;
   for (int v = 0; v < s->nvert; v++)
     if (nfan[v] > 1) {
@@ -414,10 +395,7 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
                 "inconsistent orientation: %d edges where neighbouring triangles run the same way; "
                 "first edge %d-%d (triangles %d and %d)",
                 ninc, inc_first[0], inc_first[1], inc_first[2], inc_first[3]);
-  free(he);
-  free(bedge);
-  free(fan);
-  free(nfan);
+  JL_FREE_ALL(he, bedge, fan, nfan);
   return nb == 0 && nnm == 0 && ninc == 0;
 }
 
@@ -430,12 +408,12 @@ static int label_components(const JlSurface *s, int *comp) {
   int *label = jl_calloc((size_t)s->nvert, sizeof(int));
   for (int i = 0; i < s->nvert; i++) parent[i] = i, label[i] = -1;
   for (int t = 0; t < s->ntri; t++) {
-    uf_union(parent, s->tri[3 * t], s->tri[3 * t + 1]);
-    uf_union(parent, s->tri[3 * t], s->tri[3 * t + 2]);
+    jl_uf_union(parent, s->tri[3 * t], s->tri[3 * t + 1]);
+    jl_uf_union(parent, s->tri[3 * t], s->tri[3 * t + 2]);
   }
   int n = 0;
   for (int t = 0; t < s->ntri; t++) {
-    int root = uf_find(parent, s->tri[3 * t]);
+    int root = jl_uf_find(parent, s->tri[3 * t]);
     if (label[root] < 0) label[root] = n++;
     comp[t] = label[root];
   }
@@ -553,10 +531,7 @@ static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const doub
                 "inside-out: %d of %d components faced inward (first: triangle %d, signed volume %.6g); "
                 "flipped",
                 nflip, ncomp, first_flip, first_vol);
-  free(info);
-  free(bytri);
-  free(order);
-  free(fill);
+  JL_FREE_ALL(info, bytri, order, fill);
 }
 
 /* ---- the whole check --------------------------------------------------------------------- */

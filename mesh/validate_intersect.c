@@ -232,9 +232,7 @@ void jl_validate_self_intersections(const JlSurface *s, const double lo[3], cons
                 "self-intersection check gave up: %.3g candidate triangle pairs, more than %.3g (heavily "
                 "overlapping triangles)",
                 npair, budget);
-    free(box);
-    free(start);
-    free(item);
+    JL_FREE_ALL(box, start, item);
     return;
   }
   int nhit = 0, ft = -1, fu = -1;
@@ -263,8 +261,6 @@ void jl_validate_self_intersections(const JlSurface *s, const double lo[3], cons
     jl_validate_finding(r, JL_SEV_ERROR, nhit,
                 "self-intersecting: %d triangle pairs intersect; first: triangles %d and %d", nhit,
                 ft, fu);
-  free(box);
-  free(start);
-  free(item);
+  JL_FREE_ALL(box, start, item);
 }
 

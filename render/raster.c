@@ -608,9 +608,7 @@ static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, con
   for (int o = 0; o < m->nobstacle; o++) jl_surface_free(&obs[o]);
   free(obs);
   for (int b = 0; b < m->nbody; b++) free(rope_tri[b]);
-  free(rope_tri);
-  free(item_tri);
-  free(item_off);
+  JL_FREE_ALL(rope_tri, item_tri, item_off);
   return nkey;
 }
 

@@ -403,14 +403,14 @@ JellyResult jelly_world_new(JellyModel *model, JellyWorld **out, char *err, size
   w->ext = jl_external_force_create(w->w.model);
   w->drag = jl_drag_create(w->w.model);
   if (!jl_world_add_force(&w->w, w->ext)) {
-    w->ext->destroy(w->ext);
-    w->drag->destroy(w->drag);
+    jl_force_free(w->ext);
+    jl_force_free(w->drag);
     jl_world_destroy(&w->w);
     free(w);
     return fail(err, errsz, JELLY_ERR_SYSTEM, fn, "the world's force table is full");
   }
   if (!jl_world_add_force(&w->w, w->drag)) {
-    w->drag->destroy(w->drag);
+    jl_force_free(w->drag);
     jl_world_destroy(&w->w);
     free(w);
     return fail(err, errsz, JELLY_ERR_SYSTEM, fn, "the world's force table is full");
@@ -563,7 +563,7 @@ JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, ch
   double ext = jl_external_force_energy(world->ext, world->w.state.x);
   if (jl_drag_active(world->drag)) {
     double en = 0.0;
-    world->drag->force(world->drag, world_model_c(world), world->w.state.x, world->w.state.v, world->scratch, &en);
+    world->drag->ops->force(world->drag, world_model_c(world), world->w.state.x, world->w.state.v, world->scratch, &en);
     ext += en;
   }
   out->kinetic = e.kinetic;

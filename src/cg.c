@@ -66,12 +66,7 @@ void jl_cg_init(JlCg *cg, int nnode) {
 }
 
 void jl_cg_free(JlCg *cg) {
-  free(cg->r);
-  free(cg->z);
-  free(cg->p);
-  free(cg->q);
-  free(cg->inv_diag);
-  free(cg->partial);
+  JL_FREE_ALL(cg->r, cg->z, cg->p, cg->q, cg->inv_diag, cg->partial);
   memset(cg, 0, sizeof *cg);
 }
 

@@ -168,10 +168,7 @@ static void side_a(const Contact *ct, const double *x, double out[3]) {
  * fixed), pushing p along r with depth d0 (< 0: a speculative gap) */
 static Contact *push_contact(ContactElem *ce, int p, int nw, const int *nodes, const double *w, int other,
                              const double r[3], double d0) {
-  if (ce->ncontact == ce->cap) {
-    ce->cap = ce->cap ? 2 * ce->cap : 256;
-    ce->contact = jl_realloc(ce->contact, (size_t)ce->cap, sizeof(Contact));
-  }
+  jl_grow((void **)&ce->contact, &ce->cap, ce->ncontact + 1, sizeof(Contact));
   Contact *ct = &ce->contact[ce->ncontact++];
   memset(ct, 0, sizeof *ct);
   ct->n = 1 + nw;
@@ -239,20 +236,6 @@ static const Memory *mem_find(const ContactElem *ce, int node, int other, int ta
 
 /* ---------------------------------------------------------------- patches */
 
-static int uf_find(int *parent, int i) {
-  while (parent[i] != i) {
-    parent[i] = parent[parent[i]];
-    i = parent[i];
-  }
-  return i;
-}
-
-static void uf_union(int *parent, int a, int b) {
-  a = uf_find(parent, a), b = uf_find(parent, b);
-  if (a == b) return;
-  if (a < b) parent[b] = a; else parent[a] = b; /* smallest index is the root: order-independent */
-}
-
 /* the body contact of node with body `other`, or -1 */
 static int lookup(const ContactElem *ce, int node, int other) {
   for (int j = ce->first[node]; j >= 0; j = ce->next[j])
@@ -282,12 +265,12 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
     /* neighbours of p in P that are inside Q too */
     for (int a = m->adj_start[p]; a < m->adj_start[p + 1]; a++) {
       int j = lookup(ce, m->adj[a], Q);
-      if (j >= 0) uf_union(ce->parent, i, j);
+      if (j >= 0) jl_uf_union(ce->parent, i, j);
     }
     /* nodes of Q's tet around p that are inside P */
     for (int k = 1; k < 5; k++) {
       int j = lookup(ce, ct->node[k], P);
-      if (j >= 0) uf_union(ce->parent, i, j);
+      if (j >= 0) jl_uf_union(ce->parent, i, j);
     }
   }
   /* mean direction per patch, oriented out of the higher-numbered body */
@@ -297,13 +280,13 @@ static void patch_normals(ContactElem *ce, const JlModel *m) {
     int P = m->node_body[ct->node[0]];
     if (!patched(m, P, ct->other)) continue;
     double wgt = m->mass[ct->node[0]] * ct->d0 * (P < ct->other ? 1.0 : -1.0);
-    double *s = ce->patch + 3 * uf_find(ce->parent, i);
+    double *s = ce->patch + 3 * jl_uf_find(ce->parent, i);
     for (int a = 0; a < 3; a++) s[a] += wgt * ct->r[a];
   }
   for (int i = 0; i < n; i++) {
     Contact *ct = &ce->contact[i];
     if (!patched(m, m->node_body[ct->node[0]], ct->other)) continue;
-    const double *s = ce->patch + 3 * uf_find(ce->parent, i);
+    const double *s = ce->patch + 3 * jl_uf_find(ce->parent, i);
     double len = sqrt(jl_vec3_dot(s, s));
     if (!(len > 0.0) || !isfinite(len)) continue;
     double sign = m->node_body[ct->node[0]] < ct->other ? 1.0 : -1.0, r[3];
@@ -844,24 +827,15 @@ static int contact_refine(JlForce *e, const JlModel *m, const double *x1, const 
   return changed;
 }
 
-static void contact_destroy(JlForce *e) {
-  if (!e) return;
-  ContactElem *ce = e->self;
+static void contact_free(void *self) {
+  ContactElem *ce = self;
   if (ce) {
     jl_collision_destroy(ce->col);
     jl_proximity_destroy(ce->prox);
     jl_thin_destroy(ce->thin);
-    free(ce->contact);
-    free(ce->mem);
-    free(ce->knode);
-    free(ce->first);
-    free(ce->next);
-    free(ce->parent);
-    free(ce->patch);
-    free(ce->load_cp);
-    free(ce);
+    JL_FREE_ALL(ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent, ce->patch, ce->load_cp);
   }
-  free(e);
+  free(ce);
 }
 
 /* ---------------------------------------------------------------- history */
@@ -1014,6 +988,12 @@ static int contact_history_load(JlForce *e, const JlModel *m, const unsigned cha
   return 1;
 }
 
+static const JlForceOps contact_ops = {.name = "contacts", .kind = JL_FORCE_CONTACTS, .force = contact_force,
+    .linearize = contact_linearize, .multiply = contact_multiply, .free_self = contact_free,
+    .begin_step = contact_begin, .refine = contact_refine, .pushing = contact_pushing,
+    .history_size = contact_history_size, .history_save = contact_history_save,
+    .history_load = contact_history_load};
+
 JlForce *jl_contact_create(const JlModel *m) {
   JL_ASSERT(m, "jl_contact_create: model must not be NULL");
   ContactElem *ce = jl_calloc(1, sizeof *ce);
@@ -1037,21 +1017,7 @@ JlForce *jl_contact_create(const JlModel *m) {
   jl_model_node_stiffness(m, ce->knode);
   ce->first = jl_calloc((size_t)m->nnode + 1, sizeof(int));
   for (int i = 0; i < m->nnode; i++) ce->first[i] = -1;
-  JlForce *e = jl_calloc(1, sizeof *e);
-  e->name = "contacts";
-  e->kind = JL_FORCE_CONTACTS;
-  e->self = ce;
-  e->force = contact_force;
-  e->linearize = contact_linearize;
-  e->multiply = contact_multiply;
-  e->destroy = contact_destroy;
-  e->begin_step = contact_begin;
-  e->pushing = contact_pushing;
-  e->refine = contact_refine;
-  e->history_size = contact_history_size;
-  e->history_save = contact_history_save;
-  e->history_load = contact_history_load;
-  return e;
+  return jl_force_new(&contact_ops, ce);
 }
 
 int jl_contact_count(const JlForce *e) {

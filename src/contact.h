@@ -26,7 +26,7 @@ extern "C" {
 /* Contact element for model m: body-body contacts when m has two or more
  * bodies or a body with self-collision, obstacle contacts for m->obstacle.
  * Parameters from m->world (contact_stiffness, contact_damping,
- * contact_friction, contact_cell). Freed by e->destroy(e). */
+ * contact_friction, contact_cell). Freed by jl_force_free(e). */
 JlForce *jl_contact_create(const JlModel *m);
 
 /* Number of penetrating nodes (body-body contacts plus obstacle contacts)

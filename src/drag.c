@@ -74,24 +74,14 @@ static void drag_multiply(const JlForce *e, const JlModel *m, const double *u, d
     for (int k = 0; k < 3; k++) out[3 * d->node[j] + k] += d->coef * d->w[j] * s[k];
 }
 
-static void drag_destroy(JlForce *e) {
-  free(e->self);
-  free(e);
-}
+static const JlForceOps drag_ops = {.name = "drag", .kind = JL_FORCE_DRAG, .force = drag_force,
+    .linearize = drag_linearize, .multiply = drag_multiply};
 
 JlForce *jl_drag_create(const JlModel *m) {
   (void)m;
-  JlForce *e = jl_calloc(1, sizeof *e);
   Drag *d = jl_calloc(1, sizeof *d);
   d->body = -1;
-  e->name = "drag";
-  e->kind = JL_FORCE_DRAG;
-  e->self = d;
-  e->force = drag_force;
-  e->linearize = drag_linearize;
-  e->multiply = drag_multiply;
-  e->destroy = drag_destroy;
-  return e;
+  return jl_force_new(&drag_ops, d);
 }
 
 void jl_drag_attach(JlForce *f, const JlModel *m, int body, int tri, const double bary[3],

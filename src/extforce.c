@@ -31,40 +31,21 @@ static void external_force(const JlForce *e, const JlModel *m, const double *x, 
   if (energy) *energy += en;
 }
 
-static void external_linearize(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
-                               int flags, double *diag) {
-  /* dF/dx = dF/dv = 0 */
-  (void)e, (void)m, (void)x, (void)v, (void)a, (void)b, (void)flags, (void)diag;
-}
-
-static void external_multiply(const JlForce *e, const JlModel *m, const double *u, double *out) {
-  (void)e, (void)m, (void)u, (void)out;
-}
-
-static void external_destroy(JlForce *e) {
-  if (!e) return;
-  External *ex = e->self;
-  if (ex) {
-    free(ex->f);
-    free(ex->used);
-  }
+static void external_free(void *self) {
+  External *ex = self;
+  if (ex) JL_FREE_ALL(ex->f, ex->used);
   free(ex);
-  free(e);
 }
+
+static const JlForceOps external_ops = {.name = "external", .kind = JL_FORCE_OTHER, .force = external_force,
+    .linearize = jl_force_no_linearize, .multiply = jl_force_no_multiply, .free_self = external_free};
 
 JlForce *jl_external_force_create(const JlModel *m) {
   External *ex = jl_calloc(1, sizeof *ex);
   ex->nnode = m->nnode;
   ex->f = jl_calloc(3 * (size_t)m->nnode + 1, sizeof(double));
   ex->used = jl_calloc((size_t)m->nnode + 1, sizeof(int));
-  JlForce *e = jl_calloc(1, sizeof *e);
-  e->name = "external";
-  e->self = ex;
-  e->force = external_force;
-  e->linearize = external_linearize;
-  e->multiply = external_multiply;
-  e->destroy = external_destroy;
-  return e;
+  return jl_force_new(&external_ops, ex);
 }
 
 void jl_external_force_set(JlForce *e, int i, const double f[3]) {

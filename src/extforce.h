@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-/* An element with no force on any node (name "external"); freed by e->destroy(e). */
+/* An element with no force on any node (name "external"); freed by jl_force_free(e). */
 JlForce *jl_external_force_create(const JlModel *m);
 /* Sets node i's force (N, 3 values) on an element of jl_external_force_create;
  * the caller has checked i and that f is finite. */

@@ -42,22 +42,27 @@ typedef enum JlForceKind {
 } JlForceKind;
 
 typedef struct JlForce JlForce;
-struct JlForce {
+
+/* What an element does: one const table per family (src/springs.c, ...),
+ * shared by all its instances. Callers go through e->ops->...; the optional
+ * members may be NULL. */
+typedef struct JlForceOps {
   const char *name;   /* for messages; never compared: use kind */
   JlForceKind kind;
-  int threads;        /* OpenMP threads of the element's parallel loops, 0 = OpenMP's default; set by
-                         jl_world_add_force from JlStepDef.threads */
-  void *self; /* element-owned data */
   /* f (nnode x 3) += F(x, v); *energy += potential energy (J) if energy != NULL */
   void (*force)(const JlForce *e, const JlModel *m, const double *x,
                 const double *v, double *f, double *energy);
   /* caches a*dF/dx + b*dF/dv at (x, v); diag (nnode x 9, row-major 3x3) +=
-   * its diagonal blocks. diag may be NULL. */
+   * its diagonal blocks. diag may be NULL. jl_force_no_linearize for
+   * elements whose force depends on neither x nor v. */
   void (*linearize)(JlForce *e, const JlModel *m, const double *x,
                     const double *v, double a, double b, int flags, double *diag);
-  /* out (nnode x 3) += (cached matrix) * u */
+  /* out (nnode x 3) += (cached matrix) * u; jl_force_no_multiply with
+   * jl_force_no_linearize */
   void (*multiply)(const JlForce *e, const JlModel *m, const double *u, double *out);
-  void (*destroy)(JlForce *e);
+  /* frees the element's data (e->self); NULL: e->self is one plain block,
+   * freed with free() */
+  void (*free_self)(void *self);
   /* Optional (may be NULL): called once at the start of every (sub)step, before
    * any force/linearize call of that step, with the state (x, v) there and the
    * step length h (s). Contacts use it to run collision detection and hold the
@@ -89,9 +94,31 @@ struct JlForce {
   size_t (*history_size)(const JlForce *e);
   void (*history_save)(const JlForce *e, unsigned char *out);
   int (*history_load)(JlForce *e, const JlModel *m, const unsigned char *in, size_t n);
+} JlForceOps;
+
+/* One element: its family's table and its own data. */
+struct JlForce {
+  const JlForceOps *ops;
+  const char *name;   /* ops->name, kept here for messages */
+  JlForceKind kind;   /* ops->kind, kept here for the world's lookups */
+  int threads;        /* OpenMP threads of the element's parallel loops, 0 = OpenMP's default; set by
+                         jl_world_add_force from JlStepDef.threads */
+  void *self; /* element-owned data, freed by ops->free_self */
 };
 
-/* The built-in families. Each returns a heap object freed by e->destroy(e). */
+/* src/force.c: the one way elements are made and freed. jl_force_new wraps
+ * self (owned from then on) in an element of the family ops (a static table
+ * that outlives it); jl_force_free(e) frees self through ops->free_self and e.
+ * e may be NULL. */
+JlForce *jl_force_new(const JlForceOps *ops, void *self);
+void jl_force_free(JlForce *e);
+/* linearize/multiply of an element with dF/dx = dF/dv = 0 (gravity, a
+ * prescribed external force) */
+void jl_force_no_linearize(JlForce *e, const JlModel *m, const double *x, const double *v,
+                           double a, double b, int flags, double *diag);
+void jl_force_no_multiply(const JlForce *e, const JlModel *m, const double *u, double *out);
+
+/* The built-in families. Each returns a heap object freed by jl_force_free(e). */
 JlForce *jl_springs_create(const JlModel *m);
 JlForce *jl_gravity_create(const JlModel *m);
 JlForce *jl_ground_create(const JlModel *m);

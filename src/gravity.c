@@ -22,9 +22,8 @@ static void gravity_force(const JlForce *e, const JlModel *m, const double *x,
   int n = m->nnode, nb = g->nblock;
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(e->threads)))
   for (int blk = 0; blk < nb; blk++) {
-    int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < n ? lo + JL_BLOCK : n;
     double en = 0.0;
-    for (int i = lo; i < hi; i++) {
+    for (int i = blk * JL_BLOCK, end = jl_block_end(blk, n); i < end; i++) {
       double mi = m->mass[i];
       f[3 * i] += mi * gv[0];
       f[3 * i + 1] += mi * gv[1];
@@ -36,35 +35,18 @@ static void gravity_force(const JlForce *e, const JlModel *m, const double *x,
   if (energy) *energy += jl_sum_partials(nb, g->partial);
 }
 
-static void gravity_linearize(JlForce *e, const JlModel *m, const double *x,
-                              const double *v, double a, double b, int flags, double *diag) {
-  /* dF/dx = dF/dv = 0 */
-  (void)e, (void)m, (void)x, (void)v, (void)a, (void)b, (void)flags, (void)diag;
-}
-
-static void gravity_multiply(const JlForce *e, const JlModel *m, const double *u, double *out) {
-  (void)e, (void)m, (void)u, (void)out;
-}
-
-static void gravity_destroy(JlForce *e) {
-  if (!e) return;
-  Gravity *g = e->self;
+static void gravity_free(void *self) {
+  Gravity *g = self;
   if (g) free(g->partial);
   free(g);
-  free(e);
 }
+
+static const JlForceOps gravity_ops = {.name = "gravity", .kind = JL_FORCE_GRAVITY, .force = gravity_force,
+    .linearize = jl_force_no_linearize, .multiply = jl_force_no_multiply, .free_self = gravity_free};
 
 JlForce *jl_gravity_create(const JlModel *m) {
   Gravity *g = jl_calloc(1, sizeof *g);
   g->nblock = jl_nblock(m->nnode);
   g->partial = jl_calloc((size_t)g->nblock + 1, sizeof(double));
-  JlForce *e = jl_calloc(1, sizeof *e);
-  e->name = "gravity";
-  e->kind = JL_FORCE_GRAVITY;
-  e->self = g;
-  e->force = gravity_force;
-  e->linearize = gravity_linearize;
-  e->multiply = gravity_multiply;
-  e->destroy = gravity_destroy;
-  return e;
+  return jl_force_new(&gravity_ops, g);
 }

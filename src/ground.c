@@ -219,9 +219,8 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
   int n = m->nnode, nb = g->nblock;
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(e->threads)))
   for (int blk = 0; blk < nb; blk++) {
-    int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < n ? lo + JL_BLOCK : n;
     double en = 0.0;
-    for (int i = lo; i < hi; i++) {
+    for (int i = blk * JL_BLOCK, end = jl_block_end(blk, n); i < end; i++) {
       double pen = ground_pen(g, wd, x, i);
       if (g->use_set ? !g->on[i] : !(pen > 0.0)) continue;
       double k = g->kn[i], c = ground_c(g, wd, m->mass[i], i);
@@ -316,26 +315,12 @@ static void ground_multiply(const JlForce *e, const JlModel *m, const double *u,
   }
 }
 
-static void ground_destroy(JlForce *e) {
-  if (!e) return;
-  Ground *g = e->self;
-  if (g) {
-    free(g->active);
-    free(g->blk);
-    free(g->partial);
-    free(g->s0);
-    free(g->on);
-    free(g->pen1);
-    free(g->slack);
-    free(g->kn);
-    free(g->top);
-    free(g->mode);
-    free(g->anchor);
-    free(g->next_anchor);
-    free(g->has_anchor);
-    free(g);
-  }
-  free(e);
+static void ground_free(void *self) {
+  Ground *g = self;
+  if (g)
+    JL_FREE_ALL(g->active, g->blk, g->partial, g->s0, g->on, g->pen1, g->slack, g->kn, g->top, g->mode, g->anchor,
+                g->next_anchor, g->has_anchor);
+  free(g);
 }
 
 /* History (JlForce.history_*): what the next step or an energy evaluation
@@ -394,6 +379,12 @@ static int ground_history_load(JlForce *e, const JlModel *m, const unsigned char
   return 1;
 }
 
+static const JlForceOps ground_ops = {.name = "ground", .kind = JL_FORCE_GROUND, .force = ground_force,
+    .linearize = ground_linearize, .multiply = ground_multiply, .free_self = ground_free,
+    .begin_step = ground_begin, .refine = ground_refine, .pushing = ground_pushing,
+    .history_size = ground_history_size, .history_save = ground_history_save,
+    .history_load = ground_history_load};
+
 JlForce *jl_ground_create(const JlModel *m) {
   Ground *g = jl_calloc(1, sizeof *g);
   g->nblock = jl_nblock(m->nnode);
@@ -421,19 +412,5 @@ JlForce *jl_ground_create(const JlModel *m) {
   /* a pinned node is held where it is: the plane never acts on it (nor stores energy) */
   for (int i = 0; i < m->nnode; i++)
     g->top[i] = m->pinned[i] ? -INFINITY : m->world.ground_y + m->body[m->node_body[i]].radius;
-  JlForce *e = jl_calloc(1, sizeof *e);
-  e->name = "ground";
-  e->kind = JL_FORCE_GROUND;
-  e->self = g;
-  e->force = ground_force;
-  e->linearize = ground_linearize;
-  e->multiply = ground_multiply;
-  e->destroy = ground_destroy;
-  e->begin_step = ground_begin;
-  e->pushing = ground_pushing;
-  e->refine = ground_refine;
-  e->history_size = ground_history_size;
-  e->history_save = ground_history_save;
-  e->history_load = ground_history_load;
-  return e;
+  return jl_force_new(&ground_ops, g);
 }

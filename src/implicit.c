@@ -75,7 +75,7 @@ static void apply_matrix(void *ctx, const double *u, double *out) {
     out[3 * i + 1] = mi * u[3 * i + 1];
     out[3 * i + 2] = mi * u[3 * i + 2];
   }
-  for (int e = 0; e < w->nforce; e++) w->force[e]->multiply(w->force[e], m, u, out);
+  for (int e = 0; e < w->nforce; e++) w->force[e]->ops->multiply(w->force[e], m, u, out);
 }
 
 /* at most this many linear solves per step while contacts switch on or off */
@@ -109,7 +109,7 @@ static void linearize_system(JlWorld *w, const double *x, const double *v, doubl
   int n = m->nnode;
   memset(k->diag, 0, 9 * (size_t)n * sizeof(double));
   for (int i = 0; i < n; i++) k->diag[9 * i] = k->diag[9 * i + 4] = k->diag[9 * i + 8] = m->mass[i];
-  for (int e = 0; e < w->nforce; e++) w->force[e]->linearize(w->force[e], m, x, v, -h * h, -h, 0, k->diag);
+  for (int e = 0; e < w->nforce; e++) w->force[e]->ops->linearize(w->force[e], m, x, v, -h * h, -h, 0, k->diag);
   jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
 }
 
@@ -195,15 +195,15 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
   /* elements with an on/off set (contacts) hold it fixed for each solve */
   int refinable = 0;
   for (int e = 0; e < w->nforce; e++)
-    if (w->force[e]->refine) refinable += w->force[e]->refine(w->force[e], m, NULL, NULL) >= 0;
+    if (w->force[e]->ops->refine) refinable += w->force[e]->ops->refine(w->force[e], m, NULL, NULL) >= 0;
 
   for (int pass = 0;; pass++) {
     /* rhs = h f0 + h^2 dF/dx v0 */
     jl_world_forces(w, s->x, s->v, k->f, NULL);
     for (int i = 0; i < n3; i++) k->rhs[i] = h * k->f[i];
     for (int e = 0; e < w->nforce; e++) {
-      w->force[e]->linearize(w->force[e], m, s->x, s->v, h * h, 0.0, 0, NULL);
-      w->force[e]->multiply(w->force[e], m, s->v, k->rhs);
+      w->force[e]->ops->linearize(w->force[e], m, s->x, s->v, h * h, 0.0, 0, NULL);
+      w->force[e]->ops->multiply(w->force[e], m, s->v, k->rhs);
     }
 
     /* A = M - h dF/dv - h^2 dF/dx: cache the blocks, collect the diagonal */
@@ -221,7 +221,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
     end_state(w, h, NULL, 0.0);
     int changed = 0;
     for (int e = 0; e < w->nforce; e++)
-      if (w->force[e]->refine) changed += w->force[e]->refine(w->force[e], m, k->xs, k->vs);
+      if (w->force[e]->ops->refine) changed += w->force[e]->ops->refine(w->force[e], m, k->xs, k->vs);
     if (!changed) break;
   }
 

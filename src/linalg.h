@@ -47,6 +47,8 @@ static inline int jl_omp_threads(int t) { return t > 0 ? t : omp_get_max_threads
 #endif
 
 static inline int jl_nblock(int n) { return n > 0 ? (n + JL_BLOCK - 1) / JL_BLOCK : 0; }
+/* one past the last element of block blk of n: block blk is [blk JL_BLOCK, jl_block_end) */
+static inline int jl_block_end(int blk, int n) { return blk * JL_BLOCK + JL_BLOCK < n ? blk * JL_BLOCK + JL_BLOCK : n; }
 
 /* sums block partials in block order (the only place partials are combined) */
 static inline double jl_sum_partials(int nblock, const double *partial) {

@@ -102,25 +102,9 @@ JlWorldDef jl_default_world_def(void) {
 
 void jl_model_free(JlModel *m) {
   if (!m) return;
-  free(m->mass);
-  free(m->pinned);
-  free(m->x0);
-  free(m->v0);
-  free(m->node_body);
-  free(m->spring_node);
-  free(m->spring_rest);
-  free(m->spring_k);
-  free(m->spring_kd);
-  free(m->node_spring_start);
-  free(m->node_spring);
-  free(m->spring_kind);
-  free(m->tet);
-  free(m->tet_volume);
-  free(m->tet_kvol);
-  free(m->tet_kbar);
-  free(m->face);
-  free(m->adj_start);
-  free(m->adj);
+  JL_FREE_ALL(m->mass, m->pinned, m->x0, m->v0, m->node_body, m->spring_node, m->spring_rest, m->spring_k,
+              m->spring_kd, m->node_spring_start, m->node_spring, m->spring_kind, m->tet, m->tet_volume,
+              m->tet_kvol, m->tet_kbar, m->face, m->adj_start, m->adj);
   for (int b = 0; b < m->nbody && m->body; b++) {
     free(m->body[b].surface.vert);
     free(m->body[b].surface.tri);
@@ -149,27 +133,22 @@ static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: gravity must be finite");
   if (!isfinite(w->ground_y))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground height must be finite");
-  if (!(w->ground_friction >= 0.0) || !isfinite(w->ground_friction))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground friction must be >= 0, got %g", w->ground_friction);
-  if (!(w->ground_stiffness >= 0.0) || !isfinite(w->ground_stiffness))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground stiffness must be >= 0, got %g", w->ground_stiffness);
-  if (!(w->ground_spring_scale >= 0.0) || !isfinite(w->ground_spring_scale))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground spring_scale must be >= 0, got %g", w->ground_spring_scale);
-  if (!(w->ground_damping >= 0.0) || !isfinite(w->ground_damping))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground damping must be >= 0, got %g", w->ground_damping);
-  if (!(w->contact_stiffness >= 0.0) || !isfinite(w->contact_stiffness))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact stiffness must be >= 0, got %g", w->contact_stiffness);
-  if (!(w->contact_damping >= 0.0) || !isfinite(w->contact_damping))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact damping must be >= 0, got %g", w->contact_damping);
-  if (!(w->contact_friction >= 0.0) || !isfinite(w->contact_friction))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact friction must be >= 0, got %g", w->contact_friction);
-  if (!(w->contact_spring_scale >= 0.0) || !isfinite(w->contact_spring_scale))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact spring_scale must be >= 0, got %g",
-                   w->contact_spring_scale);
-  if (!(w->contact_push_out > 0.0) || !isfinite(w->contact_push_out))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact push_out_speed must be > 0, got %g", w->contact_push_out);
-  if (!(w->contact_cell >= 0.0) || !isfinite(w->contact_cell))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: contact cell size must be >= 0, got %g", w->contact_cell);
+  /* coefficients that must be finite and >= 0 (> 0 where positive is set), in this order */
+  const struct {
+    const char *what;
+    double value;
+    int positive;
+  } coef[] = {{"ground friction", w->ground_friction, 0},          {"ground stiffness", w->ground_stiffness, 0},
+              {"ground spring_scale", w->ground_spring_scale, 0},  {"ground damping", w->ground_damping, 0},
+              {"contact stiffness", w->contact_stiffness, 0},      {"contact damping", w->contact_damping, 0},
+              {"contact friction", w->contact_friction, 0},        {"contact spring_scale", w->contact_spring_scale, 0},
+              {"contact push_out_speed", w->contact_push_out, 1}, {"contact cell size", w->contact_cell, 0}};
+  for (size_t k = 0; k < sizeof coef / sizeof coef[0]; k++) {
+    double c = coef[k].value;
+    if (!(coef[k].positive ? c > 0.0 : c >= 0.0) || !isfinite(c))
+      return jl_fail(err, errsz, JL_ERR_INPUT, "world: %s must be %s 0, got %g", coef[k].what,
+                     coef[k].positive ? ">" : ">=", c);
+  }
   if (w->nobstacle < 0 || (w->nobstacle > 0 && !w->obstacle))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: %d obstacles but no data", w->nobstacle);
   for (int o = 0; o < w->nobstacle; o++) {
@@ -308,9 +287,7 @@ static int edge_tet_volumes(const JlTetMesh *t, const double *vol, double *edge_
       tet_edge[6 * tt + p] = found;
     }
   }
-  free(start);
-  free(list);
-  free(key);
+  JL_FREE_ALL(start, list, key);
   return ok;
 }
 
@@ -394,15 +371,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
   m->nface = (int)nface;
   m->nbody = nbody;
   m->world = *world;
-  m->nobstacle = world->nobstacle;
-  m->obstacle = jl_calloc((size_t)world->nobstacle + 1, sizeof(JlObstacle));
-  for (int o = 0; o < world->nobstacle; o++) jl_obstacle_copy(&m->obstacle[o], &world->obstacle[o]);
-  m->world.obstacle = m->obstacle;
-  m->mass = jl_calloc((size_t)nnode, sizeof(double));
-  m->pinned = jl_calloc((size_t)nnode, sizeof(unsigned char));
-  m->x0 = jl_calloc(3 * (size_t)nnode, sizeof(double));
-  m->v0 = jl_calloc(3 * (size_t)nnode, sizeof(double));
-  m->node_body = jl_calloc((size_t)nnode, sizeof(int));
+  jl_model_alloc_nodes(m, world->obstacle, world->nobstacle, (int)nnode);
   m->spring_node = jl_calloc(2 * (size_t)nspring, sizeof(int));
   m->spring_rest = jl_calloc((size_t)nspring, sizeof(double));
   m->spring_k = jl_calloc((size_t)nspring, sizeof(double));
@@ -508,9 +477,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
       m->tet_kvol[tet0 + e] = share * mat.kv;
       m->tet_kbar[tet0 + e] = share * JL_BARRIER_FACTOR * fmax(2.0 / 3.0 * es / 6.0 + mat.kv, 0.0);
     }
-    free(material_vol);
-    free(edge_vol);
-    free(tet_edge);
+    JL_FREE_ALL(material_vol, edge_vol, tet_edge);
     if (r) break;
 
     /* boundary faces in global ids */
@@ -598,6 +565,30 @@ const JlGeom *jl_model_geom(const JlModel *m) {
                 g->body == m->geom_body && memcmp(g->gravity, m->world.gravity, sizeof g->gravity) == 0,
             "jl_model_geom: the model changed after jl_model_sync_geom filled its view for collision/ (call it again)");
   return g;
+}
+
+void jl_model_alloc_nodes(JlModel *m, const JlObstacle *obstacle, int nobstacle, int nnode) {
+  m->nobstacle = nobstacle;
+  m->obstacle = jl_calloc((size_t)nobstacle + 1, sizeof(JlObstacle));
+  for (int o = 0; o < nobstacle; o++) jl_obstacle_copy(&m->obstacle[o], &obstacle[o]);
+  m->world.obstacle = m->obstacle;
+  m->mass = jl_calloc((size_t)nnode, sizeof(double));
+  m->pinned = jl_calloc((size_t)nnode, 1);
+  m->x0 = jl_calloc(3 * (size_t)nnode, sizeof(double));
+  m->v0 = jl_calloc(3 * (size_t)nnode, sizeof(double));
+  m->node_body = jl_calloc((size_t)nnode, sizeof(int));
+}
+
+void jl_model_body_com(const JlModel *m, const double *x, int b, double com[3]) {
+  const JlBody *body = &m->body[b];
+  double mass = 0;
+  com[0] = com[1] = com[2] = 0;
+  for (int i = body->node_begin; i < body->node_begin + body->node_count; i++) {
+    for (int k = 0; k < 3; k++) com[k] += m->mass[i] * x[3 * i + k];
+    mass += m->mass[i];
+  }
+  if (mass > 0)
+    for (int k = 0; k < 3; k++) com[k] /= mass;
 }
 
 void jl_model_node_stiffness(const JlModel *m, double *out) {

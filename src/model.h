@@ -162,6 +162,15 @@ const JlGeom *jl_model_geom(const JlModel *m);
  * or the ground adds (x spring_scale) to its per-kg penalty stiffness. */
 void jl_model_node_stiffness(const JlModel *m, double *out);
 
+/* com (m) = centre of mass of body b at positions x (nnode x 3); the sum of
+ * its nodes' positions when its mass is 0. */
+/* For the builders (src/model.c, src/model_cloth.c): m->obstacle = copies of
+ * obstacle[0..nobstacle) (m->world.obstacle points there) and m's node
+ * arrays (mass, pinned, x0, v0, node_body) for nnode nodes, zeroed. */
+void jl_model_alloc_nodes(JlModel *m, const JlObstacle *obstacle, int nobstacle, int nnode);
+
+void jl_model_body_com(const JlModel *m, const double *x, int b, double com[3]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,15 @@ static FILE *open_tmp(const char *path, char *tmp, size_t tmpsz, char *err, size
   return f;
 }
 
+/* open_tmp, then the XML header of a VTK file of type `type` (UnstructuredGrid, Collection) and its element */
+static FILE *open_vtk(const char *path, const char *type, char *tmp, size_t tmpsz, char *err, size_t errsz) {
+  FILE *f = open_tmp(path, tmp, tmpsz, err, errsz);
+  if (f)
+    fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"%s\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <%s>\n",
+            type, type);
+  return f;
+}
+
 /* flushes, closes and renames path.tmp to path */
 static JlResult close_tmp(FILE *f, const char *tmp, const char *path, char *err, size_t errsz) {
   int bad = ferror(f);
@@ -56,11 +65,8 @@ static JlResult write_grid(const char *path, int nnode, const double *x, int nce
                            const int *conn, const unsigned char *type, int nfield, const JlVtuField *field,
                            char *err, size_t errsz) {
   char tmp[4096];
-  FILE *f = open_tmp(path, tmp, sizeof tmp, err, errsz);
+  FILE *f = open_vtk(path, "UnstructuredGrid", tmp, sizeof tmp, err, errsz);
   if (!f) return JL_ERR_SYSTEM;
-  fputs("<?xml version=\"1.0\"?>\n"
-        "<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-        "  <UnstructuredGrid>\n", f);
   fprintf(f, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", nnode, ncell);
 
   /* point data, then cell data */
@@ -117,11 +123,8 @@ JlResult jl_vtu_write_cells(const char *path, int nnode, const double *x, const 
 JlResult jl_pvd_write(const char *path, int nfile, const double *time,
                       const char *const *file, char *err, size_t errsz) {
   char tmp[4096];
-  FILE *f = open_tmp(path, tmp, sizeof tmp, err, errsz);
+  FILE *f = open_vtk(path, "Collection", tmp, sizeof tmp, err, errsz);
   if (!f) return JL_ERR_SYSTEM;
-  fputs("<?xml version=\"1.0\"?>\n"
-        "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-        "  <Collection>\n", f);
   for (int i = 0; i < nfile; i++)
     fprintf(f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n", time[i], file[i]);
   fputs("  </Collection>\n</VTKFile>\n", f);

@@ -98,9 +98,8 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
   /* pass 1: force on the first node of each spring, energy per block */
   JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN) num_threads(jl_omp_threads(e->threads)))
   for (int blk = 0; blk < nb; blk++) {
-    int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < ns ? lo + JL_BLOCK : ns;
     double en = 0.0;
-    for (int s = lo; s < hi; s++) {
+    for (int s = blk * JL_BLOCK, end = jl_block_end(blk, ns); s < end; s++) {
       int i = sn[2 * s], j = sn[2 * s + 1];
       double d0 = x[3 * i] - x[3 * j], d1 = x[3 * i + 1] - x[3 * j + 1], d2 = x[3 * i + 2] - x[3 * j + 2];
       double l = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
@@ -244,22 +243,14 @@ static void springs_multiply(const JlForce *e, const JlModel *m, const double *u
   }
 }
 
-static void springs_destroy(JlForce *e) {
-  if (!e) return;
-  Springs *sp = e->self;
-  if (sp) {
-    free(sp->blk);
-    free(sp->y);
-    free(sp->partial);
-    free(sp->gstart);
-    free(sp->gsplit);
-    free(sp->gspring);
-    free(sp->row_other);
-    free(sp->row_blk);
-    free(sp);
-  }
-  free(e);
+static void springs_free(void *self) {
+  Springs *sp = self;
+  if (sp) JL_FREE_ALL(sp->blk, sp->y, sp->partial, sp->gstart, sp->gsplit, sp->gspring, sp->row_other, sp->row_blk);
+  free(sp);
 }
+
+static const JlForceOps springs_ops = {.name = "springs", .kind = JL_FORCE_SPRINGS, .force = springs_force,
+    .linearize = springs_linearize, .multiply = springs_multiply, .free_self = springs_free};
 
 JlForce *jl_springs_create(const JlModel *m) {
   Springs *sp = jl_calloc(1, sizeof *sp);
@@ -289,13 +280,5 @@ JlForce *jl_springs_create(const JlModel *m) {
     int id = m->node_spring[p], s = id > 0 ? id - 1 : -id - 1;
     sp->row_other[p] = m->spring_node[2 * s + (id > 0 ? 1 : 0)];
   }
-  JlForce *e = jl_calloc(1, sizeof *e);
-  e->name = "springs";
-  e->kind = JL_FORCE_SPRINGS;
-  e->self = sp;
-  e->force = springs_force;
-  e->linearize = springs_linearize;
-  e->multiply = springs_multiply;
-  e->destroy = springs_destroy;
-  return e;
+  return jl_force_new(&springs_ops, sp);
 }

@@ -40,7 +40,7 @@ static double power_iteration(JlWorld *w, JlForce **el, int nel, double a, doubl
   const JlModel *m = w->model;
   int n = m->nnode, n3 = 3 * n;
   if (nel == 0 || n == 0) return 0.0;
-  for (int e = 0; e < nel; e++) el[e]->linearize(el[e], m, w->state.x, w->state.v, a, b, 0, NULL);
+  for (int e = 0; e < nel; e++) el[e]->ops->linearize(el[e], m, w->state.x, w->state.v, a, b, 0, NULL);
   double *u = jl_calloc((size_t)n3, sizeof(double)), *y = jl_calloc((size_t)n3, sizeof(double));
   double *out = jl_calloc((size_t)n3, sizeof(double)), *isq = jl_calloc((size_t)n, sizeof(double));
   for (int i = 0; i < n; i++) isq[i] = m->pinned[i] || !(m->mass[i] > 0) ? 0.0 : 1.0 / sqrt(m->mass[i]);
@@ -58,7 +58,7 @@ static double power_iteration(JlWorld *w, JlForce **el, int nel, double a, doubl
     nu = 1.0 / sqrt(nu);
     for (int c = 0; c < n3; c++) u[c] *= nu, y[c] = u[c] * isq[c / 3];
     memset(out, 0, sizeof(double) * (size_t)n3);
-    for (int e = 0; e < nel; e++) el[e]->multiply(el[e], m, y, out);
+    for (int e = 0; e < nel; e++) el[e]->ops->multiply(el[e], m, y, out);
     double rq = 0;
     for (int c = 0; c < n3; c++) {
       out[c] = -out[c] * isq[c / 3]; /* A u, A = -M^-1/2 dF M^-1/2 */
@@ -160,9 +160,9 @@ JlStableDt jl_world_stable_dt(JlWorld *w, JlIntegrator integ, double hmax, doubl
   JlForce *el[JL_MAX_FORCES];
   int nel = 0, contacts = 0;
   for (int f = 0; f < w->nforce; f++) {
-    const char *name = w->force[f]->name;
-    if (strcmp(name, "springs") == 0 || strcmp(name, "volume") == 0) el[nel++] = w->force[f];
-    if (strcmp(name, "contacts") == 0) contacts = 1;
+    JlForceKind kind = w->force[f]->kind;
+    if (kind == JL_FORCE_SPRINGS || kind == JL_FORCE_VOLUME) el[nel++] = w->force[f];
+    if (kind == JL_FORCE_CONTACTS) contacts = 1;
   }
   double w2 = power_iteration(w, el, nel, 1.0, 0.0), g = power_iteration(w, el, nel, 0.0, 1.0);
   /* penalty a node can feel: per kg + spring_scale x its spring stiffness per kg */

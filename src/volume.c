@@ -123,9 +123,8 @@ static void volume_force(const JlForce *el, const JlModel *m, const double *x, c
   double *y = vo->y;
   JL_OMP(omp parallel for schedule(static) if (nt > JL_PAR_MIN) num_threads(jl_omp_threads(el->threads)))
   for (int blk = 0; blk < nb; blk++) {
-    int lo = blk * JL_BLOCK, hi = lo + JL_BLOCK < nt ? lo + JL_BLOCK : nt;
     double en = 0.0;
-    for (int t = lo; t < hi; t++) {
+    for (int t = blk * JL_BLOCK, end = jl_block_end(blk, nt); t < end; t++) {
       double e[9], g[9], p[3];
       double V0 = m->tet_volume[t];
       double J = tet_grad(x, m->tet + 4 * t, e, g) / V0;
@@ -322,25 +321,15 @@ static void volume_multiply(const JlForce *el, const JlModel *m, const double *u
   }
 }
 
-static void volume_destroy(JlForce *el) {
-  if (!el) return;
-  Volume *vo = el->self;
-  if (vo) {
-    free(vo->g);
-    free(vo->w);
-    free(vo->wd);
-    free(vo->e);
-    free(vo->s);
-    free(vo->y);
-    free(vo->partial);
-    free(vo->start);
-    free(vo->item);
-    free(vo->row_g);
-    free(vo->act);
-    free(vo);
-  }
-  free(el);
+static void volume_free(void *self) {
+  Volume *vo = self;
+  if (vo)
+    JL_FREE_ALL(vo->g, vo->w, vo->wd, vo->e, vo->s, vo->y, vo->partial, vo->start, vo->item, vo->row_g, vo->act);
+  free(vo);
 }
+
+static const JlForceOps volume_ops = {.name = "volume", .kind = JL_FORCE_VOLUME, .force = volume_force,
+    .linearize = volume_linearize, .multiply = volume_multiply, .free_self = volume_free};
 
 JlForce *jl_volume_create(const JlModel *m) {
   if (m->ntet <= 0 || !m->tet_kvol || !m->tet_kbar) return NULL;
@@ -367,15 +356,7 @@ JlForce *jl_volume_create(const JlModel *m) {
       vo->item[vo->start[i] + fill[i]++] = 4 * t + k;
     }
   free(fill);
-  JlForce *el = jl_calloc(1, sizeof *el);
-  el->name = "volume";
-  el->kind = JL_FORCE_VOLUME;
-  el->self = vo;
-  el->force = volume_force;
-  el->linearize = volume_linearize;
-  el->multiply = volume_multiply;
-  el->destroy = volume_destroy;
-  return el;
+  return jl_force_new(&volume_ops, vo);
 }
 
 int jl_volume_inverted(const JlModel *m, const double *x, int b) {

@@ -159,15 +159,10 @@ static void wind_multiply(const JlForce *e, const JlModel *m, const double *uin,
   }
 }
 
-static void wind_destroy(JlForce *e) {
-  if (!e) return;
-  Wind *wd = e->self;
-  if (wd) {
-    free(wd->tri);
-    free(wd->cache);
-  }
+static void wind_free(void *self) {
+  Wind *wd = self;
+  if (wd) JL_FREE_ALL(wd->tri, wd->cache);
   free(wd);
-  free(e);
 }
 
 /* History (JlForce.history_*): the gust time, which the world sets before
@@ -193,6 +188,10 @@ static int wind_history_load(JlForce *e, const JlModel *m, const unsigned char *
   return 1;
 }
 
+static const JlForceOps wind_ops = {.name = "wind", .kind = JL_FORCE_WIND, .force = wind_force,
+    .linearize = wind_linearize, .multiply = wind_multiply, .free_self = wind_free,
+    .history_size = wind_history_size, .history_save = wind_history_save, .history_load = wind_history_load};
+
 JlForce *jl_wind_create(const JlModel *m) {
   int ntri = 0;
   for (int b = 0; b < m->nbody; b++)
@@ -209,16 +208,5 @@ JlForce *jl_wind_create(const JlModel *m) {
     for (int k = 0; k < 3 * body->surface.ntri; k++) wd->tri[3 * t + k] = body->surface.tri[k] + body->node_begin;
     t += body->surface.ntri;
   }
-  JlForce *e = jl_calloc(1, sizeof *e);
-  e->name = "wind";
-  e->kind = JL_FORCE_WIND;
-  e->self = wd;
-  e->force = wind_force;
-  e->linearize = wind_linearize;
-  e->multiply = wind_multiply;
-  e->destroy = wind_destroy;
-  e->history_size = wind_history_size;
-  e->history_save = wind_history_save;
-  e->history_load = wind_history_load;
-  return e;
+  return jl_force_new(&wind_ops, wd);
 }

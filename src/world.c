@@ -56,9 +56,7 @@ const char *jl_integrator_name(JlIntegrator i) {
 }
 
 JlIntegrator jl_integrator_parse(const char *name) {
-  for (int i = 0; name && i < JL_INTEGRATOR_COUNT; i++)
-    if (strcmp(name, integrator_names[i]) == 0) return (JlIntegrator)i;
-  return JL_INTEGRATOR_COUNT;
+  return (JlIntegrator)jl_name_index(integrator_names, JL_INTEGRATOR_COUNT, name);
 }
 
 JlStepDef jl_default_step_def(void) {
@@ -144,7 +142,7 @@ void jl_world_history_save(const JlWorld *w, JlHistory *h) {
   for (int e = 0; e < w->nforce; e++) {
     const JlForce *f = w->force[e];
     h->off[e] = n;
-    h->len[e] = f->history_size ? f->history_size(f) : 0;
+    h->len[e] = f->ops->history_size ? f->ops->history_size(f) : 0;
     h->kind[e] = f->kind;
     n += (h->len[e] + 15) & ~(size_t)15; /* each element's bytes aligned, so they may be read in place */
   }
@@ -156,7 +154,7 @@ void jl_world_history_save(const JlWorld *w, JlHistory *h) {
     h->buf = jl_calloc(h->cap, 1);
   }
   for (int e = 0; e < w->nforce; e++)
-    if (w->force[e]->history_save && h->len[e]) w->force[e]->history_save(w->force[e], h->buf + h->off[e]);
+    if (w->force[e]->ops->history_save && h->len[e]) w->force[e]->ops->history_save(w->force[e], h->buf + h->off[e]);
 }
 
 int jl_world_history_load(JlWorld *w, const JlHistory *h) {
@@ -166,8 +164,8 @@ int jl_world_history_load(JlWorld *w, const JlHistory *h) {
     JlForce *f = w->force[e];
     size_t n = h->len[e];
     if (h->kind[e] != f->kind) return 0;
-    if (f->history_load)
-      ok &= f->history_load(f, w->model, h->buf + h->off[e], n);
+    if (f->ops->history_load)
+      ok &= f->ops->history_load(f, w->model, h->buf + h->off[e], n);
     else
       ok &= n == 0;
   }
@@ -265,7 +263,7 @@ JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *d
 void jl_world_destroy(JlWorld *w) {
   if (!w) return;
   for (int f = 0; f < w->nforce; f++)
-    if (w->force[f] && w->force[f]->destroy) w->force[f]->destroy(w->force[f]);
+    jl_force_free(w->force[f]);
   work_free(w->work);
   free(w->state.x);
   free(w->state.v);
@@ -325,7 +323,7 @@ void jl_world_forces(const JlWorld *w, const double *x, const double *v, double 
   const JlModel *m = w->model;
   memset(f, 0, 3 * (size_t)m->nnode * sizeof(double));
   if (potential) *potential = 0.0;
-  for (int e = 0; e < w->nforce; e++) w->force[e]->force(w->force[e], m, x, v, f, potential);
+  for (int e = 0; e < w->nforce; e++) w->force[e]->ops->force(w->force[e], m, x, v, f, potential);
 }
 
 void jl_world_energy(const JlWorld *w, JlEnergy *e) {
@@ -342,7 +340,7 @@ void jl_world_energy(const JlWorld *w, JlEnergy *e) {
   for (int f = 0; f < w->nforce; f++) {
     const JlForce *el = w->force[f];
     double en = 0.0;
-    el->force(el, m, s->x, s->v, k->energy_f, &en);
+    el->ops->force(el, m, s->x, s->v, k->energy_f, &en);
     if (el->kind == JL_FORCE_SPRINGS || el->kind == JL_FORCE_VOLUME)
       e->elastic += en;
     else if (el->kind == JL_FORCE_GRAVITY)
@@ -463,10 +461,10 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
     if (JL_GUARD_RESTORES_HISTORY) jl_world_history_save(w, &k->hist_guard[depth]);
   }
   for (int e = 0; e < w->nforce; e++)
-    if (w->force[e]->begin_step) w->force[e]->begin_step(w->force[e], m, s->x, s->v, h);
+    if (w->force[e]->ops->begin_step) w->force[e]->ops->begin_step(w->force[e], m, s->x, s->v, h);
   int pushing = 0;
   for (int e = 0; e < w->nforce; e++)
-    if (w->force[e]->pushing && w->force[e]->pushing(w->force[e])) pushing = 1;
+    if (w->force[e]->ops->pushing && w->force[e]->ops->pushing(w->force[e])) pushing = 1;
   if (pushing) guard = 0;
   warn(w, JL_WARN_PUSH_OUT, pushing, s->t, "t = %.6g s: contacts push overlapping bodies apart at the push-out "
        "speed (%g m/s)", s->t, m->world.contact_push_out);
@@ -513,8 +511,8 @@ static void substep(JlWorld *w, double h, JlStepReport *rep) {
     int pushing = 0;
     for (int e = 0; e < w->nforce; e++) {
       JlForce *f = w->force[e];
-      if (f->begin_step) f->begin_step(f, w->model, w->state.x, w->state.v, h);
-      if (f->pushing && f->pushing(f)) pushing = 1;
+      if (f->ops->begin_step) f->ops->begin_step(f, w->model, w->state.x, w->state.v, h);
+      if (f->ops->pushing && f->ops->pushing(f)) pushing = 1;
     }
     warn(w, JL_WARN_PUSH_OUT, pushing, w->state.t, "t = %.6g s: contacts push overlapping bodies apart at the "
          "push-out speed (%g m/s)", w->state.t, w->model->world.contact_push_out);

@@ -30,8 +30,8 @@ static inline double jl_test_fd_error(JlForce *e, const JlModel *m, const double
   double *ju = calloc(n3, sizeof(double)), *fd = calloc(n3, sizeof(double));
   double *p = calloc(n3, sizeof(double)), *fp = calloc(n3, sizeof(double)), *fm = calloc(n3, sizeof(double));
   JL_ASSERT(ju && fd && p && fp && fm, "jl_test_fd_error: out of memory");
-  e->linearize(e, m, x, v, a, b, flags, NULL);
-  e->multiply(e, m, u, ju);
+  e->ops->linearize(e, m, x, v, a, b, flags, NULL);
+  e->ops->multiply(e, m, u, ju);
   /* along x (wrt 0), then along v (wrt 1) */
   for (int wrt = 0; wrt < 2; wrt++) {
     double coef = wrt ? b : a;
@@ -41,8 +41,8 @@ static inline double jl_test_fd_error(JlForce *e, const JlModel *m, const double
       double *f = sgn ? fm : fp;
       for (size_t k = 0; k < n3; k++) p[k] = sgn ? base[k] - eps * u[k] : base[k] + eps * u[k];
       memset(f, 0, n3 * sizeof(double));
-      if (wrt) e->force(e, m, x, p, f, NULL);
-      else e->force(e, m, p, v, f, NULL);
+      if (wrt) e->ops->force(e, m, x, p, f, NULL);
+      else e->ops->force(e, m, p, v, f, NULL);
     }
     for (size_t k = 0; k < n3; k++) fd[k] += coef * (fp[k] - fm[k]) / (2 * eps);
   }

@@ -87,11 +87,7 @@ typedef struct EnergyRun {
 static EnergyRun energy_runs[64];
 static int nenergy_run;
 
-static inline const JlForce *contacts_of(const JlWorld *w) {
-  for (int f = 0; f < w->nforce; f++)
-    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
-  return NULL;
-}
+static inline const JlForce *contacts_of(const JlWorld *w) { return jl_world_find_force(w, JL_FORCE_CONTACTS); }
 
 static inline int contact_count(const JlWorld *w) {
   const JlForce *c = contacts_of(w);
@@ -256,17 +252,7 @@ static inline int body_index(const Sim *s, const char *name) {
   return -1;
 }
 
-static inline void body_com(const JlWorld *w, int b, double c[3]) {
-  const JlModel *m = w->model;
-  const JlBody *bd = &m->body[b];
-  double mass = 0;
-  c[0] = c[1] = c[2] = 0;
-  for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) {
-    for (int a = 0; a < 3; a++) c[a] += m->mass[i] * w->state.x[3 * i + a];
-    mass += m->mass[i];
-  }
-  for (int a = 0; a < 3; a++) c[a] /= mass;
-}
+static inline void body_com(const JlWorld *w, int b, double c[3]) { jl_model_body_com(w->model, w->state.x, b, c); }
 
 static inline double body_mass(const JlWorld *w, int b) {
   const JlBody *bd = &w->model->body[b];

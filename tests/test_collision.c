@@ -286,7 +286,7 @@ static JlResult overlapping_cubes(JlModel *m, double overlap, double vx, const J
 
 static void eval_force(const JlForce *e, const JlModel *m, const double *x, const double *v, double *f) {
   memset(f, 0, 3 * (size_t)m->nnode * sizeof(double));
-  e->force(e, m, x, v, f, NULL);
+  e->ops->force(e, m, x, v, f, NULL);
 }
 
 static void test_contact_jacobian_fd(void) {
@@ -305,8 +305,8 @@ static void test_contact_jacobian_fd(void) {
   memcpy(x, m.x0, (size_t)n3 * sizeof(double));
   /* sticking: small velocities */
   for (int k = 0; k < n3; k++) v[k] = 1e-4 * rnd();
-  e->begin_step(e, &m, x, v, 1.0 / 60.0);
-  e->begin_step(e, &m, x, v, 1.0 / 60.0);
+  e->ops->begin_step(e, &m, x, v, 1.0 / 60.0);
+  e->ops->begin_step(e, &m, x, v, 1.0 / 60.0);
   ENSURE_MSG(jl_contact_count(e) > 5, "only %d contacts", jl_contact_count(e));
   /* evaluate a little into the step (x moved), where the gap is not at its anchor */
   for (int k = 0; k < n3; k++) x[k] += 1e-4 * rnd();
@@ -326,8 +326,8 @@ static void test_contact_jacobian_fd(void) {
   for (int i = 0; i < m.nnode; i++) {
     v[3 * i] = 0, v[3 * i + 1] = m.node_body[i] ? 2.0 : -1.0, v[3 * i + 2] = m.node_body[i] ? 0.5 : 0.0;
   }
-  e->begin_step(e, &m, x, v, 1.0 / 60.0);
-  e->begin_step(e, &m, x, v, 1.0 / 60.0);
+  e->ops->begin_step(e, &m, x, v, 1.0 / 60.0);
+  e->ops->begin_step(e, &m, x, v, 1.0 / 60.0);
   worst = 0;
   for (int trial = 0; trial < 4; trial++) {
     for (int k = 0; k < n3; k++) u[k] = rnd();
@@ -343,7 +343,7 @@ static void test_contact_jacobian_fd(void) {
   for (int i = 0; i < m.nnode; i++) fx[m.node_body[i]] += f[3 * i];
   ENSURE_MSG(fx[0] < 0 && fx[1] > 0, "contact forces do not separate the cubes (%g, %g)", fx[0], fx[1]);
   free(x), free(v), free(u), free(f);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -370,11 +370,10 @@ static void test_two_cubes_momentum(void) {
   int steps = jl_test_quick() ? 300 : 1500, max_contacts = 0;
   double worst_balance = 0, max_fc = 0;
   for (int s = 0; s < steps; s++) {
-    springs->begin_step = NULL;
-    contact->begin_step(contact, &m, x, v, h);
+    contact->ops->begin_step(contact, &m, x, v, h);
     if (jl_contact_count(contact) > max_contacts) max_contacts = jl_contact_count(contact);
     memset(f, 0, (size_t)n3 * sizeof(double));
-    springs->force(springs, &m, x, v, f, NULL);
+    springs->ops->force(springs, &m, x, v, f, NULL);
     eval_force(contact, &m, x, v, fc);
     double sum[2][3] = {{0}};
     for (int i = 0; i < m.nnode; i++)
@@ -401,8 +400,8 @@ static void test_two_cubes_momentum(void) {
   for (int i = 0; i < m.nnode; i++) vb[m.node_body[i]] += m.mass[i] * v[3 * i], mb[m.node_body[i]] += m.mass[i];
   ENSURE_MSG(vb[0] / mb[0] < 0 && vb[1] / mb[1] > 0, "cubes did not bounce apart: %g %g", vb[0] / mb[0], vb[1] / mb[1]);
   free(x), free(v), free(f), free(fc);
-  springs->destroy(springs);
-  contact->destroy(contact);
+  jl_force_free(springs);
+  jl_force_free(contact);
   jl_model_free(&m);
 }
 
@@ -493,11 +492,7 @@ static void test_consistent_through_thin_slab(void) {
 
 /* ---------------------------------------------------------------- simulations */
 
-static JlForce *find_contacts(const JlWorld *w) {
-  for (int f = 0; f < w->nforce; f++)
-    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
-  return NULL;
-}
+static JlForce *find_contacts(const JlWorld *w) { return jl_world_find_force(w, JL_FORCE_CONTACTS); }
 
 static void body_centre(const JlWorld *w, int b, double c[3], double v[3]) {
   const JlModel *m = w->model;

@@ -50,7 +50,7 @@ static int small_model_nu(JlModel *m, double young, double nu, int ground) {
 /* F(x, v) of one element */
 static void eval(const JlForce *e, const JlModel *m, const double *x, const double *v, double *f) {
   memset(f, 0, 3 * (size_t)m->nnode * sizeof(double));
-  e->force(e, m, x, v, f, NULL);
+  e->ops->force(e, m, x, v, f, NULL);
 }
 
 /* forces f at x sum to no net force and no net torque (relative to sum |f_i| > 1 N) */
@@ -109,7 +109,7 @@ static void test_spring_dfdx_exact(void) {
   double clamped = jl_test_fd_error(e, &m, x, v, 1.0, 0.0, 0, u, 1e-6, JL_TEST_FD_L2);
   ENSURE_MSG(clamped > 1e-3, "clamped Jacobian unexpectedly equals the exact one (%.3g)", clamped);
   free(x), free(v), free(u);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -129,7 +129,7 @@ static void test_spring_stretched_default_equals_exact(void) {
   double err = jl_test_fd_error(e, &m, x, v, 1.0, 0.0, 0, u, 1e-6, JL_TEST_FD_L2);
   ENSURE_MSG(err < 1e-6, "stretched springs, default flags: relative error %.3g", err);
   free(x), free(v), free(u);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -150,7 +150,7 @@ static void test_spring_dfdv(void) {
   err = jl_test_fd_error(e, &m, x, v, -0.01 * 0.01, -0.01, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2);
   ENSURE_MSG(err < 1e-6, "spring a dF/dx + b dF/dv: relative error %.3g", err);
   free(x), free(v), free(u);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -180,19 +180,19 @@ static void test_spring_clamped_definite(void) {
       }
     }
     memset(ju, 0, (size_t)n3 * sizeof(double));
-    e->linearize(e, &m, x, v, 1.0, 0.0, 0, NULL);
-    e->multiply(e, &m, u, ju);
+    e->ops->linearize(e, &m, x, v, 1.0, 0.0, 0, NULL);
+    e->ops->multiply(e, &m, u, ju);
     double q = dot(n3, u, ju);
     ENSURE_MSG(q <= 1e-12 * scale, "clamped spring Jacobian: u^T J u = %.3g > 0 (trial %d)", q, trial);
   }
   /* exact: the rotation u makes u^T J u > 0 (indefinite) */
   memset(ju, 0, (size_t)n3 * sizeof(double));
-  e->linearize(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, NULL);
-  e->multiply(e, &m, u, ju);
+  e->ops->linearize(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, NULL);
+  e->ops->multiply(e, &m, u, ju);
   double q = dot(n3, u, ju);
   ENSURE_MSG(q > 1e-3 * dot(n3, u, u), "exact Jacobian of compressed springs should be indefinite: u^T J u = %.3g", q);
   free(x), free(v), free(u), free(ju);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -206,17 +206,17 @@ static void test_spring_diag_blocks(void) {
   double *u = jl_calloc((size_t)n3, sizeof(double)), *ju = jl_calloc((size_t)n3, sizeof(double));
   double *diag = jl_calloc(9 * (size_t)m.nnode, sizeof(double));
   perturb(&m, 0.3, x);
-  e->linearize(e, &m, x, v, 0.7, 0.2, 0, diag);
+  e->ops->linearize(e, &m, x, v, 0.7, 0.2, 0, diag);
   for (int i = 0; i < m.nnode; i += 5)
     for (int c = 0; c < 3; c++) {
       memset(u, 0, (size_t)n3 * sizeof(double));
       memset(ju, 0, (size_t)n3 * sizeof(double));
       u[3 * i + c] = 1.0;
-      e->multiply(e, &m, u, ju);
+      e->ops->multiply(e, &m, u, ju);
       for (int r = 0; r < 3; r++) ENSURE_NEAR(diag[9 * i + 3 * r + c], ju[3 * i + r], 1e-9 * fabs(ju[3 * i + r]) + 1e-12);
     }
   free(x), free(v), free(u), free(ju), free(diag);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -232,7 +232,7 @@ static void test_spring_momentum(void) {
   eval(e, &m, x, v, f);
   balanced(&m, x, f, 1e-13); /* central forces: no net torque either */
   free(x), free(v), free(f);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -243,9 +243,9 @@ static double energy_error(JlForce *e, const JlModel *m, const double *x, const 
   const double eps = 1e-6;
   double ep = 0, em = 0;
   for (int k = 0; k < n3; k++) xp[k] = x[k] + eps * u[k];
-  e->force(e, m, xp, v, f, &ep);
+  e->ops->force(e, m, xp, v, f, &ep);
   for (int k = 0; k < n3; k++) xp[k] = x[k] - eps * u[k];
-  e->force(e, m, xp, v, f, &em);
+  e->ops->force(e, m, xp, v, f, &em);
   eval(e, m, x, v, f);
   double fu = dot(n3, f, u), de = -(ep - em) / (2 * eps);
   free(xp), free(f);
@@ -268,7 +268,7 @@ static void test_energy_consistency(void) {
       ENSURE_MSG(err < 1e-6, "%s: -dE/dx . u vs F . u relative error %.3g", el[q]->name, err);
     }
   }
-  for (int q = 0; q < 3; q++) el[q]->destroy(el[q]);
+  for (int q = 0; q < 3; q++) jl_force_free(el[q]);
   free(x), free(v), free(u);
   jl_model_free(&m);
 }
@@ -283,7 +283,7 @@ static void test_gravity(void) {
   double *diag = jl_calloc(9 * (size_t)m.nnode, sizeof(double));
   perturb(&m, 0.3, x);
   double energy = 0, expect = 0;
-  e->force(e, &m, x, v, f, &energy);
+  e->ops->force(e, &m, x, v, f, &energy);
   for (int i = 0; i < m.nnode; i++) {
     ENSURE(f[3 * i] == 0.0 && f[3 * i + 2] == 0.0);
     ENSURE_REL(f[3 * i + 1], -9.81 * m.mass[i], 1e-15);
@@ -293,11 +293,11 @@ static void test_gravity(void) {
   /* zero Jacobian */
   for (int k = 0; k < n3; k++) u[k] = rnd();
   memset(f, 0, (size_t)n3 * sizeof(double));
-  e->linearize(e, &m, x, v, 1.0, 1.0, JL_LIN_EXACT, diag);
-  e->multiply(e, &m, u, f);
+  e->ops->linearize(e, &m, x, v, 1.0, 1.0, JL_LIN_EXACT, diag);
+  e->ops->multiply(e, &m, u, f);
   ENSURE(norm(n3, f) == 0.0 && norm(9 * m.nnode, diag) == 0.0);
   free(x), free(v), free(f), free(u), free(diag);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -318,7 +318,7 @@ static void test_external(void) {
   jl_external_force_set(e, node[0], F[0]);
   jl_external_force_set(e, node[1], F[1]);
   double energy = 0, expect = 0;
-  e->force(e, &m, x, v, f, &energy);
+  e->ops->force(e, &m, x, v, f, &energy);
   for (int i = 0; i < m.nnode; i++)
     for (int k = 0; k < 3; k++) {
       double want = i == node[0] ? F[0][k] : i == node[1] ? F[1][k] : 0.0;
@@ -332,8 +332,8 @@ static void test_external(void) {
   ENSURE_MSG(err < 1e-8, "-dE/dx . u vs F . u relative error %.3g", err);
   /* the Jacobian: linearize + multiply give zero, and so do the differences */
   memset(f, 0, (size_t)n3 * sizeof(double));
-  e->linearize(e, &m, x, v, 1.0, 1.0, JL_LIN_EXACT, diag);
-  e->multiply(e, &m, u, f);
+  e->ops->linearize(e, &m, x, v, 1.0, 1.0, JL_LIN_EXACT, diag);
+  e->ops->multiply(e, &m, u, f);
   ENSURE(norm(n3, f) == 0.0 && norm(9 * m.nnode, diag) == 0.0);
   eval(e, &m, x, v, f);
   for (int k = 0; k < n3; k++) x[k] += 1e-3 * u[k], v[k] += 1e-3 * u[k];
@@ -345,10 +345,10 @@ static void test_external(void) {
   jl_external_force_set(e, node[1], zero);
   energy = 0;
   memset(f, 0, (size_t)n3 * sizeof(double));
-  e->force(e, &m, x, v, f, &energy);
+  e->ops->force(e, &m, x, v, f, &energy);
   ENSURE(norm(n3, f) == 0.0 && energy == 0.0);
   free(x), free(v), free(f), free(u), free(fp), free(diag);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -382,8 +382,8 @@ static void ground_case(int sliding) {
   }
   ENSURE(active == 9);
   /* the friction's speed is frozen at the step's start (lagged viscosity): begin a step at (x, v) */
-  ENSURE(e->begin_step != NULL);
-  e->begin_step(e, &m, x, v, 1.0 / 60.0);
+  ENSURE(e->ops->begin_step != NULL);
+  e->ops->begin_step(e, &m, x, v, 1.0 / 60.0);
   /* each check: dF/dx alone, dF/dv alone, with random directions */
   for (int trial = 0; trial < 3; trial++) {
     for (int k = 0; k < n3; k++) u[k] = rnd();
@@ -412,14 +412,14 @@ static void ground_case(int sliding) {
     if (sliding) ENSURE_REL(ft, cap, 1e-12);
   }
   /* default blocks are symmetric and their sum with M stays definite */
-  e->linearize(e, &m, x, v, -1e-4, -1e-2, 0, diag);
+  e->ops->linearize(e, &m, x, v, -1e-4, -1e-2, 0, diag);
   for (int i = 0; i < m.nnode; i++) {
     const double *B = diag + 9 * i;
     ENSURE(B[1] == B[3] && B[2] == B[6] && B[5] == B[7]);
     ENSURE(B[0] >= 0 && B[4] >= 0 && B[8] >= 0);
   }
   free(x), free(v), free(u), free(f), free(diag);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -507,7 +507,7 @@ static void test_volume_dfdx_exact(void) {
       if (st[c].mirror) ENSURE(inv == m.ntet);
     }
     free(x), free(v), free(u);
-    e->destroy(e);
+    jl_force_free(e);
     jl_model_free(&m);
   }
 }
@@ -526,31 +526,31 @@ static void test_volume_definite_and_diag(void) {
     for (int trial = 0; trial < 20; trial++) {
       for (int k = 0; k < n3; k++) u[k] = rnd();
       memset(ju, 0, (size_t)n3 * sizeof(double));
-      e->linearize(e, &m, x, v, 1.0, 0.0, 0, NULL);
-      e->multiply(e, &m, u, ju);
+      e->ops->linearize(e, &m, x, v, 1.0, 0.0, 0, NULL);
+      e->ops->multiply(e, &m, u, ju);
       double q = dot(n3, u, ju);
       ENSURE_MSG(q <= 1e-12 * fabs(dot(n3, u, u)) * 1e5, "volume Jacobian u^T J u = %.3g > 0", q);
       memset(ju, 0, (size_t)n3 * sizeof(double));
-      e->linearize(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, NULL);
-      e->multiply(e, &m, u, ju);
+      e->ops->linearize(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, NULL);
+      e->ops->multiply(e, &m, u, ju);
       indefinite += dot(n3, u, ju) > 0.0;
     }
     /* diagonal blocks = e_i^T J e_i */
     memset(diag, 0, 9 * (size_t)m.nnode * sizeof(double));
-    e->linearize(e, &m, x, v, 0.7, 0.2, 0, diag);
+    e->ops->linearize(e, &m, x, v, 0.7, 0.2, 0, diag);
     for (int i = 0; i < m.nnode; i += 3)
       for (int cc = 0; cc < 3; cc++) {
         memset(u, 0, (size_t)n3 * sizeof(double));
         memset(ju, 0, (size_t)n3 * sizeof(double));
         u[3 * i + cc] = 1.0;
-        e->multiply(e, &m, u, ju);
+        e->ops->multiply(e, &m, u, ju);
         for (int r = 0; r < 3; r++)
           ENSURE_NEAR(diag[9 * i + 3 * r + cc], ju[3 * i + r], 1e-9 * fabs(ju[3 * i + r]) + 1e-9);
       }
   }
   ENSURE_MSG(indefinite > 0, "the exact volume Hessian should be indefinite somewhere");
   free(x), free(v), free(u), free(ju), free(diag);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -574,14 +574,14 @@ static void test_volume_pushes_back(void) {
     for (int k = 0; k < n3; k++) fm = fmax(fm, fabs(f[k]));
     for (int k = 0; k < n3; k++) xp[k] = x[k] + 1e-4 * f[k] / fm;
     volume_ratios(&m, xp, &lo1, &hi1);
-    e->force(e, &m, x, v, f, &e0);
-    e->force(e, &m, xp, v, f, &e1);
+    e->ops->force(e, &m, x, v, f, &e0);
+    e->ops->force(e, &m, xp, v, f, &e1);
     printf("  %s: smallest J %.4f -> %.4f along the force, energy %.4g -> %.4g J\n", c ? "mirrored" : "flattened",
            lo0, lo1, e0, e1);
     ENSURE(lo1 > lo0 && e1 < e0);
   }
   free(x), free(v), free(f), free(xp);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 
@@ -607,8 +607,8 @@ static void test_volume_sparse(void) {
   ENSURE_MSG(active > 0 && active * 8 <= m.ntet, "%d of %d tets past the onset", active, m.ntet);
   for (int k = 0; k < n3; k++) u[k] = rnd();
   const double a = 0.3;
-  e->linearize(e, &m, x, v, a, 0.0, 0, diag);
-  e->multiply(e, &m, u, ju);
+  e->ops->linearize(e, &m, x, v, a, 0.0, 0, diag);
+  e->ops->multiply(e, &m, u, ju);
   for (int t = 0; t < m.ntet; t++) {
     const int *n = m.tet + 4 * t;
     const double *p0 = x + 3 * n[0];
@@ -642,11 +642,11 @@ static void test_volume_sparse(void) {
       memset(u, 0, (size_t)n3 * sizeof(double));
       memset(ju, 0, (size_t)n3 * sizeof(double));
       u[3 * i + c] = 1.0;
-      e->multiply(e, &m, u, ju);
+      e->ops->multiply(e, &m, u, ju);
       for (int r = 0; r < 3; r++) ENSURE_NEAR(diag[9 * i + 3 * r + c], ju[3 * i + r], 1e-12 * scale + 1e-300);
     }
   free(x), free(v), free(u), free(ju), free(want), free(diag);
-  e->destroy(e);
+  jl_force_free(e);
   jl_model_free(&m);
 }
 

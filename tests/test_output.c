@@ -200,11 +200,17 @@ static int run_scene(const char *scene, const char *dir) {
   return rc == 0;
 }
 
+/* runs scene into the fresh temporary folder `name` (*dir): the tets the
+ * run printed, or -1 when it failed (its output in g_out) */
+static int run_scene_tets(const char *scene, const char *name, const char **dir) {
+  *dir = jl_test_tmpdir(name);
+  return run_scene(scene, *dir) ? printed_tets(g_out) : -1;
+}
+
 /* drape.json: the ball's tets and the 24 x 24 cloth's 1152 triangles */
 static void test_cloth_vtu(void) {
-  const char *dir = jl_test_tmpdir("output_cloth_vtu");
-  ENSURE(run_scene(SCENES "drape.json", dir));
-  int ntet = printed_tets(g_out);
+  const char *dir;
+  int ntet = run_scene_tets(SCENES "drape.json", "output_cloth_vtu", &dir); /* -1: the run failed */
   ENSURE_MSG(ntet > 100, "tets: %d in %s", ntet, g_out);
   char path[2048];
   for (int f = 0; f <= 2; f += 2) {
@@ -225,9 +231,8 @@ static void test_cloth_obj(void) {
 
 /* rope_bridge.json: two 40-segment ropes as lines next to the box's tets */
 static void test_rope_vtu(void) {
-  const char *dir = jl_test_tmpdir("output_rope_vtu");
-  ENSURE(run_scene(SCENES "rope_bridge.json", dir));
-  int ntet = printed_tets(g_out);
+  const char *dir;
+  int ntet = run_scene_tets(SCENES "rope_bridge.json", "output_rope_vtu", &dir); /* -1: the run failed */
   ENSURE_MSG(ntet > 100, "tets: %d in %s", ntet, g_out);
   char path[2048];
   snprintf(path, sizeof path, "%s/run/frame_0002.vtu", dir);

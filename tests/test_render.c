@@ -386,7 +386,7 @@ static void test_drag_jacobian(void) {
   }
   /* total force equals the spring force (weights sum to 1) */
   double energy = 0, pv[3] = {0, 0, 0};
-  e->force(e, m, x, v, f, &energy);
+  e->ops->force(e, m, x, v, f, &energy);
   ENSURE(jl_drag_point(e, x, p));
   double fsum[3] = {0, 0, 0};
   for (int i = 0; i < m->nnode; i++)
@@ -403,14 +403,14 @@ static void test_drag_jacobian(void) {
   }
   /* diagonal blocks: sum over nodes of the trace equals -3 k sum w_i^2 < 0 */
   double *diag = calloc(9 * (size_t)m->nnode, sizeof(double));
-  e->linearize(e, m, x, v, 1.0, 0.0, 0, diag);
+  e->ops->linearize(e, m, x, v, 1.0, 0.0, 0, diag);
   double tr = 0;
   for (int i = 0; i < m->nnode; i++) tr += diag[9 * i] + diag[9 * i + 4] + diag[9 * i + 8];
   ENSURE(tr < 0 && tr > -3 * 800.0);
   /* released: no force */
   jl_drag_release(e);
   memset(f, 0, sizeof(double) * n3);
-  e->force(e, m, x, v, f, NULL);
+  e->ops->force(e, m, x, v, f, NULL);
   for (int i = 0; i < n3; i++) ENSURE(f[i] == 0);
   /* in a world step the drag pulls the body towards the target */
   jl_drag_attach(e, m, 0, 0, bary, 0, 0);

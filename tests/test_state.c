@@ -109,6 +109,18 @@ static int make(JlWorld *w, const JlModel *m, const JlStepDef *def) {
   return 1;
 }
 
+/* w on the cubes scene with its own step settings; the model (free_model
+ * after jl_world_destroy), or NULL when either fails */
+static JlModel *cubes_world(JlWorld *w) {
+  JlStepDef def;
+  JlModel *m = load_model(CUBES, &def);
+  if (m && !make(w, m, &def)) {
+    free_model(m);
+    return NULL;
+  }
+  return m;
+}
+
 static int steps(JlWorld *w, int n) {
   for (int i = 0; i < n; i++)
     if (jl_world_step(w, H, NULL)) return 0;
@@ -578,11 +590,9 @@ static void test_warnings(void) {
 }
 
 static void test_world_api(void) {
-  JlStepDef def;
-  JlModel *m = load_model(CUBES, &def);
-  ENSURE(m);
   JlWorld w;
-  ENSURE(make(&w, m, &def));
+  JlModel *m = cubes_world(&w);
+  ENSURE(m);
   JlForce *g = jl_world_find_force(&w, JL_FORCE_GRAVITY);
   ENSURE(g && jl_world_find_force(&w, JL_FORCE_CONTACTS) && !jl_world_find_force(&w, JL_FORCE_WIND));
   int n = w.nforce;
@@ -609,11 +619,9 @@ static void on_assert(const char *file, int line, const char *expr, const char *
 }
 
 static void test_assert_handler(void) {
-  JlStepDef def;
-  JlModel *m = load_model(CUBES, &def);
-  ENSURE(m);
   JlWorld w;
-  ENSURE(make(&w, m, &def));
+  JlModel *m = cubes_world(&w);
+  ENSURE(m);
   g_assert_msg[0] = '\0';
   ENSURE(jl_set_assert_handler(on_assert) == NULL);
   volatile int caught = 0;

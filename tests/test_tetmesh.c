@@ -221,6 +221,17 @@ static double boundary_off_surface(const JlTetMesh *t, const JlSurface *s) {
 
 /* ---- conforming mode ---------------------------------------------------------- */
 
+/* t = TetGen's mesh of s with the default settings but max_volume (def: the
+ * settings used); 0, reported as a failure, when TetGen fails */
+static int tetgen_bounded(const JlSurface *s, double max_volume, JlTetgenDef *def, JlTetMesh *t) {
+  *def = jl_default_tetgen_def();
+  def->max_volume = max_volume;
+  char err[512];
+  if (jl_tetgen_build(s, def, t, err, sizeof err) == JL_OK) return 1;
+  jl_test_fail(__FILE__, __LINE__, "%s", err);
+  return 0;
+}
+
 /* Boundary Steiner points are allowed (no -Y), so the tet boundary subdivides
  * the surface's triangles: it lies on the surface to `tol` of the body's size,
  * and the tet volumes add up to the surface's volume to `tol` (to rounding,
@@ -301,11 +312,9 @@ static void test_conforming_coarse_box_bound(void) {
     s.tri = malloc(sizeof tri);
     memcpy(s.vert, vert, sizeof vert);
     memcpy(s.tri, tri, sizeof tri);
-    JlTetgenDef def = jl_default_tetgen_def();
-    def.max_volume = bounds[b];
+    JlTetgenDef def;
     JlTetMesh t;
-    char err[512];
-    ENSURE_MSG(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK, "%s", err);
+    if (!tetgen_bounded(&s, bounds[b], &def, &t)) return;
     JlTetQuality q;
     jl_tetmesh_quality(&t, &q);
     JlTetCheck check;
@@ -325,6 +334,7 @@ static void test_conforming_coarse_box_bound(void) {
     }
     ENSURE(check_complex(&t, 1));
     JlEmbedding e;
+    char err[512];
     ENSURE(jl_embed_build(&t, s.vert, s.nvert, &e, err, sizeof err) == JL_OK);
     double max_err, wsum;
     ENSURE(check_embedding(&t, &s, &e, &max_err, &wsum) >= 0.0);
@@ -344,11 +354,9 @@ static void test_conforming_coarse_box_bound(void) {
 static void test_bisect_to_volume_bound(void) {
   JlSurface s;
   jl_shape_torus(0.3, 0.1, 0, &s);
-  JlTetgenDef def = jl_default_tetgen_def();
-  def.max_volume = 2e-5;
+  JlTetgenDef def;
   JlTetMesh t;
-  char err[512];
-  ENSURE_MSG(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK, "%s", err);
+  if (!tetgen_bounded(&s, 2e-5, &def, &t)) return;
   JlTetCheck check;
   jl_tetmesh_check(&t, &def, &check);
   printf("  torus: %d tets, %d edges bisected, largest %.4g, radius-edge ratio up to %.3f (%d above %g)\n", t.ntet,
@@ -458,11 +466,9 @@ static void test_conforming_small_volume_bound(void) {
   double size[3] = {0.01, 0.01, 0.01}; /* 1 cm cube, 1e-6 m^3 */
   JlSurface s;
   jl_shape_box(size, 0, &s);
-  JlTetgenDef def = jl_default_tetgen_def();
-  def.max_volume = 2e-9;
+  JlTetgenDef def;
   JlTetMesh t;
-  char err[512];
-  ENSURE_MSG(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK, "%s", err);
+  if (!tetgen_bounded(&s, 2e-9, &def, &t)) return;
   JlTetQuality q;
   jl_tetmesh_quality(&t, &q);
   ENSURE_REL(q.volume_sum, 1e-6, 1e-9);
@@ -588,12 +594,12 @@ static void test_embedded_thin_plate(void) {
 static void test_embed_outside_points(void) {
   JlSurface s;
   ENSURE(load_model("icosphere_320.obj", &s));
-  JlTetgenDef def = jl_default_tetgen_def();
+  JlTetgenDef def;
   JlTetMesh t;
-  char err[512];
-  ENSURE(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK);
+  ENSURE(tetgen_bounded(&s, jl_default_tetgen_def().max_volume, &def, &t));
   double pts[4 * 3] = {2.0, 0.1, -0.2, 0.0, -3.0, 0.5, 0.3, 0.2, 0.1, 1.01, 0.0, 0.0};
   JlEmbedding e;
+  char err[512];
   ENSURE(jl_embed_build(&t, pts, 4, &e, err, sizeof err) == JL_OK);
   double y[12];
   jl_embed_apply(&e, t.tet, 0, t.node, y);
@@ -909,10 +915,9 @@ static void test_cli_mesh(void) {
   ENSURE_MSG(p, "%s", g_out);
   JlSurface s;
   ENSURE(load_model("icosphere_320.obj", &s));
-  JlTetgenDef def = jl_default_tetgen_def();
+  JlTetgenDef def;
   JlTetMesh t;
-  char err[512];
-  ENSURE(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK);
+  ENSURE(tetgen_bounded(&s, jl_default_tetgen_def().max_volume, &def, &t));
   ENSURE_MSG(atoi(p + 7) == t.ntet, "%s", g_out);
   jl_tetmesh_free(&t);
   jl_surface_free(&s);

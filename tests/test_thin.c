@@ -156,6 +156,18 @@ static int check_kind(const Sim *s, int b, const char *what) {
   return 0;
 }
 
+/* opens scene `file` and returns its body of kind `kind` (`what` names it in
+ * the failure); -1, with the sim closed or never opened, when either fails */
+static int open_with_body(Sim *s, const char *file, double dt, JlBodyKind kind, const char *what) {
+  if (!sim_open(s, file, dt, 0, 0)) return -1;
+  int b = body_of_kind(s, kind);
+  if (!check_kind(s, b, what)) {
+    sim_close(s);
+    return -1;
+  }
+  return b;
+}
+
 /* the energy rule of the whole run (scenes without wind) */
 static void rep_energy(Report *r, const Sim *s) {
   rep_metric(r, "energy_rise_rel", s->rise_max / s->escale, LE, ENERGY_RISE, 1);
@@ -479,14 +491,9 @@ static void ends_check(Sim *s, void *ctx) {
 
 static void rope_ends(double dt) {
   Sim s;
-  if (!sim_open(&s, "thin_rope_ends.json", dt, 0, 0)) return;
-  Ends e;
-  memset(&e, 0, sizeof e);
-  e.rope = body_of_kind(&s, JL_BODY_ROPE);
-  if (!check_kind(&s, e.rope, "rope")) {
-    sim_close(&s);
-    return;
-  }
+  int rope = open_with_body(&s, "thin_rope_ends.json", dt, JL_BODY_ROPE, "rope");
+  if (rope < 0) return;
+  Ends e = {.rope = rope};
   e.limit = 2.0 * s.w.model->body[e.rope].radius - 1e-3;
   e.min_dist = INFINITY;
   while (sim_frame(&s, ends_check, &e)) {
@@ -612,14 +619,9 @@ static void fold_check(Sim *s, void *ctx) {
 
 static void curtain_fold(double dt) {
   Sim s;
-  if (!sim_open(&s, "thin_curtain_fold.json", dt, 0, 0)) return;
-  Fold f;
-  memset(&f, 0, sizeof f);
-  f.cloth = body_of_kind(&s, JL_BODY_CLOTH);
-  if (!check_kind(&s, f.cloth, "cloth")) {
-    sim_close(&s);
-    return;
-  }
+  int cloth = open_with_body(&s, "thin_curtain_fold.json", dt, JL_BODY_CLOTH, "cloth");
+  if (cloth < 0) return;
+  Fold f = {.cloth = cloth};
   const JlModel *m = s.w.model;
   const JlBody *b = &m->body[f.cloth];
   f.tri = b->surface.tri, f.ntri = b->surface.ntri;

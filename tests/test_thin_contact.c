@@ -20,11 +20,7 @@
 static unsigned long long rnd_state = 0x9E3779B97F4A7C15ull;
 static double rnd(void) { return jl_test_rnd(&rnd_state); }
 
-static JlForce *contacts_of(JlWorld *w) {
-  for (int f = 0; f < w->nforce; f++)
-    if (w->force[f]->kind == JL_FORCE_CONTACTS) return w->force[f];
-  return NULL;
-}
+static JlForce *contacts_of(JlWorld *w) { return jl_world_find_force(w, JL_FORCE_CONTACTS); }
 
 /* closest points of two segments against a dense sampling of both */
 static void test_closest_segments(void) {
@@ -82,8 +78,8 @@ static void test_thin_jacobian_fd(void) {
     for (int k = 0; k < n3; k++) v[k] = pass ? 0.0 : 1e-4 * rnd();
     if (pass)
       for (int i = 0; i < m->nnode; i++) v[3 * i + 2] = m->node_body[i] % 2 ? 1.0 : -0.5;
-    e->begin_step(e, m, x, v, 1.0 / 60.0);
-    e->begin_step(e, m, x, v, 1.0 / 60.0);
+    e->ops->begin_step(e, m, x, v, 1.0 / 60.0);
+    e->ops->begin_step(e, m, x, v, 1.0 / 60.0);
     int n = jl_contact_count(e);
     ENSURE_MSG(n >= 3, "only %d contacts", n);
     for (int k = 0; k < n3; k++) x[k] += 1e-5 * rnd();

@@ -211,19 +211,28 @@ static void test_camera_follows(void) {
   }
 }
 
+/* writes `text` to dir/name and runs `jelly view <args> --script name`
+ * headless in dir: the exit code (-1 when the script cannot be written),
+ * the output in out */
+static int view_script(const char *dir, const char *name, const char *text, const char *args, char *out,
+                       size_t outsz) {
+  char script[1200], cmd[4096];
+  snprintf(script, sizeof script, "%s/%s", dir, name);
+  if (!jl_test_write_file(script, text)) return -1;
+  snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view %s --script %s", dir, JELLY, args, name);
+  return jl_test_run(cmd, out, outsz);
+}
+
 /* stiff.json with forward Euler diverges: in a 320x240 window the message
  * (red) is broken at spaces inside the window, no text pixel (red or the
  * HUD's white, the help included) comes near the right edge, and the
  * message names one time. */
 static void test_divergence_message(void) {
-  char cmd[4096], out[16384], args[1200];
+  char out[16384], args[1200];
   const char *dir = jl_test_tmpdir("viewer_message");
-  char script[1200];
-  snprintf(script, sizeof script, "%s/help.txt", dir);
-  ENSURE(jl_test_write_file(script, "frame 13 screenshot msg.png\nframe 14 key h\n"));
-  snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " SCENES "/stiff.json --integrator euler --frames 15 "
-           "--size 320x240 --screenshot help.png --script help.txt", dir, JELLY);
-  int rc = jl_test_run(cmd, out, sizeof out);
+  int rc = view_script(dir, "help.txt", "frame 13 screenshot msg.png\nframe 14 key h\n",
+                       SCENES "/stiff.json --integrator euler --frames 15 --size 320x240 --screenshot help.png", out,
+                       sizeof out);
   ENSURE_MSG(rc == 1, "expected exit 1 after divergence, got %d: %s", rc, out);
   const char *line = strstr(out, "jelly view: ");
   ENSURE_MSG(line && strstr(line, "diverged"), "%s", out);
@@ -249,14 +258,11 @@ static void test_divergence_message(void) {
  * (src/cli/viewer_hud.c, jl_viewer_draw_drag) at least 2 px thick and tens of pixels long mid-drag, and
  * nothing once released. */
 static void test_drag_spring_drawn(void) {
-  char cmd[4096], out[8192], args[1200];
+  char out[8192], args[1200];
   const char *dir = jl_test_tmpdir("viewer_spring");
-  char script[1200];
-  snprintf(script, sizeof script, "%s/drag.txt", dir);
-  ENSURE(jl_test_write_file(script, "frame 5 drag 160 120 250 150 2\nframe 7 screenshot mid.png\n"));
-  snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " DATA "/viewer_ball.json --frames 10 --size 320x240 "
-           "--script drag.txt --screenshot after.png", dir, JELLY);
-  ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
+  int rc = view_script(dir, "drag.txt", "frame 5 drag 160 120 250 150 2\nframe 7 screenshot mid.png\n",
+                       DATA "/viewer_ball.json --frames 10 --size 320x240 --screenshot after.png", out, sizeof out);
+  ENSURE_MSG(rc == 0, "%s", out);
   int v[8];
   snprintf(args, sizeof args, "colour %s/mid.png 0 235 255", dir);
   ENSURE(pixels(args, v, 8));

@@ -42,10 +42,10 @@ static double multiply_us(JlWorld *w, JlForce *e) {
   size_t n3 = 3 * (size_t)m->nnode;
   double *u = jl_calloc(n3, sizeof(double)), *out = jl_calloc(n3, sizeof(double)), t[30];
   for (size_t k = 0; k < n3; k++) u[k] = (double)(k % 7) - 3.0;
-  e->linearize(e, m, w->state.x, w->state.v, 1.0 / 3600.0, 1.0 / 60.0, 0, NULL);
+  e->ops->linearize(e, m, w->state.x, w->state.v, 1.0 / 3600.0, 1.0 / 60.0, 0, NULL);
   for (int k = 0; k < 30; k++) {
     double t0 = jl_seconds();
-    e->multiply(e, m, u, out);
+    e->ops->multiply(e, m, u, out);
     t[k] = 1e6 * (jl_seconds() - t0);
   }
   free(u);

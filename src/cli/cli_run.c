@@ -633,19 +633,8 @@ int jl_cli_run(int argc, char **argv) {
 done:
   free(ftime);
   for (int i = 0; i < o.nframe; i++) free(o.file[i]);
-  free(o.time);
-  free(o.file);
-  free(o.node_strain);
-  free(o.cell_offset);
-  free(o.cell_conn);
-  free(o.cell_type);
-  free(o.cell_rest);
-  free(o.cell_body);
-  free(o.cell_strain);
-  free(o.body_cell);
-  free(o.seg);
-  free(o.surf_x);
-  free(o.surf_n);
+  JL_FREE_ALL(o.time, o.file, o.node_strain, o.cell_offset, o.cell_conn, o.cell_type, o.cell_rest,
+              o.cell_body, o.cell_strain, o.body_cell, o.seg, o.surf_x, o.surf_n);
   jl_world_destroy(&w);
   jl_scene_free(&sc);
   return status;

@@ -254,7 +254,7 @@ done:
   if (v.sdl) SDL_DestroyRenderer(v.sdl);
   if (v.win) SDL_DestroyWindow(v.win);
   SDL_Quit();
-  if (v.gravity) v.gravity->destroy(v.gravity);
+  if (v.gravity) jl_force_free(v.gravity);
   if (v.has_world) jl_world_destroy(&v.world);
   jl_scene_free(&v.scene);
   free(v.com0);

@@ -21,24 +21,13 @@ void jl_viewer_note(Viewer *v, const char *fmt, const char *arg) {
   v->note_until = jl_seconds() + 2.5;
 }
 
-void jl_viewer_body_com(const JlWorld *w, int b, double com[3]) {
-  const JlModel *m = w->model;
-  const JlBody *body = &m->body[b];
-  double mass = 0;
-  com[0] = com[1] = com[2] = 0;
-  for (int i = body->node_begin; i < body->node_begin + body->node_count; i++) {
-    for (int k = 0; k < 3; k++) com[k] += m->mass[i] * w->state.x[3 * i + k];
-    mass += m->mass[i];
-  }
-  if (mass > 0)
-    for (int k = 0; k < 3; k++) com[k] /= mass;
-}
+void jl_viewer_body_com(const JlWorld *w, int b, double com[3]) { jl_model_body_com(w->model, w->state.x, b, com); }
 
 /* removes the gravity element from the world's table (keeps it) */
 void jl_viewer_detach_gravity(Viewer *v) {
   JlForce *g = jl_world_find_force(&v->world, JL_FORCE_GRAVITY);
   if (!g || !jl_world_remove_force(&v->world, g)) return;
-  if (v->gravity) v->gravity->destroy(v->gravity);
+  if (v->gravity) jl_force_free(v->gravity);
   v->gravity = g;
 }
 
