@@ -142,6 +142,8 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
   g->h = h;
   for (int i = 0; i < m->nnode; i++) {
     const double *vi = v + 3 * i;
+    /* pins may change between steps (jl_world_pin): a pinned node is out of the plane's reach */
+    g->top[i] = m->pinned[i] ? -INFINITY : wd->ground_y + m->body[m->node_body[i]].radius;
     g->s0[i] = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
     g->pen1[i] = -1.0;
     /* slack: a node found below the plane that was not there at the last

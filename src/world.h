@@ -124,9 +124,9 @@ JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *d
                                 char *err, size_t errsz);
 void jl_world_destroy(JlWorld *w);
 /* Pins (on = 1) or frees (on = 0) node `node` in this world only (its pin
- * mask, JlWorld.view); a newly pinned node gets v = dv = 0. Force elements
- * that cached pins at creation (the ground plane leaves pinned nodes out)
- * keep their creation-time mask. JL_ASSERT on a node out of range. */
+ * mask, JlWorld.view); a newly pinned node gets v = dv = 0. Every force
+ * element reads the mask at each step's start (the ground plane leaves pinned
+ * nodes out from the next step on). JL_ASSERT on a node out of range. */
 void jl_world_pin(JlWorld *w, int node, int on);
 /* Adds a force element (taking ownership); returns 0 when the table is full.
  * Sets f->threads from the world's JlStepDef.threads. */

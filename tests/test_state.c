@@ -589,6 +589,44 @@ static void test_warnings(void) {
   ENSURE(strcmp(jl_warning_name(JL_WARN_CG_CAP), "cg_cap") == 0 && jl_warning_name(JL_WARN_COUNT) == NULL);
 }
 
+/* a node pinned at runtime is out of the ground's reach from the next step on:
+ * the plane neither pushes it nor stores energy for it, however deep it is */
+static void test_ground_runtime_pin(void) {
+  JlStepDef def;
+  JlModel *m = load_model(CUBES, &def);
+  ENSURE(m);
+  JlWorld a;
+  ENSURE(make(&a, m, &def));
+  /* the lowest node of the resting cube, on the plane */
+  int node = -1;
+  for (int i = m->body[0].node_begin; i < m->body[0].node_begin + m->body[0].node_count; i++)
+    if (node < 0 || a.state.x[3 * i + 1] < a.state.x[3 * node + 1]) node = i;
+  JlForce *g = jl_world_find_force(&a, JL_FORCE_GROUND);
+  ENSURE(g && node >= 0);
+  size_t n3 = 3 * (size_t)m->nnode;
+  double *x = jl_calloc(n3, sizeof(double)), *f = jl_calloc(n3, sizeof(double));
+  memcpy(x, a.state.x, n3 * sizeof(double));
+  x[3 * node + 1] = m->world.ground_y - 0.01; /* 1 cm below the plane */
+  g->ops->begin_step(g, a.model, x, a.state.v, H);
+  double e0 = 0.0;
+  g->ops->force(g, a.model, x, a.state.v, f, &e0);
+  ENSURE(f[3 * node + 1] > 0.0 && e0 > 0.0); /* free: pushed up */
+  jl_world_pin(&a, node, 1);
+  JlStepReport rep;
+  ENSURE(jl_world_step(&a, H, &rep) == JL_OK);
+  memset(f, 0, n3 * sizeof(double));
+  memcpy(x, a.state.x, n3 * sizeof(double));
+  x[3 * node + 1] = m->world.ground_y - 0.01;
+  g->ops->begin_step(g, a.model, x, a.state.v, H); /* the next step's start, as the world calls it */
+  g->ops->force(g, a.model, x, a.state.v, f, NULL);
+  ENSURE_MSG(f[3 * node + 1] == 0.0, "pinned node still pushed by the ground: %g N", f[3 * node + 1]);
+  free(x);
+  free(f);
+  jl_world_destroy(&a);
+  jl_model_free(m);
+  free(m);
+}
+
 static void test_world_api(void) {
   JlWorld w;
   JlModel *m = cubes_world(&w);
@@ -770,5 +808,5 @@ JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_scenes", test_copy_scen
              {"adaptive_rejection", test_adaptive_rejection}, {"checkpoint_file", test_checkpoint_file},
              {"checkpoint_hostile", test_checkpoint_hostile}, {"two_threads", test_two_threads},
              {"threads_per_world", test_threads_per_world},
-             {"library_matches_scene", test_library_matches_scene}, {"warnings", test_warnings}, {"world_pins", test_world_pins}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
+             {"library_matches_scene", test_library_matches_scene}, {"warnings", test_warnings}, {"world_pins", test_world_pins}, {"ground_runtime_pin", test_ground_runtime_pin}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
              {"program_resume", test_program_resume})
