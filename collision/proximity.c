@@ -221,7 +221,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, 
             }
           }
     /* this node's entries in body order */
-    jl_sort_by_int(f->out + f->nout - f->ntouched, f->ntouched, sizeof *f->out, offsetof(JlProximity, body));
+    if (f->ntouched > 1) jl_sort_by_int(f->out + f->nout - f->ntouched, f->ntouched, sizeof *f->out, offsetof(JlProximity, body));
     for (int a = 0; a < f->ntouched; a++) f->best[f->touched[a]] = -1;
   }
   *out = f->out;

@@ -244,7 +244,7 @@ static void keep(JlThinFinder *f, int b, const JlThinPair *c) {
 
 /* the current primitive's pairs in body order, and the per-body slots freed */
 static void close_primitive(JlThinFinder *f) {
-  jl_sort_by_int(f->out + f->nout - f->ntouched, f->ntouched, sizeof *f->out, offsetof(JlThinPair, body_b));
+  if (f->ntouched > 1) jl_sort_by_int(f->out + f->nout - f->ntouched, f->ntouched, sizeof *f->out, offsetof(JlThinPair, body_b));
   for (int a = 0; a < f->ntouched; a++) f->best[f->touched[a]] = -1;
   f->ntouched = 0;
 }
