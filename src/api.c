@@ -107,6 +107,23 @@ JellyModelDef jelly_default_model_def(void) {
   return d;
 }
 
+/* The model of a parsed scene: builds its bodies and takes its step settings
+ * (shared by the file and the text loaders). Frees m on failure. */
+static JellyResult model_from_scene(JellyModel *m, JellyModel **out, char *err, size_t errsz) {
+  JlResult r = jl_scene_build(&m->scene, &m->built, NULL, err, errsz);
+  if (r) {
+    jl_scene_free(&m->scene);
+    free(m);
+    return (JellyResult)r;
+  }
+  m->has_built = 1;
+  m->step = m->scene.step;
+  m->dt = m->scene.dt;
+  m->auto_dt = !m->scene.dt_set && m->step.integrator != JL_INTEGRATOR_IMPLICIT;
+  *out = m;
+  return JELLY_OK;
+}
+
 JellyResult jelly_model_load(const char *path, JellyModel **out, char *err, size_t errsz) {
   static const char fn[] = "jelly_model_load";
   if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
@@ -119,18 +136,23 @@ JellyResult jelly_model_load(const char *path, JellyModel **out, char *err, size
     free(m);
     return (JellyResult)r;
   }
-  r = jl_scene_build(&m->scene, &m->built, NULL, err, errsz);
+  return model_from_scene(m, out, err, errsz);
+}
+
+JellyResult jelly_model_load_json(const char *text, const char *name, JellyModel **out, char *err, size_t errsz) {
+  static const char fn[] = "jelly_model_load_json";
+  if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
+  *out = NULL;
+  if (!text) return fail(err, errsz, JELLY_ERR_INPUT, fn, "text is NULL");
+  if (!name || !name[0]) return fail(err, errsz, JELLY_ERR_INPUT, fn, "name is NULL or empty");
+  JellyModel *m = jl_calloc(1, sizeof *m);
+  m->from_scene = 1;
+  JlResult r = jl_scene_parse(text, name, &m->scene, err, errsz);
   if (r) {
-    jl_scene_free(&m->scene);
     free(m);
     return (JellyResult)r;
   }
-  m->has_built = 1;
-  m->step = m->scene.step;
-  m->dt = m->scene.dt;
-  m->auto_dt = !m->scene.dt_set && m->step.integrator != JL_INTEGRATOR_IMPLICIT;
-  *out = m;
-  return JELLY_OK;
+  return model_from_scene(m, out, err, errsz);
 }
 
 JellyResult jelly_model_new(const JellyModelDef *def, JellyModel **out, char *err, size_t errsz) {
@@ -460,6 +482,8 @@ JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_
 }
 
 double jelly_world_time(const JellyWorld *world) { return world ? world->w.state.t : 0.0; }
+
+double jelly_world_dt(const JellyWorld *world) { return world ? world->dt : 0.0; }
 
 int jelly_world_node_count(const JellyWorld *world) { return world ? world_model_c(world)->nnode : 0; }
 
