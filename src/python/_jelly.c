@@ -374,6 +374,23 @@ static PyObject *World_warnings(WorldObject *self, PyObject *Py_UNUSED(ignored))
   return d;
 }
 
+/* stats(reset) -> the stats.csv columns of jelly_world_stats (frame and wall_ms are the caller's) */
+static PyObject *World_stats(WorldObject *self, PyObject *args) {
+  int reset;
+  if (!PyArg_ParseTuple(args, "p", &reset)) return NULL;
+  JellyWorld *w = usable(self);
+  if (!w) return NULL;
+  JellyStats st;
+  char err[ERRSZ] = "";
+  JellyResult r = jelly_world_stats(w, reset, &st, err, sizeof err);
+  if (r) return raise_result(r, err, 0);
+  return Py_BuildValue("{sdslslsdsdsdsdsdsisdslsisl}", "time", st.time, "steps", st.steps, "cg_iterations",
+                       st.cg_iterations, "kinetic_energy", st.kinetic_energy, "elastic_energy", st.elastic_energy,
+                       "gravity_energy", st.gravity_energy, "max_strain", st.max_strain, "min_y", st.min_y,
+                       "contacts", st.contacts, "contact_energy", st.contact_energy, "cg_failed", st.cg_failed,
+                       "inverted_tets", st.inverted_tets, "energy_splits", st.energy_splits);
+}
+
 /* save(path) / load(path): the checkpoint files of jelly_world_save/load */
 static PyObject *World_save(WorldObject *self, PyObject *args) {
   PyObject *path;
@@ -417,6 +434,7 @@ static PyMethodDef World_methods[] = {
     {"body_surface", (PyCFunction)World_body_surface, METH_VARARGS, "body_surface(i) -> (vertices, triangles)"},
     {"energy", (PyCFunction)World_energy, METH_NOARGS, "energy() -> dict (J)"},
     {"warnings", (PyCFunction)World_warnings, METH_NOARGS, "warnings() -> dict"},
+    {"stats", (PyCFunction)World_stats, METH_VARARGS, "stats(reset) -> dict (jelly_world_stats)"},
     {"save", (PyCFunction)World_save, METH_VARARGS, "save(path): checkpoint file"},
     {"load", (PyCFunction)World_load, METH_VARARGS, "load(path): checkpoint file"},
     {"copy_state_from", (PyCFunction)World_copy_state_from, METH_VARARGS, "copy_state_from(world)"},

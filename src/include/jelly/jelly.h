@@ -258,6 +258,31 @@ typedef struct JellyEnergies {
 JELLY_API JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, char *err,
                                            size_t errsz);
 
+/* A row of `jelly run`'s stats.csv (README, "stats.csv columns") for this
+ * world now: the counters cover the steps since the last call with reset = 1
+ * (a frame; since jelly_world_new before the first), the rest is the state
+ * now. contact_energy is JellyEnergies.contact (the forces of
+ * jelly_world_set_force and the drag are not in it). */
+typedef struct JellyStats {
+  double time;           /* s */
+  long steps;            /* steps taken (accepted adaptive sub-steps included) */
+  long cg_iterations;    /* linear-solver iterations summed over those steps */
+  long cg_failed;        /* those steps whose solver stopped at its iteration cap */
+  long energy_splits;    /* implicit steps redone as two half steps (energy guard) */
+  double kinetic_energy; /* J */
+  double elastic_energy; /* J */
+  double gravity_energy; /* J */
+  double max_strain;     /* largest |l - L|/L over all springs */
+  double min_y;          /* m, the lowest node (+inf without nodes) */
+  int contacts;          /* nodes below the ground plane plus nodes penetrating bodies and obstacles
+                            (as detected at the start of the last step) */
+  double contact_energy; /* J, penalty energy of the ground and of contacts */
+  int inverted_tets;     /* tets with signed volume <= 0 now */
+} JellyStats;
+
+/* Fills *out; reset = 1 then starts the next frame's counters. */
+JELLY_API JellyResult jelly_world_stats(JellyWorld *world, int reset, JellyStats *out, char *err, size_t errsz);
+
 /* Kinds of numerical trouble (docs/robustness.md): results to look at twice.
  * Nothing stops; the step goes on. */
 typedef enum JellyWarningKind {

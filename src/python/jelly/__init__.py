@@ -166,7 +166,7 @@ class World:
         for i in range(self._w.body_count):
             b = Body(self, i)
             self.bodies[b.name] = b
-        self._row = self._stats_row(0.0, 0, 0, 0)
+        self._row = self._stats_row(0.0, 0)
 
     # --- stepping (the GIL is released inside) ---
     def step(self, n=1):
@@ -186,14 +186,13 @@ class World:
         return self
 
     def _timed(self, fn):
-        w0 = self._w.warnings()
+        # one step/step_to call is one stats.csv frame (jelly_world_stats resets its counters)
         t0 = _time.perf_counter()
-        fn()
-        ms = 1e3 * (_time.perf_counter() - t0)
-        w1 = self._w.warnings()
-        self._frame += 1
-        self._row = self._stats_row(ms, w1["_counters"][0] - w0["_counters"][0],
-                                    w1["solver_cap"][0] - w0["solver_cap"][0], self._frame)
+        try:
+            fn()
+        finally:
+            self._frame += 1
+            self._row = self._stats_row(1e3 * (_time.perf_counter() - t0), self._frame)
 
     # --- state ---
     time = property(lambda self: self._w.time, doc="simulated time, s")
@@ -245,18 +244,10 @@ class World:
         out.update(steps=steps, diverged=diverged, inverted_tets=inverted)
         return out
 
-    def _stats_row(self, ms, steps, cg_failed, frame):
-        e = self._w.energy()
-        w = self._w.warnings()
-        x = self.positions
-        return {"frame": frame, "time": self.time, "wall_ms": ms, "steps": steps,
-                "cg_iterations": None,  # not in the public API yet (docs/python.md)
-                "kinetic_energy": e["kinetic"], "elastic_energy": e["elastic"], "gravity_energy": e["gravity"],
-                "max_strain": None,  # not in the public API yet
-                "min_y": float(x[:, 1].min()) if len(x) else float("nan"),
-                "contacts": None,  # not in the public API yet
-                "contact_energy": e["contact"], "cg_failed": cg_failed, "inverted_tets": w["_counters"][2],
-                "energy_splits": None}  # not in the public API yet
+    def _stats_row(self, ms, frame):
+        row = self._w.stats(True)
+        row.update(frame=frame, wall_ms=ms)
+        return {k: row[k] for k in STATS_COLUMNS}
 
     @property
     def stats(self):
