@@ -338,7 +338,10 @@ def _set_path(scene, path, value):
 
 
 def _default_measure(world):
-    return world.stats
+    # the stats row but wall_ms, the one column that differs between identical runs
+    row = world.stats
+    del row["wall_ms"]
+    return row
 
 
 def _sweep_one(scene, assignment, measure, seconds):
@@ -356,7 +359,7 @@ def sweep(scene, params, measure=None, client=None, seconds=None, max_workers=No
     its own process (a new process per run; or on a dask.distributed Client's
     workers), steps to `seconds` (default: the scene's duration) and returns one
     dict per combination, in the order of itertools.product over params: the
-    parameters plus "result": measure(world) (default: world.stats).
+    parameters plus "result": measure(world) (default: world.stats without wall_ms).
     measure must be picklable (a module-level function) without client=."""
     if isinstance(scene, (str, os.PathLike)):
         scene = load_scene(scene)
