@@ -115,9 +115,11 @@ class Body:
     """One body of a world: name, node_range, mass, and its current surface."""
 
     def __init__(self, world, index):
-        self._world = world
+        # the C world, not the World: no reference cycle, so a World is freed
+        # as soon as its last reference goes (not at the next gc pass)
+        self._w = world._w
         self.index = index
-        name, first, count, mass, nv, nt = world._w.body_info(index)
+        name, first, count, mass, nv, nt = self._w.body_info(index)
         self.name = name
         self.node_range = range(first, first + count)
         self.mass = mass
@@ -127,17 +129,17 @@ class Body:
     @property
     def surface_vertices(self):
         """(vertex_count, 3) float64 copy of the surface as it is now, m."""
-        return self._world._w.body_surface(self.index)[0]
+        return self._w.body_surface(self.index)[0]
 
     @property
     def surface_triangles(self):
         """(triangle_count, 3) int32 vertex indices, counter-clockwise from outside."""
-        return self._world._w.body_surface(self.index)[1]
+        return self._w.body_surface(self.index)[1]
 
     @property
     def positions(self):
         """Read-only view of this body's nodes' positions."""
-        return self._world.positions[self.node_range.start:self.node_range.stop]
+        return self._w.positions[self.node_range.start:self.node_range.stop]
 
     def __repr__(self):
         return f"<jelly.Body {self.name!r} nodes {self.node_range.start}..{self.node_range.stop - 1}>"
