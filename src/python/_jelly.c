@@ -64,10 +64,10 @@ static int Model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
   char err[ERRSZ] = "";
   JellyModel *m = NULL;
   JellyResult r;
-  /* TetGen and the mesh importer run in child processes: minutes for big
-   * meshes, so other Python threads may run meanwhile */
-  Py_BEGIN_ALLOW_THREADS r = jelly_model_load_json(text, name, &m, err, sizeof err);
-  Py_END_ALLOW_THREADS if (r) {
+  /* with the GIL held: loading forks the mesh importer and TetGen, which the
+   * C API allows from one thread at a time (jelly.h, "Threads") */
+  r = jelly_model_load_json(text, name, &m, err, sizeof err);
+  if (r) {
     raise_result(r, err, 1);
     return -1;
   }

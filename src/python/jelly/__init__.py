@@ -293,7 +293,8 @@ def body_from_arrays(vertices, triangles, **body_keys):
     """A body dict (the keys of a scene body, docs/scenes.md) whose surface is the
     arrays: vertices (n, 3) float (m), triangles (m, 3) int, closed and counter-
     clockwise from outside. Put it in scene["bodies"]; World builds it through a
-    temporary OBJ file written exactly (%.17g)."""
+    temporary OBJ file written exactly (%.17g), read by the scene's mesh importer,
+    which rounds vertices to float32 as for any OBJ file (docs/python.md)."""
     v = np.array(vertices, dtype=np.float64, copy=True)
     t = np.array(triangles, copy=True)
     if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4:
