@@ -215,6 +215,10 @@ def test_arrays_match_obj_bitwise(models):
     w_arr.step(30)
     assert w_obj.positions.tobytes() == w_arr.positions.tobytes()
     assert w_arr.bodies["ball"].triangle_count == len(t)
+    w_back = pickle.loads(pickle.dumps(w_arr))  # the arrays travel with the world
+    w_back.step(5)
+    w_arr.step(5)
+    assert w_back.positions.tobytes() == w_arr.positions.tobytes()
     with pytest.raises(ValueError, match="shape"):
         jelly.body_from_arrays(v[:, :2], t)
     with pytest.raises(ValueError, match="out of range"):

@@ -72,16 +72,23 @@ def _write_obj(path, vertices, triangles):
         f.writelines("f %d %d %d\n" % (a + 1, b + 1, c + 1) for a, b, c in triangles.tolist())
 
 
-def _scene_json(scene, tmpdir):
-    """(JSON text, name) of a scene dict or path; array bodies go to OBJ files in tmpdir."""
+def _scene_dict(scene):
+    """(a deep copy of the scene dict, its name): a path is loaded, a dict's relative
+    mesh paths are taken from the current folder."""
     if isinstance(scene, (str, os.PathLike)):
-        name = os.path.abspath(os.fspath(scene))
-        scene = load_scene(scene)
-    elif isinstance(scene, dict):
-        name = os.path.join(os.getcwd(), "<scene dict>")
-        scene = copy.copy(scene)
+        return load_scene(scene), os.path.abspath(os.fspath(scene))
+    if isinstance(scene, dict):
+        return copy.deepcopy(scene), os.path.join(os.getcwd(), "<scene dict>")
+    raise TypeError(f"scene must be a dict or a path, not {type(scene).__name__}")
+
+
+def _scene_json(scene, tmpdir, name=None):
+    """(JSON text, name) of a scene dict or path (a dict of _scene_dict when name is
+    given); array bodies go to OBJ files in tmpdir."""
+    if name is None:
+        scene, name = _scene_dict(scene)
     else:
-        raise TypeError(f"scene must be a dict or a path, not {type(scene).__name__}")
+        scene = copy.copy(scene)
     bodies = scene.get("bodies")
     if isinstance(bodies, list):
         bodies = list(bodies)
@@ -105,10 +112,12 @@ class Model(_jelly.Model):
     """A scene built once (TetGen runs here); any number of Worlds share it."""
 
     def __init__(self, scene):
+        sc, name = _scene_dict(scene)
+        _absolutize(sc, os.path.dirname(name))
         with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
-            text, name = _scene_json(scene, tmp)
+            text, name = _scene_json(sc, tmp, name)
             super().__init__(text, name)
-        self.scene_json = text
+        self.scene = sc  # the dict it was built from (array bodies included): pickling rebuilds it
 
 
 class Body:
@@ -277,14 +286,14 @@ class World:
 
     def __reduce__(self):
         # pickles as its scene and its state (set forces are inputs, not state)
-        return (_restore_world, (self.model.scene_json, self.save_state()))
+        return (_restore_world, (self.model.scene, self.save_state()))
 
     def __repr__(self):
         return f"<jelly.World {len(self.bodies)} bodies, {self.node_count} nodes, t = {self.time:.6g} s>"
 
 
-def _restore_world(scene_json, state):
-    w = World(json.loads(scene_json))
+def _restore_world(scene, state):
+    w = World(scene)
     w.load_state(state)
     return w
 
