@@ -153,8 +153,10 @@ static PyObject *World_step(WorldObject *self, PyObject *args) {
   char err[ERRSZ] = "";
   JellyResult r = JELLY_OK;
   self->busy = 1;
-  Py_BEGIN_ALLOW_THREADS for (long long k = 0; k < n && r == JELLY_OK; k++) r = jelly_world_step(w, dt, err, sizeof err);
-  Py_END_ALLOW_THREADS self->busy = 0;
+  PyThreadState *ts = PyEval_SaveThread(); /* other Python threads run while this one steps */
+  for (long long k = 0; k < n && r == JELLY_OK; k++) r = jelly_world_step(w, dt, err, sizeof err);
+  PyEval_RestoreThread(ts);
+  self->busy = 0;
   if (r) return raise_result(r, err, 0);
   Py_RETURN_NONE;
 }
@@ -168,8 +170,10 @@ static PyObject *World_advance(WorldObject *self, PyObject *args) {
   char err[ERRSZ] = "";
   JellyResult r;
   self->busy = 1;
-  Py_BEGIN_ALLOW_THREADS r = jelly_world_step(w, seconds, err, sizeof err);
-  Py_END_ALLOW_THREADS self->busy = 0;
+  PyThreadState *ts = PyEval_SaveThread();
+  r = jelly_world_step(w, seconds, err, sizeof err);
+  PyEval_RestoreThread(ts);
+  self->busy = 0;
   if (r) return raise_result(r, err, 0);
   Py_RETURN_NONE;
 }
