@@ -34,6 +34,8 @@ def test_sweep_local_order_and_values():
 def test_sweep_bad_path():
     with pytest.raises(jelly.SceneError, match="no 5"):
         jelly.sweep(tiny_scene(), {"bodies[5].density": [1.0]})
+    with pytest.raises(jelly.SceneError, match="bad key path"):
+        jelly.sweep(tiny_scene(), {"bodies.0.density": [1.0]})
     with pytest.raises(ValueError):
         jelly.sweep(tiny_scene(), {})
     with pytest.raises(jelly.SceneError, match="young_modulus"):

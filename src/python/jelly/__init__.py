@@ -322,17 +322,16 @@ def body_from_arrays(vertices, triangles, **body_keys):
     return body
 
 
-_PATH_PART = re.compile(r"([^.\[\]]+)|\[(-?\d+)\]")
+_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*\Z")
+_PATH_PART = re.compile(r"([A-Za-z_]\w*)|\[(\d+)\]")
 
 
 def _set_path(scene, path, value):
     """scene["bodies"][0]["young_modulus"] = value for "bodies[0].young_modulus"."""
-    parts = []
-    for m in _PATH_PART.finditer(path):
-        parts.append(m.group(1) if m.group(1) is not None else int(m.group(2)))
-    if not parts or "".join(m.group(0) for m in _PATH_PART.finditer(path)).replace("[", "").replace("]", "") != \
-            path.replace(".", "").replace("[", "").replace("]", ""):
-        raise SceneError(f"sweep: bad key path {path!r} (e.g. 'bodies[0].young_modulus')")
+    if not isinstance(path, str) or not _PATH.match(path):
+        raise SceneError(f"sweep: bad key path {path!r} (keys joined by '.', list indices in [], "
+                         "e.g. 'bodies[0].young_modulus')")
+    parts = [m.group(1) if m.group(1) is not None else int(m.group(2)) for m in _PATH_PART.finditer(path)]
     node = scene
     for i, p in enumerate(parts[:-1]):
         try:
