@@ -12,7 +12,6 @@ import os
 import matplotlib
 matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt
-import numpy as np
 
 import jelly
 

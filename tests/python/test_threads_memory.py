@@ -8,8 +8,6 @@ import os
 import threading
 import time
 
-import numpy as np
-
 import jelly
 from conftest import MODELS, tiny_scene
 
