@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fails when an #include points up a layer (docs/architecture.md, "Layers"):
 #   mesh/ <- collision/ <- src/ (engine) <- render/ <- src/cli/ (the program)
+# src/python/ (the Python module) counts as a program like src/cli/; it
+# includes only <jelly/jelly.h>, which its own check below enforces.
 # A file may include headers of its own layer and of the layers before it.
 # tests/ and docs/examples/ may include anything.
 set -euo pipefail
@@ -9,7 +11,7 @@ layer() {
   case "$1" in
     mesh/*) echo 0 ;;
     collision/*) echo 1 ;;
-    src/cli/*) echo 4 ;;
+    src/cli/*|src/python/*) echo 4 ;;
     src/*) echo 2 ;;
     render/*) echo 3 ;;
     *) echo -1 ;;
@@ -26,5 +28,10 @@ while IFS= read -r file; do
     fi
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
 done < <(git ls-files 'mesh/*' 'collision/*' 'src/*' 'render/*' | grep -E '\.(c|h|cpp)$')
+# the Python module binds the public API only (docs/python.md): no quoted includes at all
+if git ls-files 'src/python/*' | grep -E '\.(c|h)$' | xargs -r grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' >&2; then
+  echo "src/python includes a private header: it may use <jelly/jelly.h> only" >&2
+  bad=1
+fi
 if [ "$bad" = 0 ]; then echo "layers: no include points up a layer"; fi
 exit "$bad"

@@ -2,9 +2,11 @@
 # Installs Jelly's missing Debian packages (as root, or through sudo) and
 # builds the program into build/. Prints exactly what to install when it
 # cannot install itself.
-# Usage: scripts/setup.sh [--test-deps] [--fuzz-deps] [--no-render] [--no-build] [--build-dir DIR]
+# Usage: scripts/setup.sh [--test-deps] [--fuzz-deps] [--no-render] [--no-python] [--no-build] [--build-dir DIR]
 #   --fuzz-deps  also clang and its libFuzzer runtime (scripts/fuzz.sh)
 #   --no-render  without SDL2 and cglm: the engine and a headless jelly (-DJELLY_RENDER=OFF)
+#   --no-python  without the Python module's packages (python3-dev, python3-numpy,
+#                python3-pytest, python3-distributed); the module is then skipped
 #   --no-build   install only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,12 +15,14 @@ build_dir=build
 want_test_deps=0
 want_fuzz_deps=0
 render=1
+python=1
 build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --test-deps) want_test_deps=1 ;;
     --fuzz-deps) want_fuzz_deps=1 ;;
     --no-render) render=0 ;;
+    --no-python) python=0 ;;
     --no-build) build=0 ;;
     --build-dir) build_dir="$2"; shift ;;
     *) echo "setup.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -32,6 +36,12 @@ render_flag=-DJELLY_RENDER=OFF
 if [ "$render" = 1 ]; then
   packages+=(libsdl2-dev libcglm-dev)
   render_flag=-DJELLY_RENDER=ON
+fi
+if [ "$python" = 1 ]; then
+  # the Python module (docs/python.md) is built for Debian's /usr/bin/python3
+  # with its headers and NumPy; pytest runs its tests, distributed (Dask) its
+  # cluster sweeps
+  packages+=(python3 python3-dev python3-numpy python3-pytest python3-distributed)
 fi
 if [ "$want_test_deps" = 1 ]; then
   # python3 decodes PNGs independently in the render tests; xvfb + xauth give

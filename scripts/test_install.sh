@@ -5,7 +5,8 @@
 # once more statically (libjelly.a with `pkg-config --static`), and checks
 # that the shared library exports the public API only. Last, a tiny project
 # pulls Jelly in with add_subdirectory and must get the libraries without
-# Jelly's program, renderer or tests.
+# Jelly's program, renderer or tests. When the build has the Python module,
+# it must import from the prefix alone and run a scene and jelly.run.
 # Usage: scripts/test_install.sh [BUILD_DIR]   (default build/, already built)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,4 +72,22 @@ cmake -S "$tmp/sub" -B "$tmp/sub/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$tmp/sub/build" -j "$jobs" --target drop_bunny >/dev/null
 "$tmp/sub/build/drop_bunny" models/bunny.obj >"$tmp/sub.txt"
 grep -q "^t = 1.0 s" "$tmp/sub.txt"
+py_dir=$(find "$prefix" -type d -name jelly -path '*-packages/jelly' -print -quit)
+if [ -n "$py_dir" ]; then
+  echo "== the Python module from the prefix ($(dirname "$py_dir"))"
+  py=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+  (cd "$tmp" && PYTHONPATH=$(dirname "$py_dir") "${py:-/usr/bin/python3}" - "$root/models" <<'PY'
+import os, sys, tempfile
+import jelly
+assert jelly.__file__.startswith(os.environ["PYTHONPATH"]), jelly.__file__
+w = jelly.World(os.path.join(sys.argv[1], "scenes", "drop.json"))
+w.step(10)
+assert w.positions.shape == (w.node_count, 3) and w.stats["steps"] == 10
+sc = jelly.load_scene(os.path.join(sys.argv[1], "scenes", "drop.json"))
+out = jelly.run(sc, os.path.join(tempfile.mkdtemp(), "x"), "--frames", "2", "--no-preview")
+assert os.path.exists(os.path.join(out, "stats.csv"))
+print("python module: imported from the prefix, stepped, ran", jelly._config.PROGRAM)
+PY
+  )
+fi
 echo "install test passed"

@@ -23,6 +23,7 @@
 
 #include "jelly/jelly.h"
 #include "mesh/surface.h"
+#include "src/contact.h"
 #include "src/drag.h"
 #include "src/extforce.h"
 #include "src/scene.h"
@@ -61,6 +62,7 @@ struct JellyWorld {
   double *scratch;       /* nnode x 3, the drag element's force when its energy is asked for */
   double **surf;         /* nbody surface vertex buffers (nvert x 3), allocated on first use */
   long steps, diverged;  /* this world object's counters (not state) */
+  long fr_steps, fr_cg, fr_cg_failed, fr_splits; /* since the last jelly_world_stats reset (a stats.csv frame) */
 };
 
 /* the engine model of a world (its view, with the world's pins) */
@@ -107,6 +109,23 @@ JellyModelDef jelly_default_model_def(void) {
   return d;
 }
 
+/* The model of a parsed scene: builds its bodies and takes its step settings
+ * (shared by the file and the text loaders). Frees m on failure. */
+static JellyResult model_from_scene(JellyModel *m, JellyModel **out, char *err, size_t errsz) {
+  JlResult r = jl_scene_build(&m->scene, &m->built, NULL, err, errsz);
+  if (r) {
+    jl_scene_free(&m->scene);
+    free(m);
+    return (JellyResult)r;
+  }
+  m->has_built = 1;
+  m->step = m->scene.step;
+  m->dt = m->scene.dt;
+  m->auto_dt = !m->scene.dt_set && m->step.integrator != JL_INTEGRATOR_IMPLICIT;
+  *out = m;
+  return JELLY_OK;
+}
+
 JellyResult jelly_model_load(const char *path, JellyModel **out, char *err, size_t errsz) {
   static const char fn[] = "jelly_model_load";
   if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
@@ -119,18 +138,23 @@ JellyResult jelly_model_load(const char *path, JellyModel **out, char *err, size
     free(m);
     return (JellyResult)r;
   }
-  r = jl_scene_build(&m->scene, &m->built, NULL, err, errsz);
+  return model_from_scene(m, out, err, errsz);
+}
+
+JellyResult jelly_model_load_json(const char *text, const char *name, JellyModel **out, char *err, size_t errsz) {
+  static const char fn[] = "jelly_model_load_json";
+  if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
+  *out = NULL;
+  if (!text) return fail(err, errsz, JELLY_ERR_INPUT, fn, "text is NULL");
+  if (!name || !name[0]) return fail(err, errsz, JELLY_ERR_INPUT, fn, "name is NULL or empty");
+  JellyModel *m = jl_calloc(1, sizeof *m);
+  m->from_scene = 1;
+  JlResult r = jl_scene_parse(text, name, &m->scene, err, errsz);
   if (r) {
-    jl_scene_free(&m->scene);
     free(m);
     return (JellyResult)r;
   }
-  m->has_built = 1;
-  m->step = m->scene.step;
-  m->dt = m->scene.dt;
-  m->auto_dt = !m->scene.dt_set && m->step.integrator != JL_INTEGRATOR_IMPLICIT;
-  *out = m;
-  return JELLY_OK;
+  return model_from_scene(m, out, err, errsz);
 }
 
 JellyResult jelly_model_new(const JellyModelDef *def, JellyModel **out, char *err, size_t errsz) {
@@ -450,6 +474,10 @@ JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_
     JlStepReport rep;
     JlResult r = jl_world_step(&world->w, h, &rep);
     world->steps += rep.substeps;
+    world->fr_steps += rep.substeps;
+    world->fr_cg += rep.cg_iterations;
+    world->fr_cg_failed += rep.cg_failed;
+    world->fr_splits += rep.energy_splits;
     if (r) {
       world->diverged++;
       if (err && errsz > 0) snprintf(err, errsz, "%s: diverged at t = %.6g s: %s", fn, world->w.state.t, rep.message);
@@ -460,6 +488,8 @@ JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_
 }
 
 double jelly_world_time(const JellyWorld *world) { return world ? world->w.state.t : 0.0; }
+
+double jelly_world_dt(const JellyWorld *world) { return world ? world->dt : 0.0; }
 
 int jelly_world_node_count(const JellyWorld *world) { return world ? world_model_c(world)->nnode : 0; }
 
@@ -572,6 +602,42 @@ JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, ch
   out->external = ext;
   out->contact = e.ground - ext;
   out->total = out->kinetic + out->elastic + out->gravity + out->contact + out->external;
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_stats(JellyWorld *world, int reset, JellyStats *out, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_stats";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
+  memset(out, 0, sizeof *out);
+  JellyEnergies e;
+  JellyResult r = jelly_world_energies(world, &e, err, errsz);
+  if (r) return r;
+  const JlModel *m = world_model_c(world);
+  /* the columns as `jelly run` computes them (src/cli/cli_run.c) */
+  double lo = INFINITY;
+  int below = 0;
+  for (int i = 0; i < m->nnode; i++) {
+    double y = world->w.state.x[3 * i + 1];
+    if (y < lo) lo = y;
+    if (m->world.has_ground && y < m->world.ground_y) below++;
+  }
+  const JlForce *c = jl_world_find_force(&world->w, JL_FORCE_CONTACTS);
+  out->time = world->w.state.t;
+  out->steps = world->fr_steps;
+  out->cg_iterations = world->fr_cg;
+  out->cg_failed = world->fr_cg_failed;
+  out->energy_splits = world->fr_splits;
+  out->kinetic_energy = e.kinetic;
+  out->elastic_energy = e.elastic;
+  out->gravity_energy = e.gravity;
+  out->max_strain = jl_world_max_strain(&world->w);
+  out->min_y = lo;
+  out->contacts = below + (c ? jl_contact_count(c) : 0);
+  out->contact_energy = e.contact;
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body[b].tet_count > 0) out->inverted_tets += jl_volume_inverted(m, world->w.state.x, b);
+  if (reset) world->fr_steps = world->fr_cg = world->fr_cg_failed = world->fr_splits = 0;
   return JELLY_OK;
 }
 

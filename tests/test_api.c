@@ -621,10 +621,72 @@ static void test_warnings_and_handler(void) {
   ENSURE(jelly_set_assert_handler(old) == on_assert);
 }
 
+/* jelly_model_load_json: a scene from text in memory builds the model the same
+ * file would (bitwise the same steps), anchors relative mesh paths at the
+ * folder of its name, and names the key path of a bad key. */
+static void test_load_json(void) {
+  char err[1024];
+  static const char text[] =
+      "{\"duration\": 1, \"dt\": 0.01, \"bodies\": [{\"name\": \"ball\", \"mesh\": \"../icosphere_320.obj\","
+      " \"scale\": 0.1, \"translate\": [0, 0.5, 0], \"young_modulus\": 1e5}]}";
+  JellyModel *m = NULL;
+  JellyResult r = jelly_model_load_json(text, JL_MODELS_DIR "/scenes/inline.json", &m, err, sizeof err);
+  ENSURE_MSG(r == JELLY_OK, "load_json: %s", err);
+  ENSURE(jelly_model_body_count(m) == 1);
+  JellyWorld *w = NULL, *w2 = NULL;
+  ENSURE(jelly_world_new(m, &w, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_new(m, &w2, err, sizeof err) == JELLY_OK);
+  jelly_model_free(m);
+  ENSURE(jelly_world_step(w, 0.1, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_step(w2, 0.1, err, sizeof err) == JELLY_OK);
+  int n = jelly_world_node_count(w);
+  ENSURE(n > 0 && memcmp(jelly_world_positions(w), jelly_world_positions(w2), sizeof(double) * 3 * (size_t)n) == 0);
+  jelly_world_free(w);
+  jelly_world_free(w2);
+  /* a bad key names its path and the name given */
+  r = jelly_model_load_json("{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"young_modulus\": -1}]}", "mem.json",
+                            &m, err, sizeof err);
+  ENSURE(r == JELLY_ERR_INPUT && m == NULL);
+  ENSURE_MSG(strstr(err, "mem.json") && strstr(err, "young_modulus"), "message: %s", err);
+  ENSURE(jelly_model_load_json("{", "mem.json", &m, err, sizeof err) == JELLY_ERR_INPUT && m == NULL);
+  ENSURE(jelly_model_load_json(NULL, "mem.json", &m, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_model_load_json("{}", NULL, &m, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_model_load_json("{}", "mem.json", NULL, err, sizeof err) == JELLY_ERR_INPUT);
+}
+
+/* jelly_world_stats: a stats.csv row; counters per frame (reset), the rest the
+ * state now; jelly_world_dt is the model's step. */
+static void test_stats(void) {
+  char err[256];
+  JellyWorld *w = cube_world(-9.81, 1.0 / 60.0);
+  ENSURE(w);
+  ENSURE_NEAR(jelly_world_dt(w), 1.0 / 60.0, 0.0);
+  ENSURE(jelly_world_dt(NULL) == 0.0);
+  JellyStats st;
+  ENSURE(jelly_world_stats(w, 1, &st, err, sizeof err) == JELLY_OK);
+  ENSURE(st.time == 0.0 && st.steps == 0 && st.cg_iterations == 0 && st.kinetic_energy == 0.0);
+  ENSURE(jelly_world_step(w, 0.1, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_stats(w, 0, &st, err, sizeof err) == JELLY_OK);
+  ENSURE(st.steps == 6 && st.cg_iterations > 0 && st.cg_failed == 0 && st.kinetic_energy > 0);
+  ENSURE(isfinite(st.max_strain) && st.max_strain >= 0 && isfinite(st.min_y) && st.inverted_tets == 0);
+  JellyEnergies e;
+  ENSURE(jelly_world_energies(w, &e, err, sizeof err) == JELLY_OK);
+  ENSURE(st.kinetic_energy == e.kinetic && st.gravity_energy == e.gravity && st.contact_energy == e.contact);
+  const double *x = jelly_world_positions(w);
+  double lo = x[1];
+  for (int i = 1; i < jelly_world_node_count(w); i++) lo = x[3 * i + 1] < lo ? x[3 * i + 1] : lo;
+  ENSURE(st.min_y == lo);
+  ENSURE(jelly_world_stats(w, 1, &st, err, sizeof err) == JELLY_OK && st.steps == 6); /* not reset before */
+  ENSURE(jelly_world_stats(w, 0, &st, err, sizeof err) == JELLY_OK && st.steps == 0 && st.cg_iterations == 0);
+  ENSURE(jelly_world_stats(NULL, 0, &st, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE(jelly_world_stats(w, 0, NULL, err, sizeof err) == JELLY_ERR_INPUT);
+  jelly_world_free(w);
+}
+
 JL_TEST_MAIN({"version", test_version}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
              {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
              {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},
              {"threads", test_threads}, {"shared_model", test_shared_model},
              {"add_after_worlds", test_add_after_worlds}, {"copy_state", test_copy_state},
              {"save_load", test_save_load}, {"threads_shared", test_threads_shared}, {"drag", test_drag},
-             {"warnings_and_handler", test_warnings_and_handler})
+             {"warnings_and_handler", test_warnings_and_handler}, {"load_json", test_load_json}, {"stats", test_stats})

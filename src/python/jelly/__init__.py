@@ -1,0 +1,446 @@
+"""Jelly for Python: scenes as dicts, worlds with NumPy views, parameter sweeps.
+
+The C extension ``jelly._jelly`` binds Jelly's public C API (<jelly/jelly.h>)
+and nothing else; this file adds the conveniences around it (scene dicts,
+bodies by name, the stats row, states as bytes, ``run`` and ``sweep``). It
+holds no physics: every number comes from the library. docs/python.md is the
+guide. Units are SI (m, kg, s, N, J, Pa); Y is up.
+"""
+import copy
+import itertools
+import json
+import os
+import re
+import subprocess
+import tempfile
+import time as _time
+
+import numpy as np
+
+from . import _jelly
+from ._jelly import SceneError, SimulationError
+
+__all__ = ["load_scene", "Model", "World", "Body", "SceneError", "SimulationError", "body_from_arrays",
+           "run", "sweep", "STATS_COLUMNS", "version"]
+
+version = _jelly.version
+
+# the columns of `jelly run`'s stats.csv (README), in its order
+STATS_COLUMNS = ("frame", "time", "wall_ms", "steps", "cg_iterations", "kinetic_energy", "elastic_energy",
+                 "gravity_energy", "max_strain", "min_y", "contacts", "contact_energy", "cg_failed",
+                 "inverted_tets", "energy_splits")
+
+# a body dict of body_from_arrays carries its surface under this key; World
+# writes it to a temporary OBJ file for the scene loader (JSON has no arrays)
+_ARRAYS = "_jelly_arrays"
+
+
+def _absolutize(node, base):
+    """Relative "mesh" paths resolved against base, so the dict works from anywhere."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "mesh" and isinstance(v, str) and not os.path.isabs(v):
+                node[k] = os.path.normpath(os.path.join(base, v))
+            else:
+                _absolutize(v, base)
+    elif isinstance(node, list):
+        for v in node:
+            _absolutize(v, base)
+
+
+def load_scene(path):
+    """Reads a scene file (docs/scenes.md) into a dict; its mesh paths become absolute."""
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            scene = json.load(f)
+    except json.JSONDecodeError as e:
+        raise SceneError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    except OSError as e:
+        raise SceneError(f"{path}: cannot open scene: {e.strerror}") from None
+    if not isinstance(scene, dict):
+        raise SceneError(f"{path}: a scene is a JSON object")
+    _absolutize(scene, os.path.dirname(os.path.abspath(path)))
+    return scene
+
+
+def _write_obj(path, vertices, triangles):
+    # %.17g writes every double exactly (docs/python.md: arrays vs an OBJ file)
+    with open(path, "w", encoding="ascii") as f:
+        f.write("# jelly.body_from_arrays\n")
+        f.writelines("v %.17g %.17g %.17g\n" % tuple(v) for v in vertices.tolist())
+        f.writelines("f %d %d %d\n" % (a + 1, b + 1, c + 1) for a, b, c in triangles.tolist())
+
+
+def _scene_dict(scene):
+    """(a deep copy of the scene dict, its name): a path is loaded, a dict's relative
+    mesh paths are taken from the current folder."""
+    if isinstance(scene, (str, os.PathLike)):
+        return load_scene(scene), os.path.abspath(os.fspath(scene))
+    if isinstance(scene, dict):
+        return copy.deepcopy(scene), os.path.join(os.getcwd(), "<scene dict>")
+    raise TypeError(f"scene must be a dict or a path, not {type(scene).__name__}")
+
+
+def _scene_json(scene, tmpdir, name=None):
+    """(JSON text, name) of a scene dict or path (a dict of _scene_dict when name is
+    given); array bodies go to OBJ files in tmpdir."""
+    if name is None:
+        scene, name = _scene_dict(scene)
+    else:
+        scene = copy.copy(scene)
+    bodies = scene.get("bodies")
+    if isinstance(bodies, list):
+        bodies = list(bodies)
+        for i, b in enumerate(bodies):
+            if isinstance(b, dict) and _ARRAYS in b:
+                b = dict(b)
+                v, t = b.pop(_ARRAYS)
+                obj = os.path.join(tmpdir, f"body{i}.obj")
+                _write_obj(obj, v, t)
+                b["mesh"] = obj
+                bodies[i] = b
+        scene["bodies"] = bodies
+    try:
+        text = json.dumps(scene, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise SceneError(f"{name}: not JSON (numbers must be finite, keys strings): {e}") from None
+    return text, name
+
+
+class Model(_jelly.Model):
+    """A scene built once (TetGen runs here); any number of Worlds share it."""
+
+    def __init__(self, scene):
+        sc, name = _scene_dict(scene)
+        _absolutize(sc, os.path.dirname(name))
+        with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
+            text, name = _scene_json(sc, tmp, name)
+            super().__init__(text, name)
+        self.scene = sc  # the dict it was built from (array bodies included): pickling rebuilds it
+
+
+class Body:
+    """One body of a world: name, node_range, mass, and its current surface."""
+
+    def __init__(self, world, index):
+        # the C world, not the World: no reference cycle, so a World is freed
+        # as soon as its last reference goes (not at the next gc pass)
+        self._w = world._w
+        self.index = index
+        name, first, count, mass, nv, nt = self._w.body_info(index)
+        self.name = name
+        self.node_range = range(first, first + count)
+        self.mass = mass
+        self.vertex_count = nv
+        self.triangle_count = nt
+
+    @property
+    def surface_vertices(self):
+        """(vertex_count, 3) float64 copy of the surface as it is now, m."""
+        return self._w.body_surface(self.index)[0]
+
+    @property
+    def surface_triangles(self):
+        """(triangle_count, 3) int32 vertex indices, counter-clockwise from outside."""
+        return self._w.body_surface(self.index)[1]
+
+    @property
+    def positions(self):
+        """Read-only view of this body's nodes' positions."""
+        return self._w.positions[self.node_range.start:self.node_range.stop]
+
+    def __repr__(self):
+        return f"<jelly.Body {self.name!r} nodes {self.node_range.start}..{self.node_range.stop - 1}>"
+
+
+class _Bodies(dict):
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            return list(self.values())[key]
+        try:
+            return dict.__getitem__(self, key)
+        except KeyError:
+            raise KeyError(f"no body named {key!r}; bodies: {', '.join(self)}") from None
+
+
+class World:
+    """One simulation of a scene (a dict, a path, or a Model to share)."""
+
+    def __init__(self, scene):
+        self.model = scene if isinstance(scene, Model) else Model(scene)
+        self._w = _jelly.World(self.model)
+        self._forces = None
+        self._frame = 0
+        self._row = None
+        self.bodies = _Bodies()
+        for i in range(self._w.body_count):
+            b = Body(self, i)
+            self.bodies[b.name] = b
+        self._row = self._stats_row(0.0, 0)
+
+    # --- stepping (the GIL is released inside) ---
+    def step(self, n=1):
+        """n steps of dt (the scene's); returns self."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise TypeError("step(n): n is a whole number of steps (step_to(t) for a time)")
+        self._timed(lambda: self._w.step(int(n)))
+        return self
+
+    def step_to(self, t):
+        """Steps until the simulated time is t (s), in equal steps no longer than dt."""
+        t = float(t)
+        if not np.isfinite(t):
+            raise ValueError("step_to: t must be finite")
+        if t > self.time:
+            self._timed(lambda: self._w.advance(t - self.time))
+        return self
+
+    def _timed(self, fn):
+        # one step/step_to call is one stats.csv frame (jelly_world_stats resets its counters)
+        t0 = _time.perf_counter()
+        try:
+            fn()
+        finally:
+            self._frame += 1
+            self._row = self._stats_row(1e3 * (_time.perf_counter() - t0), self._frame)
+
+    # --- state ---
+    time = property(lambda self: self._w.time, doc="simulated time, s")
+    dt = property(lambda self: self._w.dt, doc="the longest step, s")
+    node_count = property(lambda self: self._w.node_count)
+    positions = property(lambda self: self._w.positions, doc="read-only (nnode, 3) float64 view, m")
+    velocities = property(lambda self: self._w.velocities, doc="read-only (nnode, 3) float64 view, m/s")
+
+    def pin(self, nodes, on=True):
+        """Holds the nodes where they are (on=False releases them, scene pins too)."""
+        self._w.pin(np.atleast_1d(np.asarray(nodes)).astype(np.intp, casting="same_kind"), bool(on))
+
+    def set_force(self, nodes, force):
+        """Constant force (N) on each node from now on, replacing the previous one;
+        force is (3,) for all or (len(nodes), 3)."""
+        nodes = np.atleast_1d(np.asarray(nodes)).astype(np.intp, casting="same_kind")
+        f = np.broadcast_to(np.asarray(force, dtype=np.float64), (len(nodes), 3))
+        self._w.set_force(nodes, np.ascontiguousarray(f))
+        if self._forces is None:
+            self._forces = np.zeros((self.node_count, 3))
+        self._forces[nodes] = f
+
+    def add_force(self, nodes, force):
+        """Adds a constant force (N) to what the nodes carry already (set_force replaces)."""
+        nodes = np.atleast_1d(np.asarray(nodes)).astype(np.intp, casting="same_kind")
+        f = np.broadcast_to(np.asarray(force, dtype=np.float64), (len(nodes), 3))
+        if len(nodes) and (nodes.min() < 0 or nodes.max() >= self.node_count):
+            raise IndexError(f"add_force: node out of range [0, {self.node_count})")
+        # repeated nodes add up, as forces do
+        acc = {}
+        for i, n in enumerate(nodes.tolist()):
+            if n not in acc:
+                acc[n] = np.zeros(3) if self._forces is None else self._forces[n].copy()
+            acc[n] = acc[n] + f[i]
+        if acc:
+            self.set_force(np.array(list(acc), dtype=np.intp), np.array(list(acc.values())))
+
+    def energy(self):
+        """{"kinetic", "elastic", "gravity", "contact", "external", "total"} in J."""
+        return self._w.energy()
+
+    @property
+    def warnings(self):
+        """{kind: {"count", "first_time", "first"}} for the kinds with a count, plus
+        "steps", "diverged" and "inverted_tets"."""
+        w = self._w.warnings()
+        steps, diverged, inverted = w.pop("_counters")
+        out = {k: {"count": c, "first_time": t, "first": s} for k, (c, t, s) in w.items() if c}
+        out.update(steps=steps, diverged=diverged, inverted_tets=inverted)
+        return out
+
+    def _stats_row(self, ms, frame):
+        row = self._w.stats(True)
+        row.update(frame=frame, wall_ms=ms)
+        return {k: row[k] for k in STATS_COLUMNS}
+
+    @property
+    def stats(self):
+        """The stats.csv row (STATS_COLUMNS) of the last step/step_to call as a frame."""
+        return dict(self._row)
+
+    # --- states as bytes (pickle-able) ---
+    def save_state(self):
+        """The world's state (jelly_world_save's checkpoint) as bytes."""
+        with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
+            p = os.path.join(tmp, "state.jck")
+            self._w.save(p)
+            with open(p, "rb") as f:
+                return f.read()
+
+    def load_state(self, state):
+        """Restores a save_state of a world of the same scene: stepping on is bitwise the same."""
+        if not isinstance(state, (bytes, bytearray, memoryview)):
+            raise TypeError("load_state: state is the bytes of save_state")
+        with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
+            p = os.path.join(tmp, "state.jck")
+            with open(p, "wb") as f:
+                f.write(state)
+            self._w.load(p)
+
+    def __reduce__(self):
+        # pickles as its scene and its state (set forces are inputs, not state)
+        return (_restore_world, (self.model.scene, self.save_state()))
+
+    def __repr__(self):
+        return f"<jelly.World {len(self.bodies)} bodies, {self.node_count} nodes, t = {self.time:.6g} s>"
+
+
+def _restore_world(scene, state):
+    w = World(scene)
+    w.load_state(state)
+    return w
+
+
+def body_from_arrays(vertices, triangles, **body_keys):
+    """A body dict (the keys of a scene body, docs/scenes.md) whose surface is the
+    arrays: vertices (n, 3) float (m), triangles (m, 3) int, closed and counter-
+    clockwise from outside. Put it in scene["bodies"]; World builds it through a
+    temporary OBJ file written exactly (%.17g), read by the scene's mesh importer,
+    which rounds vertices to float32 as for any OBJ file (docs/python.md)."""
+    v = np.array(vertices, dtype=np.float64, copy=True)
+    t = np.array(triangles, copy=True)
+    if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4:
+        raise ValueError("body_from_arrays: vertices must have shape (n >= 4, 3)")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("body_from_arrays: vertices must be finite")
+    if t.ndim != 2 or t.shape[1] != 3 or len(t) < 4 or not np.issubdtype(t.dtype, np.integer):
+        raise ValueError("body_from_arrays: triangles must be integers of shape (m >= 4, 3)")
+    if t.min() < 0 or t.max() >= len(v):
+        raise ValueError(f"body_from_arrays: triangle vertex index out of range [0, {len(v)})")
+    for k in ("mesh", "shape"):
+        if k in body_keys:
+            raise ValueError(f"body_from_arrays: the arrays are the surface; no {k!r} key")
+    body = dict(body_keys)
+    body[_ARRAYS] = (v, t.astype(np.int64))
+    return body
+
+
+_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*\Z")
+_PATH_PART = re.compile(r"([A-Za-z_]\w*)|\[(\d+)\]")
+
+
+def _set_path(scene, path, value):
+    """scene["bodies"][0]["young_modulus"] = value for "bodies[0].young_modulus"."""
+    if not isinstance(path, str) or not _PATH.match(path):
+        raise SceneError(f"sweep: bad key path {path!r} (keys joined by '.', list indices in [], "
+                         "e.g. 'bodies[0].young_modulus')")
+    parts = [m.group(1) if m.group(1) is not None else int(m.group(2)) for m in _PATH_PART.finditer(path)]
+    node = scene
+    for i, p in enumerate(parts[:-1]):
+        try:
+            nxt = node[p]
+        except (KeyError, IndexError, TypeError):
+            if isinstance(p, str) and isinstance(node, dict):
+                nxt = node[p] = {}
+            else:
+                raise SceneError(f"sweep: {path}: no {p!r} in the scene") from None
+        node = nxt
+    try:
+        node[parts[-1]] = value
+    except (IndexError, TypeError):
+        raise SceneError(f"sweep: {path}: cannot set {parts[-1]!r}") from None
+
+
+def _default_measure(world):
+    # the stats row but wall_ms, the one column that differs between identical runs
+    row = world.stats
+    del row["wall_ms"]
+    return row
+
+
+def _sweep_one(scene, assignment, measure, seconds):
+    # one combination, in a worker process: build, run, measure
+    sc = copy.deepcopy(scene)
+    for path, value in assignment:
+        _set_path(sc, path, value)
+    w = World(sc)
+    w.step_to(seconds if seconds is not None else float(sc.get("duration", 2.0)))
+    return measure(w)
+
+
+def sweep(scene, params, measure=None, client=None, seconds=None, max_workers=None):
+    """Runs every combination of params ({"key.path": [values]}) from scene, each in
+    its own process (a new process per run; or on a dask.distributed Client's
+    workers), steps to `seconds` (default: the scene's duration) and returns one
+    dict per combination, in the order of itertools.product over params: the
+    parameters plus "result": measure(world) (default: world.stats without wall_ms).
+    measure must be picklable (a module-level function) without client=."""
+    if isinstance(scene, (str, os.PathLike)):
+        scene = load_scene(scene)
+    elif not isinstance(scene, dict):
+        raise TypeError("sweep: scene must be a dict or a path")
+    else:
+        scene = copy.deepcopy(scene)
+        _absolutize(scene, os.getcwd())  # workers may run elsewhere
+    if not isinstance(params, dict) or not params:
+        raise ValueError("sweep: params is a non-empty dict {key path: [values]}")
+    keys = list(params)
+    values = [list(params[k]) for k in keys]
+    for k, vs in zip(keys, values):
+        if not vs:
+            raise ValueError(f"sweep: no values for {k!r}")
+        _set_path(copy.deepcopy(scene), k, vs[0])  # a bad path fails here, not in a worker
+    combos = [tuple(zip(keys, c)) for c in itertools.product(*values)]
+    measure = measure or _default_measure
+    if client is not None:
+        futures = client.map(_sweep_one, [scene] * len(combos), combos, [measure] * len(combos),
+                             [seconds] * len(combos), pure=False)
+        results = client.gather(futures)
+    else:
+        import concurrent.futures
+        import multiprocessing
+        # spawn: a fresh interpreter per run (max_tasks_per_child=1), no forked threads
+        ctx = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=max_workers or os.cpu_count(), mp_context=ctx,
+                                                    max_tasks_per_child=1) as ex:
+            results = list(ex.map(_sweep_one, [scene] * len(combos), combos, [measure] * len(combos),
+                                  [seconds] * len(combos)))
+    return [dict(dict(c), result=r) for c, r in zip(combos, results)]
+
+
+def _program():
+    prog = os.environ.get("JELLY_PROGRAM")
+    if prog:
+        return prog
+    try:
+        from ._config import PROGRAM
+        if os.path.exists(PROGRAM):
+            return PROGRAM
+    except ImportError:
+        pass
+    import shutil
+    prog = shutil.which("jelly")
+    if not prog:
+        raise FileNotFoundError("jelly.run: the jelly program was not found (set JELLY_PROGRAM)")
+    return prog
+
+
+def run(scene, out, *args, quiet=True):
+    """Runs the scene with the `jelly run` program (the same files: stats.csv, .vtu,
+    scene.pvd, preview.png; args are more options, e.g. "--obj", "--no-preview").
+    The scene is written to a temporary JSON file; returns out."""
+    with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
+        text, name = _scene_json(scene, tmp)
+        sc = json.loads(text)
+        _absolutize(sc, os.path.dirname(name))
+        path = os.path.join(tmp, "scene.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(sc, f)
+        cmd = [_program(), "run", path, "--out", os.fspath(out)] + [str(a) for a in args]
+        if quiet:
+            cmd.append("--quiet")
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode == 2:
+            raise SceneError(p.stderr.strip())
+        if p.returncode == 1:
+            raise SimulationError(p.stderr.strip())
+        if p.returncode != 0:
+            raise OSError(p.stderr.strip() or f"jelly run failed ({p.returncode})")
+    return os.fspath(out)
