@@ -497,26 +497,25 @@ const double *jelly_world_positions(const JellyWorld *world) { return world ? wo
 
 const double *jelly_world_velocities(const JellyWorld *world) { return world ? world->w.state.v : NULL; }
 
-static JellyResult check_node(const JellyWorld *world, int node, const char *fn, char *err, size_t errsz) {
+/* index i of a world's nodes or bodies (what: "node" or "body", n of them) */
+static JellyResult check_index(const JellyWorld *world, int i, const char *what, const char *fn, char *err,
+                               size_t errsz) {
   if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
-  int n = world_model_c(world)->nnode;
-  if (node < 0 || node >= n) {
+  int n = what[0] == 'n' ? world_model_c(world)->nnode : world_model_c(world)->nbody;
+  if (i < 0 || i >= n) {
     char msg[96];
-    snprintf(msg, sizeof msg, "node %d is not in 0..%d", node, n - 1);
+    snprintf(msg, sizeof msg, "%s %d is not in 0..%d", what, i, n - 1);
     return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
   }
   return JELLY_OK;
 }
 
+static JellyResult check_node(const JellyWorld *world, int node, const char *fn, char *err, size_t errsz) {
+  return check_index(world, node, "node", fn, err, errsz);
+}
+
 static JellyResult check_body(const JellyWorld *world, int body, const char *fn, char *err, size_t errsz) {
-  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
-  int n = world_model_c(world)->nbody;
-  if (body < 0 || body >= n) {
-    char msg[96];
-    snprintf(msg, sizeof msg, "body %d is not in 0..%d", body, n - 1);
-    return fail(err, errsz, JELLY_ERR_INPUT, fn, msg);
-  }
-  return JELLY_OK;
+  return check_index(world, body, "body", fn, err, errsz);
 }
 
 JellyResult jelly_world_node_mass(const JellyWorld *world, int node, double *kg, char *err, size_t errsz) {
@@ -680,24 +679,25 @@ JellyResult jelly_world_copy_state(JellyWorld *dst, const JellyWorld *src, char 
   return JELLY_OK;
 }
 
-JellyResult jelly_world_save(const JellyWorld *world, const char *path, char *err, size_t errsz) {
-  static const char fn[] = "jelly_world_save";
+/* a checkpoint file written from (save) or read into (load) the world */
+static JellyResult checkpoint_io(JellyWorld *world, const char *path, int save, char *err, size_t errsz) {
+  const char *fn = save ? "jelly_world_save" : "jelly_world_load";
   if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
   if (!path || !path[0]) return fail(err, errsz, JELLY_ERR_INPUT, fn, "path is NULL or empty");
   char msg[1200];
-  JlResult r = jl_checkpoint_save(&world->w, path, msg, sizeof msg);
+  JlResult r = save ? jl_checkpoint_save(&world->w, path, msg, sizeof msg)
+                    : jl_checkpoint_load(&world->w, path, msg, sizeof msg);
   if (r) return fail(err, errsz, (JellyResult)r, fn, msg);
   return JELLY_OK;
 }
 
+JellyResult jelly_world_save(const JellyWorld *world, const char *path, char *err, size_t errsz) {
+  /* only read: checkpoint_io's world is non-const for the load direction */
+  return checkpoint_io((JellyWorld *)world, path, 1, err, errsz);
+}
+
 JellyResult jelly_world_load(JellyWorld *world, const char *path, char *err, size_t errsz) {
-  static const char fn[] = "jelly_world_load";
-  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
-  if (!path || !path[0]) return fail(err, errsz, JELLY_ERR_INPUT, fn, "path is NULL or empty");
-  char msg[1200];
-  JlResult r = jl_checkpoint_load(&world->w, path, msg, sizeof msg);
-  if (r) return fail(err, errsz, (JellyResult)r, fn, msg);
-  return JELLY_OK;
+  return checkpoint_io(world, path, 0, err, errsz);
 }
 
 /* ---- drag --------------------------------------------------------------------- */

@@ -30,28 +30,36 @@ static const double CUBE_V[8 * 3] = {-0.5, -0.5, -0.5, 0.5, -0.5, -0.5, 0.5, 0.5
 static const int CUBE_T[12 * 3] = {0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
                                    3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
 
-/* a world of one cube (conforming tets, at most 0.01 m^3 each) with the given gravity */
-static JellyWorld *cube_world(double gy, double dt) {
+/* a model of one cube (conforming tets, at most 0.01 m^3 each) with the given gravity, that the
+ * caller frees */
+static JellyModel *cube_model(double gy, double dt) {
   char err[512];
   JellyModelDef md = jelly_default_model_def();
   md.gravity[1] = gy;
   md.dt = dt;
   JellyModel *m = NULL;
-  if (jelly_model_new(&md, &m, err, sizeof err)) {
-    printf("  jelly_model_new: %s\n", err);
-    return NULL;
-  }
+  if (jelly_model_new(&md, &m, err, sizeof err)) return NULL;
   JellyBodyDef bd = jelly_default_body_def();
   bd.name = "cube";
   bd.young_modulus = 1e5;
   bd.poisson_ratio = 0.3;
   bd.max_volume = 0.01;
   bd.translate[1] = 2.0;
-  JellyWorld *w = NULL;
-  if (jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err) ||
-      jelly_world_new(m, &w, err, sizeof err))
+  if (jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err)) {
     printf("  cube: %s\n", err);
-  jelly_model_free(m); /* worlds do not refer to their model */
+    jelly_model_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* a world of cube_model's cube */
+static JellyWorld *cube_world(double gy, double dt) {
+  char err[512];
+  JellyModel *m = cube_model(gy, dt);
+  JellyWorld *w = NULL;
+  if (m && jelly_world_new(m, &w, err, sizeof err)) printf("  cube: %s\n", err);
+  jelly_model_free(m); /* the world keeps its model alive */
   return w;
 }
 
@@ -377,26 +385,6 @@ static void test_threads(void) {
   jelly_world_free(ref);
 }
 
-/* a model of one cube (as cube_world) that the caller frees */
-static JellyModel *cube_model(double gy, double dt) {
-  char err[512];
-  JellyModelDef md = jelly_default_model_def();
-  md.gravity[1] = gy;
-  md.dt = dt;
-  JellyModel *m = NULL;
-  if (jelly_model_new(&md, &m, err, sizeof err)) return NULL;
-  JellyBodyDef bd = jelly_default_body_def();
-  bd.young_modulus = 1e5;
-  bd.poisson_ratio = 0.3;
-  bd.max_volume = 0.01;
-  bd.translate[1] = 2.0;
-  if (jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err)) {
-    printf("  cube: %s\n", err);
-    jelly_model_free(m);
-    return NULL;
-  }
-  return m;
-}
 
 static int same_world_state(const JellyWorld *a, const JellyWorld *b) {
   size_t bytes = 3 * sizeof(double) * (size_t)jelly_world_node_count(a);

@@ -396,7 +396,9 @@ static PyObject *World_stats(WorldObject *self, PyObject *args) {
 }
 
 /* save(path) / load(path): the checkpoint files of jelly_world_save/load */
-static PyObject *World_save(WorldObject *self, PyObject *args) {
+typedef JellyResult (*PathCall)(JellyWorld *, const char *, char *, size_t);
+
+static PyObject *world_path_call(WorldObject *self, PyObject *args, PathCall call) {
   PyObject *path;
   if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path)) return NULL;
   JellyWorld *w = usable(self);
@@ -405,26 +407,18 @@ static PyObject *World_save(WorldObject *self, PyObject *args) {
     return NULL;
   }
   char err[ERRSZ] = "";
-  JellyResult r = jelly_world_save(w, PyBytes_AS_STRING(path), err, sizeof err);
+  JellyResult r = call(w, PyBytes_AS_STRING(path), err, sizeof err);
   Py_DECREF(path);
   if (r) return raise_result(r, err, 0);
   Py_RETURN_NONE;
 }
 
-static PyObject *World_load(WorldObject *self, PyObject *args) {
-  PyObject *path;
-  if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path)) return NULL;
-  JellyWorld *w = usable(self);
-  if (!w) {
-    Py_DECREF(path);
-    return NULL;
-  }
-  char err[ERRSZ] = "";
-  JellyResult r = jelly_world_load(w, PyBytes_AS_STRING(path), err, sizeof err);
-  Py_DECREF(path);
-  if (r) return raise_result(r, err, 0);
-  Py_RETURN_NONE;
+static JellyResult save_call(JellyWorld *w, const char *path, char *err, size_t errsz) {
+  return jelly_world_save(w, path, err, errsz);
 }
+
+static PyObject *World_save(WorldObject *self, PyObject *args) { return world_path_call(self, args, save_call); }
+static PyObject *World_load(WorldObject *self, PyObject *args) { return world_path_call(self, args, jelly_world_load); }
 
 /* copy_state_from(other): jelly_world_copy_state(self, other) */
 static PyObject *World_copy_state_from(WorldObject *self, PyObject *args);
