@@ -24,6 +24,12 @@ typedef struct JlSurface {
   int *tri;     /* ntri x 3, counter-clockwise seen from outside */
 } JlSurface;
 
+/* The most vertices and triangles of one surface given as arrays (the C API's
+ * jelly_model_add_body, a scene's inline "mesh"): what a surface of a few
+ * hundred MB holds. */
+#define JL_SURFACE_MAX_VERTICES 10000000
+#define JL_SURFACE_MAX_TRIANGLES 20000000
+
 void jl_surface_free(JlSurface *s);
 /* Deep copy; dst is overwritten (not freed first). */
 void jl_surface_copy(JlSurface *dst, const JlSurface *src);

@@ -31,8 +31,8 @@
 #include "src/volume.h"
 #include "src/world.h"
 
-#define API_MAX_VERTICES 10000000  /* per body: what a surface of a few hundred MB holds */
-#define API_MAX_TRIANGLES 20000000
+#define API_MAX_VERTICES JL_SURFACE_MAX_VERTICES /* per body (mesh/surface.h), as for a scene's inline mesh */
+#define API_MAX_TRIANGLES JL_SURFACE_MAX_TRIANGLES
 #define API_MAX_TETS 10000000      /* tets a conforming max_volume may ask for, per body (as scenes) */
 #define API_MAX_STEPS 1000000000L  /* steps one jelly_world_step may take */
 

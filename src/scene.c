@@ -228,6 +228,79 @@ static void dir_of(const char *path, char *out, size_t n) {
   out[len] = '\0';
 }
 
+/* An inline "mesh": {"vertices": [[x, y, z], ...], "triangles": [[a, b, c],
+ * ...]} into b->mesh_inline, exactly as written (cJSON reads numbers with
+ * strtod, so 17 significant digits give back the double). Checked here as
+ * jelly_model_add_body checks its arrays (4 to JL_SURFACE_MAX_* elements,
+ * finite coordinates within 1e100 m, indices in range); the surface itself
+ * (closed, manifold, oriented) is validated after placement as a file's. */
+static JlResult parse_inline_mesh(const JlSceneCtx *c, const cJSON *m, const char *path, JlSceneBody *b) {
+  static const char *const keys[] = {"vertices", "triangles", NULL};
+  TRY(jl_scene_check_keys(c, m, path, keys));
+  const cJSON *va = cJSON_GetObjectItemCaseSensitive(m, "vertices");
+  const cJSON *ta = cJSON_GetObjectItemCaseSensitive(m, "triangles");
+  char kp[512], ep[600];
+  for (int k = 0; k < 2; k++) {
+    const cJSON *a = k ? ta : va;
+    jl_scene_key_path(kp, sizeof kp, path, k ? "triangles" : "vertices");
+    if (!a) return jl_scene_bad(c, path, k ? "needs \"triangles\": [[a, b, c], ...]" : "needs \"vertices\": [[x, y, z], ...]", 0);
+    if (!cJSON_IsArray(a))
+      return jl_scene_bad(c, kp, k ? "expected an array of [a, b, c] vertex indices" : "expected an array of [x, y, z]", 0);
+  }
+  /* counts first, so nothing is allocated for an oversized array */
+  int nv = 0, nt = 0;
+  for (const cJSON *e = va->child; e && nv <= JL_SURFACE_MAX_VERTICES; e = e->next) nv++;
+  for (const cJSON *e = ta->child; e && nt <= JL_SURFACE_MAX_TRIANGLES; e = e->next) nt++;
+  jl_scene_key_path(kp, sizeof kp, path, "vertices");
+  if (nv < 4 || nv > JL_SURFACE_MAX_VERTICES)
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: %s%d vertices; a closed surface needs 4 to %d", c->file,
+                   kp, nv > JL_SURFACE_MAX_VERTICES ? "more than " : "", nv > JL_SURFACE_MAX_VERTICES ? nv - 1 : nv,
+                   JL_SURFACE_MAX_VERTICES);
+  jl_scene_key_path(kp, sizeof kp, path, "triangles");
+  if (nt < 4 || nt > JL_SURFACE_MAX_TRIANGLES)
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: %s%d triangles; a closed surface needs 4 to %d", c->file,
+                   kp, nt > JL_SURFACE_MAX_TRIANGLES ? "more than " : "", nt > JL_SURFACE_MAX_TRIANGLES ? nt - 1 : nt,
+                   JL_SURFACE_MAX_TRIANGLES);
+  JlSurface *s = &b->mesh_inline;
+  s->vert = jl_calloc(3 * (size_t)nv, sizeof(double));
+  s->tri = jl_calloc(3 * (size_t)nt, sizeof(int));
+  s->nvert = nv;
+  s->ntri = nt;
+  /* vertices: [x, y, z] of finite numbers within 1e100 m */
+  jl_scene_key_path(kp, sizeof kp, path, "vertices");
+  int i = 0;
+  for (const cJSON *e = va->child; e; e = e->next, i++) {
+    snprintf(ep, sizeof ep, "%s[%d]", kp, i);
+    if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 3) return jl_scene_bad(c, ep, "expected [x, y, z]", 0);
+    int j = 0;
+    for (const cJSON *x = e->child; x; x = x->next, j++) {
+      if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > 1e100) {
+        snprintf(ep, sizeof ep, "%s[%d][%d]", kp, i, j);
+        return jl_scene_bad(c, ep, "expected a finite number within 1e100 m", 0);
+      }
+      s->vert[3 * i + j] = x->valuedouble;
+    }
+  }
+  /* triangles: [a, b, c] of whole numbers in 0..nv-1 */
+  jl_scene_key_path(kp, sizeof kp, path, "triangles");
+  i = 0;
+  for (const cJSON *e = ta->child; e; e = e->next, i++) {
+    snprintf(ep, sizeof ep, "%s[%d]", kp, i);
+    if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 3) return jl_scene_bad(c, ep, "expected [a, b, c]", 0);
+    int j = 0;
+    for (const cJSON *x = e->child; x; x = x->next, j++) {
+      snprintf(ep, sizeof ep, "%s[%d][%d]", kp, i, j);
+      if (!cJSON_IsNumber(x) || x->valuedouble != floor(x->valuedouble))
+        return jl_scene_bad(c, ep, "expected a whole number (a vertex index)", 0);
+      if (!(x->valuedouble >= 0 && x->valuedouble < nv))
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: vertex index %.17g out of range 0..%d", c->file, ep,
+                       x->valuedouble, nv - 1);
+      s->tri[3 * i + j] = (int)x->valuedouble;
+    }
+  }
+  return JL_OK;
+}
+
 static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const char *scene_dir,
                            JlSceneBody *b) {
   static const char *const keys[] = {
@@ -287,14 +360,25 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
     snprintf(b->def.name, sizeof b->def.name, "%s", name);
   }
 
-  TRY(jl_scene_get_str(c, o, path, "mesh", &mesh));
+  /* "mesh": a file path, or the surface inline as arrays */
+  const cJSON *mesh_obj = cJSON_GetObjectItemCaseSensitive(o, "mesh");
+  if (mesh_obj && !cJSON_IsObject(mesh_obj)) {
+    jl_scene_key_path(kp, sizeof kp, path, "mesh");
+    if (!cJSON_IsString(mesh_obj) || !mesh_obj->valuestring)
+      return jl_scene_bad(c, kp, "expected a file path or {\"vertices\": [...], \"triangles\": [...]}", 0);
+    mesh = mesh_obj->valuestring;
+    mesh_obj = NULL;
+  }
   const cJSON *shape = NULL, *tetgen = NULL, *pin = NULL;
   TRY(jl_scene_get_obj(c, o, path, "shape", &shape));
-  if (mesh && shape) return jl_scene_bad(c, path, "give either \"mesh\" or \"shape\", not both", 0);
-  if (!mesh && !shape) return jl_scene_bad(c, path, "needs a \"mesh\" file or a \"shape\"", 0);
-  if (mesh && b->kind == JL_BODY_ROPE)
+  if ((mesh || mesh_obj) && shape) return jl_scene_bad(c, path, "give either \"mesh\" or \"shape\", not both", 0);
+  if (!mesh && !mesh_obj && !shape) return jl_scene_bad(c, path, "needs a \"mesh\" file or a \"shape\"", 0);
+  if ((mesh || mesh_obj) && b->kind == JL_BODY_ROPE)
     return jl_scene_bad(c, path, "a rope takes a \"shape\" of type \"chain\", not a \"mesh\"", 0);
-  if (mesh) {
+  if (mesh_obj) {
+    jl_scene_key_path(kp, sizeof kp, path, "mesh");
+    TRY(parse_inline_mesh(c, mesh_obj, kp, b));
+  } else if (mesh) {
     if (!*mesh) return jl_scene_bad(c, path, "\"mesh\" is empty", 0);
     int len = mesh[0] == '/'
                   ? snprintf(b->mesh_path, sizeof b->mesh_path, "%s", mesh)
@@ -654,7 +738,10 @@ void jl_scene_free(JlScene *sc) {
   free(sc->obstacle);
   sc->obstacle = NULL;
   sc->nobstacle = 0;
-  for (int i = 0; i < sc->nbody; i++) free(sc->body[i].pin_nodes);
+  for (int i = 0; i < sc->nbody; i++) {
+    free(sc->body[i].pin_nodes);
+    jl_surface_free(&sc->body[i].mesh_inline);
+  }
   free(sc->body);
   sc->body = NULL;
   sc->nbody = 0;

@@ -32,7 +32,8 @@ typedef enum JlShapeType {
 
 typedef struct JlSceneBody {
   JlBodyDef def;          /* material, velocity, pins (def.pin points into pin_nodes) */
-  char mesh_path[4096];   /* resolved against the scene's folder; "" for shapes */
+  char mesh_path[4096];   /* resolved against the scene's folder; "" for shapes and inline meshes */
+  JlSurface mesh_inline;  /* "mesh" given as arrays, as written (owned); nvert 0 otherwise */
   JlShapeType shape;
   double size[3];         /* m, box */
   double radius;          /* m, sphere */

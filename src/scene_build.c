@@ -1,5 +1,5 @@
 /* Building a scene's model (jl_scene_build, src/scene.h): each body's
- * surface (a generated shape or a mesh file, placed by jl_transform_points
+ * surface (a generated shape, a mesh file or an inline mesh, placed by jl_transform_points
  * and validated), tetrahedralized with TetGen in a child process (conforming
  * or embedded), or a cloth grid or rope chain built directly; then one
  * JlModel of all bodies (jl_model_build, jl_model_concat for cloth and
@@ -41,6 +41,11 @@ static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, char
     case JL_SHAPE_SPHERE: jl_shape_sphere(b->radius, b->shape_resolution, s); break;
     case JL_SHAPE_TORUS: jl_shape_torus(b->major, b->minor, b->shape_resolution, s); break;
     default: {
+      /* an inline mesh is a copy of its arrays; a file goes through the importer */
+      if (b->mesh_inline.nvert > 0) {
+        jl_surface_copy(s, &b->mesh_inline);
+        break;
+      }
       char msg[1024];
       JlResult r = jl_surface_load(b->mesh_path, s, msg, sizeof msg);
       if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
@@ -72,9 +77,14 @@ static JlResult build_cloth_body(const JlSceneBody *b, const JlWorldDef *wd, JlM
     r = jl_cloth_chain(&cm, b->chain_length, b->chain_segments, msg, sizeof msg);
   } else {
     JlSurface s;
-    r = jl_surface_load(b->mesh_path, &s, msg, sizeof msg);
+    if (b->mesh_inline.nvert > 0) {
+      jl_surface_copy(&s, &b->mesh_inline);
+      r = JL_OK;
+    } else {
+      r = jl_surface_load(b->mesh_path, &s, msg, sizeof msg);
+    }
     if (!r) {
-      r = jl_cloth_from_surface(&cm, &s, b->mesh_path, msg, sizeof msg);
+      r = jl_cloth_from_surface(&cm, &s, b->mesh_path[0] ? b->mesh_path : b->def.name, msg, sizeof msg);
       jl_surface_free(&s);
     }
   }

@@ -88,6 +88,36 @@ static int check_rejects(const char *path, const char *needle, double limit) {
   return 1;
 }
 
+/* ---- inline meshes in scenes ------------------------------------------------------ */
+
+/* `jelly run` on a scene whose body gives a bad surface inline: exit 2 with
+ * the key path of the bad element, before anything is built or written */
+static void test_inline_mesh_run(void) {
+  static const char *const cases[][2] = {
+      {"{\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,7]]}",
+       "bodies[0].mesh.triangles[3][2]: vertex index 7 out of range 0..3"},
+      {"{\"vertices\": [[0,0,0],[1,0,0],[0,-1e400,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}",
+       "bodies[0].mesh.vertices[2][1]: expected a finite number"},
+      {"{\"vertices\": [0,0,0,1,0,0,0,1,0,0,0,1], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}",
+       "bodies[0].mesh.vertices[0]: expected [x, y, z]"},
+      {"{\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1]]}",
+       "bodies[0].mesh.triangles: 1 triangles; a closed surface needs 4 to"},
+      {"{\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[0,2,1]]}",
+       "cannot tetrahedralize"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024], name[64], args[1600], out[8192];
+    snprintf(text, sizeof text, "{\"duration\": 0.02, \"bodies\": [{\"name\": \"inl\", \"mesh\": %s}]}", cases[i][0]);
+    snprintf(name, sizeof name, "inline%zu.json", i);
+    const char *p = put(name, text, strlen(text));
+    snprintf(args, sizeof args, "run '%s' --out '%s/inline_out%zu' --quiet", p, dir(), i);
+    double t;
+    int rc = run(args, out, sizeof out, &t);
+    ENSURE_MSG(rc == 2 && strstr(out, p) && strstr(out, cases[i][1]), "case %zu: exit %d (want 2, '%s'):\n%s", i, rc,
+               cases[i][1], out);
+  }
+}
+
 /* ---- crashes inside assimp --------------------------------------------------------- */
 
 static void test_ply_binary_header_20_bytes(void) {
@@ -801,4 +831,5 @@ JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"tetgen_limits", test_tetgen_limits},
              {"child_ends", test_child_ends},
              {"child_dies_with_parent", test_child_dies_with_parent},
-             {"library_load_limits", test_library_load_limits})
+             {"library_load_limits", test_library_load_limits},
+             {"inline_mesh_run", test_inline_mesh_run})

@@ -96,6 +96,94 @@ typedef struct BadCase {
   const char *want1, *want2;
 } BadCase;
 
+/* scene text of one volume body whose "mesh" is surface s inline (%.17g,
+ * exact), or the file `file` when s is NULL; the same placement for both */
+static char *inline_scene(const JlSurface *s, const char *file) {
+  size_t cap = 4096 + (s ? 80 * (size_t)s->nvert + 40 * (size_t)s->ntri : 0), n = 0;
+  char *t = malloc(cap);
+  n += (size_t)snprintf(t + n, cap - n, "{\"bodies\": [{\"name\": \"b\", \"scale\": 0.3, \"rotate_deg\": [10, 20, 30],"
+                        " \"translate\": [0.1, 0.7, -0.2], \"tetgen\": {\"max_volume\": 0.0005}, \"mesh\": ");
+  if (!s) {
+    n += (size_t)snprintf(t + n, cap - n, "\"%s\"}]}", file);
+    return t;
+  }
+  n += (size_t)snprintf(t + n, cap - n, "{\"vertices\": [");
+  for (int i = 0; i < s->nvert; i++)
+    n += (size_t)snprintf(t + n, cap - n, "%s[%.17g, %.17g, %.17g]", i ? ", " : "", s->vert[3 * i],
+                          s->vert[3 * i + 1], s->vert[3 * i + 2]);
+  n += (size_t)snprintf(t + n, cap - n, "], \"triangles\": [");
+  for (int i = 0; i < s->ntri; i++)
+    n += (size_t)snprintf(t + n, cap - n, "%s[%d, %d, %d]", i ? ", " : "", s->tri[3 * i], s->tri[3 * i + 1],
+                          s->tri[3 * i + 2]);
+  snprintf(t + n, cap - n, "]}}]}");
+  return t;
+}
+
+/* a body's "mesh" given inline: the same model as the file when the arrays
+ * hold the file's (float32) values in the importer's order, and the
+ * double-precision vertices kept exactly where a file would round them */
+static void test_inline_mesh(void) {
+  const char *file = JL_SOURCE_DIR "/models/icosphere_320.obj";
+  JlSurface s;
+  char err[2048] = "";
+  ENSURE_MSG(jl_surface_load(file, &s, err, sizeof err) == JL_OK, "%s", err);
+  JlModel m[2];
+  for (int k = 0; k < 2; k++) {
+    char *text = inline_scene(k ? &s : NULL, file);
+    JlScene sc;
+    ENSURE_MSG(parse(text, &sc, err, sizeof err) == JL_OK, "%s", err);
+    free(text);
+    ENSURE(k ? sc.body[0].mesh_inline.nvert == s.nvert && !sc.body[0].mesh_path[0]
+             : sc.body[0].mesh_inline.nvert == 0);
+    ENSURE_MSG(jl_scene_build(&sc, &m[k], NULL, err, sizeof err) == JL_OK, "%s", err);
+    jl_scene_free(&sc);
+  }
+  /* same TetGen input, so the same model, bit for bit */
+  ENSURE(m[0].nnode == m[1].nnode && m[0].nspring == m[1].nspring);
+  ENSURE(memcmp(m[0].x0, m[1].x0, 3 * (size_t)m[0].nnode * sizeof(double)) == 0);
+  ENSURE(memcmp(m[0].mass, m[1].mass, (size_t)m[0].nnode * sizeof(double)) == 0);
+  ENSURE(m[0].body[0].mass == m[1].body[0].mass);
+  ENSURE(m[0].body[0].surface.nvert == m[1].body[0].surface.nvert);
+  ENSURE(memcmp(m[0].body[0].surface.vert, m[1].body[0].surface.vert,
+                3 * (size_t)m[0].body[0].surface.nvert * sizeof(double)) == 0);
+  jl_model_free(&m[0]);
+  jl_model_free(&m[1]);
+
+  /* vertices no float holds: placed exactly as jl_transform_points places them */
+  for (int i = 0; i < 3 * s.nvert; i++) s.vert[i] += 1e-12 * (i % 7);
+  char *text = inline_scene(&s, file);
+  JlScene sc;
+  ENSURE_MSG(parse(text, &sc, err, sizeof err) == JL_OK, "%s", err);
+  free(text);
+  ENSURE(memcmp(sc.body[0].mesh_inline.vert, s.vert, 3 * (size_t)s.nvert * sizeof(double)) == 0);
+  JlModel mm;
+  ENSURE_MSG(jl_scene_build(&sc, &mm, NULL, err, sizeof err) == JL_OK, "%s", err);
+  jl_transform_points(s.vert, s.nvert, sc.body[0].scale, sc.body[0].rotate_deg, sc.body[0].translate);
+  ENSURE(mm.body[0].surface.nvert == s.nvert);
+  ENSURE(memcmp(mm.body[0].surface.vert, s.vert, 3 * (size_t)s.nvert * sizeof(double)) == 0);
+  jl_model_free(&mm);
+  jl_scene_free(&sc);
+  jl_surface_free(&s);
+
+  /* an open inline surface is refused as a file's would be, naming the body */
+  JlModel bad;
+  ENSURE(parse("{\"bodies\": [{\"name\": \"open\", \"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]],"
+               " \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[0,2,1]]}}]}",
+               &sc, err, sizeof err) == JL_OK);
+  ENSURE(jl_scene_build(&sc, &bad, NULL, err, sizeof err) == JL_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "body 'open'") && strstr(err, "cannot tetrahedralize"), "%s", err);
+  jl_scene_free(&sc);
+
+  /* cloth takes an inline mesh too (open is fine there) */
+  ENSURE_MSG(parse("{\"bodies\": [{\"kind\": \"cloth\", \"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[1,0,1],[0,0,1],"
+                   "[0.5,0,0.5]], \"triangles\": [[0,4,1],[1,4,2],[2,4,3],[3,4,0]]}}]}",
+                   &sc, err, sizeof err) == JL_OK, "%s", err);
+  ENSURE_MSG(jl_scene_build(&sc, &bad, NULL, err, sizeof err) == JL_OK, "%s", err);
+  ENSURE(bad.nnode == 5);
+  jl_model_free(&bad);
+  jl_scene_free(&sc);
+}
+
 static void test_bad_scenes(void) {
   static const BadCase cases[] = {
       {"", "test.json:1:1", "invalid JSON"},
@@ -202,6 +290,21 @@ static void test_bad_scenes(void) {
       {"{\"wind\": {\"period\": 0}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.period", "> 0"},
       {"{\"wind\": {\"drag\": -1}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.drag", ">= 0"},
       {"{\"wind\": [1, 2, 3], \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind", "object"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,9]]}}]}", "bodies[0].mesh.triangles[3][2]", "vertex index 9 out of range 0..3"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,-1,3]]}}]}", "bodies[0].mesh.triangles[3][1]", "vertex index -1 out of range 0..3"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2.5,3]]}}]}", "bodies[0].mesh.triangles[3][1]", "whole number"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2]]}}]}", "bodies[0].mesh.triangles[3]", "[a, b, c]"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2]]}}]}", "bodies[0].mesh.triangles", "3 triangles"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": {}}}]}", "bodies[0].mesh.triangles", "array"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1e999,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}", "bodies[0].mesh.vertices[2][1]", "finite"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,\"1\"]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}", "bodies[0].mesh.vertices[3][2]", "finite"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}", "bodies[0].mesh.vertices[3]", "[x, y, z]"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}", "bodies[0].mesh.vertices", "3 vertices"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}]}", "bodies[0].mesh", "triangles"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]], \"normals\": []}}]}", "bodies[0].mesh.normals", "unknown key"},
+      {"{\"bodies\": [{\"mesh\": 3}]}", "bodies[0].mesh", "file path or"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"mesh\": {\"vertices\": [], \"triangles\": []}}]}", "bodies[0]", "rope"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}, \"shape\": {\"type\": \"box\"}}]}", "bodies[0]", "not both"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     JlScene sc;
@@ -437,7 +540,7 @@ static void test_shape_limits(void) {
 
 JL_TEST_MAIN({"full_example", test_full_example}, {"defaults", test_defaults},
              {"hull_points_finite", test_hull_points_finite}, {"shape_limits", test_shape_limits},
-             {"bad_scenes", test_bad_scenes}, {"cloth_rope_wind", test_cloth_rope_wind},
+             {"bad_scenes", test_bad_scenes}, {"inline_mesh", test_inline_mesh}, {"cloth_rope_wind", test_cloth_rope_wind},
              {"transform", test_transform},
              {"shipped_scenes_parse", test_shipped_scenes_parse},
              {"shipped_scene_meshes", test_shipped_scene_meshes})
