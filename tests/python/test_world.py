@@ -204,11 +204,24 @@ def read_obj(path):
 
 
 def test_arrays_match_obj_bitwise(models):
+    # the importer rounds a file's vertices to float32 and welds them in its own
+    # order; arrays holding what it made of the file (a world's surface at t = 0,
+    # unplaced) give the same world, bit for bit
     obj = os.path.join(models, "icosphere_320.obj")
-    v, t = read_obj(obj)
+    probe = jelly.World({"bodies": [{"name": "ball", "mesh": obj}]}).bodies["ball"]
+    v, t = probe.surface_vertices, probe.surface_triangles
+    v_file, t_file = read_obj(obj)
+    assert np.array_equal(np.sort(v, axis=0), np.sort(v_file.astype(np.float32).astype(np.float64), axis=0))
     keys = dict(name="ball", scale=0.1, translate=[0, 0.3, 0], young_modulus=1e5, density=800)
     scene = {"dt": 1 / 60, "ground": {"y": 0.0}}
     w_obj = jelly.World(dict(scene, bodies=[dict(keys, mesh=obj)]))
+    # the file's own order (float32-rounded) gives the same surface and mass, its
+    # tets in another order
+    w_ord = jelly.World(dict(scene, bodies=[jelly.body_from_arrays(
+        v_file.astype(np.float32).astype(np.float64), t_file, **keys)]))
+    s_obj, s_ord = w_obj.bodies["ball"].surface_vertices, w_ord.bodies["ball"].surface_vertices
+    assert np.array_equal(np.sort(s_obj, axis=0), np.sort(s_ord, axis=0))
+    assert w_ord.bodies["ball"].mass == pytest.approx(w_obj.bodies["ball"].mass, rel=1e-12)
     w_arr = jelly.World(dict(scene, bodies=[jelly.body_from_arrays(v, t, **keys)]))
     assert w_obj.positions.tobytes() == w_arr.positions.tobytes()
     w_obj.step(30)
@@ -225,6 +238,22 @@ def test_arrays_match_obj_bitwise(models):
         jelly.body_from_arrays(v, t + len(v))
     with pytest.raises(ValueError, match="finite"):
         jelly.body_from_arrays(np.full_like(v, np.nan), t)
+
+
+def test_arrays_keep_double_precision(models):
+    # inline vertices are not rounded: the surface at t = 0 is the input placed
+    # (scale, then translate), to the last bit where a float32 file would differ
+    v, t = read_obj(os.path.join(models, "icosphere_320.obj"))
+    v = v + 1e-9 * (np.arange(v.size).reshape(v.shape) % 7)
+    assert np.any(v.astype(np.float32).astype(np.float64) != v)
+    body = jelly.body_from_arrays(v, t, name="ball", scale=0.5, translate=[0.25, 0.5, 0.125])
+    assert body["mesh"]["vertices"] == v.tolist()
+    w = jelly.World({"bodies": [body]})
+    got = w.bodies["ball"].surface_vertices
+    assert got.shape == v.shape
+    assert got.tobytes() == (v * 0.5 + np.array([0.25, 0.5, 0.125])).tobytes()
+    w_back = pickle.loads(pickle.dumps(w))
+    assert w_back.bodies["ball"].surface_vertices.tobytes() == got.tobytes()
 
 
 def test_one_thread_per_world():

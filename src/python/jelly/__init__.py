@@ -30,17 +30,13 @@ STATS_COLUMNS = ("frame", "time", "wall_ms", "steps", "cg_iterations", "kinetic_
                  "gravity_energy", "max_strain", "min_y", "contacts", "contact_energy", "cg_failed",
                  "inverted_tets", "energy_splits")
 
-# a body dict of body_from_arrays carries its surface under this key; World
-# writes it to a temporary OBJ file for the scene loader (JSON has no arrays)
-_ARRAYS = "_jelly_arrays"
-
-
 def _absolutize(node, base):
     """Relative "mesh" paths resolved against base, so the dict works from anywhere."""
     if isinstance(node, dict):
         for k, v in node.items():
-            if k == "mesh" and isinstance(v, str) and not os.path.isabs(v):
-                node[k] = os.path.normpath(os.path.join(base, v))
+            if k == "mesh":  # a path, or an inline mesh (no paths inside)
+                if isinstance(v, str) and not os.path.isabs(v):
+                    node[k] = os.path.normpath(os.path.join(base, v))
             else:
                 _absolutize(v, base)
     elif isinstance(node, list):
@@ -64,14 +60,6 @@ def load_scene(path):
     return scene
 
 
-def _write_obj(path, vertices, triangles):
-    # %.17g writes every double exactly (docs/python.md: arrays vs an OBJ file)
-    with open(path, "w", encoding="ascii") as f:
-        f.write("# jelly.body_from_arrays\n")
-        f.writelines("v %.17g %.17g %.17g\n" % tuple(v) for v in vertices.tolist())
-        f.writelines("f %d %d %d\n" % (a + 1, b + 1, c + 1) for a, b, c in triangles.tolist())
-
-
 def _scene_dict(scene):
     """(a deep copy of the scene dict, its name): a path is loaded, a dict's relative
     mesh paths are taken from the current folder."""
@@ -82,25 +70,12 @@ def _scene_dict(scene):
     raise TypeError(f"scene must be a dict or a path, not {type(scene).__name__}")
 
 
-def _scene_json(scene, tmpdir, name=None):
+def _scene_json(scene, name=None):
     """(JSON text, name) of a scene dict or path (a dict of _scene_dict when name is
-    given); array bodies go to OBJ files in tmpdir."""
+    given). json.dumps writes floats as repr does, the shortest text strtod reads
+    back to the same double, so inline meshes (body_from_arrays) stay exact."""
     if name is None:
         scene, name = _scene_dict(scene)
-    else:
-        scene = copy.copy(scene)
-    bodies = scene.get("bodies")
-    if isinstance(bodies, list):
-        bodies = list(bodies)
-        for i, b in enumerate(bodies):
-            if isinstance(b, dict) and _ARRAYS in b:
-                b = dict(b)
-                v, t = b.pop(_ARRAYS)
-                obj = os.path.join(tmpdir, f"body{i}.obj")
-                _write_obj(obj, v, t)
-                b["mesh"] = obj
-                bodies[i] = b
-        scene["bodies"] = bodies
     try:
         text = json.dumps(scene, allow_nan=False)
     except (TypeError, ValueError) as e:
@@ -114,10 +89,9 @@ class Model(_jelly.Model):
     def __init__(self, scene):
         sc, name = _scene_dict(scene)
         _absolutize(sc, os.path.dirname(name))
-        with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
-            text, name = _scene_json(sc, tmp, name)
-            super().__init__(text, name)
-        self.scene = sc  # the dict it was built from (array bodies included): pickling rebuilds it
+        text, name = _scene_json(sc, name)
+        super().__init__(text, name)
+        self.scene = sc  # the dict it was built from (inline meshes included): pickling rebuilds it
 
 
 class Body:
@@ -301,9 +275,10 @@ def _restore_world(scene, state):
 def body_from_arrays(vertices, triangles, **body_keys):
     """A body dict (the keys of a scene body, docs/scenes.md) whose surface is the
     arrays: vertices (n, 3) float (m), triangles (m, 3) int, closed and counter-
-    clockwise from outside. Put it in scene["bodies"]; World builds it through a
-    temporary OBJ file written exactly (%.17g), read by the scene's mesh importer,
-    which rounds vertices to float32 as for any OBJ file (docs/python.md)."""
+    clockwise from outside. Put it in scene["bodies"]: the arrays are its "mesh",
+    given inline as lists (docs/scenes.md), which the scene reads back exactly, so
+    the vertices keep double precision (a mesh file is rounded to float32 by the
+    importer; docs/python.md)."""
     v = np.array(vertices, dtype=np.float64, copy=True)
     t = np.array(triangles, copy=True)
     if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4:
@@ -318,7 +293,7 @@ def body_from_arrays(vertices, triangles, **body_keys):
         if k in body_keys:
             raise ValueError(f"body_from_arrays: the arrays are the surface; no {k!r} key")
     body = dict(body_keys)
-    body[_ARRAYS] = (v, t.astype(np.int64))
+    body["mesh"] = {"vertices": v.tolist(), "triangles": t.astype(np.int64).tolist()}
     return body
 
 
@@ -427,7 +402,7 @@ def run(scene, out, *args, quiet=True):
     scene.pvd, preview.png; args are more options, e.g. "--obj", "--no-preview").
     The scene is written to a temporary JSON file; returns out."""
     with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
-        text, name = _scene_json(scene, tmp)
+        text, name = _scene_json(scene)
         sc = json.loads(text)
         _absolutize(sc, os.path.dirname(name))
         path = os.path.join(tmp, "scene.json")
