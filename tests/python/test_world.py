@@ -48,7 +48,7 @@ def test_view_keeps_world_alive():
 def test_scene_error_names_key_path():
     sc = tiny_scene()
     sc["bodies"][0]["young_modulus"] = -5
-    with pytest.raises(jelly.SceneError, match=r"bodies\[0\]\.young_modulus"):
+    with pytest.raises(jelly.SceneError, match=r"^<scene dict>: bodies\[0\]\.young_modulus"):
         jelly.World(sc)
     sc = tiny_scene()
     sc["bodies"][0]["colour"] = "red"

@@ -90,7 +90,13 @@ class Model(_jelly.Model):
         sc, name = _scene_dict(scene)
         _absolutize(sc, os.path.dirname(name))
         text, name = _scene_json(sc, name)
-        super().__init__(text, name)
+        try:
+            super().__init__(text, name)
+        except SceneError as e:
+            if not isinstance(scene, dict):
+                raise
+            # a dict has no file: its messages say "<scene dict>", not the folder it was resolved in
+            raise SceneError(str(e).replace(name, "<scene dict>")) from None
         self.scene = sc  # the dict it was built from (inline meshes included): pickling rebuilds it
 
 
