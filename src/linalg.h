@@ -92,8 +92,8 @@ typedef struct JlWork {
   double *rhs;      /* nnode x 3: implicit right-hand side */
   double *diag;     /* nnode x 9: diagonal 3x3 blocks of the implicit matrix */
   double *x_guard, *v_guard, *dv_guard; /* JL_GUARD_DEPTH x nnode x 3: state before an energy-guarded step */
-  /* the elements' history with x_step, x_sub and x_guard: undoing a step restores it too */
-  JlHistory hist_step, hist_sub, hist_guard[JL_GUARD_DEPTH];
+  /* the elements' history with x_step and x_sub: undoing a step restores it too */
+  JlHistory hist_step, hist_sub;
   JlCg cg;
 } JlWork;
 

@@ -18,7 +18,7 @@
  * Rollback: an adaptive rejection and a divergence restore the force
  * elements' history (JlForce.history_*) with x, v and dv, so a retried step
  * starts from the contact and friction state its first try started from
- * (the energy guard's split does not: JL_GUARD_RESTORES_HISTORY below).
+ * (the energy guard's split does not: see implicit_guarded).
  *
  * Threads: each parallel loop carries a num_threads clause with the world's
  * def.threads (JlForce.threads, JlCg.threads), never omp_set_num_threads, so
@@ -39,14 +39,6 @@
 #include "src/linalg.h"
 #include "src/volume.h"
 #include "src/wind.h"
-
-/* The energy guard's split (implicit_guarded) restores x, v, dv but keeps
- * the contact and friction history its first try left: restoring that too
- * changes the frames of default.json, and either way the step is
- * deterministic and copies and checkpoints reproduce it bitwise, so the
- * shipped results were kept (docs/architecture.md, "Model and state").
- * Divergence and adaptive rejection restore the history. */
-#define JL_GUARD_RESTORES_HISTORY 0
 
 static const char *const integrator_names[JL_INTEGRATOR_COUNT] = {
     "implicit", "symplectic", "euler", "midpoint", "rk4", "verlet"};
@@ -113,7 +105,6 @@ static void work_free(JlWork *k) {
   if (!k) return;
   free(k->hist_step.buf);
   free(k->hist_sub.buf);
-  for (int d = 0; d < JL_GUARD_DEPTH; d++) free(k->hist_guard[d].buf);
   double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
                        &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs, &k->diag,
                        &k->x_guard, &k->v_guard, &k->dv_guard};
@@ -420,6 +411,22 @@ static double total_energy(const JlWorld *w, double *kinetic) {
   return e.kinetic + e.elastic + e.gravity + e.ground;
 }
 
+/* Every element's begin_step on the state at the step's start (collision
+ * detection, contact set-up). Returns 1 when an element does work on the
+ * bodies on purpose in this step (JlForce pushing: overlaps pushed apart at
+ * the push-out speed), which is counted as a warning. */
+static int begin_elements(JlWorld *w, double h) {
+  int pushing = 0;
+  for (int e = 0; e < w->nforce; e++) {
+    JlForce *f = w->force[e];
+    if (f->ops->begin_step) f->ops->begin_step(f, w->model, w->state.x, w->state.v, h);
+    if (f->ops->pushing && f->ops->pushing(f)) pushing = 1;
+  }
+  warn(w, JL_WARN_PUSH_OUT, pushing, w->state.t, "t = %.6g s: contacts push overlapping bodies apart at the "
+       "push-out speed (%g m/s)", w->state.t, w->model->world.contact_push_out);
+  return pushing;
+}
+
 /* the energy guard applies when no element does work on the bodies: only
  * springs, the volume force, gravity, the ground and contacts */
 static int conservative(const JlWorld *w) {
@@ -456,18 +463,8 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
   int guard = depth < JL_GUARD_DEPTH && conservative(w);
   double ke0 = 0.0, e0 = guard ? total_energy(w, &ke0) : 0.0;
   size_t n3 = 3 * (size_t)m->nnode, off = (size_t)depth * n3;
-  if (guard) {
-    save_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
-    if (JL_GUARD_RESTORES_HISTORY) jl_world_history_save(w, &k->hist_guard[depth]);
-  }
-  for (int e = 0; e < w->nforce; e++)
-    if (w->force[e]->ops->begin_step) w->force[e]->ops->begin_step(w->force[e], m, s->x, s->v, h);
-  int pushing = 0;
-  for (int e = 0; e < w->nforce; e++)
-    if (w->force[e]->ops->pushing && w->force[e]->ops->pushing(w->force[e])) pushing = 1;
-  if (pushing) guard = 0;
-  warn(w, JL_WARN_PUSH_OUT, pushing, s->t, "t = %.6g s: contacts push overlapping bodies apart at the push-out "
-       "speed (%g m/s)", s->t, m->world.contact_push_out);
+  if (guard) save_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
+  if (begin_elements(w, h)) guard = 0;
   int failed = 0;
   rep->cg_iterations += jl_step_implicit(w, h, &failed);
   rep->cg_failed += failed;
@@ -490,9 +487,12 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
     s->t += h;
     return;
   }
-  /* undo and take two half steps */
+  /* undo and take two half steps. The elements' history is not undone: the
+   * halves start from the contact and friction state the first try left.
+   * Restoring it too changes the frames of default.json; either way the step
+   * is deterministic and copies and checkpoints reproduce it bitwise, so the
+   * shipped results were kept (docs/architecture.md, "Model and state"). */
   load_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
-  if (JL_GUARD_RESTORES_HISTORY) jl_world_history_load(w, &k->hist_guard[depth]);
   rep->energy_splits++;
   implicit_guarded(w, 0.5 * h, rep, depth + 1);
   implicit_guarded(w, 0.5 * h, rep, depth + 1);
@@ -508,14 +508,7 @@ static void substep(JlWorld *w, double h, JlStepReport *rep) {
     implicit_guarded(w, h, rep, 0);
     w->state.t = t0;
   } else {
-    int pushing = 0;
-    for (int e = 0; e < w->nforce; e++) {
-      JlForce *f = w->force[e];
-      if (f->ops->begin_step) f->ops->begin_step(f, w->model, w->state.x, w->state.v, h);
-      if (f->ops->pushing && f->ops->pushing(f)) pushing = 1;
-    }
-    warn(w, JL_WARN_PUSH_OUT, pushing, w->state.t, "t = %.6g s: contacts push overlapping bodies apart at the "
-         "push-out speed (%g m/s)", w->state.t, w->model->world.contact_push_out);
+    begin_elements(w, h);
     jl_step_explicit(w, h);
   }
   /* Provot's stretch limit on cloth and ropes (src/provot.c) */
