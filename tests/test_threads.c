@@ -4,8 +4,10 @@
  * and each result must equal the single-threaded one bit for bit; two
  * threads write PNGs at once and each file must equal the one written alone
  * (with render/ only: JELLY_RENDER);
- * two threads step a world each (contacts included) and must end where one
- * world stepped alone does. Run it under ThreadSanitizer (a build with
+ * two threads step a world each (contacts included; built beforehand, as
+ * jelly.h asks) and must end where one world stepped alone does. Under
+ * AddressSanitizer the concurrent loads are skipped: gcc 12's ASan allocator
+ * is not fork-safe (a child forked mid-malloc of the other thread hangs). Run it under ThreadSanitizer (a build with
  * -DCMAKE_C_FLAGS=-fsanitize=thread) to see the races, not only their
  * results: the sorts' context pointers (mesh/surface.c weld, mesh/validate.c
  * orientation), the mesh limits (mesh/child.c), the out-of-memory exit code
@@ -91,6 +93,16 @@ static void *load_job(void *arg) {
 static int rounds(void) { return getenv("JL_TEST_QUICK") ? 3 : 8; }
 
 static void test_two_meshes_at_once(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  /* gcc 12's AddressSanitizer allocator takes no lock across fork(): a child
+   * forked while the other thread is inside malloc waits forever for that
+   * thread's allocator lock (seen: a TetGen child stuck in operator new, ended
+   * by the --mesh-timeout deadline). glibc's malloc and ThreadSanitizer lock
+   * their allocators around fork, so the release and ThreadSanitizer runs
+   * keep this case. */
+  printf("  skipped under AddressSanitizer: its allocator is not fork-safe (gcc 12)\n");
+  return;
+#endif
   const char *paths[2] = {JL_MODELS_DIR "/icosphere_320.obj", JL_MODELS_DIR "/torus.obj"};
   Loaded expect[2];
   for (int i = 0; i < 2; i++) {
@@ -127,44 +139,44 @@ static const char *const k_balls =
     "    \"velocity\": [-3, 0, 0], \"tetgen\": {\"max_volume\": 1e-3}, \"young_modulus\": 2e5} ] }";
 
 typedef struct WorldJob {
+  JlWorld w; /* built before the thread starts (jelly.h: load from one thread at a time) */
   int steps;
-  int ok, nnode;
-  double *x; /* nnode x 3 at the end, malloc'd */
+  int ok;
 } WorldJob;
 
 static void *world_job(void *arg) {
   WorldJob *j = arg;
-  JlWorld w;
-  if (!jl_test_scene_world(&w, k_balls, "threads_balls.json")) return NULL;
-  j->ok = 1;
   for (int s = 0; s < j->steps && j->ok; s++) {
     JlStepReport rep;
-    j->ok = jl_world_step(&w, 1.0 / 60.0, &rep) == JL_OK;
+    j->ok = jl_world_step(&j->w, 1.0 / 60.0, &rep) == JL_OK;
   }
-  j->nnode = w.model->nnode;
-  j->x = malloc(3 * (size_t)j->nnode * sizeof(double));
-  if (j->x) memcpy(j->x, w.state.x, 3 * (size_t)j->nnode * sizeof(double));
-  jl_world_destroy(&w);
   return NULL;
 }
 
 /* Two worlds stepped on two threads end where one world stepped alone does,
- * bit for bit: nothing in the engine is shared between worlds. */
+ * bit for bit: nothing in the engine is shared between worlds. The worlds
+ * are built first, on this thread, as jelly.h asks (building forks TetGen
+ * children); loading on two threads at once is two_meshes_at_once. */
 static void test_two_worlds_at_once(void) {
   int steps = getenv("JL_TEST_QUICK") ? 10 : 30;
-  WorldJob alone = {steps, 0, 0, NULL}, job[2] = {{steps, 0, 0, NULL}, {steps, 0, 0, NULL}};
+  WorldJob alone = {.steps = steps}, job[2] = {{.steps = steps}, {.steps = steps}};
+  alone.ok = jl_test_scene_world(&alone.w, k_balls, "threads_balls.json");
+  ENSURE(alone.ok);
+  for (int i = 0; i < 2; i++) {
+    job[i].ok = jl_test_scene_world(&job[i].w, k_balls, "threads_balls.json");
+    ENSURE(job[i].ok);
+  }
   world_job(&alone);
-  ENSURE(alone.ok && alone.x);
+  ENSURE(alone.ok);
   pthread_t th[2];
   for (int i = 0; i < 2; i++) ENSURE(pthread_create(&th[i], NULL, world_job, &job[i]) == 0);
   for (int i = 0; i < 2; i++) ENSURE(pthread_join(th[i], NULL) == 0);
-  int same[2];
+  int n = alone.w.model->nnode, same[2];
   for (int i = 0; i < 2; i++)
-    same[i] = job[i].ok && job[i].x && job[i].nnode == alone.nnode &&
-              memcmp(job[i].x, alone.x, 3 * (size_t)alone.nnode * sizeof(double)) == 0;
-  free(alone.x);
-  free(job[0].x);
-  free(job[1].x);
+    same[i] = job[i].ok && job[i].w.model->nnode == n &&
+              memcmp(job[i].w.state.x, alone.w.state.x, 3 * (size_t)n * sizeof(double)) == 0;
+  jl_world_destroy(&alone.w);
+  for (int i = 0; i < 2; i++) jl_world_destroy(&job[i].w);
   ENSURE_MSG(same[0] && same[1], "threaded worlds differ from the one stepped alone (%d %d)", same[0], same[1]);
 }
 
