@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 done
 
 packages=(build-essential cmake pkg-config
-          libtet1.5-dev tetgen libccd-dev libassimp-dev libcjson-dev)
+          libtet1.5-dev tetgen libccd-dev libassimp-dev libcjson-dev zlib1g-dev)
 render_flag=-DJELLY_RENDER=OFF
 if [ "$render" = 1 ]; then
   packages+=(libsdl2-dev libcglm-dev)

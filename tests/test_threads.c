@@ -11,7 +11,7 @@
  * -DCMAKE_C_FLAGS=-fsanitize=thread) to see the races, not only their
  * results: the sorts' context pointers (mesh/surface.c weld, mesh/validate.c
  * orientation), the mesh limits (mesh/child.c), the out-of-memory exit code
- * (mesh/common.c) and the PNG checksum table (render/png.c) were shared
+ * (mesh/common.c) and the PNG checksum table (render/png.c, zlib's now) were shared
  * globals before. A guarded child must also not keep another thread's pipe
  * open (child_fds). POSIX
  * threads, not C11's <threads.h>: ThreadSanitizer does not see threads that
