@@ -794,7 +794,7 @@ int jl_cli_run(int argc, char **argv) {
   if (!a.no_preview && !a.quiet) fprintf(stderr, "jelly run: note: built without rendering (JELLY_RENDER=OFF): no preview.png\n");
 #endif
 
-  double wall_total = 0, ke_max = 0;
+  double wall_total = 0, ke_max = 0, write_total = 0; /* s stepping, J, s writing frames */
   long steps_total = 0, cg_total = 0, cg_failed_total = 0;
   int cg_failed_first = -1; /* first frame with a step whose CG hit its iteration cap */
   /* per body: most inverted tets in a frame and the first frame with any */
@@ -849,7 +849,10 @@ int jl_cli_run(int argc, char **argv) {
             steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts, e.ground, cg_failed,
             inverted, splits);
     if (status) break;
-    if (write_frame(&o, &w, frame, a.obj, err, sizeof err)) {
+    double w0 = jl_seconds();
+    JlResult wr = write_frame(&o, &w, frame, a.obj, err, sizeof err);
+    write_total += jl_seconds() - w0;
+    if (wr) {
       if (tty) fprintf(stderr, "\n");
       fprintf(stderr, "jelly run: %s\n", err);
       status = JL_ERR_SYSTEM;
@@ -897,6 +900,9 @@ int jl_cli_run(int argc, char **argv) {
     printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames, scene_all.pvd + .vtm/.vtp%s%s%s\n", outdir,
            outdir, o.nframe, a.vtk_ascii ? " (ASCII)" : "", a.obj ? ", .obj surfaces" : "",
            preview_ok ? ", preview.png" : "");
+    if (o.nframe > 0)
+      printf("           frames written in %.3g s (%.3g ms per frame)\n", write_total,
+             1e3 * write_total / (o.nframe - (a.resume ? first + 1 : 0) > 0 ? o.nframe - (a.resume ? first + 1 : 0) : 1));
   }
   /* inverted tets: a result that cannot be trusted there, per body */
   for (int b = 0; b < m->nbody; b++)
