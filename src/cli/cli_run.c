@@ -609,7 +609,8 @@ static int manifest_clean(const char *dir, const Names *old, int first, const ch
     int f = entry_frame(name);
     struct stat st;
     int is_ck = have_ck && stat(path, &st) == 0 && st.st_dev == ck.st_dev && st.st_ino == ck.st_ino;
-    if (first >= 0 && ((f >= 0 && f <= first) || strcmp(name, "stats.csv") == 0 || is_ck)) {
+    if (first >= 0 && strcmp(name, "stats.csv") == 0) continue; /* rewritten from its kept rows, listed anew */
+    if (first >= 0 && ((f >= 0 && f <= first) || is_ck)) {
       names_add(kept, name);
       continue;
     }

@@ -144,3 +144,20 @@ def test_default_scene_bunny_surface(models, tmp_path):
     bunny = read(vtk.vtkXMLPolyDataReader, os.path.join(out, "frame_0000_bunny.vtp"))
     assert bunny.GetNumberOfPolys() == 3674 and bunny.GetNumberOfPoints() == 1839
     assert bunny.GetPointData().GetNormals().GetNumberOfTuples() == 1839
+
+
+def test_mesh_out_both_encodings(tmp_path):
+    """`jelly mesh --out` writes the same tets and volumes binary (default) and with --vtk-ascii."""
+    import subprocess
+    grids = []
+    for name, extra in (("bin.vtu", []), ("ascii.vtu", ["--vtk-ascii"])):
+        path = tmp_path / name
+        subprocess.run([jelly._program(), "mesh", "--shape", "box", "--resolution", "0.5", "--out", str(path)] + extra,
+                       check=True, capture_output=True)
+        grids.append(read(vtk.vtkXMLUnstructuredGridReader, path))
+    b, a = grids
+    assert b.GetNumberOfCells() > 0 and b.GetNumberOfCells() == a.GetNumberOfCells()
+    assert (vtk_to_numpy(b.GetCellTypesArray()) == VTK_TETRA).all()
+    vb, va = array(b.GetCellData(), "volume"), array(a.GetCellData(), "volume")
+    assert (vb == va).all() and (vb > 0).all()
+    assert b'compressor="vtkZLibDataCompressor"' in open(tmp_path / "bin.vtu", "rb").read(300)
