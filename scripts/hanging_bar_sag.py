@@ -45,8 +45,8 @@ def main():
     fps = scene["fps"]
     frames = int(round(a.seconds * fps))
     out = a.out or tempfile.mkdtemp(prefix="hanging_bar_")
-    subprocess.run([a.jelly, "run", SCENE, "--frames", str(frames), "--out", out, "--no-preview", "--quiet"],
-                   check=True)
+    subprocess.run([a.jelly, "run", SCENE, "--frames", str(frames), "--out", out, "--no-preview", "--quiet",
+                    "--vtk-ascii"], check=True)
     x0 = positions(os.path.join(out, "frame_0000.vtu"))
     x1 = positions(os.path.join(out, "frame_%04d.vtu" % frames))
 

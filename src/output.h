@@ -1,6 +1,8 @@
-/* Output writers: VTK unstructured grids (.vtu + .pvd index) for ParaView,
+/* Output writers: VTK XML files for ParaView (unstructured grids .vtu,
+ * polygon surfaces .vtp, multiblock frames .vtm, .pvd collections) and
  * Wavefront OBJ surfaces and polylines for Blender. Deterministic: the same
- * numbers always give the same bytes (%.17g, no timestamps). */
+ * numbers always give the same bytes (zlib at a fixed level or %.17g, no
+ * timestamps). */
 #ifndef JL_SRC_OUTPUT_H
 #define JL_SRC_OUTPUT_H
 
@@ -14,6 +16,13 @@ extern "C" {
 #define JL_VTK_LINE 3     /* 2 nodes: a rope segment */
 #define JL_VTK_TRIANGLE 5 /* 3 nodes: a cloth triangle */
 #define JL_VTK_TETRA 10   /* 4 nodes: a tet of a volume */
+
+/* How a VTK file stores its arrays. */
+typedef enum JlVtkEncoding {
+  JL_VTK_BINARY, /* appended raw bytes, UInt64 headers, zlib blocks (vtkZLibDataCompressor) */
+  JL_VTK_ASCII,  /* inline %.17g text, as Jelly wrote before binary output */
+  JL_VTK_ENCODING_COUNT
+} JlVtkEncoding;
 
 typedef struct JlVtuField {
   const char *name;   /* e.g. "velocity" */
@@ -31,16 +40,35 @@ typedef struct JlVtuCells {
   const unsigned char *type;  /* ncell */
 } JlVtuCells;
 
-/* Tet mesh (every cell VTK_TETRA) with point/cell data fields. */
-JlResult jl_vtu_write(const char *path, int nnode, const double *x, int ntet,
+/* Tet mesh (every cell VTK_TETRA) with point/cell data fields, in the
+ * encoding enc. Arrays: the fields (Float64), "position" (Float64 x 3),
+ * connectivity, offsets (Int32) and types (UInt8). */
+JlResult jl_vtu_write(const char *path, JlVtkEncoding enc, int nnode, const double *x, int ntet,
                       const int *tet, int nfield, const JlVtuField *field,
                       char *err, size_t errsz);
 
 /* Unstructured grid of mixed cells (tets, triangles, lines in one piece)
  * with point/cell data fields; cell fields have cells->ncell tuples. For
  * tets only it writes the same bytes as jl_vtu_write. */
-JlResult jl_vtu_write_cells(const char *path, int nnode, const double *x, const JlVtuCells *cells,
-                            int nfield, const JlVtuField *field, char *err, size_t errsz);
+JlResult jl_vtu_write_cells(const char *path, JlVtkEncoding enc, int nnode, const double *x,
+                            const JlVtuCells *cells, int nfield, const JlVtuField *field, char *err,
+                            size_t errsz);
+
+/* A surface as VTK PolyData (.vtp): nvert points ("position"), ntri
+ * triangles (tri: ntri x 3 vertex ids) as Polys, with the point array
+ * "Normals" (the active normals) unless normal is NULL, and nseg line
+ * segments (seg: nseg x 2) as Lines, one polyline cell per run of segments
+ * that continue each other (a chain listed in order is one cell), as
+ * jl_obj_write_lines groups them. */
+JlResult jl_vtp_write(const char *path, JlVtkEncoding enc, int nvert, const double *x, const double *normal,
+                      int ntri, const int *tri, int nseg, const int *seg, char *err, size_t errsz);
+
+/* A frame as a VTK multiblock (.vtm, vtkMultiBlockDataSet): block 0 "grid"
+ * is the file grid (the frame's .vtu), block 1 "bodies" holds nbody
+ * datasets, dataset i named name[i] in the file file[i]. Files are relative
+ * to the .vtm's folder. */
+JlResult jl_vtm_write(const char *path, const char *grid, int nbody, const char *const *name,
+                      const char *const *file, char *err, size_t errsz);
 
 /* ParaView collection: nfile entries (timestep time[i], file[i] relative to
  * the .pvd's folder). */

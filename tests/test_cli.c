@@ -1,8 +1,10 @@
 /* End-to-end tests of the `jelly` program: outputs exist and parse, runs are
  * deterministic, stiff scenes behave as the integrators promise, solver
- * failures and starting overlaps are reported, and bad input is rejected
- * with exit code 2 and a message. */
+ * failures and starting overlaps are reported, bad input is rejected
+ * with exit code 2 and a message, and a rerun into a folder never leaves the
+ * earlier run's files behind (jelly_manifest.txt, issue 14). */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,9 +98,11 @@ static void test_default_scene_outputs(void) {
   ENSURE(pvd && strstr(pvd, "frame_0003.vtu") && strstr(pvd, "<Collection>"));
   free(pvd);
   snprintf(path, sizeof path, "%s/run/frame_0003.vtu", dir);
-  char *vtu = jl_test_read_file(path, NULL);
+  size_t len = 0;
+  char *vtu = jl_test_read_file(path, &len);
   ENSURE(vtu && strstr(vtu, "NumberOfPoints=") && strstr(vtu, "Name=\"velocity\"") &&
-         strstr(vtu, "Name=\"strain\"") && strstr(vtu, "</VTKFile>"));
+         strstr(vtu, "Name=\"strain\"") && strstr(vtu, "compressor=\"vtkZLibDataCompressor\"") && len > 11 &&
+         memcmp(vtu + len - 11, "</VTKFile>\n", 11) == 0);
   int npts = 0, ncells = 0;
   ENSURE(sscanf(strstr(vtu, "NumberOfPoints="), "NumberOfPoints=\"%d\" NumberOfCells=\"%d\"", &npts, &ncells) == 2);
   ENSURE(npts > 100 && ncells > 100);
@@ -113,6 +117,21 @@ static void test_default_scene_outputs(void) {
   }
   ENSURE(nv == 1839 && nf == 3674); /* the full bunny surface rides on the tets */
   free(obj);
+  /* the same surface in the frame's multiblock, which scene_all.pvd lists */
+  snprintf(path, sizeof path, "%s/run/scene_all.pvd", dir);
+  pvd = jl_test_read_file(path, NULL);
+  ENSURE(pvd && strstr(pvd, "file=\"frame_0003.vtm\"") && strstr(pvd, "<Collection>"));
+  free(pvd);
+  snprintf(path, sizeof path, "%s/run/frame_0003.vtm", dir);
+  char *vtm = jl_test_read_file(path, NULL);
+  ENSURE(vtm && strstr(vtm, "file=\"frame_0003.vtu\"") && strstr(vtm, "name=\"bunny\" file=\"frame_0003_bunny.vtp\"") &&
+         strstr(vtm, "name=\"torus\" file=\"frame_0003_torus.vtp\""));
+  free(vtm);
+  snprintf(path, sizeof path, "%s/run/frame_0003_bunny.vtp", dir);
+  char *vtp = jl_test_read_file(path, NULL);
+  ENSURE(vtp && strstr(vtp, "NumberOfPoints=\"1839\"") && strstr(vtp, "NumberOfPolys=\"3674\"") &&
+         strstr(vtp, "Name=\"Normals\""));
+  free(vtp);
 }
 
 static void test_determinism(void) {
@@ -132,9 +151,11 @@ static void test_determinism(void) {
   ENSURE_MSG(strcmp(sa, sb) == 0, "stats.csv differ between identical runs");
   free(sa);
   free(sb);
-  for (int f = 0; f <= 12; f += 4) {
-    snprintf(a, sizeof a, "%s/run0/frame_%04d.vtu", dir, f);
-    snprintf(b, sizeof b, "%s/run1/frame_%04d.vtu", dir, f);
+  for (int k = 0; k < 12; k++) {
+    static const char *const form[3] = {"%s/run%d/frame_%04d.vtu", "%s/run%d/frame_%04d.vtm",
+                                        "%s/run%d/frame_%04d_ball.vtp"};
+    snprintf(a, sizeof a, form[k % 3], dir, 0, 4 * (k / 3));
+    snprintf(b, sizeof b, form[k % 3], dir, 1, 4 * (k / 3));
     size_t la = 0, lb = 0;
     char *va = jl_test_read_file(a, &la), *vb = jl_test_read_file(b, &lb);
     ENSURE(va && vb);
@@ -476,6 +497,160 @@ static void test_inverted_tets_column_and_warning(void) {
   ENSURE(most > 0 && of > most && seen_most == most && seen_first == first);
 }
 
+/* ---- the manifest: no run leaves files another run into its folder mixes up ------ */
+
+static int exists(const char *dir, const char *name) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return access(path, F_OK) == 0;
+}
+
+/* the folder's files that the text (a .pvd or the manifest) names as whole
+ * lines or file="..." agree with the folder: every frame_*.suffix file of
+ * the folder is named and every named one exists; 1 when they do, else 0
+ * after a test failure naming the first mismatch */
+static int names_match(const char *dir, const char *text, const char *suffix, int quoted) {
+  char key[300];
+  int ok = 1;
+  DIR *d = opendir(dir);
+  if (!d || !text) {
+    if (d) closedir(d);
+    jl_test_fail(__FILE__, __LINE__, "%s: no folder or no listing", dir);
+    return 0;
+  }
+  for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
+    size_t n = strlen(e->d_name), ns = strlen(suffix);
+    if (strncmp(e->d_name, "frame_", 6) != 0 || n < ns || strcmp(e->d_name + n - ns, suffix) != 0) continue;
+    snprintf(key, sizeof key, quoted ? "file=\"%s\"" : "\n%s\n", e->d_name);
+    if (!strstr(text, key)) {
+      jl_test_fail(__FILE__, __LINE__, "%s/%s is in the folder but not listed", dir, e->d_name);
+      ok = 0;
+    }
+  }
+  closedir(d);
+  const char *lead = quoted ? "file=\"" : "\n";
+  for (const char *p = text; ok && (p = strstr(p, lead)) != NULL; p++) {
+    char name[256];
+    if (sscanf(p + strlen(lead), quoted ? "%255[^\"]" : "%255[^\n]", name) != 1) continue;
+    if (strncmp(name, "frame_", 6) == 0 && !exists(dir, name)) {
+      jl_test_fail(__FILE__, __LINE__, "%s lists %s, which is not in the folder", dir, name);
+      ok = 0;
+    }
+  }
+  return ok;
+}
+
+/* a rerun with fewer frames into the same folder: the earlier run's later
+ * frames, surfaces, .obj files and checkpoints are gone, other files stay,
+ * and scene.pvd, scene_all.pvd and the manifest agree with the folder */
+static void test_rerun_fewer_frames(void) {
+  const char *dir = jl_test_tmpdir("cli_rerun");
+  char cmd[4096], out[512], path[1200];
+  snprintf(out, sizeof out, "%s/run", dir);
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 6 --obj --checkpoint-every 3 --quiet "
+           "--out %s", out);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
+  ENSURE(exists(out, "frame_0006.vtu") && exists(out, "frame_0006_ball.vtp") && exists(out, "ball_0006.obj") &&
+         exists(out, "checkpoint_0006.jlck") && exists(out, "preview.png") && exists(out, "jelly_manifest.txt"));
+  snprintf(path, sizeof path, "%s/notes.txt", out);
+  ENSURE(jl_test_write_file(path, "mine\n"));
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 2 --quiet --no-preview --out %s", out);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "rerun: exit %d: %s", rc, g_out);
+  static const char *const gone[] = {"frame_0003.vtu", "frame_0006.vtu", "frame_0006.vtm", "frame_0004_ball.vtp",
+                                     "ball_0001.obj", "ball_0006.obj", "checkpoint_0003.jlck", "preview.png"};
+  for (int k = 0; k < (int)(sizeof gone / sizeof gone[0]); k++)
+    ENSURE_MSG(!exists(out, gone[k]), "%s of the earlier run is still in %s", gone[k], out);
+  ENSURE(exists(out, "frame_0002.vtu") && exists(out, "frame_0002_ball.vtp") && exists(out, "notes.txt"));
+  static const char *const text[3] = {"scene.pvd", "scene_all.pvd", "jelly_manifest.txt"};
+  static const char *const suffix[3] = {".vtu", ".vtm", ""};
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "%s/%s", out, text[k]);
+    char *t = jl_test_read_file(path, NULL);
+    int ok = names_match(out, t, suffix[k], k < 2);
+    if (k == 2 && ok) ok = !strstr(t, "notes.txt") && !strstr(t, ".obj") && strstr(t, "\nstats.csv\n");
+    free(t);
+    ENSURE_MSG(ok, "%s does not match the folder", path);
+  }
+}
+
+/* frames without a manifest (an older Jelly's, anyone's) or a manifest that
+ * names a path out of the folder: exit 2 with a message, nothing deleted */
+static void test_foreign_frames_refused(void) {
+  const char *dir = jl_test_tmpdir("cli_foreign");
+  char cmd[4096], out[512], path[1200];
+  snprintf(out, sizeof out, "%s/old", dir);
+  snprintf(cmd, sizeof cmd, "mkdir -p %s", out);
+  ENSURE(system(cmd) == 0);
+  snprintf(path, sizeof path, "%s/frame_0000.vtu", out);
+  ENSURE(jl_test_write_file(path, "not ours\n"));
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 1 --quiet --no-preview --out %s", out);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 2 && strstr(g_out, "frame_0000.vtu") && strstr(g_out, "jelly_manifest.txt"), "exit %d: %s", rc,
+             g_out);
+  char *kept = jl_test_read_file(path, NULL);
+  ENSURE_MSG(kept && strcmp(kept, "not ours\n") == 0, "the refused run touched %s", path);
+  free(kept);
+  ENSURE(!exists(out, "stats.csv") && !exists(out, "scene.pvd"));
+  /* a manifest naming ../decoy.txt (a file beside the folder) or an absolute path */
+  static const char *const bad[] = {"stats.csv\n../decoy.txt\n", "/tmp/jelly_decoy_absent\n", "a/b\n"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(out, sizeof out, "%s/bad%d", dir, k);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", out);
+    ENSURE(system(cmd) == 0);
+    snprintf(path, sizeof path, "%s/decoy.txt", dir);
+    ENSURE(jl_test_write_file(path, "keep\n"));
+    snprintf(path, sizeof path, "%s/jelly_manifest.txt", out);
+    ENSURE(jl_test_write_file(path, bad[k]));
+    snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 1 --quiet --no-preview --out %s", out);
+    rc = jl_test_run(cmd, g_out, sizeof g_out);
+    ENSURE_MSG(rc == 2 && strstr(g_out, "is not a file name"), "manifest %d: exit %d: %s", k, rc, g_out);
+    ENSURE_MSG(exists(dir, "decoy.txt"), "manifest %d deleted a file outside the folder", k);
+  }
+}
+
+/* --resume into the checkpointed run's folder keeps its frames up to the
+ * checkpoint (not rewritten) and the checkpoint, rewrites the rest, and the
+ * final manifest lists all of the run's files */
+static void test_resume_keeps_frames(void) {
+  const char *dir = jl_test_tmpdir("cli_resume_manifest");
+  char cmd[4096], out[512], path[1200];
+  snprintf(out, sizeof out, "%s/run", dir);
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 6 --checkpoint-every 3 --quiet "
+           "--no-preview --out %s", out);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
+  /* a marker in a kept frame shows it is not rewritten; one in a later frame that it is */
+  snprintf(path, sizeof path, "%s/frame_0002.vtu", out);
+  ENSURE(jl_test_write_file(path, "kept\n"));
+  snprintf(path, sizeof path, "%s/frame_0005.vtu", out);
+  ENSURE(jl_test_write_file(path, "stale\n"));
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 6 --resume %s/checkpoint_0003.jlck "
+           "--quiet --out %s", out, out);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "resume: exit %d: %s", rc, g_out);
+  snprintf(path, sizeof path, "%s/frame_0002.vtu", out);
+  char *t = jl_test_read_file(path, NULL);
+  ENSURE_MSG(t && strcmp(t, "kept\n") == 0, "frame 2 (before the checkpoint) was not kept");
+  free(t);
+  snprintf(path, sizeof path, "%s/frame_0005.vtu", out);
+  t = jl_test_read_file(path, NULL);
+  ENSURE_MSG(t && strstr(t, "UnstructuredGrid"), "frame 5 (after the checkpoint) was not rewritten");
+  free(t);
+  ENSURE(exists(out, "checkpoint_0003.jlck") && exists(out, "frame_0001_ball.vtp") && exists(out, "frame_0003.vtm"));
+  snprintf(path, sizeof path, "%s/jelly_manifest.txt", out);
+  t = jl_test_read_file(path, NULL);
+  int ok = names_match(out, t, "", 0) && strstr(t, "\ncheckpoint_0003.jlck\n") && strstr(t, "\nstats.csv\n");
+  free(t);
+  ENSURE_MSG(ok, "%s does not list the resumed run's files", path);
+  snprintf(path, sizeof path, "%s/scene.pvd", out);
+  t = jl_test_read_file(path, NULL);
+  ok = names_match(out, t, ".vtu", 1) && strstr(t, "frame_0006.vtu");
+  free(t);
+  ENSURE_MSG(ok, "scene.pvd of the resumed run does not match its folder");
+}
+
 JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs},
              {"determinism", test_determinism},
              {"stiff_implicit_vs_euler", test_stiff_implicit_vs_euler},
@@ -483,4 +658,6 @@ JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs},
              {"inverted_tets_column_and_warning", test_inverted_tets_column_and_warning},
              {"fps_flag", test_fps_flag}, {"overlap_warnings", test_overlap_warnings},
              {"bad_input", test_bad_input}, {"hostile_values", test_hostile_values}, {"help", test_help},
-             {"bench_json_format", test_bench_json_format})
+             {"bench_json_format", test_bench_json_format}, {"rerun_fewer_frames", test_rerun_fewer_frames},
+             {"foreign_frames_refused", test_foreign_frames_refused},
+             {"resume_keeps_frames", test_resume_keeps_frames})

@@ -1,6 +1,10 @@
-/* Outputs readable outside Jelly (issue 10): `jelly run` on shipped scenes
- * with cloth and ropes, and on a scene mixing a volume, a cloth and a rope.
- * The .vtu frames are parsed here as a VTK reader would take them (cells
+/* Outputs readable outside Jelly (issues 10 and 14): `jelly run` on shipped
+ * scenes with cloth and ropes, and on a scene mixing a volume, a cloth and a
+ * rope. The VTK files are decoded here independently of src/output.c: ASCII
+ * arrays as text, appended binary ones by VTK's layout (UInt64 header
+ * [nblocks, block size, last partial block size, compressed sizes], each
+ * block zlib's uncompress). The .vtu frames are parsed as a VTK reader would
+ * take them (cells
  * counted by type against tets + cloth triangles + rope segments, offsets
  * against each type's node count, every node id < NumberOfPoints, one value
  * per cell in each cell array); the --obj files are loaded with assimp,
@@ -10,9 +14,11 @@
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "tests/harness.h"
 
@@ -21,14 +27,82 @@
 
 static char g_out[1 << 16];
 
-/* the numbers of the DataArray named `name` (malloc'd, NULL if absent); *n
- * their count */
-static double *vtu_array(const char *vtu, const char *name, int *n) {
+static uint64_t get_u64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+
+/* a failed check of appended_array: NULL after the test failure */
+#define BAD(...) (jl_test_fail(__FILE__, __LINE__, __VA_ARGS__), (double *)NULL)
+
+/* the values of an appended array of vtk_type at offset off after the '_'
+ * of the file's AppendedData (len bytes in all): NULL (and a test failure)
+ * when the block layout or zlib data is broken */
+static double *appended_array(const char *vtk, size_t len, const char *vtk_type, size_t off, int *n) {
+  const char *app = strstr(vtk, "<AppendedData encoding=\"raw\">");
+  const char *u = app ? strchr(app, '_') : NULL;
+  if (!u || !strstr(vtk, "header_type=\"UInt64\"") || !strstr(vtk, "compressor=\"vtkZLibDataCompressor\""))
+    return BAD("appended data without raw encoding, UInt64 headers or zlib");
+  const unsigned char *base = (const unsigned char *)u + 1, *end = (const unsigned char *)vtk + len;
+  if (base + off + 24 > end) return BAD("array offset %zu beyond the file", off);
+  const unsigned char *h = base + off;
+  uint64_t nblock = get_u64(h), bs = get_u64(h + 8), last = get_u64(h + 16);
+  if (bs == 0 || last >= bs || h + 24 + 8 * nblock > end)
+    return BAD("bad block header: %llu blocks of %llu, last %llu", (unsigned long long)nblock,
+               (unsigned long long)bs, (unsigned long long)last);
+  size_t total = nblock ? (size_t)((nblock - 1) * bs + (last ? last : bs)) : 0;
+  unsigned char *raw = malloc(total + 1);
+  const unsigned char *c = h + 24 + 8 * nblock;
+  size_t at = 0;
+  for (uint64_t b = 0; b < nblock; b++) {
+    uLongf want = b + 1 < nblock || !last ? (uLongf)bs : (uLongf)last, got = want;
+    uint64_t csize = get_u64(h + 24 + 8 * b);
+    int z = c + csize <= end ? uncompress(raw + at, &got, c, (uLong)csize) : Z_DATA_ERROR;
+    if (z != Z_OK || got != want) {
+      free(raw);
+      jl_test_fail(__FILE__, __LINE__, "block %llu: zlib %d, %lu of %lu bytes", (unsigned long long)b, z,
+                   (unsigned long)got, (unsigned long)want);
+      return NULL;
+    }
+    c += csize;
+    at += want;
+  }
+  int width = strcmp(vtk_type, "Float64") == 0 ? 8 : strcmp(vtk_type, "Int32") == 0 ? 4 : 1;
+  *n = (int)(total / (size_t)width);
+  double *v = malloc(sizeof(double) * (size_t)*n + 1);
+  for (int i = 0; i < *n; i++) {
+    const unsigned char *q = raw + (size_t)i * (size_t)width;
+    uint64_t bits = 0;
+    for (int k = width - 1; k >= 0; k--) bits = bits << 8 | q[k];
+    if (width == 8) memcpy(&v[i], &bits, 8);
+    else if (width == 4) v[i] = (int32_t)(uint32_t)bits;
+    else v[i] = (double)bits;
+  }
+  free(raw);
+  return v;
+}
+
+/* the numbers of the DataArray named `name` (the first after the text
+ * `after` when that is not NULL) in a VTK file of len bytes, ASCII or
+ * appended (malloc'd, NULL if absent); *n their count */
+static double *vtk_array(const char *vtk, size_t len, const char *after, const char *name, int *n) {
   char key[128];
   snprintf(key, sizeof key, "Name=\"%s\"", name);
-  const char *p = strstr(vtu, key);
+  const char *p = after ? strstr(vtk, after) : vtk;
+  p = p ? strstr(p, key) : NULL;
   *n = 0;
   if (!p || !(p = strchr(p, '>'))) return NULL;
+  /* format="appended" offset="N" in this tag */
+  const char *tag = p;
+  while (tag > vtk && *tag != '<') tag--;
+  const char *fmt = strstr(tag, "format=\"appended\"");
+  if (fmt && fmt < p) {
+    char type[16] = "";
+    const char *t = strstr(tag, "type=\""), *o = strstr(tag, "offset=\"");
+    if (!t || !o || t > p || o > p || sscanf(t, "type=\"%15[^\"]", type) != 1) return NULL;
+    return appended_array(vtk, len, type, (size_t)strtoull(o + 8, NULL, 10), n);
+  }
   p++;
   int cap = 1024;
   double *v = malloc(sizeof(double) * (size_t)cap);
@@ -54,6 +128,11 @@ static int printed_tets(const char *out) {
   return sum;
 }
 
+/* a .vtu array by name, either encoding */
+static double *vtu_array(const char *vtu, size_t len, const char *name, int *n) {
+  return vtk_array(vtu, len, NULL, name, n);
+}
+
 /* nodes of a VTK cell type (0 for types Jelly does not write) */
 static int type_nodes(int type) { return type == 10 ? 4 : type == 5 ? 3 : type == 3 ? 2 : 0; }
 
@@ -65,7 +144,8 @@ static int type_nodes(int type) { return type == 10 ? 4 : type == 5 ? 3 : type =
  * per cell. The "body" and "volume_strain" cell arrays go to *body and
  * *strain (malloc'd, ncell each) when those are not NULL. */
 static void check_grid(const char *path, int ntet, int ntri, int nline, double **body, double **strain) {
-  char *vtu = jl_test_read_file(path, NULL);
+  size_t len = 0;
+  char *vtu = jl_test_read_file(path, &len);
   ENSURE_MSG(vtu, "missing %s", path);
   int npts = -1, ncell = -1;
   const char *piece = strstr(vtu, "NumberOfPoints=");
@@ -73,9 +153,9 @@ static void check_grid(const char *path, int ntet, int ntri, int nline, double *
   ENSURE_MSG(ncell == ntet + ntri + nline, "%s: %d cells, expected %d tets + %d triangles + %d segments", path,
              ncell, ntet, ntri, nline);
   int nconn, noff, ntype;
-  double *conn = vtu_array(vtu, "connectivity", &nconn);
-  double *off = vtu_array(vtu, "offsets", &noff);
-  double *type = vtu_array(vtu, "types", &ntype);
+  double *conn = vtu_array(vtu, len, "connectivity", &nconn);
+  double *off = vtu_array(vtu, len, "offsets", &noff);
+  double *type = vtu_array(vtu, len, "types", &ntype);
   ENSURE(conn && off && type);
   ENSURE_MSG(noff == ncell && ntype == ncell, "%d offsets, %d types for %d cells", noff, ntype, ncell);
 
@@ -105,7 +185,7 @@ static void check_grid(const char *path, int ntet, int ntri, int nline, double *
   } arrays[] = {{"velocity", 0, 3}, {"strain", 0, 1}, {"position", 0, 3}, {"volume_strain", 1, 1}, {"body", 1, 1}};
   for (int a = 0; a < 5; a++) {
     int n;
-    double *v = vtu_array(vtu, arrays[a].name, &n);
+    double *v = vtu_array(vtu, len, arrays[a].name, &n);
     int want = arrays[a].ncomp * (arrays[a].per_cell ? ncell : npts);
     ENSURE_MSG(v && n == want, "array %s: %d values, expected %d", arrays[a].name, n, want);
     for (int i = 0; i < n; i++) ENSURE_MSG(isfinite(v[i]), "array %s: value %d is %g", arrays[a].name, i, v[i]);
@@ -191,14 +271,18 @@ static void check_cloth_obj(const char *path, int nvert, int ntri) {
   aiReleaseImport(s);
 }
 
-/* runs `jelly run SCENE --frames 2 --obj` into dir/run */
-static int run_scene(const char *scene, const char *dir) {
+/* runs `jelly run SCENE --frames 2 --obj` into dir/run (dir/ascii with
+ * --vtk-ascii when ascii) */
+static int run_scene_as(const char *scene, const char *dir, int ascii) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'" JELLY "' run '%s' --frames 2 --obj --no-preview --out '%s/run'", scene, dir);
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run '%s' --frames 2 --obj --no-preview --out '%s/%s'%s", scene, dir,
+           ascii ? "ascii" : "run", ascii ? " --vtk-ascii" : "");
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   if (rc != 0) jl_test_fail(__FILE__, __LINE__, "exit %d: %s", rc, g_out);
   return rc == 0;
 }
+
+static int run_scene(const char *scene, const char *dir) { return run_scene_as(scene, dir, 0); }
 
 /* runs scene into the fresh temporary folder `name` (*dir): the tets the
  * run printed, or -1 when it failed (its output in g_out) */
@@ -327,5 +411,127 @@ static void test_mixed_obj(void) {
   ENSURE_MSG(one_sided, "%s: not a triangle surface on its %d vertices", path, nvert);
 }
 
+/* the array `name` (after `after`) of dir/sub/file; NULL after a test
+ * failure when the file or the array is missing */
+static double *file_array(const char *dir, const char *sub, const char *file, const char *after, const char *name,
+                          int *n) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/%s/%s", dir, sub, file);
+  size_t len = 0;
+  char *text = jl_test_read_file(path, &len);
+  double *v = text ? vtk_array(text, len, after, name, n) : NULL;
+  free(text);
+  if (!v && !jl_test_failed()) jl_test_fail(__FILE__, __LINE__, "%s: no array %s", path, name);
+  return v;
+}
+
+/* the mixed scene's frame 2 bodies as PolyData: the block's embedded
+ * surface and the sheet's 24 triangles as Polys with unit point Normals,
+ * the strand's 7 segments as one polyline over its 8 nodes; the .vtm names
+ * the grid and the three surfaces */
+static void test_mixed_vtp(void) {
+  const char *dir = jl_test_tmpdir("output_mixed_vtp");
+  ENSURE(run_mixed(dir));
+  const char *line = strstr(g_out, "body       block");
+  int nodes, tets, springs, nvert = 0;
+  ENSURE(line &&
+         sscanf(line, "body block %d nodes %d tets %d springs %d surface", &nodes, &tets, &springs, &nvert) == 4);
+  static const struct {
+    const char *body;
+    int polys, lines;
+  } want[3] = {{"block", -1, 0}, {"sheet", 24, 0}, {"strand", 0, 1}};
+  for (int k = 0; k < 3; k++) {
+    char file[128], path[2048];
+    snprintf(file, sizeof file, "frame_0002_%s.vtp", want[k].body);
+    snprintf(path, sizeof path, "%s/run/%s", dir, file);
+    char *text = jl_test_read_file(path, NULL);
+    int npts = -1, nlines = -1, npolys = -1;
+    const char *piece = text ? strstr(text, "NumberOfPoints=") : NULL;
+    int parsed = piece && sscanf(piece, "NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" "
+                                        "NumberOfStrips=\"0\" NumberOfPolys=\"%d\"", &npts, &nlines, &npolys) == 3;
+    free(text);
+    ENSURE_MSG(parsed, "%s: no PolyData piece", path);
+    int expect_pts = k == 0 ? nvert : k == 1 ? 20 : 8;
+    ENSURE_MSG(npts == expect_pts && nlines == want[k].lines && (want[k].polys < 0 ? npolys > 0 : npolys == want[k].polys),
+               "%s: %d points, %d lines, %d polys", path, npts, nlines, npolys);
+    int n;
+    double *pos = file_array(dir, "run", file, NULL, "position", &n);
+    ENSURE(pos);
+    free(pos);
+    ENSURE_MSG(n == 3 * npts, "%s: %d coordinates for %d points", path, n, npts);
+    if (npolys > 0) {
+      double *conn = file_array(dir, "run", file, "<Polys>", "connectivity", &n), *nrm;
+      ENSURE(conn);
+      int bad = n != 3 * npolys;
+      for (int i = 0; i < n && !bad; i++) bad = conn[i] < 0 || conn[i] >= npts;
+      free(conn);
+      ENSURE_MSG(!bad, "%s: Polys connectivity of %d ids is not %d triangles on %d points", path, n, npolys, npts);
+      nrm = file_array(dir, "run", file, NULL, "Normals", &n);
+      ENSURE(nrm);
+      for (int i = 0; i < npts && !bad && n == 3 * npts; i++)
+        bad = !(fabs(sqrt(nrm[3 * i] * nrm[3 * i] + nrm[3 * i + 1] * nrm[3 * i + 1] + nrm[3 * i + 2] * nrm[3 * i + 2]) -
+                     1.0) < 1e-9);
+      free(nrm);
+      ENSURE_MSG(n == 3 * npts && !bad, "%s: Normals are not one unit vector per point", path);
+    } else {
+      double *conn = file_array(dir, "run", file, "<Lines>", "connectivity", &n);
+      ENSURE(conn);
+      int chain = n == 8;
+      for (int i = 0; i < n && chain; i++) chain = conn[i] == i;
+      free(conn);
+      ENSURE_MSG(chain, "%s: the polyline is not the rope's 8 nodes in order", path);
+    }
+  }
+  char path[2048];
+  snprintf(path, sizeof path, "%s/run/frame_0002.vtm", dir);
+  char *vtm = jl_test_read_file(path, NULL);
+  int ok = vtm && strstr(vtm, "file=\"frame_0002.vtu\"") && strstr(vtm, "file=\"frame_0002_block.vtp\"") &&
+           strstr(vtm, "file=\"frame_0002_sheet.vtp\"") && strstr(vtm, "file=\"frame_0002_strand.vtp\"");
+  free(vtm);
+  ENSURE_MSG(ok, "%s does not name the grid and the three surfaces", path);
+}
+
+/* the binary files (appended, zlib) and the --vtk-ascii ones carry the
+ * same numbers, bit for bit: every array of the frame's grid and surfaces */
+static void test_binary_matches_ascii(void) {
+  const char *dir = jl_test_tmpdir("output_binary_ascii");
+  char path[2048];
+  snprintf(path, sizeof path, "%s/mixed.json", dir);
+  ENSURE(jl_test_write_file(path, g_mixed));
+  ENSURE(run_scene_as(path, dir, 0) && run_scene_as(path, dir, 1));
+  static const struct {
+    const char *file, *after, *name;
+  } arr[] = {{"frame_0002.vtu", NULL, "velocity"},        {"frame_0002.vtu", NULL, "strain"},
+             {"frame_0002.vtu", NULL, "volume_strain"},   {"frame_0002.vtu", NULL, "body"},
+             {"frame_0002.vtu", NULL, "position"},        {"frame_0002.vtu", NULL, "connectivity"},
+             {"frame_0002.vtu", NULL, "offsets"},         {"frame_0002.vtu", NULL, "types"},
+             {"frame_0002_block.vtp", NULL, "position"},  {"frame_0002_block.vtp", NULL, "Normals"},
+             {"frame_0002_block.vtp", "<Polys>", "connectivity"}, {"frame_0002_block.vtp", "<Polys>", "offsets"},
+             {"frame_0002_sheet.vtp", NULL, "Normals"},   {"frame_0002_strand.vtp", "<Lines>", "connectivity"},
+             {"frame_0002_strand.vtp", "<Lines>", "offsets"}};
+  for (int k = 0; k < (int)(sizeof arr / sizeof arr[0]); k++) {
+    int nb = 0, na = 0;
+    double *b = file_array(dir, "run", arr[k].file, arr[k].after, arr[k].name, &nb);
+    double *a = file_array(dir, "ascii", arr[k].file, arr[k].after, arr[k].name, &na);
+    int same = a && b && na == nb && nb > 0 && memcmp(a, b, sizeof(double) * (size_t)nb) == 0;
+    free(a);
+    free(b);
+    if (jl_test_failed()) return;
+    ENSURE_MSG(same, "%s %s: binary has %d values, ASCII %d, or they differ", arr[k].file, arr[k].name, nb, na);
+  }
+  /* the binary frame is smaller */
+  size_t lb = 0, la = 0;
+  snprintf(path, sizeof path, "%s/run/frame_0002.vtu", dir);
+  char *b = jl_test_read_file(path, &lb);
+  snprintf(path, sizeof path, "%s/ascii/frame_0002.vtu", dir);
+  char *a = jl_test_read_file(path, &la);
+  int ascii = a && strstr(a, "format=\"ascii\"") && !strstr(a, "AppendedData");
+  free(a);
+  free(b);
+  ENSURE_MSG(ascii && lb < la, "--vtk-ascii frame is not ASCII, or binary (%zu bytes) not smaller than ASCII (%zu)",
+             lb, la);
+}
+
 JL_TEST_MAIN({"cloth_vtu", test_cloth_vtu}, {"cloth_obj", test_cloth_obj}, {"rope_vtu", test_rope_vtu},
-             {"rope_obj", test_rope_obj}, {"mixed_vtu", test_mixed_vtu}, {"mixed_obj", test_mixed_obj})
+             {"rope_obj", test_rope_obj}, {"mixed_vtu", test_mixed_vtu}, {"mixed_obj", test_mixed_obj},
+             {"mixed_vtp", test_mixed_vtp}, {"binary_matches_ascii", test_binary_matches_ascii})

@@ -4,7 +4,8 @@
  * simulation will see: nodes (point masses), tets, springs (unique tet edges),
  * embedded surface vertices, the dihedral-angle range and how well the tet
  * volumes add up to the surface's. `--shape` meshes a generated body instead
- * of a file. `--out FILE.vtu` writes the tets for ParaView. A conforming mesh
+ * of a file. `--out FILE.vtu` writes the tets for ParaView (appended binary
+ * with zlib, or ASCII with --vtk-ascii; src/output.h). A conforming mesh
  * is measured against its bounds (jl_tetmesh_check): the largest tet volume
  * and radius-edge ratio are printed with the number of tets above each bound,
  * and a miss worth knowing (any tet above --max-volume, or above the quality
@@ -44,7 +45,9 @@ static void usage(FILE *out) {
           "                              (either mode)\n"
           "  --shape box|sphere|torus    a generated 1 m box, 0.5 m sphere or torus\n"
           "                              (0.5 m / 0.2 m) instead of FILE\n"
-          "  --out FILE.vtu              write the tet mesh (VTK unstructured grid)\n"
+          "  --out FILE.vtu              write the tet mesh (VTK unstructured grid,\n"
+          "                              binary with zlib)\n"
+          "  --vtk-ascii                 write FILE.vtu as ASCII text instead\n"
           JL_CLI_MESH_LIMITS_HELP
           "\n" JL_CLI_EXIT_HELP);
 }
@@ -55,6 +58,7 @@ typedef struct MeshArgs {
   JlTetgenDef def;
   const char *shape, *out_path;
   const char *conforming_flag, *resolution_flag;
+  int vtk_ascii; /* --vtk-ascii */
 } MeshArgs;
 
 /* a finite number >= 0 */
@@ -112,7 +116,7 @@ static int shape_flag(const char *cmd, const char *flag, const char *v, void *ds
 
 int jl_cli_mesh(int argc, char **argv) {
   /* flags */
-  MeshArgs a = {jl_default_tetgen_def(), NULL, NULL, NULL, NULL};
+  MeshArgs a = {jl_default_tetgen_def(), NULL, NULL, NULL, NULL, 0};
   const char *path = NULL;
   const JlCliFlag flags[] = {
       JL_CLI_FLAG_CALL("--mode", &a, mode_flag),
@@ -121,12 +125,14 @@ int jl_cli_mesh(int argc, char **argv) {
       JL_CLI_FLAG_CALL("--resolution", &a, bound_flag),
       JL_CLI_FLAG_CALL("--shape", &a.shape, shape_flag),
       JL_CLI_FLAG_TEXT("--out", &a.out_path, NULL),
+      JL_CLI_FLAG_SWITCH("--vtk-ascii", &a.vtk_ascii),
   };
   JlCliSpec spec = {"mesh", flags, (int)(sizeof flags / sizeof flags[0]), NULL, &path, "FILE", usage};
   int rc = jl_cli_parse(&spec, argc, argv);
   if (rc != JL_CLI_GO) return rc;
   JlTetgenDef def = a.def;
   const char *shape = a.shape, *out_path = a.out_path;
+  JlVtkEncoding enc = a.vtk_ascii ? JL_VTK_ASCII : JL_VTK_BINARY;
   const char *conforming_flag = a.conforming_flag, *resolution_flag = a.resolution_flag;
   if (!path == !shape) {
     fprintf(stderr, path ? "jelly mesh: give either FILE or --shape, not both\n"
@@ -273,7 +279,7 @@ int jl_cli_mesh(int argc, char **argv) {
       vol[k] = jl_tet_volume(t.node + 3 * v[0], t.node + 3 * v[1], t.node + 3 * v[2], t.node + 3 * v[3]);
     }
     JlVtuField field = {"volume", 1, 1, vol};
-    JlResult w = jl_vtu_write(out_path, t.nnode, t.node, t.ntet, t.tet, 1, &field, err, sizeof err);
+    JlResult w = jl_vtu_write(out_path, enc, t.nnode, t.node, t.ntet, t.tet, 1, &field, err, sizeof err);
     if (w != JL_OK) {
       fflush(stdout);
       fprintf(stderr, "jelly mesh: %s\n", err);

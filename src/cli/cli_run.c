@@ -1,17 +1,24 @@
 /* `jelly run`: simulate a scene headlessly and write what happened.
  *
  *   jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]
- *             [--integrator NAME] [--threads N] [--obj] [--quiet]
+ *             [--integrator NAME] [--threads N] [--obj] [--vtk-ascii] [--quiet]
  *             [--no-preview] [--strict] [--checkpoint-every N] [--resume FILE]
  *             [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]
  *
  * Output in DIR (default out/<scene name>): stats.csv (one row per output
  * frame, frame 0 being the initial state), scene.pvd + frame_NNNN.vtu (one
  * grid per frame for ParaView: volumes' tets, cloth triangles and rope
- * segments as cells, with velocity and strain fields) and, with --obj,
+ * segments as cells, with velocity and strain fields), scene_all.pvd +
+ * frame_NNNN.vtm (per frame a multiblock of that grid and, per body with a
+ * surface, frame_NNNN_<body>.vtp: a volume's embedded surface or a cloth's
+ * triangles with normals, a rope's polyline; what the viewer draws), VTK
+ * files as appended binary with zlib or, with --vtk-ascii, ASCII (the .vtu
+ * and scene.pvd then byte-identical to Jelly before binary output) and,
+ * with --obj,
  * <body>_NNNN.obj (volumes' embedded surfaces, cloth with both sides, ropes
  * as polylines; for Blender), and preview.png, a contact sheet of six evenly
- * spaced frames drawn headless by render/ (not with --no-preview). Each
+ * spaced frames drawn headless by render/ (not with --no-preview), and
+ * jelly_manifest.txt, the names of every file the run wrote. Each
  * frame of 1/fps seconds is split into equal steps no longer than dt; a dt
  * longer than a frame is bad input (exit 2). Divergence
  * stops the run with exit 1 naming body, frame and likely cause. Steps whose
@@ -32,13 +39,23 @@
  * any bad checkpoint). stats.csv keeps the rows up to that frame if DIR has
  * them and continues after it; scene.pvd lists every frame; frames up to the
  * checkpoint's are not rewritten and preview.png is not drawn (it needs the
- * whole run). */
+ * whole run).
+ *
+ * Never two runs in one folder: a run into DIR first deletes exactly the
+ * files DIR/jelly_manifest.txt lists (a resumed run keeps those of frames up
+ * to its checkpoint, stats.csv and the checkpoint it resumes from), lists
+ * every file it may write there before writing any (so a killed run is
+ * cleaned up too) and at the end lists what it wrote. A folder with frames
+ * or scene .pvd files but no manifest (an older Jelly's run, someone else's
+ * files), or a manifest naming anything but plain file names in DIR, is
+ * refused (exit 2) before anything is built or deleted. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,12 +70,14 @@
 #include "src/volume.h"
 
 #define DEFAULT_SCENE "models/scenes/default.json"
+#define MANIFEST "jelly_manifest.txt"
 
 typedef struct RunArgs {
   const char *scene;
   const char *out;
   JlCliSim sim;        /* --dt, --fps, --frames, --integrator, --threads */
   int obj;
+  int vtk_ascii;       /* ASCII VTK files instead of appended binary with zlib */
   int quiet;
   int no_preview;
   int strict;          /* exit 1 when any step's linear solver hit its iteration cap */
@@ -70,19 +89,24 @@ static void run_usage(FILE *f) {
   fprintf(f,
           "usage: jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]\n"
           "                 [--integrator implicit|symplectic|euler|midpoint|rk4|verlet]\n"
-          "                 [--threads N] [--obj] [--quiet] [--no-preview] [--strict]\n"
-          "                 [--checkpoint-every N] [--resume FILE]\n"
+          "                 [--threads N] [--obj] [--vtk-ascii] [--quiet] [--no-preview]\n"
+          "                 [--strict] [--checkpoint-every N] [--resume FILE]\n"
           "                 [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
           "Simulates SCENE (default " DEFAULT_SCENE ") and writes DIR/stats.csv,\n"
-          "DIR/scene.pvd with one .vtu per frame, DIR/preview.png (a contact sheet of six\n"
-          "frames; not with --no-preview) and, with --obj, DIR/<body>_NNNN.obj.\n"
-          "DIR defaults to out/<scene name>.\n"
+          "DIR/scene.pvd with one frame_NNNN.vtu per frame (the simulation grid),\n"
+          "DIR/scene_all.pvd with one frame_NNNN.vtm per frame (the grid and each body's\n"
+          "surface as frame_NNNN_<body>.vtp: open it in ParaView to see what the viewer\n"
+          "shows), DIR/preview.png (a contact sheet of six frames; not with --no-preview),\n"
+          "with --obj DIR/<body>_NNNN.obj, and DIR/" MANIFEST ", the files written.\n"
+          "DIR defaults to out/<scene name>. A run first deletes the files of the run\n"
+          "DIR's manifest lists; it refuses a DIR with frames but no manifest.\n"
           "\n"
           "  --out DIR    output folder\n"
           "  --frames N   output frames after frame 0 (default: the scene's duration x fps)\n"
           JL_CLI_SIM_HELP
           "  --obj        also write each body's surface per frame as .obj\n"
+          "  --vtk-ascii  VTK files as ASCII text (default: appended binary, zlib)\n"
           "  --quiet      print nothing on success (warnings and errors still go to stderr)\n"
           "  --no-preview no preview.png\n"
           "  --strict     exit 1 if the linear solver hit its iteration cap in any step\n"
@@ -109,6 +133,7 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
       JL_CLI_FLAG_TEXT("--out", &a->out, "folder name"),
       JL_CLI_FLAG_INT("--frames", &a->sim.frames, 0, 100000000),
       JL_CLI_FLAG_SWITCH("--obj", &a->obj),
+      JL_CLI_FLAG_SWITCH("--vtk-ascii", &a->vtk_ascii),
       JL_CLI_FLAG_SWITCH("--quiet", &a->quiet),
       JL_CLI_FLAG_SWITCH("--no-preview", &a->no_preview),
       JL_CLI_FLAG_SWITCH("--strict", &a->strict),
@@ -119,11 +144,34 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
   return jl_cli_parse(&spec, argc, argv);
 }
 
+/* names of files in the output folder */
+typedef struct Names {
+  int n, cap;
+  char **name;
+} Names;
+
+static void names_add(Names *l, const char *name) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 64;
+    l->name = jl_realloc(l->name, (size_t)l->cap, sizeof(char *));
+  }
+  l->name[l->n++] = strdup(name);
+}
+
+static void names_free(Names *l) {
+  for (int i = 0; i < l->n; i++) free(l->name[i]);
+  free(l->name);
+  memset(l, 0, sizeof *l);
+}
+
 typedef struct Outputs {
   const char *dir;
+  JlVtkEncoding enc;
   int nframe;
   double *time;
-  char **file;
+  char **file;                /* nframe .vtu names (scene.pvd) */
+  char **vtm;                 /* nframe .vtm names (scene_all.pvd) */
+  Names written;              /* every file written, for the manifest */
   /* the .vtu cells (fixed topology): the model's tets (cell t = tet t), then
    * per body in body order its cloth triangles or rope segments */
   int ncell;
@@ -240,13 +288,13 @@ static void strain_fields(const JlWorld *w, const Outputs *o, double *node_strai
   }
 }
 
-/* <body>_NNNN.obj: a volume's embedded surface, a cloth with both sides, a
- * rope as polylines */
-static JlResult write_obj(Outputs *o, const JlWorld *w, int b, int frame, char *err, size_t errsz) {
+/* body b's surface now, as the viewer draws it: o->surf_x (the embedded
+ * surface's vertices, a cloth's or rope's nodes) and, for a rope, its
+ * segments in o->seg (local node ids; the count returned), else the vertex
+ * normals in o->surf_n (0 returned) */
+static int body_surface(Outputs *o, const JlWorld *w, int b) {
   const JlModel *m = w->model;
   const JlBody *body = &m->body[b];
-  char path[4600];
-  snprintf(path, sizeof path, "%s/%s_%04d.obj", o->dir, body->name, frame);
   jl_world_surface(w, b, o->surf_x);
   if (body->kind == JL_BODY_ROPE) {
     /* the body's line cells, in local node ids */
@@ -256,17 +304,47 @@ static JlResult write_obj(Outputs *o, const JlWorld *w, int b, int frame, char *
       o->seg[2 * k] = n[0] - body->node_begin;
       o->seg[2 * k + 1] = n[1] - body->node_begin;
     }
-    return jl_obj_write_lines(path, body->surface.nvert, o->surf_x, nseg, o->seg, err, errsz);
+    return nseg;
   }
   jl_surface_normals(body->surface.nvert, o->surf_x, body->surface.ntri, body->surface.tri, o->surf_n);
-  return jl_obj_write(path, body->surface.nvert, o->surf_x, o->surf_n, body->surface.ntri, body->surface.tri,
-                      body->kind == JL_BODY_CLOTH, err, errsz);
+  return 0;
+}
+
+/* <body>_NNNN.obj: a volume's embedded surface, a cloth with both sides, a
+ * rope as polylines */
+static JlResult write_obj(Outputs *o, const JlWorld *w, int b, int frame, char *err, size_t errsz) {
+  const JlBody *body = &w->model->body[b];
+  char path[4600], name[128];
+  snprintf(name, sizeof name, "%s_%04d.obj", body->name, frame);
+  snprintf(path, sizeof path, "%s/%s", o->dir, name);
+  int nseg = body_surface(o, w, b);
+  JlResult r = body->kind == JL_BODY_ROPE
+                   ? jl_obj_write_lines(path, body->surface.nvert, o->surf_x, nseg, o->seg, err, errsz)
+                   : jl_obj_write(path, body->surface.nvert, o->surf_x, o->surf_n, body->surface.ntri,
+                                  body->surface.tri, body->kind == JL_BODY_CLOTH, err, errsz);
+  if (!r) names_add(&o->written, name);
+  return r;
+}
+
+/* frame_NNNN_<body>.vtp: the same surface as PolyData, normals on triangles
+ * (one-sided: ParaView lights both sides), a rope's segments as polylines */
+static JlResult write_vtp(Outputs *o, const JlWorld *w, int b, const char *name, char *err, size_t errsz) {
+  const JlBody *body = &w->model->body[b];
+  char path[4600];
+  snprintf(path, sizeof path, "%s/%s", o->dir, name);
+  int nseg = body_surface(o, w, b);
+  int rope = body->kind == JL_BODY_ROPE;
+  JlResult r = jl_vtp_write(path, o->enc, body->surface.nvert, o->surf_x, rope ? NULL : o->surf_n,
+                            rope ? 0 : body->surface.ntri, body->surface.tri, nseg, o->seg, err, errsz);
+  if (!r) names_add(&o->written, name);
+  return r;
 }
 
 static JlResult write_frame(Outputs *o, const JlWorld *w, int frame, int obj, char *err, size_t errsz) {
   const JlModel *m = w->model;
-  char path[4600], name[64];
+  char path[4600], name[64], vtm[64];
   snprintf(name, sizeof name, "frame_%04d.vtu", frame);
+  snprintf(vtm, sizeof vtm, "frame_%04d.vtm", frame);
   snprintf(path, sizeof path, "%s/%s", o->dir, name);
   strain_fields(w, o, o->node_strain, o->cell_strain);
   JlVtuField fields[4] = {
@@ -276,10 +354,32 @@ static JlResult write_frame(Outputs *o, const JlWorld *w, int frame, int obj, ch
       {"body", 1, 1, o->cell_body},
   };
   JlVtuCells cells = {o->ncell, o->cell_offset, o->cell_conn, o->cell_type};
-  JlResult r = jl_vtu_write_cells(path, m->nnode, w->state.x, &cells, 4, fields, err, errsz);
+  JlResult r = jl_vtu_write_cells(path, o->enc, m->nnode, w->state.x, &cells, 4, fields, err, errsz);
+  if (r) return r;
+  names_add(&o->written, name);
+  /* each body's surface, then the multiblock of grid and surfaces */
+  char **bname = jl_calloc((size_t)m->nbody + 1, sizeof(char *)), **bfile = jl_calloc((size_t)m->nbody + 1, sizeof(char *));
+  int nb = 0;
+  for (int b = 0; b < m->nbody && !r; b++) {
+    if (m->body[b].surface.nvert == 0) continue;
+    char vtp[128];
+    snprintf(vtp, sizeof vtp, "frame_%04d_%s.vtp", frame, m->body[b].name);
+    r = write_vtp(o, w, b, vtp, err, errsz);
+    bname[nb] = (char *)m->body[b].name;
+    bfile[nb++] = strdup(vtp);
+  }
+  if (!r) {
+    snprintf(path, sizeof path, "%s/%s", o->dir, vtm);
+    r = jl_vtm_write(path, name, nb, (const char *const *)bname, (const char *const *)bfile, err, errsz);
+    if (!r) names_add(&o->written, vtm);
+  }
+  for (int k = 0; k < nb; k++) free(bfile[k]);
+  free(bname);
+  free(bfile);
   if (r) return r;
   o->time[o->nframe] = w->state.t;
   o->file[o->nframe] = strdup(name);
+  o->vtm[o->nframe] = strdup(vtm);
   o->nframe++;
   if (obj) {
     for (int b = 0; b < m->nbody; b++) {
@@ -291,10 +391,17 @@ static JlResult write_frame(Outputs *o, const JlWorld *w, int frame, int obj, ch
   return JL_OK;
 }
 
-static JlResult write_pvd(const Outputs *o, char *err, size_t errsz) {
+/* scene.pvd (the .vtu grids) and scene_all.pvd (the .vtm frames) */
+static JlResult write_pvd(Outputs *o, char *err, size_t errsz) {
   char path[4600];
   snprintf(path, sizeof path, "%s/scene.pvd", o->dir);
-  return jl_pvd_write(path, o->nframe, o->time, (const char *const *)o->file, err, errsz);
+  JlResult r = jl_pvd_write(path, o->nframe, o->time, (const char *const *)o->file, err, errsz);
+  if (r) return r;
+  names_add(&o->written, "scene.pvd");
+  snprintf(path, sizeof path, "%s/scene_all.pvd", o->dir);
+  r = jl_pvd_write(path, o->nframe, o->time, (const char *const *)o->vtm, err, errsz);
+  if (!r) names_add(&o->written, "scene_all.pvd");
+  return r;
 }
 
 static double min_node_y(const JlWorld *w, int *below_ground) {
@@ -398,6 +505,181 @@ static void warn_overlaps(const JlModel *m, const double *x) {
   if (n > SHOWN) fprintf(stderr, "jelly run: warning: and %d more overlaps at the start\n", n - SHOWN);
 }
 
+/* ---- the manifest: which files in DIR the last run wrote ------------------------- */
+
+/* a manifest entry Jelly may act on: a plain file name in DIR (no '/', not
+ * "." or "..", no control characters) */
+static int plain_name(const char *s) {
+  if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return 0;
+  for (const char *p = s; *p; p++)
+    if (*p == '/' || *p == '\\' || (unsigned char)*p < 32) return 0;
+  return 1;
+}
+
+/* DIR/jelly_manifest.txt into *l: 1 when there is one, 0 when there is
+ * none, -1 (message printed) when it cannot be read or names anything but
+ * plain file names */
+static int manifest_read(const char *dir, Names *l) {
+  char path[4200], line[4200];
+  snprintf(path, sizeof path, "%s/" MANIFEST, dir);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    if (errno == ENOENT) return 0;
+    fprintf(stderr, "jelly run: cannot read %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  int lineno = 0, bad = 0;
+  while (!bad && fgets(line, sizeof line, f)) {
+    lineno++;
+    size_t len = strlen(line);
+    if (len > 0 && line[len - 1] == '\n') line[--len] = 0;
+    else if (!feof(f)) bad = 1; /* longer than any name Jelly writes */
+    if (bad || line[0] == '#' || len == 0) continue;
+    if (!plain_name(line)) bad = 1;
+    else names_add(l, line);
+  }
+  fclose(f);
+  if (bad) {
+    fprintf(stderr, "jelly run: %s line %d is not a file name in that folder; this manifest was not written by "
+                    "jelly run, so nothing in '%s' is deleted or written: fix or remove the manifest, or choose "
+                    "another --out folder\n", path, lineno, dir);
+    names_free(l);
+    return -1;
+  }
+  return 1;
+}
+
+/* a name Jelly's runs write and ParaView would pick up: frame_*.vt[ump],
+ * scene.pvd, scene_all.pvd */
+static int run_file(const char *name) {
+  size_t n = strlen(name);
+  if (strcmp(name, "scene.pvd") == 0 || strcmp(name, "scene_all.pvd") == 0) return 1;
+  return strncmp(name, "frame_", 6) == 0 && n > 10 &&
+         (strcmp(name + n - 4, ".vtu") == 0 || strcmp(name + n - 4, ".vtm") == 0 ||
+          strcmp(name + n - 4, ".vtp") == 0);
+}
+
+/* 0 when DIR (which has no manifest) holds no run files; else 1 after a
+ * message naming some of them */
+static int foreign_files(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  Names found = {0};
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    if (run_file(e->d_name)) names_add(&found, e->d_name);
+  closedir(d);
+  if (found.n == 0) return 0;
+  char list[1024] = "";
+  for (int i = 0; i < found.n && i < 4; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", found.name[i]);
+  fprintf(stderr, "jelly run: '%s' holds the frames of another run (%s%s, %d files) but no " MANIFEST
+                  ", so Jelly cannot tell which files are that run's and will not mix runs: remove those files "
+                  "or choose another --out folder\n", dir, list, found.n > 4 ? ", ..." : "", found.n);
+  names_free(&found);
+  return 1;
+}
+
+/* the frame a file of a run belongs to (frame_NNNN*, <body>_NNNN.obj,
+ * checkpoint_NNNN.jlck), -1 for the run's other files */
+static int entry_frame(const char *name) {
+  const char *p = strncmp(name, "frame_", 6) == 0 ? name + 6 : NULL;
+  if (!p) {
+    const char *u = strrchr(name, '_'), *dot = strrchr(name, '.');
+    if (!u || !dot || dot < u) return -1;
+    p = u + 1;
+  }
+  char *end;
+  long f = strtol(p, &end, 10);
+  if (end - p < 4 || (*end != '.' && *end != '_') || f < 0 || f > 100000000) return -1;
+  return (int)f;
+}
+
+/* deletes the files of old (and a partial write's .tmp of each), except on
+ * a resume from frame `first` (>= 0) the ones that run keeps: those of
+ * frames up to first, stats.csv and the checkpoint being resumed (keep_ck,
+ * NULL when none); the kept names go to *kept. 0, or -1 after a message. */
+static int manifest_clean(const char *dir, const Names *old, int first, const char *keep_ck, Names *kept) {
+  struct stat ck;
+  int have_ck = keep_ck && stat(keep_ck, &ck) == 0;
+  for (int i = 0; i < old->n; i++) {
+    const char *name = old->name[i];
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int f = entry_frame(name);
+    struct stat st;
+    int is_ck = have_ck && stat(path, &st) == 0 && st.st_dev == ck.st_dev && st.st_ino == ck.st_ino;
+    if (first >= 0 && strcmp(name, "stats.csv") == 0) continue; /* rewritten from its kept rows, listed anew */
+    if (first >= 0 && ((f >= 0 && f <= first) || is_ck)) {
+      names_add(kept, name);
+      continue;
+    }
+    if (is_ck) continue; /* never the checkpoint this run reads */
+    if (unlink(path) != 0 && errno != ENOENT) {
+      fprintf(stderr, "jelly run: cannot delete %s of the earlier run in this folder: %s\n", path, strerror(errno));
+      return -1;
+    }
+    char tmp[4500];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    unlink(tmp);
+  }
+  return 0;
+}
+
+/* DIR/jelly_manifest.txt listing a and b, written to a .tmp and renamed */
+static int manifest_write(const char *dir, const Names *a, const Names *b) {
+  char path[4200], tmp[4300];
+  snprintf(path, sizeof path, "%s/" MANIFEST, dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    fprintf(stderr, "jelly run: cannot write %s: %s\n", tmp, strerror(errno));
+    return -1;
+  }
+  fputs("# files jelly run wrote in this folder, one per line; the next run here deletes them first\n", f);
+  for (int k = 0; k < 2; k++) {
+    const Names *l = k ? b : a;
+    for (int i = 0; i < l->n; i++) fprintf(f, "%s\n", l->name[i]);
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0) bad = 1;
+  if (bad || rename(tmp, path) != 0) {
+    fprintf(stderr, "jelly run: cannot write %s: %s\n", path, strerror(errno));
+    remove(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+/* every file a run from frame `first` to nframes may write (besides kept) */
+static void planned_files(const JlModel *m, const RunArgs *a, int first, int nframes, Names *l) {
+  char name[256];
+  names_add(l, "stats.csv");
+  names_add(l, "scene.pvd");
+  names_add(l, "scene_all.pvd");
+#ifdef JELLY_RENDER
+  if (!a->no_preview) names_add(l, "preview.png");
+#endif
+  for (int f = a->resume ? first + 1 : 0; f <= nframes; f++) {
+    snprintf(name, sizeof name, "frame_%04d.vtu", f);
+    names_add(l, name);
+    snprintf(name, sizeof name, "frame_%04d.vtm", f);
+    names_add(l, name);
+    for (int b = 0; b < m->nbody; b++) {
+      if (m->body[b].surface.nvert == 0) continue;
+      snprintf(name, sizeof name, "frame_%04d_%s.vtp", f, m->body[b].name);
+      names_add(l, name);
+      if (a->obj) {
+        snprintf(name, sizeof name, "%s_%04d.obj", m->body[b].name, f);
+        names_add(l, name);
+      }
+    }
+    if (a->checkpoint_every > 0 && f > 0 && f % a->checkpoint_every == 0) {
+      snprintf(name, sizeof name, "checkpoint_%04d.jlck", f);
+      names_add(l, name);
+    }
+  }
+}
+
 int jl_cli_run(int argc, char **argv) {
   RunArgs a;
   int rc = parse_args(argc, argv, &a);
@@ -406,11 +688,18 @@ int jl_cli_run(int argc, char **argv) {
   const char *scene_path = a.scene ? a.scene : jl_cli_default_scene(default_buf, sizeof default_buf);
   char err[4096], outdir[4096];
   jl_cli_out_dir(scene_path, a.out, outdir, sizeof outdir);
+  /* an earlier run in DIR: its manifest, or a refusal before anything is built */
+  Names old = {0};
+  int has_manifest = manifest_read(outdir, &old);
+  if (has_manifest < 0 || (has_manifest == 0 && foreign_files(outdir))) return JL_ERR_INPUT;
   JlScene sc;
   JlWorld w;
   JlCliTiming tm;
   JlResult r = jl_cli_start("run", scene_path, a.scene != NULL, &a.sim, outdir, a.quiet, &sc, &w, &tm);
-  if (r) return r;
+  if (r) {
+    names_free(&old);
+    return r;
+  }
   int nframes = tm.nframes, steps_per_frame = tm.steps;
   double h = tm.h;
   int tty = isatty(STDERR_FILENO) && !a.quiet;
@@ -422,6 +711,7 @@ int jl_cli_run(int argc, char **argv) {
     r = jl_checkpoint_load(&w, a.resume, err, sizeof err);
     if (r) {
       fprintf(stderr, "jelly run: %s\n", err);
+      names_free(&old);
       free(ftime);
       jl_world_destroy(&w);
       jl_scene_free(&sc);
@@ -434,6 +724,7 @@ int jl_cli_run(int argc, char **argv) {
       fprintf(stderr, "jelly run: checkpoint '%s' is at t = %.9g s, which is no frame of this run (%d frames of "
                       "%d steps of %.6g s): resume with the --dt, --fps and --frames it was written with\n",
               a.resume, w.state.t, nframes, steps_per_frame, h);
+      names_free(&old);
       free(ftime);
       jl_world_destroy(&w);
       jl_scene_free(&sc);
@@ -445,11 +736,24 @@ int jl_cli_run(int argc, char **argv) {
     warn_overlaps(m, w.state.x);
   }
 
+  /* the earlier run's files go (a resume keeps its frames up to the
+   * checkpoint); the manifest lists what this run may write before it
+   * writes anything */
+  Names kept = {0}, planned = {0};
+  int status = 0;
+  if (manifest_clean(outdir, &old, a.resume ? first : -1, a.resume, &kept) != 0) status = JL_ERR_SYSTEM;
+  planned_files(m, &a, first, nframes, &planned);
+  if (!status && manifest_write(outdir, &kept, &planned) != 0) status = JL_ERR_SYSTEM;
+  names_free(&old);
+  names_free(&planned);
+
   /* output buffers */
   Outputs o = {0};
   o.dir = outdir;
+  o.enc = a.vtk_ascii ? JL_VTK_ASCII : JL_VTK_BINARY;
   o.time = jl_calloc((size_t)nframes + 1, sizeof(double));
   o.file = jl_calloc((size_t)nframes + 1, sizeof(char *));
+  o.vtm = jl_calloc((size_t)nframes + 1, sizeof(char *));
   o.node_strain = jl_calloc((size_t)m->nnode, sizeof(double));
   build_cells(m, &o);
   int maxv = 1, maxs = 1;
@@ -463,8 +767,8 @@ int jl_cli_run(int argc, char **argv) {
 
   char stats_path[4200];
   snprintf(stats_path, sizeof stats_path, "%s/stats.csv", outdir);
+  if (status) goto done;
   FILE *stats = a.resume ? resume_stats(stats_path, first) : fopen(stats_path, "w");
-  int status = 0;
   if (!stats) {
     fprintf(stderr, "jelly run: cannot write %s: %s\n", stats_path, strerror(errno));
     status = JL_ERR_SYSTEM;
@@ -474,11 +778,14 @@ int jl_cli_run(int argc, char **argv) {
     fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
                    "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits\n");
   /* the frames up to a resumed run's checkpoint are in DIR already: listed in scene.pvd, not rewritten */
+  names_add(&o.written, "stats.csv");
   for (int f = 0; a.resume && f <= first; f++) {
     char name[64];
     snprintf(name, sizeof name, "frame_%04d.vtu", f);
     o.time[o.nframe] = ftime[f];
-    o.file[o.nframe++] = strdup(name);
+    o.file[o.nframe] = strdup(name);
+    snprintf(name, sizeof name, "frame_%04d.vtm", f);
+    o.vtm[o.nframe++] = strdup(name);
   }
 
   /* preview.png: the chosen frames' positions kept as they pass, drawn at the end (no display needed) */
@@ -487,7 +794,7 @@ int jl_cli_run(int argc, char **argv) {
   if (!a.no_preview && !a.quiet) fprintf(stderr, "jelly run: note: built without rendering (JELLY_RENDER=OFF): no preview.png\n");
 #endif
 
-  double wall_total = 0, ke_max = 0;
+  double wall_total = 0, ke_max = 0, write_total = 0; /* s stepping, J, s writing frames */
   long steps_total = 0, cg_total = 0, cg_failed_total = 0;
   int cg_failed_first = -1; /* first frame with a step whose CG hit its iteration cap */
   /* per body: most inverted tets in a frame and the first frame with any */
@@ -542,7 +849,10 @@ int jl_cli_run(int argc, char **argv) {
             steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts, e.ground, cg_failed,
             inverted, splits);
     if (status) break;
-    if (write_frame(&o, &w, frame, a.obj, err, sizeof err)) {
+    double w0 = jl_seconds();
+    JlResult wr = write_frame(&o, &w, frame, a.obj, err, sizeof err);
+    write_total += jl_seconds() - w0;
+    if (wr) {
       if (tty) fprintf(stderr, "\n");
       fprintf(stderr, "jelly run: %s\n", err);
       status = JL_ERR_SYSTEM;
@@ -558,6 +868,7 @@ int jl_cli_run(int argc, char **argv) {
         status = JL_ERR_SYSTEM;
         break;
       }
+      names_add(&o.written, strrchr(ck, '/') + 1);
     }
     if (tty) jl_cli_progress(frame, nframes, w.state.t, wall_total);
   }
@@ -579,14 +890,19 @@ int jl_cli_run(int argc, char **argv) {
       if (!status) status = JL_ERR_SYSTEM;
     } else {
       preview_ok = 1;
+      names_add(&o.written, "preview.png");
     }
     jl_preview_destroy(preview);
   }
   /* the summary: also after a divergence (what was written), never with --quiet */
   if (!a.quiet) {
     jl_cli_print_simulated(stdout, w.state.t, wall_total, steps_total, cg_total);
-    printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames%s%s\n", outdir, outdir, o.nframe,
-           a.obj ? ", .obj surfaces" : "", preview_ok ? ", preview.png" : "");
+    printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames, scene_all.pvd + .vtm/.vtp%s%s%s\n", outdir,
+           outdir, o.nframe, a.vtk_ascii ? " (ASCII)" : "", a.obj ? ", .obj surfaces" : "",
+           preview_ok ? ", preview.png" : "");
+    if (o.nframe > 0)
+      printf("           frames written in %.3g s (%.3g ms per frame)\n", write_total,
+             1e3 * write_total / (o.nframe - (a.resume ? first + 1 : 0) > 0 ? o.nframe - (a.resume ? first + 1 : 0) : 1));
   }
   /* inverted tets: a result that cannot be trusted there, per body */
   for (int b = 0; b < m->nbody; b++)
@@ -630,10 +946,15 @@ int jl_cli_run(int argc, char **argv) {
     }
   }
 
+  /* the manifest: what this run wrote (and a resume kept) */
+  if (manifest_write(outdir, &kept, &o.written) != 0 && !status) status = JL_ERR_SYSTEM;
+
 done:
   free(ftime);
-  for (int i = 0; i < o.nframe; i++) free(o.file[i]);
-  JL_FREE_ALL(o.time, o.file, o.node_strain, o.cell_offset, o.cell_conn, o.cell_type, o.cell_rest,
+  for (int i = 0; i < o.nframe; i++) free(o.file[i]), free(o.vtm[i]);
+  names_free(&kept);
+  names_free(&o.written);
+  JL_FREE_ALL(o.vtm, o.time, o.file, o.node_strain, o.cell_offset, o.cell_conn, o.cell_type, o.cell_rest,
               o.cell_body, o.cell_strain, o.body_cell, o.seg, o.surf_x, o.surf_n);
   jl_world_destroy(&w);
   jl_scene_free(&sc);

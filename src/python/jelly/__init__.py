@@ -404,9 +404,13 @@ def _program():
 
 
 def run(scene, out, *args, quiet=True):
-    """Runs the scene with the `jelly run` program (the same files: stats.csv, .vtu,
-    scene.pvd, preview.png; args are more options, e.g. "--obj", "--no-preview").
-    The scene is written to a temporary JSON file; returns out."""
+    """Runs the scene with the `jelly run` program (the same files: stats.csv,
+    scene.pvd + frame_NNNN.vtu, scene_all.pvd + frame_NNNN.vtm + per-body .vtp
+    surfaces, preview.png, jelly_manifest.txt; VTK binary with zlib unless
+    "--vtk-ascii"; args are more options, e.g. "--obj", "--no-preview"). A rerun
+    into out deletes the earlier run's files first; an out holding frames
+    without Jelly's manifest raises SceneError. The scene is written to a
+    temporary JSON file; returns out."""
     with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
         text, name = _scene_json(scene)
         sc = json.loads(text)
