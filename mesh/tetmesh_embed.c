@@ -22,7 +22,20 @@
  * 1990): an exactly-zero orientation is resolved as if the point were moved by
  * (0, d, d^2), evaluated on each edge in a canonical direction so the two
  * triangles sharing it agree. Crossings behind the point are counted too; an
- * odd total (inconsistent rounding) retries with a slightly moved point. */
+ * odd total (inconsistent rounding) retries with a slightly moved point.
+ *
+ * Ray parity needs a closed, manifold, non-overlapping surface. A scan with a
+ * hole, two overlapping closed parts or a non-manifold spot (def->winding,
+ * set by the scene when validation found only such defects) is instead
+ * tested by the generalized winding number (Jacobson et al. 2013; fast by
+ * Barill et al. 2018, mesh/winding.h): inside where |w| >= 0.5. A hole's
+ * w falls smoothly from 1 to 0 across its rim, so the tets under a hole are
+ * kept or dropped as if the hole were capped by a minimal patch; overlapping
+ * parts give w = 2, inside. With the winding number a tet is also kept when
+ * its centroid is inside (no triangle crosses a tet under a hole), and the
+ * fill fractions are the sample shares as they are: an imperfect surface has
+ * no exact volume to rescale them to (overlaps count twice in the divergence
+ * theorem, a hole misses its cap). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +46,7 @@
 #include "mesh/grid.h"
 #include "mesh/tetmesh_internal.h"
 #include "mesh/vec3.h"
+#include "mesh/winding.h"
 
 /* upper bound on embedded-mode lattice points (memory and TetGen time) */
 #define MAX_LATTICE_POINTS 4000000
@@ -112,6 +126,18 @@ static int point_inside(const JlSurface *s, const JlGrid *g, const double *p) {
     q[2] = p[2] + 0.7e-9 * g->cell[2] * (attempt + 1);
   }
   return ahead % 2 == 1;
+}
+
+/* the inside test of one build: ray parity, or the winding number when wn */
+typedef struct InsideTest {
+  const JlSurface *s;
+  const JlGrid *ray_grid;
+  const JlWinding *wn; /* NULL for ray parity */
+} InsideTest;
+
+static int inside_at(const InsideTest *it, const double *p) {
+  if (it->wn) return fabs(jl_winding_number(it->wn, p)) >= 0.5;
+  return point_inside(it->s, it->ray_grid, p);
 }
 
 /* ---- tet / triangle overlap: separating axis theorem --------------------- */
@@ -220,8 +246,8 @@ static int make_lattice(const double lo[3], const double hi[3], double h, unsign
  * mass); then the partial tets are scaled together so that the volumes times
  * the fractions add up to the surface's volume. */
 #define FILL_N 6 /* grid points (i, j, k, l) / (FILL_N + 1) with i + j + k + l = FILL_N, shifted by 1/4 */
-static double *tet_fill(const JlSurface *s, const JlGrid *ray_grid, const double *x, const int *tet, int ntet,
-                        const char *inside) {
+static double *tet_fill(const InsideTest *it, const double *x, const int *tet, int ntet, const char *inside) {
+  const JlSurface *s = it->s;
   double *fill = jl_calloc((size_t)ntet + 1, sizeof(double));
   double full = 0.0, part = 0.0;
   for (int t = 0; t < ntet; t++) {
@@ -242,13 +268,15 @@ static double *tet_fill(const JlSurface *s, const JlGrid *ray_grid, const double
           double p[3] = {0, 0, 0};
           for (int c = 0; c < 4; c++)
             for (int d = 0; d < 3; d++) p[d] += w[c] * x[3 * v[c] + d];
-          in += point_inside(s, ray_grid, p);
+          in += inside_at(it, p);
           n++;
         }
     fill[t] = (double)(in > 0 ? in : 1) / n;
     part += vol * fill[t];
   }
-  /* the partial tets carry exactly the surface's volume beyond the full ones */
+  /* the partial tets carry exactly the surface's volume beyond the full ones
+   * (a closed surface only: see the file comment) */
+  if (it->wn) return fill;
   double want = fabs(jl_surface_volume(s)) - full;
   if (part > 0.0 && want > 0.0)
     for (int t = 0; t < ntet; t++)
@@ -291,12 +319,28 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
   JlGrid ray_grid, tri_grid;
   jl_grid_build(&ray_grid, lo, hi, (double[3]){0.0, cell2d, cell2d}, s->ntri, box_lo, box_hi);
   jl_grid_build(&tri_grid, lo, hi, (double[3]){0.5 * h, 0.5 * h, 0.5 * h}, s->ntri, box_lo, box_hi);
+  JlWinding wn;
+  if (def->winding) jl_winding_build(&wn, s);
+  InsideTest it = {s, &ray_grid, def->winding ? &wn : NULL};
   char *inside = jl_calloc((size_t)nout, 1);
+  int nin = 0;
   for (int i = 0; i < nout; i++) {
     const double *p = outx + 3 * i;
     int in_box = 1;
     for (int k = 0; k < 3; k++) in_box &= p[k] >= lo[k] && p[k] <= hi[k];
-    inside[i] = (char)(in_box && point_inside(s, &ray_grid, p));
+    inside[i] = (char)(in_box && inside_at(&it, p));
+    nin += inside[i];
+  }
+  if (it.wn && nin == 0) {
+    /* an open sheet, or a hole as large as the body: nothing to fill */
+    JL_FREE_ALL(inside, box_lo, box_hi, outx, outt);
+    jl_winding_free(&wn);
+    jl_grid_free(&ray_grid);
+    jl_grid_free(&tri_grid);
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "the surface encloses no volume: no lattice point (resolution %g m) has a winding number of "
+                   "0.5 or more (an open sheet, or holes as large as the body)",
+                   h);
   }
 
   /* keep tets overlapping the solid: a node inside, or crossing a triangle */
@@ -308,6 +352,12 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
     double vol = jl_tet_volume(tv[0], tv[1], tv[2], tv[3]);
     if (fabs(vol) <= 1e-12 * h * h * h) continue; /* zero-volume sliver */
     int keep = inside[v[0]] || inside[v[1]] || inside[v[2]] || inside[v[3]];
+    if (!keep && it.wn) {
+      /* under a hole no triangle crosses the tet: its centre decides */
+      double g[3];
+      for (int k = 0; k < 3; k++) g[k] = 0.25 * (tv[0][k] + tv[1][k] + tv[2][k] + tv[3][k]);
+      keep = inside_at(&it, g);
+    }
     if (!keep) {
       double tlo[3], thi[3], flat[12];
       for (int k = 0; k < 4; k++) memcpy(flat + 3 * k, tv[k], sizeof(double) * 3);
@@ -335,7 +385,8 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
     if (keep) memmove(outt + 4 * kept++, v, sizeof(int) * 4);
   }
   free(stamp);
-  *fill_out = kept > 0 ? tet_fill(s, &ray_grid, outx, outt, kept, inside) : NULL;
+  *fill_out = kept > 0 ? tet_fill(&it, outx, outt, kept, inside) : NULL;
+  if (def->winding) jl_winding_free(&wn);
   JL_FREE_ALL(inside, box_lo, box_hi);
   jl_grid_free(&ray_grid);
   jl_grid_free(&tri_grid);
