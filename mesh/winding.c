@@ -9,10 +9,11 @@
  * triangles. Each cluster keeps its area-weighted centroid c, its summed
  * area vector N = sum of a_t n_t and a radius r bounding all its vertices
  * around c. A query farther than beta r from c takes the cluster as a point
- * dipole, w ~= (c - p) . N / (4 pi |c - p|^3) (the first-order term of
- * Barill's expansion); nearer clusters are opened, leaves summed exactly.
- * The error of the dipole is of order r / |c - p| <= 1 / beta of the
- * cluster's own (small) share; the measured error is in docs/robustness.md. */
+ * dipole plus its next Taylor term, w ~= [(c - p) . N / |c - p|^3 + J : M]
+ * / 4 pi (Barill's expansion to second order, with the second moment M of
+ * the area vectors about c); nearer clusters are opened, leaves summed
+ * exactly. The truncation error is of order (r / |c - p|)^2 <= 1 / beta^2
+ * of the cluster's own share; the measured error is in docs/robustness.md. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 struct JlWindingNode {
   double c[3]; /* area-weighted centroid, m */
   double n[3]; /* sum of area x unit normal, m^2 */
+  double m[9]; /* second moment sum of a_t n_t (g_t - c)^T, row-major (n index first), m^3 */
   double r;    /* radius around c holding every vertex, m */
   int first, count; /* range in order */
   int child[2];     /* -1 for a leaf */
@@ -109,6 +111,19 @@ static void build_node(JlWinding *w, int id, int first, int count) {
     nd->c[k] = area > 0.0 ? c[k] / area : mean[k] / count;
     nd->n[k] = n[k];
   }
+  /* second-order term: sum of a n (g - c)^T, with g the triangle's centroid
+   * (exact: the first moment of a triangle is its area times its centroid) */
+  memset(nd->m, 0, sizeof nd->m);
+  for (int i = first; i < first + count; i++) {
+    const int *f = s->tri + 3 * (size_t)w->order[i];
+    const double *a = s->vert + 3 * (size_t)f[0], *b = s->vert + 3 * (size_t)f[1], *d = s->vert + 3 * (size_t)f[2];
+    double e1[3], e2[3], x[3];
+    jl_vec3_sub(b, a, e1);
+    jl_vec3_sub(d, a, e2);
+    jl_vec3_cross(e1, e2, x);
+    for (int r = 0; r < 3; r++)
+      for (int k = 0; k < 3; k++) nd->m[3 * r + k] += 0.5 * x[r] * ((a[k] + b[k] + d[k]) / 3.0 - nd->c[k]);
+  }
   /* radius: every vertex of the cluster */
   double r2 = 0.0;
   for (int i = first; i < first + count; i++)
@@ -123,7 +138,7 @@ static void build_node(JlWinding *w, int id, int first, int count) {
 void jl_winding_build(JlWinding *w, const JlSurface *s) {
   memset(w, 0, sizeof *w);
   w->s = s;
-  w->beta = 2.5;
+  w->beta = 3.0;
   int nt = s->ntri > 0 ? s->ntri : 0;
   w->order = jl_calloc((size_t)nt + 1, sizeof(int));
   w->node = jl_calloc(2 * (size_t)nt + 1, sizeof(JlWindingNode));
@@ -167,8 +182,15 @@ double jl_winding_number(const JlWinding *w, const double p[3]) {
     jl_vec3_sub(nd->c, p, d);
     double dist2 = jl_vec3_dot(d, d);
     if (dist2 > w->beta * w->beta * nd->r * nd->r) {
-      /* far: a dipole at c, (c - p) . N / |c - p|^3 (Barill et al. 2018, eq. 9, first term) */
-      sum += jl_vec3_dot(d, nd->n) / (dist2 * sqrt(dist2));
+      /* far: Taylor expansion about c of the integrand (x - p) . n / |x - p|^3
+       * (Barill et al. 2018, eq. 9, first two terms): with r = c - p, the
+       * dipole r . N / |r|^3, then J : M for J = I / |r|^3 - 3 r r^T / |r|^5 */
+      double r3 = dist2 * sqrt(dist2), r5 = r3 * dist2;
+      double mr[3] = {0, 0, 0};
+      for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++) mr[i] += nd->m[3 * i + k] * d[k];
+      double tr = nd->m[0] + nd->m[4] + nd->m[8];
+      sum += jl_vec3_dot(d, nd->n) / r3 + tr / r3 - 3.0 * jl_vec3_dot(d, mr) / r5;
     } else if (nd->child[0] < 0) {
       for (int i = nd->first; i < nd->first + nd->count; i++) sum += tri_solid_angle(w->s, w->order[i], p);
     } else {

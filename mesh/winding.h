@@ -1,6 +1,6 @@
 /* Generalized winding number of a triangle surface (Jacobson, Kavan &
  * Sorkine-Hornung 2013), fast by a tree of triangle clusters with a dipole
- * far field (Barill et al. 2018, first order). The inside/outside test of
+ * far field (Barill et al. 2018, second order). The inside/outside test of
  * embedded mode for surfaces with holes, overlapping parts or non-manifold
  * spots (mesh/tetmesh_embed.c): w(p) is 1 inside a closed outward surface,
  * 0 outside, 2 where two closed parts overlap, and varies smoothly across a
@@ -22,7 +22,7 @@ typedef struct JlWinding {
   int nnode;
   JlWindingNode *node; /* nnode; node 0 is the root */
   int *order;          /* ntri: triangles in cluster order (leaves are ranges) */
-  double beta;         /* a cluster at more than beta x its radius is a dipole; default 2.5 */
+  double beta;         /* a cluster at more than beta x its radius is expanded; default 3 */
 } JlWinding;
 
 /* Builds the cluster tree over s's triangles (O(n log n)). */
