@@ -31,11 +31,14 @@
  * Barill et al. 2018, mesh/winding.h): inside where |w| >= 0.5. A hole's
  * w falls smoothly from 1 to 0 across its rim, so the tets under a hole are
  * kept or dropped as if the hole were capped by a minimal patch; overlapping
- * parts give w = 2, inside. With the winding number a tet is also kept when
- * its centroid is inside (no triangle crosses a tet under a hole), and the
- * fill fractions are the sample shares as they are: an imperfect surface has
- * no exact volume to rescale them to (overlaps count twice in the divergence
- * theorem, a hole misses its cap). */
+ * parts give w = 2, inside. The fill samples take w from the tet's first
+ * node plus a jump of +-1 per crossed triangle (signed by its normal), or
+ * from the tree where no triangle crosses (under a hole, w varies
+ * smoothly) or very many do; the fractions are the sample shares as they
+ * are: an imperfect surface has no exact volume to rescale them to
+ * (overlaps count twice in the divergence theorem, a hole misses its cap).
+ * A tet under a hole with no node at w >= 0.5 is dropped, as a tet with no
+ * node inside and no crossing triangle is in the closed case. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -330,11 +333,13 @@ static double *tet_fill(const InsideTest *it, const double *x, const int *tet, i
     }
     /* winding number: w at the samples from w at node 0 plus the jumps across
      * the triangles crossing the tet (one tree query per sample would cost
-     * minutes near a 100k-triangle surface); too many crossing triangles:
-     * the tree at every sample */
+     * minutes near a 100k-triangle surface); too many crossing triangles,
+     * or none (a tet under a hole, where w varies smoothly between its
+     * nodes): the tree at every sample */
     int ncross = -1;
     const double *tv[4] = {x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]};
     if (it->wn) ncross = tet_crossing_triangles(it, tv, t + 1, cross, FILL_CROSS_MAX);
+    if (ncross == 0) ncross = -1; /* under a hole: w varies without jumps */
     int in = 0, n = 0;
     for (int i = 0; i <= FILL_N; i++)
       for (int j = 0; i + j <= FILL_N; j++)
@@ -465,14 +470,6 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
               keep = tet_triangle_overlap(tv, rv);
             }
           }
-    }
-    if (!keep && it.wn &&
-        fmax(fmax(fabs(wnode[v[0]]), fabs(wnode[v[1]])), fmax(fabs(wnode[v[2]]), fabs(wnode[v[3]]))) >= 0.25) {
-      /* under a hole no triangle crosses the tet and w varies smoothly: a
-       * tet whose nodes come near 0.5 is kept if its centre is inside */
-      double g[3];
-      for (int k = 0; k < 3; k++) g[k] = 0.25 * (tv[0][k] + tv[1][k] + tv[2][k] + tv[3][k]);
-      keep = inside_at(&it, g);
     }
     if (keep) memmove(outt + 4 * kept++, v, sizeof(int) * 4);
   }
