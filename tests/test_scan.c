@@ -279,6 +279,34 @@ static void test_overlapping_boxes(void) {
   jl_surface_free(&two);
 }
 
+/* two unit boxes touching along one edge (welded: 4 triangles per edge
+ * there): non-manifold, still two solids of 1 m^3 each */
+static void test_boxes_sharing_an_edge(void) {
+  JlSurface box, two = {0};
+  jl_shape_box((const double[3]){1, 1, 1}, 0.25, &box);
+  append_surface(&two, &box, 0.0);
+  for (int i = 0; i < box.nvert; i++) box.vert[3 * i + 1] += 1.0;
+  append_surface(&two, &box, 1.0);
+  char err[4096] = "", log[8192];
+  JlModel m;
+  char *text = scene_text(&two, EMBED);
+  ENSURE_MSG(build(text, &m, log, sizeof log, err, sizeof err) == JL_OK, "%s", err);
+  free(text);
+  printf("  two boxes sharing an edge: mass %.2f kg (2000 kg, %+.2f%%)\n", m.body[0].mass,
+         100 * (m.body[0].mass / 2000 - 1));
+  ENSURE_REL(m.body[0].mass, 2000.0, 0.02);
+  ENSURE_MSG(strstr(log, "body 'scan': non-manifold: 4 edges shared by more than two triangles") &&
+                 strstr(log, "generalized winding number"),
+             "%s", log);
+  jl_model_free(&m);
+  text = scene_text(&two, CONFORM);
+  ENSURE(build(text, &m, log, sizeof log, err, sizeof err) == JL_ERR_INPUT);
+  free(text);
+  ENSURE_MSG(strstr(err, "non-manifold") && strstr(err, "embedded mode"), "%s", err);
+  jl_surface_free(&box);
+  jl_surface_free(&two);
+}
+
 /* an open sheet encloses nothing: an error in embedded mode too */
 static void test_open_sheet(void) {
   JlSurface box, sheet = {0};
@@ -402,5 +430,6 @@ static void test_precision_hint(void) {
 
 JL_TEST_MAIN({"winding_agrees", test_winding_agrees}, {"winding_speed", test_winding_speed},
              {"sphere_with_hole", test_sphere_with_hole}, {"overlapping_boxes", test_overlapping_boxes},
+             {"boxes_sharing_an_edge", test_boxes_sharing_an_edge},
              {"open_sheet", test_open_sheet}, {"units", test_units}, {"size_hints", test_size_hints},
              {"precision_hint", test_precision_hint})
