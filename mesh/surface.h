@@ -59,6 +59,7 @@ typedef enum JlSeverity {
 typedef struct JlFinding {
   JlSeverity severity;
   int count;      /* how many elements have the problem */
+  int imperfect;  /* 1: an error embedded mode tolerates (a scan imperfection, see JlMeshReport) */
   char text[240]; /* e.g. "3 boundary edges in 1 hole (sizes 3); first edge 4-7" */
 } JlFinding;
 
@@ -72,6 +73,9 @@ typedef struct JlMeshReport {
   int nfinding;
   JlFinding finding[JL_MAX_FINDINGS];
   int ok;               /* 1 when no JL_SEV_ERROR finding: TetGen may run */
+  int embeddable;       /* 1 when every JL_SEV_ERROR finding is imperfect: holes, non-manifold edges or
+                           vertices, inconsistent orientation, self-intersections. Embedded mode can still
+                           tell inside from outside there (generalized winding number, mesh/winding.h) */
 } JlMeshReport;
 
 /* Checks and repairs s in place: welds duplicate vertices within a relative

@@ -45,6 +45,7 @@ JlTetgenDef jl_default_tetgen_def(void) {
   def.quality = 1.5;
   def.resolution = 0.0;
   def.seed = 1u;
+  def.winding = 0;
   return def;
 }
 

@@ -27,6 +27,10 @@ typedef struct JlTetgenDef {
                          (TetGen 1.5 may not terminate below). default 1.5 */
   double resolution;  /* m, embedded lattice spacing; 0 = bbox diagonal / 12. default 0 */
   unsigned seed;      /* jitter seed of the embedded lattice. default 1 */
+  int winding;        /* embedded mode: 1 = inside is |generalized winding number| >= 0.5 (mesh/winding.h),
+                         for surfaces with holes, overlapping parts or non-manifold spots (the scene sets
+                         it when jl_surface_validate found only such errors); 0 = +x ray parity, exact
+                         for closed surfaces. default 0 */
 } JlTetgenDef;
 
 JlTetgenDef jl_default_tetgen_def(void);

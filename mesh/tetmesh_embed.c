@@ -22,7 +22,23 @@
  * 1990): an exactly-zero orientation is resolved as if the point were moved by
  * (0, d, d^2), evaluated on each edge in a canonical direction so the two
  * triangles sharing it agree. Crossings behind the point are counted too; an
- * odd total (inconsistent rounding) retries with a slightly moved point. */
+ * odd total (inconsistent rounding) retries with a slightly moved point.
+ *
+ * Ray parity needs a closed, manifold, non-overlapping surface. A scan with a
+ * hole, two overlapping closed parts or a non-manifold spot (def->winding,
+ * set by the scene when validation found only such defects) is instead
+ * tested by the generalized winding number (Jacobson et al. 2013; fast by
+ * Barill et al. 2018, mesh/winding.h): inside where |w| >= 0.5. A hole's
+ * w falls smoothly from 1 to 0 across its rim, so the tets under a hole are
+ * kept or dropped as if the hole were capped by a minimal patch; overlapping
+ * parts give w = 2, inside. The fill samples take w from the tet's first
+ * node plus a jump of +-1 per crossed triangle (signed by its normal), or
+ * from the tree where no triangle crosses (under a hole, w varies
+ * smoothly) or very many do; the fractions are the sample shares as they
+ * are: an imperfect surface has no exact volume to rescale them to
+ * (overlaps count twice in the divergence theorem, a hole misses its cap).
+ * A tet under a hole with no node at w >= 0.5 is dropped, as a tet with no
+ * node inside and no crossing triangle is in the closed case. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +49,7 @@
 #include "mesh/grid.h"
 #include "mesh/tetmesh_internal.h"
 #include "mesh/vec3.h"
+#include "mesh/winding.h"
 
 /* upper bound on embedded-mode lattice points (memory and TetGen time) */
 #define MAX_LATTICE_POINTS 4000000
@@ -114,6 +131,24 @@ static int point_inside(const JlSurface *s, const JlGrid *g, const double *p) {
   return ahead % 2 == 1;
 }
 
+/* the inside test of one build: ray parity, or the winding number when wn */
+typedef struct InsideTest {
+  const JlSurface *s;
+  const JlGrid *ray_grid;
+  const JlWinding *wn; /* NULL for ray parity */
+  /* winding number only: w at each lattice node (0 outside the bounding
+   * box), and what tet_fill needs to find the triangles crossing a tet */
+  const double *wnode;
+  const JlGrid *tri_grid;
+  const double *box_lo, *box_hi; /* triangle boxes, ntri x 3 */
+  int *stamp;                    /* ntri, scratch */
+} InsideTest;
+
+static int inside_at(const InsideTest *it, const double *p) {
+  if (it->wn) return fabs(jl_winding_number(it->wn, p)) >= 0.5;
+  return point_inside(it->s, it->ray_grid, p);
+}
+
 /* ---- tet / triangle overlap: separating axis theorem --------------------- */
 
 /* 1 if the projections of the two point sets on axis do not overlap */
@@ -159,6 +194,68 @@ static int tet_triangle_overlap(const double *const tv[4], const double *const r
     }
   }
   return 1;
+}
+
+/* Change of the winding number along the segment a -> b across triangle
+ * t: +1 entering through its back (outward normal against the motion), -1
+ * leaving, 0 when the segment misses it (signed volumes; a segment through
+ * an edge or vertex may count on both sides, rare for jittered samples). */
+static int crossing_jump(const JlSurface *s, int t, const double *a, const double *b) {
+  const int *f = s->tri + 3 * (size_t)t;
+  const double *p[3] = {s->vert + 3 * (size_t)f[0], s->vert + 3 * (size_t)f[1], s->vert + 3 * (size_t)f[2]};
+  double u[3], v[3], w[3], c[3], d[3];
+  jl_vec3_sub(p[1], p[0], u);
+  jl_vec3_sub(p[2], p[0], v);
+  jl_vec3_cross(u, v, c);
+  jl_vec3_sub(a, p[0], w);
+  double sa = -jl_vec3_dot(w, c); /* det(p0 - a, p1 - a, p2 - a): > 0 on the back (inner) side */
+  jl_vec3_sub(b, p[0], w);
+  double sb = -jl_vec3_dot(w, c);
+  if ((sa > 0) == (sb > 0) || sa == 0.0 || sb == 0.0) return 0;
+  jl_vec3_sub(b, a, d);
+  int sign = 0;
+  for (int k = 0; k < 3; k++) {
+    double e0[3], e1[3], x[3];
+    jl_vec3_sub(p[k], a, e0);
+    jl_vec3_sub(p[(k + 1) % 3], a, e1);
+    jl_vec3_cross(e0, e1, x);
+    double o = jl_vec3_dot(x, d);
+    int sg = o > 0 ? 1 : (o < 0 ? -1 : 0);
+    if (k == 0) sign = sg;
+    else if (sg != sign) return 0;
+  }
+  if (sign == 0) return 0;
+  return sa > 0 ? -1 : 1;
+}
+
+/* The surface triangles overlapping tet tv (at most cap, into list; -1 if
+ * more); stamp_id marks triangles already tested */
+static int tet_crossing_triangles(const InsideTest *it, const double *const tv[4], int stamp_id, int *list, int cap) {
+  double tlo[3], thi[3], flat[12];
+  for (int k = 0; k < 4; k++) memcpy(flat + 3 * k, tv[k], sizeof(double) * 3);
+  bbox_of(4, flat, tlo, thi);
+  int i0[3], i1[3], n = 0;
+  const JlGrid *g = it->tri_grid;
+  jl_grid_cells(g, tlo, thi, i0, i1);
+  for (int z = i0[2]; z <= i1[2]; z++)
+    for (int y = i0[1]; y <= i1[1]; y++)
+      for (int x = i0[0]; x <= i1[0]; x++) {
+        size_t c = ((size_t)z * g->n[1] + y) * g->n[0] + x;
+        for (int k = g->start[c]; k < g->start[c + 1]; k++) {
+          int tri = g->item[k];
+          if (it->stamp[tri] == stamp_id) continue;
+          it->stamp[tri] = stamp_id;
+          int disjoint = 0;
+          for (int d = 0; d < 3; d++) disjoint |= it->box_hi[3 * tri + d] < tlo[d] || it->box_lo[3 * tri + d] > thi[d];
+          if (disjoint) continue;
+          const int *f = it->s->tri + 3 * tri;
+          const double *rv[3] = {it->s->vert + 3 * f[0], it->s->vert + 3 * f[1], it->s->vert + 3 * f[2]};
+          if (!tet_triangle_overlap(tv, rv)) continue;
+          if (n == cap) return -1;
+          list[n++] = tri;
+        }
+      }
+  return n;
 }
 
 /* ---- embedded mode --------------------------------------------------------- */
@@ -219,11 +316,13 @@ static int make_lattice(const double lo[3], const double hi[3], double h, unsign
  * that are inside (at least one sample's worth, so no node is left without
  * mass); then the partial tets are scaled together so that the volumes times
  * the fractions add up to the surface's volume. */
+#define FILL_CROSS_MAX 256 /* winding number: most triangles crossing one tet before the tree takes over */
 #define FILL_N 6 /* grid points (i, j, k, l) / (FILL_N + 1) with i + j + k + l = FILL_N, shifted by 1/4 */
-static double *tet_fill(const JlSurface *s, const JlGrid *ray_grid, const double *x, const int *tet, int ntet,
-                        const char *inside) {
+static double *tet_fill(const InsideTest *it, const double *x, const int *tet, int ntet, const char *inside) {
+  const JlSurface *s = it->s;
   double *fill = jl_calloc((size_t)ntet + 1, sizeof(double));
   double full = 0.0, part = 0.0;
+  int cross[FILL_CROSS_MAX];
   for (int t = 0; t < ntet; t++) {
     const int *v = tet + 4 * t;
     double vol = fabs(jl_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]));
@@ -232,6 +331,15 @@ static double *tet_fill(const JlSurface *s, const JlGrid *ray_grid, const double
       full += vol;
       continue;
     }
+    /* winding number: w at the samples from w at node 0 plus the jumps across
+     * the triangles crossing the tet (one tree query per sample would cost
+     * minutes near a 100k-triangle surface); too many crossing triangles,
+     * or none (a tet under a hole, where w varies smoothly between its
+     * nodes): the tree at every sample */
+    int ncross = -1;
+    const double *tv[4] = {x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]};
+    if (it->wn) ncross = tet_crossing_triangles(it, tv, t + 1, cross, FILL_CROSS_MAX);
+    if (ncross == 0) ncross = -1; /* under a hole: w varies without jumps */
     int in = 0, n = 0;
     for (int i = 0; i <= FILL_N; i++)
       for (int j = 0; i + j <= FILL_N; j++)
@@ -242,13 +350,21 @@ static double *tet_fill(const JlSurface *s, const JlGrid *ray_grid, const double
           double p[3] = {0, 0, 0};
           for (int c = 0; c < 4; c++)
             for (int d = 0; d < 3; d++) p[d] += w[c] * x[3 * v[c] + d];
-          in += point_inside(s, ray_grid, p);
+          if (ncross >= 0) {
+            double wp = it->wnode[v[0]];
+            for (int q = 0; q < ncross; q++) wp += crossing_jump(s, cross[q], tv[0], p);
+            in += fabs(wp) >= 0.5;
+          } else {
+            in += inside_at(it, p);
+          }
           n++;
         }
     fill[t] = (double)(in > 0 ? in : 1) / n;
     part += vol * fill[t];
   }
-  /* the partial tets carry exactly the surface's volume beyond the full ones */
+  /* the partial tets carry exactly the surface's volume beyond the full ones
+   * (a closed surface only: see the file comment) */
+  if (it->wn) return fill;
   double want = fabs(jl_surface_volume(s)) - full;
   if (part > 0.0 && want > 0.0)
     for (int t = 0; t < ntet; t++)
@@ -291,12 +407,35 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
   JlGrid ray_grid, tri_grid;
   jl_grid_build(&ray_grid, lo, hi, (double[3]){0.0, cell2d, cell2d}, s->ntri, box_lo, box_hi);
   jl_grid_build(&tri_grid, lo, hi, (double[3]){0.5 * h, 0.5 * h, 0.5 * h}, s->ntri, box_lo, box_hi);
+  JlWinding wn;
+  if (def->winding) jl_winding_build(&wn, s);
+  double *wnode = def->winding ? jl_calloc((size_t)nout, sizeof(double)) : NULL;
+  int *stamp2 = def->winding ? jl_calloc((size_t)s->ntri, sizeof(int)) : NULL;
+  InsideTest it = {s, &ray_grid, def->winding ? &wn : NULL, wnode, &tri_grid, box_lo, box_hi, stamp2};
   char *inside = jl_calloc((size_t)nout, 1);
+  int nin = 0;
   for (int i = 0; i < nout; i++) {
     const double *p = outx + 3 * i;
     int in_box = 1;
     for (int k = 0; k < 3; k++) in_box &= p[k] >= lo[k] && p[k] <= hi[k];
-    inside[i] = (char)(in_box && point_inside(s, &ray_grid, p));
+    if (it.wn) {
+      wnode[i] = in_box ? jl_winding_number(&wn, p) : 0.0;
+      inside[i] = (char)(fabs(wnode[i]) >= 0.5);
+    } else {
+      inside[i] = (char)(in_box && inside_at(&it, p));
+    }
+    nin += inside[i];
+  }
+  if (it.wn && nin == 0) {
+    /* an open sheet, or a hole as large as the body: nothing to fill */
+    JL_FREE_ALL(inside, box_lo, box_hi, outx, outt, wnode, stamp2);
+    jl_winding_free(&wn);
+    jl_grid_free(&ray_grid);
+    jl_grid_free(&tri_grid);
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "the surface encloses no volume: no lattice point (resolution %g m) has a winding number of "
+                   "0.5 or more (an open sheet, or holes as large as the body)",
+                   h);
   }
 
   /* keep tets overlapping the solid: a node inside, or crossing a triangle */
@@ -335,8 +474,9 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
     if (keep) memmove(outt + 4 * kept++, v, sizeof(int) * 4);
   }
   free(stamp);
-  *fill_out = kept > 0 ? tet_fill(s, &ray_grid, outx, outt, kept, inside) : NULL;
-  JL_FREE_ALL(inside, box_lo, box_hi);
+  *fill_out = kept > 0 ? tet_fill(&it, outx, outt, kept, inside) : NULL;
+  if (def->winding) jl_winding_free(&wn);
+  JL_FREE_ALL(inside, box_lo, box_hi, wnode, stamp2);
   jl_grid_free(&ray_grid);
   jl_grid_free(&tri_grid);
 

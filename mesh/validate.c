@@ -45,15 +45,28 @@
 
 /* ---- small helpers ---------------------------------------------------------- */
 
-void jl_validate_finding(JlMeshReport *r, JlSeverity sev, int count, const char *fmt, ...) {
+static void add_finding(JlMeshReport *r, JlSeverity sev, int imperfect, int count, const char *fmt, va_list ap) {
   if (sev == JL_SEV_ERROR) r->ok = 0;
+  if (sev == JL_SEV_ERROR && !imperfect) r->embeddable = 0;
   if (r->nfinding >= JL_MAX_FINDINGS) return;
   JlFinding *f = &r->finding[r->nfinding++];
   f->severity = sev;
   f->count = count;
+  f->imperfect = imperfect;
+  vsnprintf(f->text, sizeof f->text, fmt, ap);
+}
+
+void jl_validate_finding(JlMeshReport *r, JlSeverity sev, int count, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(f->text, sizeof f->text, fmt, ap);
+  add_finding(r, sev, 0, count, fmt, ap);
+  va_end(ap);
+}
+
+void jl_validate_imperfection(JlMeshReport *r, int count, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  add_finding(r, JL_SEV_ERROR, 1, count, fmt, ap);
   va_end(ap);
 }
 
@@ -316,7 +329,7 @@ static void report_holes(const JlSurface *s, const int *bedge, int nb, JlMeshRep
   for (int h = 0; h < nhole && len + 16 < sizeof list; h++)
     len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", h ? ", " : "", sizes[h]);
   if (nhole > 0 && len + 16 >= sizeof list) snprintf(list + len, sizeof list - len, ", ...");
-  jl_validate_finding(r, JL_SEV_ERROR, nb,
+  jl_validate_imperfection(r, nb,
               "open surface: %d boundary edges in %d hole%s (sizes %s); first edge %d-%d", nb,
               nhole, nhole == 1 ? "" : "s", list, bedge[0], bedge[1]);
   JL_FREE_ALL(start, inc, used, sizes, fill);
@@ -382,16 +395,16 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
     }
   if (nb) report_holes(s, bedge, nb, r);
   if (nnm)
-    jl_validate_finding(r, JL_SEV_ERROR, nnm,
+    jl_validate_imperfection(r, nnm,
                 "non-manifold: %d edges shared by more than two triangles; first edge %d-%d (%d triangles)",
                 nnm, nm_first[0], nm_first[1], nm_first[2]);
   if (nvm)
-    jl_validate_finding(r, JL_SEV_ERROR, nvm,
+    jl_validate_imperfection(r, nvm,
                 "non-manifold: %d vertices where separate parts of the surface touch at a single point; "
                 "first vertex %d (%d fans of triangles)",
                 nvm, vm_first, nfan[vm_first]);
   if (ninc)
-    jl_validate_finding(r, JL_SEV_ERROR, ninc,
+    jl_validate_imperfection(r, ninc,
                 "inconsistent orientation: %d edges where neighbouring triangles run the same way; "
                 "first edge %d-%d (triangles %d and %d)",
                 ninc, inc_first[0], inc_first[1], inc_first[2], inc_first[3]);
@@ -542,6 +555,7 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
   JlMeshReport *r = report;
   memset(r, 0, sizeof *r);
   r->ok = 1;
+  r->embeddable = 1;
   if (s->nvert < 0) s->nvert = 0;
   if (s->ntri < 0) s->ntri = 0;
 

@@ -17,6 +17,14 @@ void jl_validate_finding(JlMeshReport *r, JlSeverity sev, int count, const char 
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* The same for an error that embedded mode tolerates (holes, non-manifold
+ * spots, inconsistent orientation, self-intersections): finding.imperfect
+ * is set and r->embeddable stays. */
+void jl_validate_imperfection(JlMeshReport *r, int count, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 static inline void sub3(double o[3], const double a[3], const double b[3]) {
   o[0] = a[0] - b[0];

@@ -258,7 +258,7 @@ void jl_validate_self_intersections(const JlSurface *s, const double lo[3], cons
   }
 #undef CELL_RANGE
   if (nhit)
-    jl_validate_finding(r, JL_SEV_ERROR, nhit,
+    jl_validate_imperfection(r, nhit,
                 "self-intersecting: %d triangle pairs intersect; first: triangles %d and %d", nhit,
                 ft, fu);
   JL_FREE_ALL(box, start, item);

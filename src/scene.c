@@ -301,12 +301,33 @@ static JlResult parse_inline_mesh(const JlSceneCtx *c, const cJSON *m, const cha
   return JL_OK;
 }
 
+/* "units": "m" | "cm" | "mm", the length unit of a mesh's numbers (a file's
+ * or an inline mesh's); a generated shape is sized in metres and refuses it */
+static JlResult parse_units(const JlSceneCtx *c, const cJSON *o, const char *path, int is_shape, JlSceneBody *b) {
+  static const char *const name[] = {"m", "cm", "mm"};
+  static const double metres[] = {1.0, 0.01, 0.001};
+  const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "units");
+  b->units = 1.0;
+  if (!u) return JL_OK;
+  char kp[512];
+  jl_scene_key_path(kp, sizeof kp, path, "units");
+  if (is_shape) return jl_scene_bad(c, kp, "applies to a \"mesh\"; a \"shape\" is sized in metres", 0);
+  if (!cJSON_IsString(u) || !u->valuestring) return jl_scene_bad(c, kp, "expected \"m\", \"cm\" or \"mm\"", 0);
+  for (int i = 0; i < 3; i++)
+    if (strcmp(u->valuestring, name[i]) == 0) {
+      b->units = metres[i];
+      return JL_OK;
+    }
+  return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: unknown unit '%.32s' (\"m\", \"cm\" or \"mm\")", c->file, kp,
+                 u->valuestring);
+}
+
 static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const char *scene_dir,
                            JlSceneBody *b) {
   static const char *const keys[] = {
       "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
       "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
-      "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate", NULL};
+      "units", "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate", NULL};
   static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", "calibrate",
                                             NULL};
   static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", "thickness", "radius", NULL};
@@ -450,6 +471,7 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
   TRY(jl_scene_get_vec(c, o, path, "translate", b->translate, 3));
   TRY(jl_scene_get_vec(c, o, path, "rotate_deg", b->rotate_deg, 3));
   TRY(jl_scene_get_num(c, o, path, "scale", &b->scale, 0, 1, 1e9));
+  TRY(parse_units(c, o, path, shape != NULL, b));
   TRY(jl_scene_get_vec(c, o, path, "velocity", b->def.velocity, 3));
   TRY(jl_scene_get_bool(c, o, path, "self_collision", &b->def.self_collision));
   TRY(jl_scene_get_obj(c, o, path, "pin", &pin));

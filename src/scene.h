@@ -43,6 +43,8 @@ typedef struct JlSceneBody {
   double translate[3];    /* m */
   double rotate_deg[3];   /* degrees, XYZ Euler: x first, then y, then z (world axes) */
   double scale;           /* uniform, default 1 */
+  double units;           /* metres per unit of the mesh's numbers ("units": m 1, cm 0.01, mm 0.001),
+                             applied before scale; 0 (a zeroed body) = 1 */
   int *pin_nodes;         /* def.npin entries, owned */
   /* cloth and ropes ("kind"; docs/scenes.md) */
   JlBodyKind kind;        /* default JL_BODY_VOLUME */

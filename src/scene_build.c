@@ -34,12 +34,66 @@ void jl_transform_points(double *p, int n, double scale, const double rotate_deg
   }
 }
 
-/* surface of one body in world coordinates, validated */
-static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, char *err, size_t errsz) {
+/* metres per unit of the body's mesh: "units" times "scale" */
+static double body_scale(const JlSceneBody *b) { return b->scale * (b->units > 0 ? b->units : 1.0); }
+
+/* Size and precision hints for a body given as a mesh (file or inline),
+ * from its vertices as read (p, n points) and the metres per unit f:
+ * - a bounding-box diagonal above 50 m or below 1 mm is more likely a unit
+ *   mix-up than an intended body;
+ * - assimp imports float32, whose spacing at distance |c| from the origin
+ *   is about 2^-23 |c|; above 1e-4 of the mesh's size the file's
+ *   coordinates were rounded visibly on import (a sphere 1e6 m out comes in
+ *   with holes and self-intersections). Inline meshes are double and exact.
+ * Returns 1 when the precision warning applies (validation errors then
+ * name it as the likely cause). */
+static int warn_size_precision(const JlSceneBody *b, const double *p, int n, double f, FILE *log) {
+  if (n <= 0) return 0;
+  double lo[3], hi[3];
+  for (int k = 0; k < 3; k++) lo[k] = hi[k] = p[k];
+  for (int i = 1; i < n; i++)
+    for (int k = 0; k < 3; k++) {
+      lo[k] = fmin(lo[k], p[3 * i + k]);
+      hi[k] = fmax(hi[k], p[3 * i + k]);
+    }
+  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  double cx = 0.5 * (lo[0] + hi[0]), cy = 0.5 * (lo[1] + hi[1]), cz = 0.5 * (lo[2] + hi[2]);
+  double dist = sqrt(cx * cx + cy * cy + cz * cz);
+  if (!isfinite(diag) || !isfinite(dist)) return 0; /* validation reports it */
+  double size = diag * f;
+  if (log && size > 50.0)
+    fprintf(log,
+            "jelly: warning: body '%s': %.3g m across (bounding-box diagonal): is the mesh in millimetres or "
+            "centimetres? set \"units\": \"mm\" or \"cm\" (or \"scale\")\n",
+            b->def.name, size);
+  else if (log && size > 0.0 && size < 1e-3)
+    fprintf(log,
+            "jelly: warning: body '%s': %.3g m across (bounding-box diagonal): the mesh's numbers are taken as %s; "
+            "check \"units\" and \"scale\"\n",
+            b->def.name, size, b->units == 0.01 ? "centimetres" : b->units == 0.001 ? "millimetres" : "metres");
+  int imprecise = b->mesh_path[0] && 0x1p-23 * dist > 1e-4 * diag;
+  if (log && imprecise)
+    fprintf(log,
+            "jelly: warning: body '%s': the mesh is %.3g across but %.3g from the origin in its file; the importer "
+            "reads float32, whose coordinates are %.2g apart there (%.2g%% of the size), so the surface loses "
+            "precision: centre the mesh in the file and place it with \"translate\"\n",
+            b->def.name, diag, dist, 0x1p-23 * dist, 100.0 * 0x1p-23 * dist / fmax(diag, 1e-300));
+  return imprecise;
+}
+
+/* Surface of one body in world coordinates, validated. An imperfect surface
+ * (holes, overlapping parts, non-manifold spots: JlMeshReport.embeddable)
+ * passes in embedded mode with one warning per defect and *winding = 1 (the
+ * embedded mode then tells inside by the generalized winding number);
+ * conforming mode refuses it and names embedded mode. */
+static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, int *winding, char *err, size_t errsz) {
+  int from_mesh = 1;
+  *winding = 0;
   switch (b->shape) {
-    case JL_SHAPE_BOX: jl_shape_box(b->size, b->shape_resolution, s); break;
-    case JL_SHAPE_SPHERE: jl_shape_sphere(b->radius, b->shape_resolution, s); break;
-    case JL_SHAPE_TORUS: jl_shape_torus(b->major, b->minor, b->shape_resolution, s); break;
+    case JL_SHAPE_BOX: jl_shape_box(b->size, b->shape_resolution, s); from_mesh = 0; break;
+    case JL_SHAPE_SPHERE: jl_shape_sphere(b->radius, b->shape_resolution, s); from_mesh = 0; break;
+    case JL_SHAPE_TORUS: jl_shape_torus(b->major, b->minor, b->shape_resolution, s); from_mesh = 0; break;
     default: {
       /* an inline mesh is a copy of its arrays; a file goes through the importer */
       if (b->mesh_inline.nvert > 0) {
@@ -51,23 +105,43 @@ static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, char
       if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
     }
   }
-  jl_transform_points(s->vert, s->nvert, b->scale, b->rotate_deg, b->translate);
+  int imprecise = from_mesh ? warn_size_precision(b, s->vert, s->nvert, body_scale(b), log) : 0;
+  jl_transform_points(s->vert, s->nvert, body_scale(b), b->rotate_deg, b->translate);
   JlMeshReport rep;
-  jl_surface_validate(s, b->mesh_path[0] ? b->mesh_path : b->def.name, &rep);
-  if (!rep.ok) {
+  const char *name = b->mesh_path[0] ? b->mesh_path : b->def.name;
+  jl_surface_validate(s, name, &rep);
+  int embedded = b->tetgen.mode == JL_TETGEN_EMBEDDED;
+  if (!rep.ok && !(embedded && rep.embeddable)) {
     char msg[2048];
-    jl_report_errors(&rep, b->mesh_path[0] ? b->mesh_path : b->def.name, msg, sizeof msg);
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': cannot tetrahedralize:\n%s", b->def.name, msg);
+    jl_report_errors(&rep, name, msg, sizeof msg);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': cannot tetrahedralize:\n%s%s%s", b->def.name, msg,
+                   rep.embeddable ? "\nembedded mode (\"tetgen\": {\"mode\": \"embedded\"}) accepts holes, "
+                                    "overlapping parts and non-manifold spots"
+                                  : "",
+                   imprecise ? "\nthe mesh lies far from the origin for its size: float32 rounding on import is the "
+                               "likely cause; centre it in the file"
+                             : "");
   }
   for (int k = 0; k < rep.nfinding && log; k++)
     if (rep.finding[k].severity == JL_SEV_WARNING)
       fprintf(log, "jelly: warning: body '%s': %s\n", b->def.name, rep.finding[k].text);
+  if (!rep.ok) {
+    /* embedded mode with an imperfect surface: say what it works around */
+    *winding = 1;
+    for (int k = 0; k < rep.nfinding && log; k++)
+      if (rep.finding[k].imperfect)
+        fprintf(log,
+                "jelly: warning: body '%s': %s; embedded mode decides inside/outside by the generalized winding "
+                "number%s\n",
+                b->def.name, rep.finding[k].text, imprecise ? " (float32 rounding on import is the likely cause)" : "");
+  }
   return JL_OK;
 }
 
 /* one cloth or rope body as a one-body model: generated or loaded topology,
  * transformed to world coordinates */
-static JlResult build_cloth_body(const JlSceneBody *b, const JlWorldDef *wd, JlModel *m, char *err, size_t errsz) {
+static JlResult build_cloth_body(const JlSceneBody *b, const JlWorldDef *wd, JlModel *m, FILE *log, char *err,
+                                 size_t errsz) {
   JlClothMesh cm;
   char msg[2048];
   JlResult r;
@@ -84,14 +158,15 @@ static JlResult build_cloth_body(const JlSceneBody *b, const JlWorldDef *wd, JlM
       r = jl_surface_load(b->mesh_path, &s, msg, sizeof msg);
     }
     if (!r) {
+      (void)warn_size_precision(b, s.vert, s.nvert, body_scale(b), log);
       r = jl_cloth_from_surface(&cm, &s, b->mesh_path[0] ? b->mesh_path : b->def.name, msg, sizeof msg);
       jl_surface_free(&s);
     }
   }
   if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
-  jl_transform_points(cm.node, cm.nnode, b->scale, b->rotate_deg, b->translate);
+  jl_transform_points(cm.node, cm.nnode, body_scale(b), b->rotate_deg, b->translate);
   /* rope lengths and cloth areas scale with the body */
-  double f = b->kind == JL_BODY_ROPE ? b->scale : b->scale * b->scale;
+  double f = b->kind == JL_BODY_ROPE ? body_scale(b) : body_scale(b) * body_scale(b);
   for (int i = 0; i < cm.nnode; i++) cm.measure[i] *= f;
   r = jl_model_build_cloth(m, &cm, &b->def, &b->cloth, wd, err, errsz);
   jl_cloth_free(&cm);
@@ -142,7 +217,7 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
     defs[i] = b->def;
     char msg[3072];
     if (b->kind != JL_BODY_VOLUME) {
-      r = build_cloth_body(b, &wd, &parts[nparts], msg, sizeof msg);
+      r = build_cloth_body(b, &wd, &parts[nparts], log, msg, sizeof msg);
       if (r) {
         r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
         break;
@@ -150,7 +225,8 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
       nparts++;
       continue;
     }
-    r = body_surface(b, &surf[i], log, msg, sizeof msg);
+    JlTetgenDef td = b->tetgen;
+    r = body_surface(b, &surf[i], log, &td.winding, msg, sizeof msg);
     if (r) {
       r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
       break;
@@ -166,7 +242,7 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
         break;
       }
     }
-    r = jl_tetgen_build(&surf[i], &b->tetgen, &tets[i], msg, sizeof msg);
+    r = jl_tetgen_build(&surf[i], &td, &tets[i], msg, sizeof msg);
     if (r) {
       r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
       break;

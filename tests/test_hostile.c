@@ -806,6 +806,46 @@ static void test_library_load_limits(void) {
   jl_surface_free(&s);
 }
 
+/* ---- imperfect scans and "units" (issue 14) ----------------------------------------- */
+
+/* `jelly run` on scenes with a bad "units" or an embedded surface that
+ * encloses nothing: exit 2 naming the key path or the reason, no crash */
+static void test_scan_scene_inputs(void) {
+  static const char *const sheet = "{\"vertices\": [[0,0,0],[1,0,0],[1,1,0],[0,1,0],[0.5,0.5,0]], "
+                                   "\"triangles\": [[0,1,4],[1,2,4],[2,3,4],[3,0,4]]}";
+  static const char *const book = "{\"vertices\": [[0,0,0],[0,0,1],[1,0,0.5],[0,1,0.5],[-1,0,0.5],[0,-1,0.5]], "
+                                  "\"triangles\": [[0,1,2],[0,1,3],[0,1,4],[0,1,5]]}";
+  static const char *const tet = "{\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], "
+                                 "\"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}";
+  char cases[6][2][512];
+  snprintf(cases[0][0], 512, "\"mesh\": %s, \"units\": \"inch\"", tet);
+  snprintf(cases[0][1], 512, "bodies[0].units: unknown unit 'inch'");
+  snprintf(cases[1][0], 512, "\"mesh\": %s, \"units\": 0.001", tet);
+  snprintf(cases[1][1], 512, "bodies[0].units: expected \"m\", \"cm\" or \"mm\"");
+  snprintf(cases[2][0], 512, "\"shape\": {\"type\": \"box\"}, \"units\": \"mm\"");
+  snprintf(cases[2][1], 512, "bodies[0].units: applies to a \"mesh\"");
+  snprintf(cases[3][0], 512, "\"mesh\": %s, \"tetgen\": {\"mode\": \"embedded\"}", sheet);
+  snprintf(cases[3][1], 512, "encloses no volume");
+  snprintf(cases[4][0], 512, "\"mesh\": %s, \"tetgen\": {\"mode\": \"embedded\"}", book);
+  snprintf(cases[4][1], 512, "encloses no volume");
+  char longunit[301];
+  memset(longunit, 'm', 300);
+  longunit[300] = '\0';
+  snprintf(cases[5][0], 512, "\"mesh\": %s, \"units\": \"%s\"", tet, longunit);
+  snprintf(cases[5][1], 512, "bodies[0].units: unknown unit 'mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm' (");
+  for (int i = 0; i < 6; i++) {
+    char text[6400], name[64], args[1600], out[8192];
+    snprintf(text, sizeof text, "{\"duration\": 0.02, \"bodies\": [{\"name\": \"scan\", %s}]}", cases[i][0]);
+    snprintf(name, sizeof name, "scan%d.json", i);
+    const char *p = put(name, text, strlen(text));
+    snprintf(args, sizeof args, "run '%s' --out '%s/scan_out%d' --quiet", p, dir(), i);
+    double t;
+    int rc = run(args, out, sizeof out, &t);
+    ENSURE_MSG(rc == 2 && strstr(out, p) && strstr(out, cases[i][1]), "case %d: exit %d (want 2, '%s'):\n%s", i, rc,
+               cases[i][1], out);
+  }
+}
+
 JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"collada_self_instance", test_collada_self_instance},
              {"ply_short_faces", test_ply_short_faces},
@@ -832,4 +872,5 @@ JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"child_ends", test_child_ends},
              {"child_dies_with_parent", test_child_dies_with_parent},
              {"library_load_limits", test_library_load_limits},
-             {"inline_mesh_run", test_inline_mesh_run})
+             {"inline_mesh_run", test_inline_mesh_run},
+             {"scan_scene_inputs", test_scan_scene_inputs})
