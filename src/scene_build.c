@@ -1,7 +1,7 @@
 /* Building a scene's model (jl_scene_build, src/scene.h): each body's
  * surface (a generated shape, a mesh file or an inline mesh, placed by jl_transform_points
  * and validated), tetrahedralized with TetGen in a child process (conforming
- * or embedded), or a cloth grid or rope chain built directly; then one
+ * or embedded), or a tet mesh file loaded as it is (body_tet_mesh), or a cloth grid or rope chain built directly; then one
  * JlModel of all bodies (jl_model_build, jl_model_concat for cloth and
  * ropes) with the scene's world settings and obstacles. The scene was
  * validated by src/scene.c; what only shows now (a surface that is not
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "mesh/shapes.h"
+#include "mesh/tetfile.h"
 #include "src/scene_internal.h"
 
 void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3],
@@ -62,6 +63,41 @@ static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, char
   for (int k = 0; k < rep.nfinding && log; k++)
     if (rep.finding[k].severity == JL_SEV_WARNING)
       fprintf(log, "jelly: warning: body '%s': %s\n", b->def.name, rep.finding[k].text);
+  return JL_OK;
+}
+
+/* A body whose "mesh" is a tet mesh (mesh/tetfile.h): its tets as they are,
+ * placed like a surface (scale, rotation, translation of the nodes; a proper
+ * rotation and a positive scale keep every tet positive), and the surface to
+ * embed: the tets' boundary (its vertices are nodes, so the embedding is
+ * exact), or the body's "surface" file placed the same way and validated
+ * (warnings logged; errors block, as for a surface to tetrahedralize). The
+ * reader's notes (tets reoriented, nodes dropped, elements skipped) go to
+ * the log. */
+static JlResult body_tet_mesh(const JlSceneBody *b, JlTetMesh *t, JlSurface *s, FILE *log, char *err,
+                              size_t errsz) {
+  char msg[2048];
+  JlTetFileReport rep;
+  JlResult r = jl_tetfile_load(b->mesh_path, t, &rep, msg, sizeof msg);
+  if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
+  for (int k = 0; k < rep.nnote && log; k++) fprintf(log, "jelly: note: body '%s': %s: %s\n", b->def.name, b->mesh_path, rep.note[k]);
+  jl_transform_points(t->node, t->nnode, b->scale, b->rotate_deg, b->translate);
+  if (!b->surface_path[0]) {
+    jl_tetmesh_boundary_surface(t, s);
+    return JL_OK;
+  }
+  r = jl_surface_load(b->surface_path, s, msg, sizeof msg);
+  if (r) return jl_fail(err, errsz, r, "body '%s': surface: %s", b->def.name, msg);
+  jl_transform_points(s->vert, s->nvert, b->scale, b->rotate_deg, b->translate);
+  JlMeshReport mr;
+  jl_surface_validate(s, b->surface_path, &mr);
+  if (!mr.ok) {
+    jl_report_errors(&mr, b->surface_path, msg, sizeof msg);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': cannot embed its surface:\n%s", b->def.name, msg);
+  }
+  for (int k = 0; k < mr.nfinding && log; k++)
+    if (mr.finding[k].severity == JL_SEV_WARNING)
+      fprintf(log, "jelly: warning: body '%s': %s\n", b->def.name, mr.finding[k].text);
   return JL_OK;
 }
 
@@ -150,13 +186,15 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
       nparts++;
       continue;
     }
-    r = body_surface(b, &surf[i], log, msg, sizeof msg);
+    r = b->mesh_is_tets ? body_tet_mesh(b, &tets[i], &surf[i], log, msg, sizeof msg)
+                        : body_surface(b, &surf[i], log, msg, sizeof msg);
     if (r) {
       r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
       break;
     }
-    /* every tet is at most max_volume, so volume / max_volume tets at least */
-    if (b->tetgen.mode == JL_TETGEN_CONFORMING && b->tetgen.max_volume > 0) {
+    /* every tet is at most max_volume, so volume / max_volume tets at least
+     * (a tet mesh file's tets are counted by its reader) */
+    if (!b->mesh_is_tets && b->tetgen.mode == JL_TETGEN_CONFORMING && b->tetgen.max_volume > 0) {
       double want = jl_surface_volume(&surf[i]) / b->tetgen.max_volume;
       if (want > SCENE_MAX_TETS) {
         r = jl_fail(err, errsz, JL_ERR_INPUT,
@@ -166,12 +204,14 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
         break;
       }
     }
-    r = jl_tetgen_build(&surf[i], &b->tetgen, &tets[i], msg, sizeof msg);
-    if (r) {
-      r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
-      break;
+    if (!b->mesh_is_tets) {
+      r = jl_tetgen_build(&surf[i], &b->tetgen, &tets[i], msg, sizeof msg);
+      if (r) {
+        r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
+        break;
+      }
+      if (log) log_mesh_bounds(log, b, i, &tets[i]);
     }
-    if (log) log_mesh_bounds(log, b, i, &tets[i]);
     /* the end of a run of volume bodies: build them together */
     if (!all_volume && (i + 1 == n || sc->body[i + 1].kind != JL_BODY_VOLUME)) {
       int first = i;
