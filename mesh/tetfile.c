@@ -151,7 +151,8 @@ JlResult tf_check_count(Cur *c, long long n, long long cap, double min_bytes, co
   double left = (double)(c->end - c->p);
   if (n < 0) return tf_fail(c, "%s: negative count %lld", what, n);
   if (n > cap) return tf_fail(c, "%s: %lld is more than the limit of %lld", what, n, cap);
-  if ((double)n * min_bytes > left)
+  /* the last item may lack its separator */
+  if ((double)n * min_bytes - 1.0 > left)
     return tf_fail(c, "%s: %lld promised but only %.0f bytes are left in the file (file truncated?)", what, n, left);
   return JL_OK;
 }
