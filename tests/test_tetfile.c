@@ -18,6 +18,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "jelly/jelly.h"
 #include "mesh/embed.h"
 #include "mesh/tetfile.h"
 #include "src/output.h"
@@ -621,5 +622,23 @@ static void test_cli(void) {
              rc, out);
 }
 
+/* the C API's jelly_model_add_mesh takes a tet mesh too */
+static void test_api(void) {
+  make_mesh();
+  const char *p = write_vtu(VTU_APPENDED_RAW, 1, 1, "api.vtu");
+  char err[1024];
+  JellyModel *m = NULL;
+  ENSURE_MSG(jelly_model_new(NULL, &m, err, sizeof err) == JELLY_OK, "%s", err);
+  if (!m) return;
+  JellyBodyDef d = jelly_default_body_def();
+  d.translate[1] = 2.0;
+  ENSURE_MSG(jelly_model_add_mesh(m, p, &d, err, sizeof err) == JELLY_OK, "%s", err);
+  d.max_volume = 0.01;
+  ENSURE(jelly_model_add_mesh(m, p, &d, err, sizeof err) == JELLY_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "already a tet mesh"), "%s", err);
+  ENSURE(jelly_model_body_count(m) == 1);
+  jelly_model_free(m);
+}
+
 JL_TEST_MAIN({"formats_agree", test_formats_agree}, {"orientation", test_orientation}, {"errors", test_errors},
-             {"scene", test_scene}, {"cli", test_cli})
+             {"scene", test_scene}, {"cli", test_cli}, {"api", test_api})
