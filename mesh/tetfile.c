@@ -4,7 +4,7 @@
  * tetfile_msh.c, VTK in tetfile_vtk.c; tetfile_internal.h is what they share.
  *
  * Method. A reader turns the bytes into file-order nodes and 0-based tets
- * (Raw); it checks each count it is about to allocate for against the bytes
+ * (JlTetRaw); it checks each count it is about to allocate for against the bytes
  * left (an ASCII number takes at least 2 bytes, a binary one its size) and
  * against JL_TETFILE_MAX_*, so a 100-byte file claiming 2e9 nodes fails
  * before any allocation. finish() then checks what does not depend on the
@@ -35,7 +35,7 @@
 
 /* ---- messages and notes ----------------------------------------------------- */
 
-JlResult tf_fail(Cur *c, const char *fmt, ...) {
+JlResult jl_tetfile_fail(JlTetCursor *c, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -44,7 +44,7 @@ JlResult tf_fail(Cur *c, const char *fmt, ...) {
   return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: line %d: %s", c->name, c->line, msg);
 }
 
-JlResult tf_fail_at(Cur *c, size_t off, const char *fmt, ...) {
+JlResult jl_tetfile_fail_at(JlTetCursor *c, size_t off, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -53,7 +53,7 @@ JlResult tf_fail_at(Cur *c, size_t off, const char *fmt, ...) {
   return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: byte %zu: %s", c->name, off, msg);
 }
 
-void tf_note(JlTetFileReport *rep, const char *fmt, ...) {
+void jl_tetfile_note(JlTetFileReport *rep, const char *fmt, ...) {
   if (!rep || rep->nnote >= JL_TETFILE_MAX_NOTES) return;
   va_list ap;
   va_start(ap, fmt);
@@ -65,7 +65,7 @@ void tf_note(JlTetFileReport *rep, const char *fmt, ...) {
 
 static int is_blank(int ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v'; }
 
-int tf_skip(Cur *c) {
+int jl_tetfile_skip(JlTetCursor *c) {
   while (c->p < c->end) {
     int ch = *c->p;
     if (ch == '\n') {
@@ -82,7 +82,7 @@ int tf_skip(Cur *c) {
   return 0;
 }
 
-void tf_next_line(Cur *c) {
+void jl_tetfile_next_line(JlTetCursor *c) {
   while (c->p < c->end && *c->p != '\n') c->p++;
   if (c->p < c->end) {
     c->p++;
@@ -90,14 +90,14 @@ void tf_next_line(Cur *c) {
   }
 }
 
-int tf_line_empty(Cur *c) {
+int jl_tetfile_line_empty(JlTetCursor *c) {
   const unsigned char *q = c->p;
   while (q < c->end && is_blank(*q)) q++;
   return q >= c->end || *q == '\n' || (*q == '#' && c->hash_comments);
 }
 
-int tf_word(Cur *c, char *buf, size_t cap) {
-  if (!tf_skip(c)) return 0;
+int jl_tetfile_word(JlTetCursor *c, char *buf, size_t cap) {
+  if (!jl_tetfile_skip(c)) return 0;
   size_t n = 0;
   while (c->p < c->end && !is_blank(*c->p) && *c->p != '\n') {
     if (n + 1 < cap) buf[n++] = (char)*c->p;
@@ -107,12 +107,12 @@ int tf_word(Cur *c, char *buf, size_t cap) {
   return 1;
 }
 
-JlResult tf_int(Cur *c, long long lo, long long hi, const char *what, long long *out) {
-  if (!tf_skip(c)) return tf_fail(c, "file ends where %s was expected", what);
+JlResult jl_tetfile_int(JlTetCursor *c, long long lo, long long hi, const char *what, long long *out) {
+  if (!jl_tetfile_skip(c)) return jl_tetfile_fail(c, "file ends where %s was expected", what);
   const unsigned char *q = c->p;
   int neg = 0;
   if (*q == '-' || *q == '+') neg = *q++ == '-';
-  if (q >= c->end || *q < '0' || *q > '9') return tf_fail(c, "expected %s (a whole number)", what);
+  if (q >= c->end || *q < '0' || *q > '9') return jl_tetfile_fail(c, "expected %s (a whole number)", what);
   unsigned long long v = 0;
   int over = 0;
   while (q < c->end && *q >= '0' && *q <= '9') {
@@ -121,39 +121,41 @@ JlResult tf_int(Cur *c, long long lo, long long hi, const char *what, long long 
     q++;
   }
   if (q < c->end && !is_blank(*q) && *q != '\n' && !(*q == '#' && c->hash_comments))
-    return tf_fail(c, "expected %s (a whole number), got a token with '%c' in it", what, *q);
+    return jl_tetfile_fail(c, "expected %s (a whole number), got a token with '%c' in it", what, *q);
   c->p = q;
-  if (over || v > (unsigned long long)LLONG_MAX) return tf_fail(c, "%s is too large", what);
+  if (over || v > (unsigned long long)LLONG_MAX) return jl_tetfile_fail(c, "%s is too large", what);
   long long s = neg ? -(long long)v : (long long)v;
-  if (s < lo || s > hi) return tf_fail(c, "%s %lld is out of range %lld..%lld", what, s, lo, hi);
+  if (s < lo || s > hi) return jl_tetfile_fail(c, "%s %lld is out of range %lld..%lld", what, s, lo, hi);
   *out = s;
   return JL_OK;
 }
 
-JlResult tf_double(Cur *c, const char *what, double *out) {
-  if (!tf_skip(c)) return tf_fail(c, "file ends where %s was expected", what);
+JlResult jl_tetfile_double(JlTetCursor *c, const char *what, double *out) {
+  if (!jl_tetfile_skip(c)) return jl_tetfile_fail(c, "file ends where %s was expected", what);
   /* strtod stops at the NUL after the data at the latest */
   char tok[64];
   size_t n = 0;
   const unsigned char *q = c->p;
   while (q < c->end && !is_blank(*q) && *q != '\n' && n + 1 < sizeof tok) tok[n++] = (char)*q++;
   tok[n] = 0;
+  if (q < c->end && !is_blank(*q) && *q != '\n')
+    return jl_tetfile_fail(c, "expected %s (a number), got a token of more than %zu characters", what, sizeof tok - 1);
   char *endp;
   errno = 0;
   double v = strtod(tok, &endp);
-  if (endp == tok || *endp) return tf_fail(c, "expected %s (a number), got '%.20s'", what, tok);
+  if (endp == tok || *endp) return jl_tetfile_fail(c, "expected %s (a number), got '%.20s'", what, tok);
   c->p = q;
   *out = v;
   return JL_OK;
 }
 
-JlResult tf_check_count(Cur *c, long long n, long long cap, double min_bytes, const char *what) {
+JlResult jl_tetfile_check_count(JlTetCursor *c, long long n, long long cap, double min_bytes, const char *what) {
   double left = (double)(c->end - c->p);
-  if (n < 0) return tf_fail(c, "%s: negative count %lld", what, n);
-  if (n > cap) return tf_fail(c, "%s: %lld is more than the limit of %lld", what, n, cap);
+  if (n < 0) return jl_tetfile_fail(c, "%s: negative count %lld", what, n);
+  if (n > cap) return jl_tetfile_fail(c, "%s: %lld is more than the limit of %lld", what, n, cap);
   /* the last item may lack its separator */
   if ((double)n * min_bytes - 1.0 > left)
-    return tf_fail(c, "%s: %lld promised but only %.0f bytes are left in the file (file truncated?)", what, n, left);
+    return jl_tetfile_fail(c, "%s: %lld promised but only %.0f bytes are left in the file (file truncated?)", what, n, left);
   return JL_OK;
 }
 
@@ -164,7 +166,7 @@ static int cmp_pair(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-JlResult tf_tagmap_build(Cur *c, TagMap *m, const long long *tags, int n) {
+JlResult jl_tetfile_tagmap_build(JlTetCursor *c, JlTagMap *m, const long long *tags, int n) {
   memset(m, 0, sizeof *m);
   m->n = n;
   if (n == 0) return JL_OK;
@@ -183,7 +185,7 @@ JlResult tf_tagmap_build(Cur *c, TagMap *m, const long long *tags, int n) {
     for (size_t i = 0; i < span; i++) m->index[i] = -1;
     for (int i = 0; i < n; i++) {
       int *slot = &m->index[tags[i] - lo];
-      if (*slot >= 0) return tf_fail(c, "node tag %lld appears twice", tags[i]);
+      if (*slot >= 0) return jl_tetfile_fail(c, "node tag %lld appears twice", tags[i]);
       *slot = i;
     }
     return JL_OK;
@@ -195,11 +197,11 @@ JlResult tf_tagmap_build(Cur *c, TagMap *m, const long long *tags, int n) {
   }
   qsort(m->pairs, (size_t)n, 2 * sizeof(long long), cmp_pair);
   for (int i = 1; i < n; i++)
-    if (m->pairs[2 * i] == m->pairs[2 * i - 2]) return tf_fail(c, "node tag %lld appears twice", m->pairs[2 * i]);
+    if (m->pairs[2 * i] == m->pairs[2 * i - 2]) return jl_tetfile_fail(c, "node tag %lld appears twice", m->pairs[2 * i]);
   return JL_OK;
 }
 
-int tf_tagmap_find(const TagMap *m, long long tag) {
+int jl_tetfile_tagmap_find(const JlTagMap *m, long long tag) {
   if (m->n == 0 || tag < m->min_tag) return -1;
   if (m->dense) {
     long long k = tag - m->min_tag;
@@ -216,7 +218,7 @@ int tf_tagmap_find(const TagMap *m, long long tag) {
   return -1;
 }
 
-void tf_tagmap_free(TagMap *m) {
+void jl_tetfile_tagmap_free(JlTagMap *m) {
   JL_FREE_ALL(m->index, m->pairs);
   memset(m, 0, sizeof *m);
 }
@@ -271,69 +273,69 @@ int jl_tetfile_is_volume(const char *path) {
 
 /* .node: "<#points> <dim=3> <#attributes> <#markers 0|1>", then
  * "<index> x y z [attributes] [marker]"; the first index sets the base */
-static JlResult read_node(Cur *c, Raw *raw, int *base) {
+static JlResult read_node(JlTetCursor *c, JlTetRaw *raw, int *base) {
   long long n, dim, nattr, nmark;
   JlResult r;
-  if ((r = tf_int(c, 0, LLONG_MAX, "the number of points", &n)) ||
-      (r = tf_int(c, 3, 3, "the dimension", &dim)) ||
-      (r = tf_int(c, 0, 1000, "the number of attributes", &nattr)) ||
-      (r = tf_int(c, 0, 1, "the number of boundary markers", &nmark)))
+  if ((r = jl_tetfile_int(c, 0, LLONG_MAX, "the number of points", &n)) ||
+      (r = jl_tetfile_int(c, 3, 3, "the dimension", &dim)) ||
+      (r = jl_tetfile_int(c, 0, 1000, "the number of attributes", &nattr)) ||
+      (r = jl_tetfile_int(c, 0, 1, "the number of boundary markers", &nmark)))
     return r;
-  if ((r = tf_check_count(c, n, JL_TETFILE_MAX_NODES, 8.0 + 2.0 * (double)(nattr + nmark), "points"))) return r;
+  if ((r = jl_tetfile_check_count(c, n, JL_TETFILE_MAX_NODES, 8.0 + 2.0 * (double)(nattr + nmark), "points"))) return r;
   raw->nnode = (int)n;
   raw->node = jl_calloc((size_t)n * 3 + 1, sizeof(double));
   for (long long i = 0; i < n; i++) {
     long long id;
-    if ((r = tf_int(c, INT_MIN, INT_MAX, "a point index", &id))) return r;
+    if ((r = jl_tetfile_int(c, INT_MIN, INT_MAX, "a point index", &id))) return r;
     if (i == 0) {
-      if (id != 0 && id != 1) return tf_fail(c, "the first point has index %lld; TetGen files start at 0 or 1", id);
+      if (id != 0 && id != 1) return jl_tetfile_fail(c, "the first point has index %lld; TetGen files start at 0 or 1", id);
       *base = (int)id;
     } else if (id != *base + i) {
-      return tf_fail(c, "point index %lld where %lld was expected (indices must be consecutive)", id, *base + i);
+      return jl_tetfile_fail(c, "point index %lld where %lld was expected (indices must be consecutive)", id, *base + i);
     }
     for (int k = 0; k < 3; k++)
-      if ((r = tf_double(c, "a coordinate", &raw->node[3 * i + k]))) return r;
+      if ((r = jl_tetfile_double(c, "a coordinate", &raw->node[3 * i + k]))) return r;
     for (long long a = 0; a < nattr + nmark; a++) {
       double skip;
-      if ((r = tf_double(c, "an attribute or marker", &skip))) return r;
+      if ((r = jl_tetfile_double(c, "an attribute or marker", &skip))) return r;
     }
-    if (!tf_line_empty(c)) return tf_fail(c, "point %lld has more values than the header says", id);
+    if (!jl_tetfile_line_empty(c)) return jl_tetfile_fail(c, "point %lld has more values than the header says", id);
   }
   return JL_OK;
 }
 
 /* .ele: "<#tets> <nodes per tet 4|10> <#attributes>", then
  * "<index> n1 n2 n3 n4 [n5..n10] [attributes]" */
-static JlResult read_ele(Cur *c, Raw *raw, int base, JlTetFileReport *rep) {
+static JlResult read_ele(JlTetCursor *c, JlTetRaw *raw, int base, JlTetFileReport *rep) {
   long long n, per, nattr;
   JlResult r;
-  if ((r = tf_int(c, 0, LLONG_MAX, "the number of tets", &n)) ||
-      (r = tf_int(c, 4, 10, "the number of nodes per tet", &per)) ||
-      (r = tf_int(c, 0, 1000, "the number of attributes", &nattr)))
+  if ((r = jl_tetfile_int(c, 0, LLONG_MAX, "the number of tets", &n)) ||
+      (r = jl_tetfile_int(c, 4, 10, "the number of nodes per tet", &per)) ||
+      (r = jl_tetfile_int(c, 0, 1000, "the number of attributes", &nattr)))
     return r;
-  if (per != 4 && per != 10) return tf_fail(c, "tets with %lld nodes; TetGen writes 4 or 10", per);
-  if ((r = tf_check_count(c, n, JL_TETFILE_MAX_CELLS, 2.0 * (double)(1 + per + nattr), "tets"))) return r;
+  if (per != 4 && per != 10) return jl_tetfile_fail(c, "tets with %lld nodes; TetGen writes 4 or 10", per);
+  if ((r = jl_tetfile_check_count(c, n, JL_TETFILE_MAX_CELLS, 2.0 * (double)(1 + per + nattr), "tets"))) return r;
   raw->ntet = (int)n;
   raw->tet = jl_calloc((size_t)n * 4 + 1, sizeof(int));
   for (long long i = 0; i < n; i++) {
     long long id, v;
-    if ((r = tf_int(c, INT_MIN, INT_MAX, "a tet index", &id))) return r;
+    if ((r = jl_tetfile_int(c, INT_MIN, INT_MAX, "a tet index", &id))) return r;
     for (int k = 0; k < per; k++) {
-      if ((r = tf_int(c, INT_MIN, INT_MAX, "a node index", &v))) return r;
+      if ((r = jl_tetfile_int(c, INT_MIN, INT_MAX, "a node index", &v))) return r;
       if (k < 4) {
         if (v - base < 0 || v - base >= raw->nnode)
-          return tf_fail(c, "tet %lld has node %lld, not in the .node file (%d points from %d)", id, v, raw->nnode,
+          return jl_tetfile_fail(c, "tet %lld has node %lld, not in the .node file (%d points from %d)", id, v, raw->nnode,
                          base);
         raw->tet[4 * i + k] = (int)(v - base);
       }
     }
     for (long long a = 0; a < nattr; a++) {
       double skip;
-      if ((r = tf_double(c, "an attribute", &skip))) return r;
+      if ((r = jl_tetfile_double(c, "an attribute", &skip))) return r;
     }
-    if (!tf_line_empty(c)) return tf_fail(c, "tet %lld has more values than the header says", id);
+    if (!jl_tetfile_line_empty(c)) return jl_tetfile_fail(c, "tet %lld has more values than the header says", id);
   }
-  if (per == 10) tf_note(rep, "%lld quadratic (10-node) tets: only their corners are used", n);
+  if (per == 10) jl_tetfile_note(rep, "%lld quadratic (10-node) tets: only their corners are used", n);
   return JL_OK;
 }
 
@@ -345,7 +347,7 @@ static int sibling(const char *path, const char *ext, char *out, size_t n) {
   return len >= 0 && (size_t)len < n;
 }
 
-static JlResult read_tetgen(const char *name, const unsigned char *data, size_t size, Raw *raw,
+static JlResult read_tetgen(const char *name, const unsigned char *data, size_t size, JlTetRaw *raw,
                             JlTetFileReport *rep, char *err, size_t errsz) {
   int is_node = jl_ends_with_ci(name, ".node");
   char other[4200];
@@ -357,10 +359,10 @@ static JlResult read_tetgen(const char *name, const unsigned char *data, size_t 
   if (read_file(other, &odata, &osize, msg, sizeof msg) != JL_OK)
     return jl_fail(err, errsz, JL_ERR_INPUT, "%s: a TetGen mesh needs its %s file beside it: %s", name,
                    is_node ? ".ele" : ".node", msg);
-  Cur cn = {is_node ? name : other, is_node ? data : odata, NULL, NULL, 1, 1, err, errsz};
+  JlTetCursor cn = {is_node ? name : other, is_node ? data : odata, NULL, NULL, 1, 1, err, errsz};
   cn.p = cn.data;
   cn.end = cn.data + (is_node ? size : osize);
-  Cur ce = {is_node ? other : name, is_node ? odata : data, NULL, NULL, 1, 1, err, errsz};
+  JlTetCursor ce = {is_node ? other : name, is_node ? odata : data, NULL, NULL, 1, 1, err, errsz};
   ce.p = ce.data;
   ce.end = ce.data + (is_node ? osize : size);
   int base = 0;
@@ -372,7 +374,7 @@ static JlResult read_tetgen(const char *name, const unsigned char *data, size_t 
 
 /* ---- validation ------------------------------------------------------------------ */
 
-static JlResult finish(const char *name, Raw *raw, JlTetMesh *out, JlTetFileReport *rep, char *err, size_t errsz) {
+static JlResult finish(const char *name, JlTetRaw *raw, JlTetMesh *out, JlTetFileReport *rep, char *err, size_t errsz) {
   int nnode = raw->nnode, ntet = raw->ntet;
   if (rep) {
     rep->nnode_file = nnode;
@@ -445,7 +447,7 @@ static JlResult finish(const char *name, Raw *raw, JlTetMesh *out, JlTetFileRepo
                    "its longest edge cubed (at least 1e-10 needed)",
                    name, ndegen, ndegen == 1 ? "" : "s", first_degen, v[0], v[1], v[2], v[3], first_ratio);
   }
-  if (nflip) tf_note(rep, "%d of %d tets had negative volume and were reoriented", nflip, ntet);
+  if (nflip) jl_tetfile_note(rep, "%d of %d tets had negative volume and were reoriented", nflip, ntet);
   /* unused nodes dropped */
   int *remap = jl_calloc((size_t)nnode + 1, sizeof(int));
   int kept = 0;
@@ -460,7 +462,7 @@ static JlResult finish(const char *name, Raw *raw, JlTetMesh *out, JlTetFileRepo
   for (int i = 0; i < 4 * ntet; i++) raw->tet[i] = remap[raw->tet[i]];
   free(remap);
   free(used);
-  if (kept < nnode) tf_note(rep, "%d of %d nodes are in no tet and were dropped", nnode - kept, nnode);
+  if (kept < nnode) jl_tetfile_note(rep, "%d of %d nodes are in no tet and were dropped", nnode - kept, nnode);
   if (rep) {
     rep->nflipped = nflip;
     rep->nunused = nnode - kept;
@@ -489,8 +491,8 @@ JlResult jl_tetfile_parse(const char *name, const unsigned char *data, size_t si
   /* the readers rely on a NUL after the data (strtod, strstr) */
   unsigned char *buf = jl_calloc(size + 1, 1);
   memcpy(buf, data, size);
-  Raw raw = {0, 0, NULL, NULL};
-  Cur c = {name, buf, buf, buf + size, 1, 0, err, errsz};
+  JlTetRaw raw = {0, 0, NULL, NULL};
+  JlTetCursor c = {name, buf, buf, buf + size, 1, 0, err, errsz};
   JlResult r;
   if (jl_ends_with_ci(name, ".node") || jl_ends_with_ci(name, ".ele"))
     r = read_tetgen(name, buf, size, &raw, rep, err, errsz);

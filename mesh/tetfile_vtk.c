@@ -35,7 +35,7 @@
 #define VTK_TETRA 10
 
 /* cells (offsets + connectivity + types) -> tets; nodes must be set */
-static JlResult cells_to_tets(Cur *c, Raw *raw, long long ncell, const long long *offs, long long nconn,
+static JlResult cells_to_tets(JlTetCursor *c, JlTetRaw *raw, long long ncell, const long long *offs, long long nconn,
                               const long long *conn, const long long *types, JlTetFileReport *rep) {
   long long ntet = 0;
   for (long long i = 0; i < ncell; i++) ntet += types[i] == VTK_TETRA;
@@ -65,7 +65,7 @@ static JlResult cells_to_tets(Cur *c, Raw *raw, long long ncell, const long long
   raw->ntet = (int)ntet;
   if (skipped) {
     if (rep) rep->nskipped = (int)skipped;
-    tf_note(rep, "%lld cells that are not tetra (VTK type 10) were skipped (the first of type %lld)", skipped,
+    jl_tetfile_note(rep, "%lld cells that are not tetra (VTK type 10) were skipped (the first of type %lld)", skipped,
             first_type);
   }
   return JL_OK;
@@ -98,8 +98,8 @@ static void load_value(const unsigned char *p, const VType *t, int big, double *
   switch (t->size) {
     case 1: u = p[0]; break;
     case 2: u = big ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0]; break;
-    case 4: u = tf_u32(p, big); break;
-    default: u = tf_u64(p, big); break;
+    case 4: u = jl_tetfile_u32(p, big); break;
+    default: u = jl_tetfile_u64(p, big); break;
   }
   if (t->is_float) {
     double v;
@@ -126,16 +126,16 @@ static void load_value(const unsigned char *p, const VType *t, int big, double *
 }
 
 /* n values of legacy type `tname` into d (doubles) or i (integers) */
-static JlResult legacy_values(Cur *c, int binary, long long n, const char *tname, double *d, long long *i,
+static JlResult legacy_values(JlTetCursor *c, int binary, long long n, const char *tname, double *d, long long *i,
                               const char *what) {
   const VType *t = vtype(tname);
-  if (!t) return tf_fail(c, "%s: unknown data type '%.30s'", what, tname);
+  if (!t) return jl_tetfile_fail(c, "%s: unknown data type '%.30s'", what, tname);
   JlResult r;
   if (binary) {
-    tf_next_line(c);
+    jl_tetfile_next_line(c);
     size_t bytes = (size_t)n * (size_t)t->size;
     if ((size_t)(c->end - c->p) < bytes)
-      return tf_fail_at(c, (size_t)(c->p - c->data), "%s: %lld values of %d bytes promised, only %zu bytes left", what, n,
+      return jl_tetfile_fail_at(c, (size_t)(c->p - c->data), "%s: %lld values of %d bytes promised, only %zu bytes left", what, n,
                         t->size, (size_t)(c->end - c->p));
     for (long long k = 0; k < n; k++) load_value(c->p + (size_t)k * (size_t)t->size, t, 1, d ? d + k : NULL, i ? i + k : NULL);
     c->p += bytes;
@@ -143,8 +143,8 @@ static JlResult legacy_values(Cur *c, int binary, long long n, const char *tname
   }
   for (long long k = 0; k < n; k++) {
     if (d) {
-      if ((r = tf_double(c, what, d + k))) return r;
-    } else if ((r = tf_int(c, LLONG_MIN + 1, LLONG_MAX, what, i + k))) {
+      if ((r = jl_tetfile_double(c, what, d + k))) return r;
+    } else if ((r = jl_tetfile_int(c, LLONG_MIN + 1, LLONG_MAX, what, i + k))) {
       return r;
     }
   }
@@ -157,33 +157,33 @@ static double min_bytes(int binary, const char *tname) {
   return binary ? (t ? t->size : 1) : 2.0;
 }
 
-JlResult jl_tetfile_read_vtk(Cur *c, Raw *raw, JlTetFileReport *rep) {
+JlResult jl_tetfile_read_vtk(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep) {
   /* header: version, title, ASCII|BINARY, DATASET UNSTRUCTURED_GRID */
   int major = 0, minor = 0;
   if (c->end - c->p < 22 || memcmp(c->p, "# vtk DataFile Version", 22) != 0)
-    return tf_fail(c, "not a legacy VTK file: it does not start with '# vtk DataFile Version'");
-  if (sscanf((const char *)c->p + 22, "%d.%d", &major, &minor) < 1) return tf_fail(c, "no version number");
-  tf_next_line(c);
-  tf_next_line(c); /* title */
+    return jl_tetfile_fail(c, "not a legacy VTK file: it does not start with '# vtk DataFile Version'");
+  if (sscanf((const char *)c->p + 22, "%d.%d", &major, &minor) < 1) return jl_tetfile_fail(c, "no version number");
+  jl_tetfile_next_line(c);
+  jl_tetfile_next_line(c); /* title */
   char w[64], ty[64];
-  if (!tf_word(c, w, sizeof w)) return tf_fail(c, "file ends before ASCII or BINARY");
+  if (!jl_tetfile_word(c, w, sizeof w)) return jl_tetfile_fail(c, "file ends before ASCII or BINARY");
   int binary = strcmp(w, "BINARY") == 0;
-  if (!binary && strcmp(w, "ASCII") != 0) return tf_fail(c, "expected ASCII or BINARY, got '%.30s'", w);
-  if (!tf_word(c, w, sizeof w) || strcmp(w, "DATASET") != 0 || !tf_word(c, ty, sizeof ty))
-    return tf_fail(c, "expected DATASET UNSTRUCTURED_GRID");
+  if (!binary && strcmp(w, "ASCII") != 0) return jl_tetfile_fail(c, "expected ASCII or BINARY, got '%.30s'", w);
+  if (!jl_tetfile_word(c, w, sizeof w) || strcmp(w, "DATASET") != 0 || !jl_tetfile_word(c, ty, sizeof ty))
+    return jl_tetfile_fail(c, "expected DATASET UNSTRUCTURED_GRID");
   if (strcmp(ty, "UNSTRUCTURED_GRID") != 0)
-    return tf_fail(c, "DATASET %.30s: a tet mesh is an UNSTRUCTURED_GRID", ty);
+    return jl_tetfile_fail(c, "DATASET %.30s: a tet mesh is an UNSTRUCTURED_GRID", ty);
 
   long long npt = -1, ncell = -1, nconn = -1, ntype = -1;
   long long *offs = NULL, *conn = NULL, *types = NULL;
   JlResult r = JL_OK;
-  while (!r && tf_word(c, w, sizeof w)) {
+  while (!r && jl_tetfile_word(c, w, sizeof w)) {
     if (strcmp(w, "POINTS") == 0) {
       long long n;
-      if (npt >= 0) r = tf_fail(c, "a second POINTS");
-      else if (!(r = tf_int(c, 0, LLONG_MAX, "the number of points", &n)) && !tf_word(c, ty, sizeof ty))
-        r = tf_fail(c, "POINTS needs a data type");
-      else if (!r && !(r = tf_check_count(c, n, JL_TETFILE_MAX_NODES, 3 * min_bytes(binary, ty), "POINTS"))) {
+      if (npt >= 0) r = jl_tetfile_fail(c, "a second POINTS");
+      else if (!(r = jl_tetfile_int(c, 0, LLONG_MAX, "the number of points", &n)) && !jl_tetfile_word(c, ty, sizeof ty))
+        r = jl_tetfile_fail(c, "POINTS needs a data type");
+      else if (!r && !(r = jl_tetfile_check_count(c, n, JL_TETFILE_MAX_NODES, 3 * min_bytes(binary, ty), "POINTS"))) {
         npt = n;
         raw->nnode = (int)n;
         raw->node = jl_calloc((size_t)n * 3 + 1, sizeof(double));
@@ -191,29 +191,29 @@ JlResult jl_tetfile_read_vtk(Cur *c, Raw *raw, JlTetFileReport *rep) {
       }
     } else if (strcmp(w, "CELLS") == 0) {
       long long a, b;
-      if (offs) r = tf_fail(c, "a second CELLS");
-      else if (!(r = tf_int(c, 0, LLONG_MAX, "the number of cells", &a)) &&
-               !(r = tf_int(c, 0, LLONG_MAX, "the size of the cell list", &b))) {
+      if (offs) r = jl_tetfile_fail(c, "a second CELLS");
+      else if (!(r = jl_tetfile_int(c, 0, LLONG_MAX, "the number of cells", &a)) &&
+               !(r = jl_tetfile_int(c, 0, LLONG_MAX, "the size of the cell list", &b))) {
         if (major >= 5) {
           /* OFFSETS type (a values), CONNECTIVITY type (b values) */
-          if (a < 1) r = tf_fail(c, "CELLS %lld %lld: the 5.x layout has at least one offset", a, b);
-          else if (!tf_word(c, w, sizeof w) || strcmp(w, "OFFSETS") != 0 || !tf_word(c, ty, sizeof ty))
-            r = tf_fail(c, "expected OFFSETS and a data type after CELLS (version %d.%d layout)", major, minor);
-          else if (!(r = tf_check_count(c, a, JL_TETFILE_MAX_CELLS + 1LL, min_bytes(binary, ty), "OFFSETS"))) {
+          if (a < 1) r = jl_tetfile_fail(c, "CELLS %lld %lld: the 5.x layout has at least one offset", a, b);
+          else if (!jl_tetfile_word(c, w, sizeof w) || strcmp(w, "OFFSETS") != 0 || !jl_tetfile_word(c, ty, sizeof ty))
+            r = jl_tetfile_fail(c, "expected OFFSETS and a data type after CELLS (version %d.%d layout)", major, minor);
+          else if (!(r = jl_tetfile_check_count(c, a, JL_TETFILE_MAX_CELLS + 1LL, min_bytes(binary, ty), "OFFSETS"))) {
             offs = jl_calloc((size_t)a + 1, sizeof(long long));
             r = legacy_values(c, binary, a, ty, NULL, offs, "an offset");
-            if (!r && (!tf_word(c, w, sizeof w) || strcmp(w, "CONNECTIVITY") != 0 || !tf_word(c, ty, sizeof ty)))
-              r = tf_fail(c, "expected CONNECTIVITY and a data type after the offsets");
-            if (!r && !(r = tf_check_count(c, b, 8LL * JL_TETFILE_MAX_CELLS, min_bytes(binary, ty), "CONNECTIVITY"))) {
+            if (!r && (!jl_tetfile_word(c, w, sizeof w) || strcmp(w, "CONNECTIVITY") != 0 || !jl_tetfile_word(c, ty, sizeof ty)))
+              r = jl_tetfile_fail(c, "expected CONNECTIVITY and a data type after the offsets");
+            if (!r && !(r = jl_tetfile_check_count(c, b, 8LL * JL_TETFILE_MAX_CELLS, min_bytes(binary, ty), "CONNECTIVITY"))) {
               conn = jl_calloc((size_t)b + 1, sizeof(long long));
               r = legacy_values(c, binary, b, ty, NULL, conn, "a point id");
             }
             ncell = a - 1;
             nconn = b;
-            if (!r && offs[0] != 0) r = tf_fail(c, "OFFSETS start at %lld, not 0", offs[0]);
+            if (!r && offs[0] != 0) r = jl_tetfile_fail(c, "OFFSETS start at %lld, not 0", offs[0]);
           }
-        } else if (!(r = tf_check_count(c, a, JL_TETFILE_MAX_CELLS, 2 * min_bytes(binary, "int"), "CELLS")) &&
-                   !(r = tf_check_count(c, b, 9LL * JL_TETFILE_MAX_CELLS, min_bytes(binary, "int"), "CELLS size"))) {
+        } else if (!(r = jl_tetfile_check_count(c, a, JL_TETFILE_MAX_CELLS, 2 * min_bytes(binary, "int"), "CELLS")) &&
+                   !(r = jl_tetfile_check_count(c, b, 9LL * JL_TETFILE_MAX_CELLS, min_bytes(binary, "int"), "CELLS size"))) {
           /* count, ids, count, ids ... -> offsets + connectivity */
           long long *list = jl_calloc((size_t)b + 1, sizeof(long long));
           r = legacy_values(c, binary, b, "int", NULL, list, "a cell entry");
@@ -223,7 +223,7 @@ JlResult jl_tetfile_read_vtk(Cur *c, Raw *raw, JlTetFileReport *rep) {
           for (long long i = 0; i < a && !r; i++) {
             long long k = at < b ? list[at] : -1;
             if (k < 0 || k > b - at - 1)
-              r = tf_fail(c, "cell %lld: %lld points where the CELLS list has %lld entries left", i, k, b - at - 1);
+              r = jl_tetfile_fail(c, "cell %lld: %lld points where the CELLS list has %lld entries left", i, k, b - at - 1);
             else {
               offs[i] = out;
               memmove(list + out, list + at + 1, (size_t)k * sizeof(long long));
@@ -231,7 +231,7 @@ JlResult jl_tetfile_read_vtk(Cur *c, Raw *raw, JlTetFileReport *rep) {
               at += k + 1;
             }
           }
-          if (!r && at != b) r = tf_fail(c, "CELLS: %lld cells use %lld of the %lld entries declared", a, at, b);
+          if (!r && at != b) r = jl_tetfile_fail(c, "CELLS: %lld cells use %lld of the %lld entries declared", a, at, b);
           offs[a] = out;
           ncell = a;
           nconn = out;
@@ -239,36 +239,36 @@ JlResult jl_tetfile_read_vtk(Cur *c, Raw *raw, JlTetFileReport *rep) {
       }
     } else if (strcmp(w, "CELL_TYPES") == 0) {
       long long n;
-      if (types) r = tf_fail(c, "a second CELL_TYPES");
-      else if (!(r = tf_int(c, 0, LLONG_MAX, "the number of cell types", &n)) &&
-               !(r = tf_check_count(c, n, JL_TETFILE_MAX_CELLS, min_bytes(binary, "int"), "CELL_TYPES"))) {
+      if (types) r = jl_tetfile_fail(c, "a second CELL_TYPES");
+      else if (!(r = jl_tetfile_int(c, 0, LLONG_MAX, "the number of cell types", &n)) &&
+               !(r = jl_tetfile_check_count(c, n, JL_TETFILE_MAX_CELLS, min_bytes(binary, "int"), "CELL_TYPES"))) {
         ntype = n;
         types = jl_calloc((size_t)n + 1, sizeof(long long));
         r = legacy_values(c, binary, n, "int", NULL, types, "a cell type");
       }
     } else if (strcmp(w, "METADATA") == 0) {
       /* to the next empty line */
-      tf_next_line(c);
-      while (c->p < c->end && !tf_line_empty(c)) tf_next_line(c);
+      jl_tetfile_next_line(c);
+      while (c->p < c->end && !jl_tetfile_line_empty(c)) jl_tetfile_next_line(c);
     } else if (strcmp(w, "FIELD") == 0) {
       long long narr;
-      if (!tf_word(c, w, sizeof w)) r = tf_fail(c, "FIELD needs a name");
-      else if (!(r = tf_int(c, 0, 100000, "the number of field arrays", &narr)))
+      if (!jl_tetfile_word(c, w, sizeof w)) r = jl_tetfile_fail(c, "FIELD needs a name");
+      else if (!(r = jl_tetfile_int(c, 0, 100000, "the number of field arrays", &narr)))
         for (long long k = 0; k < narr && !r; k++) {
           long long nc, nt;
-          if (!tf_word(c, w, sizeof w)) r = tf_fail(c, "file ends in FIELD data");
-          else if (!(r = tf_int(c, 0, INT_MAX, "components", &nc)) && !(r = tf_int(c, 0, LLONG_MAX, "tuples", &nt))) {
-            if (!tf_word(c, ty, sizeof ty)) r = tf_fail(c, "a FIELD array needs a data type");
-            else if (!vtype(ty)) r = tf_fail(c, "FIELD array '%.30s': unknown data type '%.30s'", w, ty);
+          if (!jl_tetfile_word(c, w, sizeof w)) r = jl_tetfile_fail(c, "file ends in FIELD data");
+          else if (!(r = jl_tetfile_int(c, 0, INT_MAX, "components", &nc)) && !(r = jl_tetfile_int(c, 0, LLONG_MAX, "tuples", &nt))) {
+            if (!jl_tetfile_word(c, ty, sizeof ty)) r = jl_tetfile_fail(c, "a FIELD array needs a data type");
+            else if (!vtype(ty)) r = jl_tetfile_fail(c, "FIELD array '%.30s': unknown data type '%.30s'", w, ty);
             else if ((double)nc * (double)nt * min_bytes(binary, ty) > (double)(c->end - c->p))
-              r = tf_fail(c, "FIELD array '%.30s' is larger than the rest of the file", w);
+              r = jl_tetfile_fail(c, "FIELD array '%.30s' is larger than the rest of the file", w);
             else if (binary) {
-              tf_next_line(c);
+              jl_tetfile_next_line(c);
               c->p += (size_t)(nc * nt) * (size_t)vtype(ty)->size;
             } else {
               for (long long v = 0; v < nc * nt && !r; v++) {
                 double skip;
-                r = tf_double(c, "a FIELD value", &skip);
+                r = jl_tetfile_double(c, "a FIELD value", &skip);
               }
             }
           }
@@ -276,12 +276,12 @@ JlResult jl_tetfile_read_vtk(Cur *c, Raw *raw, JlTetFileReport *rep) {
     } else if (strcmp(w, "POINT_DATA") == 0 || strcmp(w, "CELL_DATA") == 0) {
       break;
     } else {
-      r = tf_fail(c, "unexpected '%.30s' (a tet mesh has POINTS, CELLS and CELL_TYPES)", w);
+      r = jl_tetfile_fail(c, "unexpected '%.30s' (a tet mesh has POINTS, CELLS and CELL_TYPES)", w);
     }
   }
   if (!r && (npt < 0 || !offs || !types))
-    r = tf_fail(c, "missing %s", npt < 0 ? "POINTS" : !offs ? "CELLS" : "CELL_TYPES");
-  if (!r && ntype != ncell) r = tf_fail(c, "CELL_TYPES has %lld entries for %lld cells", ntype, ncell);
+    r = jl_tetfile_fail(c, "missing %s", npt < 0 ? "POINTS" : !offs ? "CELLS" : "CELL_TYPES");
+  if (!r && ntype != ncell) r = jl_tetfile_fail(c, "CELL_TYPES has %lld entries for %lld cells", ntype, ncell);
   if (!r) r = cells_to_tets(c, raw, ncell, offs, nconn, conn, types, rep);
   JL_FREE_ALL(offs, conn, types);
   return r;
@@ -378,7 +378,7 @@ typedef struct Arr {
 } Arr;
 
 typedef struct Vtu {
-  Cur *c;
+  JlTetCursor *c;
   int big, h64, zlib;
   const unsigned char *app, *app_end; /* appended data after '_' */
   int app_base64;
@@ -451,14 +451,14 @@ static long long b64_decode(const unsigned char *p, const unsigned char *end, un
  * way in *vals). */
 static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want, long long cap, int as_double,
                           void **vals, long long *count) {
-  Cur *c = v->c;
+  JlTetCursor *c = v->c;
   *vals = NULL;
   const VType *t = xml_type(a->type);
-  if (!t) return tf_fail_at(c, a->at, "%s: unknown DataArray type '%s'", what, a->type);
+  if (!t) return jl_tetfile_fail_at(c, a->at, "%s: unknown DataArray type '%s'", what, a->type);
   size_t es = as_double ? sizeof(double) : sizeof(long long);
   /* ascii: the numbers of the inline text */
   if (strcmp(a->format, "ascii") == 0) {
-    Cur tc = *c;
+    JlTetCursor tc = *c;
     tc.p = a->text;
     tc.end = a->text_end;
     tc.line = 1;
@@ -466,27 +466,27 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
     long long n = 0;
     if (want < 0) {
       /* count the tokens first */
-      Cur cc = tc;
+      JlTetCursor cc = tc;
       char tok[4];
-      while (tf_word(&cc, tok, sizeof tok)) n++;
-      if (n > cap) return tf_fail(&tc, "%s: %lld values, more than the limit of %lld", what, n, cap);
+      while (jl_tetfile_word(&cc, tok, sizeof tok)) n++;
+      if (n > cap) return jl_tetfile_fail(&tc, "%s: %lld values, more than the limit of %lld", what, n, cap);
     } else {
       n = want;
-      JlResult r = tf_check_count(&tc, n, cap, 2.0, what);
+      JlResult r = jl_tetfile_check_count(&tc, n, cap, 2.0, what);
       if (r) return r;
     }
     void *out = jl_calloc((size_t)n + 1, es);
     for (long long k = 0; k < n; k++) {
-      JlResult r = as_double ? tf_double(&tc, what, (double *)out + k)
-                             : tf_int(&tc, LLONG_MIN + 1, LLONG_MAX, what, (long long *)out + k);
+      JlResult r = as_double ? jl_tetfile_double(&tc, what, (double *)out + k)
+                             : jl_tetfile_int(&tc, LLONG_MIN + 1, LLONG_MAX, what, (long long *)out + k);
       if (r) {
         free(out);
         return r;
       }
     }
-    if (tf_skip(&tc)) {
+    if (jl_tetfile_skip(&tc)) {
       free(out);
-      return tf_fail(&tc, "%s: more values than the %lld expected", what, n);
+      return jl_tetfile_fail(&tc, "%s: more values than the %lld expected", what, n);
     }
     *vals = out;
     *count = n;
@@ -498,9 +498,9 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
   if (strcmp(a->format, "binary") == 0 || (strcmp(a->format, "appended") == 0 && v->app_base64)) {
     const unsigned char *s = a->text, *se = a->text_end;
     if (strcmp(a->format, "appended") == 0) {
-      if (!v->app) return tf_fail_at(c, a->at, "%s: format=\"appended\" but no <AppendedData>", what);
+      if (!v->app) return jl_tetfile_fail_at(c, a->at, "%s: format=\"appended\" but no <AppendedData>", what);
       if (a->offset < 0 || a->offset > v->app_end - v->app)
-        return tf_fail_at(c, a->at, "%s: offset %lld outside the appended data", what, a->offset);
+        return jl_tetfile_fail_at(c, a->at, "%s: offset %lld outside the appended data", what, a->offset);
       s = v->app + a->offset;
       se = v->app_end;
     }
@@ -509,41 +509,41 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
     long long n = b64_decode(s, se, dec, &badp);
     if (n < 0) {
       free(dec);
-      return tf_fail_at(c, (size_t)(badp - c->data), "%s: bad base64", what);
+      return jl_tetfile_fail_at(c, (size_t)(badp - c->data), "%s: bad base64", what);
     }
     b = dec;
     bend = dec + n;
   } else if (strcmp(a->format, "appended") == 0) {
-    if (!v->app) return tf_fail_at(c, a->at, "%s: format=\"appended\" but no <AppendedData>", what);
+    if (!v->app) return jl_tetfile_fail_at(c, a->at, "%s: format=\"appended\" but no <AppendedData>", what);
     if (a->offset < 0 || a->offset > v->app_end - v->app)
-      return tf_fail_at(c, a->at, "%s: offset %lld outside the appended data", what, a->offset);
+      return jl_tetfile_fail_at(c, a->at, "%s: offset %lld outside the appended data", what, a->offset);
     b = v->app + a->offset;
     bend = v->app_end;
   } else {
-    return tf_fail_at(c, a->at, "%s: unknown format '%s' (ascii, binary or appended)", what, a->format);
+    return jl_tetfile_fail_at(c, a->at, "%s: unknown format '%s' (ascii, binary or appended)", what, a->format);
   }
   size_t hs = v->h64 ? 8 : 4;
   JlResult r = JL_OK;
   unsigned char *plain = NULL;
   const unsigned char *data = NULL;
   uint64_t nbytes = 0;
-#define HDR(k) (v->h64 ? tf_u64(b + (k) * hs, v->big) : tf_u32(b + (k) * hs, v->big))
+#define HDR(k) (v->h64 ? jl_tetfile_u64(b + (k) * hs, v->big) : jl_tetfile_u32(b + (k) * hs, v->big))
   if (!v->zlib) {
-    if ((size_t)(bend - b) < hs) r = tf_fail_at(c, a->at, "%s: data ends in its header", what);
+    if ((size_t)(bend - b) < hs) r = jl_tetfile_fail_at(c, a->at, "%s: data ends in its header", what);
     else {
       nbytes = HDR(0);
       if (nbytes > (uint64_t)(bend - b) - hs)
-        r = tf_fail_at(c, a->at, "%s: header says %llu bytes, only %zu are there", what, (unsigned long long)nbytes,
+        r = jl_tetfile_fail_at(c, a->at, "%s: header says %llu bytes, only %zu are there", what, (unsigned long long)nbytes,
                        (size_t)(bend - b) - hs);
       data = b + hs;
     }
   } else {
     /* nblocks, block size, last block size, compressed sizes */
-    if ((size_t)(bend - b) < 3 * hs) r = tf_fail_at(c, a->at, "%s: data ends in its compression header", what);
+    if ((size_t)(bend - b) < 3 * hs) r = jl_tetfile_fail_at(c, a->at, "%s: data ends in its compression header", what);
     else {
       uint64_t nb = HDR(0), bs = HDR(1), last = HDR(2);
       if (nb > ((uint64_t)(bend - b) - 3 * hs) / hs)
-        r = tf_fail_at(c, a->at, "%s: %llu compressed blocks, more than the data can hold", what, (unsigned long long)nb);
+        r = jl_tetfile_fail_at(c, a->at, "%s: %llu compressed blocks, more than the data can hold", what, (unsigned long long)nb);
       else {
         uint64_t csum = 0;
         for (uint64_t k = 0; k < nb; k++) csum += HDR(3 + k);
@@ -551,13 +551,13 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
         if (last == 0) last = bs;
         uint64_t total = nb ? (nb - 1) * bs + last : 0;
         if (nb && (bs > (uint64_t)1 << 40 || last > bs))
-          r = tf_fail_at(c, a->at, "%s: block size %llu, last block %llu", what, (unsigned long long)bs,
+          r = jl_tetfile_fail_at(c, a->at, "%s: block size %llu, last block %llu", what, (unsigned long long)bs,
                          (unsigned long long)last);
         else if (csum > (uint64_t)(bend - cz))
-          r = tf_fail_at(c, a->at, "%s: compressed sizes add up to %llu bytes, only %zu are there", what,
+          r = jl_tetfile_fail_at(c, a->at, "%s: compressed sizes add up to %llu bytes, only %zu are there", what,
                          (unsigned long long)csum, (size_t)(bend - cz));
         else if ((double)total > 1032.0 * (double)csum + 64.0 * (double)nb || (double)total > 8.0 * (double)cap + 64)
-          r = tf_fail_at(c, a->at, "%s: %llu compressed bytes claim to hold %llu (more than zlib can pack, or than the limit)",
+          r = jl_tetfile_fail_at(c, a->at, "%s: %llu compressed bytes claim to hold %llu (more than zlib can pack, or than the limit)",
                          what, (unsigned long long)csum, (unsigned long long)total);
         else {
           plain = jl_calloc((size_t)total + 1, 1);
@@ -567,7 +567,7 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
             uLong cs = (uLong)HDR(3 + k);
             int zr = uncompress(plain + at, &got, cz, cs);
             if (zr != Z_OK || got != (k + 1 == nb ? last : bs))
-              r = tf_fail_at(c, a->at, "%s: zlib block %llu does not inflate to its %llu bytes (%s)", what,
+              r = jl_tetfile_fail_at(c, a->at, "%s: zlib block %llu does not inflate to its %llu bytes (%s)", what,
                              (unsigned long long)k, (unsigned long long)(k + 1 == nb ? last : bs),
                              zr == Z_OK ? "size differs" : zr == Z_DATA_ERROR ? "corrupt data" : "buffer error");
             at += got;
@@ -582,11 +582,11 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
 #undef HDR
   if (!r) {
     long long n = (long long)(nbytes / (uint64_t)t->size);
-    if (nbytes % (uint64_t)t->size) r = tf_fail_at(c, a->at, "%s: %llu bytes is not a whole number of %s values", what,
+    if (nbytes % (uint64_t)t->size) r = jl_tetfile_fail_at(c, a->at, "%s: %llu bytes is not a whole number of %s values", what,
                                                     (unsigned long long)nbytes, a->type);
     else if (want >= 0 && n != want)
-      r = tf_fail_at(c, a->at, "%s: %lld values where %lld are expected", what, n, want);
-    else if (n > cap) r = tf_fail_at(c, a->at, "%s: %lld values, more than the limit of %lld", what, n, cap);
+      r = jl_tetfile_fail_at(c, a->at, "%s: %lld values where %lld are expected", what, n, want);
+    else if (n > cap) r = jl_tetfile_fail_at(c, a->at, "%s: %lld values, more than the limit of %lld", what, n, cap);
     else {
       void *out = jl_calloc((size_t)n + 1, es);
       for (long long k = 0; k < n; k++)
@@ -600,7 +600,7 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
   return r;
 }
 
-JlResult jl_tetfile_read_vtu(Cur *c, Raw *raw, JlTetFileReport *rep) {
+JlResult jl_tetfile_read_vtu(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep) {
   Vtu v;
   memset(&v, 0, sizeof v);
   v.c = c;
@@ -614,9 +614,9 @@ JlResult jl_tetfile_read_vtu(Cur *c, Raw *raw, JlTetFileReport *rep) {
       attr(&t, "encoding", enc, sizeof enc);
       v.app_base64 = strcmp(enc, "base64") == 0;
       if (!v.app_base64 && strcmp(enc, "raw") != 0)
-        return tf_fail_at(c, (size_t)(t.start - c->data), "AppendedData encoding '%s' (raw or base64)", enc);
+        return jl_tetfile_fail_at(c, (size_t)(t.start - c->data), "AppendedData encoding '%s' (raw or base64)", enc);
       const unsigned char *u = memchr(t.end, '_', (size_t)(end - t.end));
-      if (!u) return tf_fail_at(c, (size_t)(t.end - c->data), "AppendedData without the '_' that starts it");
+      if (!u) return jl_tetfile_fail_at(c, (size_t)(t.end - c->data), "AppendedData without the '_' that starts it");
       v.app = u + 1;
       v.app_end = end;
       end = t.start;
@@ -640,24 +640,24 @@ JlResult jl_tetfile_read_vtu(Cur *c, Raw *raw, JlTetFileReport *rep) {
       char ty[40] = "", bo[20] = "LittleEndian", ht[20] = "UInt32", comp[40] = "";
       attr(&t, "type", ty, sizeof ty);
       if (strcmp(ty, "UnstructuredGrid") != 0)
-        return tf_fail_at(c, at, "VTKFile type '%s': a tet mesh is an UnstructuredGrid (.vtu)", ty);
+        return jl_tetfile_fail_at(c, at, "VTKFile type '%s': a tet mesh is an UnstructuredGrid (.vtu)", ty);
       attr(&t, "byte_order", bo, sizeof bo);
       attr(&t, "header_type", ht, sizeof ht);
       attr(&t, "compressor", comp, sizeof comp);
       v.big = strcmp(bo, "BigEndian") == 0;
-      if (!v.big && strcmp(bo, "LittleEndian") != 0) return tf_fail_at(c, at, "byte_order '%s'", bo);
+      if (!v.big && strcmp(bo, "LittleEndian") != 0) return jl_tetfile_fail_at(c, at, "byte_order '%s'", bo);
       v.h64 = strcmp(ht, "UInt64") == 0;
-      if (!v.h64 && strcmp(ht, "UInt32") != 0) return tf_fail_at(c, at, "header_type '%s' (UInt32 or UInt64)", ht);
+      if (!v.h64 && strcmp(ht, "UInt32") != 0) return jl_tetfile_fail_at(c, at, "header_type '%s' (UInt32 or UInt64)", ht);
       v.zlib = strcmp(comp, "vtkZLibDataCompressor") == 0;
       if (comp[0] && !v.zlib)
-        return tf_fail_at(c, at, "compressor '%s': Jelly reads vtkZLibDataCompressor or none", comp);
+        return jl_tetfile_fail_at(c, at, "compressor '%s': Jelly reads vtkZLibDataCompressor or none", comp);
       seen_file = 1;
     } else if (strcmp(t.name, "Piece") == 0 && !t.closing) {
-      if (++npiece > 1) return tf_fail_at(c, at, "more than one Piece; Jelly reads one");
+      if (++npiece > 1) return jl_tetfile_fail_at(c, at, "more than one Piece; Jelly reads one");
       npt = attr_ll(&t, "NumberOfPoints", -1);
       ncell = attr_ll(&t, "NumberOfCells", -1);
       if (npt < 0 || npt > JL_TETFILE_MAX_NODES || ncell < 0 || ncell > JL_TETFILE_MAX_CELLS)
-        return tf_fail_at(c, at, "Piece: NumberOfPoints %lld and NumberOfCells %lld (at most %d and %d)", npt, ncell,
+        return jl_tetfile_fail_at(c, at, "Piece: NumberOfPoints %lld and NumberOfCells %lld (at most %d and %d)", npt, ncell,
                           JL_TETFILE_MAX_NODES, JL_TETFILE_MAX_CELLS);
     } else if (strcmp(t.name, "Points") == 0) {
       in_points = !t.closing && !t.self_closing;
@@ -684,14 +684,14 @@ JlResult jl_tetfile_read_vtu(Cur *c, Raw *raw, JlTetFileReport *rep) {
       else if (in_cells && strcmp(name, "types") == 0) typ = a;
     }
   }
-  if (!seen_file) return tf_fail_at(c, 0, "not a VTK XML file: no <VTKFile> element");
-  if (!npiece) return tf_fail_at(c, 0, "no <Piece>");
+  if (!seen_file) return jl_tetfile_fail_at(c, 0, "not a VTK XML file: no <VTKFile> element");
+  if (!npiece) return jl_tetfile_fail_at(c, 0, "no <Piece>");
   if (!pts.present || !con.present || !off.present || !typ.present)
-    return tf_fail_at(c, 0, "the Piece lacks %s", !pts.present ? "its Points DataArray"
+    return jl_tetfile_fail_at(c, 0, "the Piece lacks %s", !pts.present ? "its Points DataArray"
                                                    : !con.present ? "the Cells connectivity array"
                                                    : !off.present ? "the Cells offsets array"
                                                                   : "the Cells types array");
-  if (pts.ncomp != 3) return tf_fail_at(c, pts.at, "Points have %lld components, not 3", pts.ncomp);
+  if (pts.ncomp != 3) return jl_tetfile_fail_at(c, pts.at, "Points have %lld components, not 3", pts.ncomp);
   /* the arrays */
   void *x = NULL, *o = NULL, *cn = NULL, *ty = NULL;
   long long n;
