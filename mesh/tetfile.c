@@ -11,7 +11,9 @@
  * format: indices in range, four distinct nodes per tet, finite referenced
  * coordinates, no tet whose volume is below 1e-10 of its longest edge cubed
  * (a regular tet has 0.118; such a tet has no stiffness against collapse and
- * its inverse shape matrix blows up), and normalizes orientation (a file's
+ * its inverse shape matrix blows up), no tet twice and no face shared by
+ * more than two tets (overlapping tets: their springs would count twice), and
+ * normalizes orientation (a file's
  * tets may come in either order: Gmsh's and VTK's convention differ from
  * TetGen's, and meshes converted between them mix both), dropping unused
  * nodes. The mesh is then finished as jl_tetgen_build finishes its own:
@@ -374,6 +376,71 @@ static JlResult read_tetgen(const char *name, const unsigned char *data, size_t 
 
 /* ---- validation ------------------------------------------------------------------ */
 
+static int cmp_tri(const void *a, const void *b) {
+  const int *x = a, *y = b;
+  for (int k = 0; k < 3; k++)
+    if (x[k] != y[k]) return (x[k] > y[k]) - (x[k] < y[k]);
+  return 0;
+}
+
+static int cmp_quad(const void *a, const void *b) {
+  const int *x = a, *y = b;
+  for (int k = 0; k < 5; k++)
+    if (x[k] != y[k]) return (x[k] > y[k]) - (x[k] < y[k]);
+  return 0;
+}
+
+/* Tets with the same four nodes as an earlier one: how many; the first pair
+ * (file order) in pair[2]. */
+static int duplicate_tets(const int *tet, int ntet, int pair[2]) {
+  int *q = jl_calloc((size_t)ntet * 5 + 1, sizeof(int)); /* sorted nodes, tet index */
+  for (int t = 0; t < ntet; t++) {
+    int *r = q + 5 * (size_t)t;
+    memcpy(r, tet + 4 * (size_t)t, 4 * sizeof(int));
+    for (int i = 1; i < 4; i++)
+      for (int j = i; j > 0 && r[j - 1] > r[j]; j--) {
+        int x = r[j];
+        r[j] = r[j - 1];
+        r[j - 1] = x;
+      }
+    r[4] = t;
+  }
+  qsort(q, (size_t)ntet, 5 * sizeof(int), cmp_quad);
+  int dup = 0;
+  for (size_t i = 1; i < (size_t)ntet; i++)
+    if (memcmp(q + 5 * i, q + 5 * (i - 1), 4 * sizeof(int)) == 0 && dup++ == 0) {
+      pair[0] = q[5 * (i - 1) + 4];
+      pair[1] = q[5 * i + 4];
+    }
+  free(q);
+  return dup;
+}
+
+/* Faces (sorted node triples) of more than two tets: duplicated or
+ * overlapping tets, which a conforming mesh never has. Returns how many
+ * faces, the first in first[3]. */
+static int overshared_faces(const int *tet, int ntet, int first[3]) {
+  static const int corner[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+  int *f = jl_calloc((size_t)ntet * 12 + 1, sizeof(int));
+  for (int t = 0; t < ntet; t++)
+    for (int k = 0; k < 4; k++) {
+      int *q = f + 12 * (size_t)t + 3 * k;
+      for (int j = 0; j < 3; j++) q[j] = tet[4 * t + corner[k][j]];
+      /* three-element sort */
+      if (q[0] > q[1]) { int x = q[0]; q[0] = q[1]; q[1] = x; }
+      if (q[1] > q[2]) { int x = q[1]; q[1] = q[2]; q[2] = x; }
+      if (q[0] > q[1]) { int x = q[0]; q[0] = q[1]; q[1] = x; }
+    }
+  qsort(f, (size_t)ntet * 4, 3 * sizeof(int), cmp_tri);
+  int bad = 0;
+  for (size_t i = 2; i < (size_t)ntet * 4; i++)
+    if (cmp_tri(f + 3 * i, f + 3 * (i - 2)) == 0 && (i < 3 || cmp_tri(f + 3 * i, f + 3 * (i - 3)) != 0)) {
+      if (bad++ == 0) memcpy(first, f + 3 * i, 3 * sizeof(int));
+    }
+  free(f);
+  return bad;
+}
+
 static JlResult finish(const char *name, JlTetRaw *raw, JlTetMesh *out, JlTetFileReport *rep, char *err, size_t errsz) {
   int nnode = raw->nnode, ntet = raw->ntet;
   if (rep) {
@@ -446,6 +513,22 @@ static JlResult finish(const char *name, JlTetRaw *raw, JlTetMesh *out, JlTetFil
                    "%s: %d degenerate tet%s (zero or near-zero volume); first tet %d (nodes %d %d %d %d), volume %.3g x "
                    "its longest edge cubed (at least 1e-10 needed)",
                    name, ndegen, ndegen == 1 ? "" : "s", first_degen, v[0], v[1], v[2], v[3], first_ratio);
+  }
+  int pair[2] = {0, 0};
+  int ndup = duplicate_tets(raw->tet, ntet, pair);
+  if (ndup) {
+    free(used);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: %d duplicated tet%s; first: tets %d and %d have the same nodes", name,
+                   ndup, ndup == 1 ? "" : "s", pair[0], pair[1]);
+  }
+  int face[3] = {0, 0, 0};
+  int nshared = overshared_faces(raw->tet, ntet, face);
+  if (nshared) {
+    free(used);
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "%s: %d face%s shared by more than two tets (overlapping tets); first face nodes %d %d "
+                   "%d",
+                   name, nshared, nshared == 1 ? " is" : "s are", face[0], face[1], face[2]);
   }
   if (nflip) jl_tetfile_note(rep, "%d of %d tets had negative volume and were reoriented", nflip, ntet);
   /* unused nodes dropped */

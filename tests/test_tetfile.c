@@ -529,6 +529,11 @@ static void test_errors(void) {
   rejects("deg.ele", "2 4 0\n0 0 1 2 3\n1 0 1 2 4\n", "1 degenerate tet", "first tet 1 (nodes 0 1 2 4)");
   save_text("rep.node", nodes5);
   rejects("rep.ele", "1 4 0\n0 0 1 2 2\n", "tet 0 (nodes 0 1 2 2) has node 2 twice", NULL);
+  save_text("dup.node", nodes5);
+  rejects("dup.ele", "3 4 0\n0 0 1 2 3\n1 1 2 3 4\n2 3 2 1 0\n", "1 duplicated tet; first: tets 0 and 2", NULL);
+  save_text("over.node", "6 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n5 0.2 0.2 0.2\n");
+  rejects("over.ele", "3 4 0\n0 0 1 2 3\n1 1 2 3 4\n2 1 2 3 5\n", "1 face is shared by more than two tets",
+          "first face nodes 1 2 3");
   save_text("oob.node", nodes5);
   rejects("oob.ele", "1 4 0\n0 0 1 2 5\n", "line 2: tet 0 has node 5, not in the .node file", NULL);
   save_text("nan.node", "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 nan 0\n3 0 0 1\n");
