@@ -6,7 +6,7 @@
  * apart (VTK) and together (meshio), appended raw and base64, zlib in
  * several blocks, UInt32 and UInt64 headers; Jelly's own .vtu writer), and
  * the files VTK itself wrote (tests/data/tetfile/, made with python3-vtk's
- * writers, see its README) must all load to exactly the same nodes, tets,
+ * writers, see its make.py) must all load to exactly the same nodes, tets,
  * volume and boundary. Then orientation, the validation errors, and a scene
  * whose body is a .msh. */
 #define _POSIX_C_SOURCE 200809L
