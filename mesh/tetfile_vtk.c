@@ -399,14 +399,11 @@ static const VType *xml_type(const char *name) {
  * characters. Returns the bytes written, or -1 with *bad at a bad group. */
 static long long b64_decode(const unsigned char *p, const unsigned char *end, unsigned char *out,
                             const unsigned char **bad) {
-  static signed char val[256];
-  static int ready;
-  if (!ready) {
-    memset(val, -1, sizeof val);
-    const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (int i = 0; i < 64; i++) val[(unsigned char)abc[i]] = (signed char)i;
-    ready = 1;
-  }
+  /* the table per call: loads may run on several threads at once */
+  signed char val[256];
+  memset(val, -1, sizeof val);
+  const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (int i = 0; i < 64; i++) val[(unsigned char)abc[i]] = (signed char)i;
   long long n = 0;
   int q[4], k = 0, pad = 0;
   const unsigned char *gstart = p;
