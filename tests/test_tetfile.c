@@ -6,7 +6,7 @@
  * apart (VTK) and together (meshio), appended raw and base64, zlib in
  * several blocks, UInt32 and UInt64 headers; Jelly's own .vtu writer), and
  * the files VTK itself wrote (tests/data/tetfile/, made with python3-vtk's
- * writers, see its make.py) must all load to exactly the same nodes, tets,
+ * writers, and TetGen's, see its README.md) must all load to exactly the same nodes, tets,
  * volume and boundary. Then orientation, the validation errors, and a scene
  * whose body is a .msh. */
 #define _POSIX_C_SOURCE 200809L
@@ -473,6 +473,22 @@ static void test_formats_agree(void) {
   jl_tetmesh_free(&ref);
 }
 
+/* what the tetgen program wrote (tests/data/tetfile/README.md): a unit cube */
+static void test_tetgen_made(void) {
+  JlTetMesh t;
+  JlTetFileReport rep;
+  char err[1024];
+  ENSURE_MSG(jl_tetfile_load(JL_SOURCE_DIR "/tests/data/tetfile/tetgen_cube.1.ele", &t, &rep, err, sizeof err) == JL_OK,
+             "%s", err);
+  ENSURE(t.nnode == 75 && t.ntet == 153 && rep.nflipped == 0 && rep.nunused == 0 && rep.nnote == 0);
+  ENSURE_NEAR(tet_sum(&t), 1.0, 1e-12);
+  JlSurface s;
+  jl_tetmesh_boundary_surface(&t, &s);
+  ENSURE_NEAR(jl_surface_volume(&s), 1.0, 1e-12);
+  jl_surface_free(&s);
+  jl_tetmesh_free(&t);
+}
+
 /* every tet positive after loading, and the count of reoriented tets is the
  * count of negative ones in the file */
 static void test_orientation(void) {
@@ -645,5 +661,5 @@ static void test_api(void) {
   jelly_model_free(m);
 }
 
-JL_TEST_MAIN({"formats_agree", test_formats_agree}, {"orientation", test_orientation}, {"errors", test_errors},
+JL_TEST_MAIN({"formats_agree", test_formats_agree}, {"tetgen_made", test_tetgen_made}, {"orientation", test_orientation}, {"errors", test_errors},
              {"scene", test_scene}, {"cli", test_cli}, {"api", test_api})
