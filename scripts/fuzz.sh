@@ -6,7 +6,8 @@
 # docs/robustness.md, "Fuzzing".
 # Usage: scripts/fuzz.sh [--time S] [TARGET...]
 #   --time S   seconds per target (default 60, or $JELLY_FUZZ_TIME)
-#   TARGET     fuzz_scene, fuzz_surface, fuzz_validate, fuzz_checkpoint (default: all)
+#   TARGET     fuzz_scene, fuzz_surface, fuzz_validate, fuzz_checkpoint, fuzz_tetfile
+#              (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -23,6 +23,7 @@
 
 #include "jelly/jelly.h"
 #include "mesh/surface.h"
+#include "mesh/tetfile.h"
 #include "src/contact.h"
 #include "src/drag.h"
 #include "src/extforce.h"
@@ -270,6 +271,9 @@ static JlBodyDef engine_body_def(const JellyBodyDef *d, int index) {
 
 /* places, validates and tetrahedralizes surface s (taken over: freed on
  * failure, kept by the model on success) as body bd of the model */
+static JellyResult add_tets(JellyModel *model, JlTetMesh *tp, JlSurface *s, const JlBodyDef *bd, const char *fn,
+                            char *err, size_t errsz);
+
 static JellyResult add_surface(JellyModel *model, JlSurface *s, const JellyBodyDef *d, const JlBodyDef *bd,
                                const char *fn, char *err, size_t errsz) {
   jl_transform_points(s->vert, s->nvert, d->scale, d->rotate_deg, d->translate);
@@ -298,9 +302,18 @@ static JellyResult add_surface(JellyModel *model, JlSurface *s, const JellyBodyD
     if (err && errsz > 0) snprintf(err, errsz, "%s: body '%s': %s", fn, bd->name, msg);
     return (JellyResult)jr;
   }
+  return add_tets(model, &t, s, bd, fn, err, errsz);
+}
+
+/* Appends a body of tets t and surface s (both taken over, freed on failure)
+ * after a trial build that checks its material. */
+static JellyResult add_tets(JellyModel *model, JlTetMesh *tp, JlSurface *s, const JlBodyDef *bd, const char *fn,
+                            char *err, size_t errsz) {
+  char msg[2048];
+  JlTetMesh t = *tp;
   /* the material: jl_model_build names what it refuses (density <= 0, ...) */
   JlModel trial;
-  jr = jl_model_build(&trial, 1, &t, s, bd, &model->world, msg, sizeof msg);
+  JlResult jr = jl_model_build(&trial, 1, &t, s, bd, &model->world, msg, sizeof msg);
   if (jr) {
     jl_surface_free(s);
     jl_tetmesh_free(&t);
@@ -365,6 +378,21 @@ JellyResult jelly_model_add_mesh(JellyModel *model, const char *path, const Jell
   JlSurface s;
   memset(&s, 0, sizeof s);
   char msg[2048];
+  if (jl_tetfile_is_volume(path)) {
+    /* a tet mesh made elsewhere: its tets as they are, its boundary as the surface */
+    if (d.embedded || d.max_volume > 0 || d.resolution > 0)
+      return fail(err, errsz, JELLY_ERR_INPUT, fn,
+                  "def->embedded, max_volume and resolution mesh a surface; this path is already a tet mesh");
+    JlTetMesh t;
+    JlResult tr = jl_tetfile_load(path, &t, NULL, msg, sizeof msg);
+    if (tr) {
+      if (err && errsz > 0) snprintf(err, errsz, "%s: %s", fn, msg);
+      return (JellyResult)tr;
+    }
+    jl_transform_points(t.node, t.nnode, d.scale, d.rotate_deg, d.translate);
+    jl_tetmesh_boundary_surface(&t, &s);
+    return add_tets(model, &t, &s, &bd, fn, err, errsz);
+  }
   JlResult jr = jl_surface_load(path, &s, msg, sizeof msg);
   if (jr) {
     if (err && errsz > 0) snprintf(err, errsz, "%s: %s", fn, msg);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "mesh/shapes.h"
+#include "mesh/tetfile.h"
 
 /* elements a body's generated shape will have: surface triangles of a box,
  * sphere or torus, triangles of a cloth grid, segments of a chain; 0 for
@@ -322,14 +323,49 @@ static JlResult parse_units(const JlSceneCtx *c, const cJSON *o, const char *pat
                  u->valuestring);
 }
 
+/* A volume body whose "mesh" is a tet mesh (mesh/tetfile.h: its extension
+ * says so) is loaded as it is: "tetgen" has nothing to do there, and an
+ * optional "surface" file is the render surface embedded in its tets
+ * (default: the tet mesh's boundary). "surface" on any other body is an
+ * error. */
+static JlResult parse_tet_mesh_keys(const JlSceneCtx *c, const cJSON *o, const char *path, const char *scene_dir,
+                                    JlSceneBody *b) {
+  char kp[512];
+  b->mesh_is_tets = b->mesh_path[0] && jl_tetfile_is_volume(b->mesh_path);
+  const char *surface = NULL;
+  TRY(jl_scene_get_str(c, o, path, "surface", &surface));
+  if (b->mesh_is_tets && b->kind != JL_BODY_VOLUME)
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.mesh: '%s' is a tet mesh; only volume bodies take one",
+                   c->file, path, b->mesh_path);
+  if (b->mesh_is_tets && cJSON_GetObjectItemCaseSensitive(o, "tetgen")) {
+    jl_scene_key_path(kp, sizeof kp, path, "tetgen");
+    return jl_scene_bad(c, kp, "the mesh is already a tet mesh (.node/.ele, .msh, .vtk or .vtu): nothing to tetrahedralize", 0);
+  }
+  if (!surface) return JL_OK;
+  jl_scene_key_path(kp, sizeof kp, path, "surface");
+  if (!b->mesh_is_tets)
+    return jl_scene_bad(c, kp, "only a body whose \"mesh\" is a tet mesh (.node/.ele, .msh, .vtk, .vtu) takes a separate surface", 0);
+  if (!*surface) return jl_scene_bad(c, kp, "is empty", 0);
+  if (jl_tetfile_is_volume(surface)) return jl_scene_bad(c, kp, "must be a surface mesh (OBJ, STL, PLY, ...), not a tet mesh", 0);
+  int len = surface[0] == '/' ? snprintf(b->surface_path, sizeof b->surface_path, "%s", surface)
+                              : snprintf(b->surface_path, sizeof b->surface_path, "%s/%s", scene_dir, surface);
+  if (len < 0 || (size_t)len >= sizeof b->surface_path) return jl_scene_bad(c, kp, "path too long", 0);
+  struct stat st;
+  if (stat(b->surface_path, &st) != 0 || !S_ISREG(st.st_mode))
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: cannot open '%s'%s", c->file, kp, b->surface_path,
+                   stat(b->surface_path, &st) == 0 ? " (not a file)" : "");
+  return JL_OK;
+}
+
 static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const char *scene_dir,
                            JlSceneBody *b) {
   static const char *const keys[] = {
       "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
       "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
-      "units", "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate", NULL};
+      "units", "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate",
+      "surface", NULL};
   static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", "calibrate",
-                                            NULL};
+                                            "surface", NULL};
   static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", "thickness", "radius", NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
@@ -425,6 +461,7 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
     }
   }
 
+  TRY(parse_tet_mesh_keys(c, o, path, scene_dir, b));
   TRY(jl_scene_get_obj(c, o, path, "tetgen", &tetgen));
   if (tetgen) {
     char tp[96];

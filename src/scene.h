@@ -34,6 +34,10 @@ typedef struct JlSceneBody {
   JlBodyDef def;          /* material, velocity, pins (def.pin points into pin_nodes) */
   char mesh_path[4096];   /* resolved against the scene's folder; "" for shapes and inline meshes */
   JlSurface mesh_inline;  /* "mesh" given as arrays, as written (owned); nvert 0 otherwise */
+  int mesh_is_tets;       /* mesh_path is a tet mesh (.node/.ele, .msh, .vtk, .vtu: mesh/tetfile.h),
+                             loaded as it is instead of tetrahedralized */
+  char surface_path[4096];/* "surface" of a tet-mesh body: the render surface to embed; "" = the
+                             tet mesh's boundary */
   JlShapeType shape;
   double size[3];         /* m, box */
   double radius;          /* m, sphere */

@@ -1,7 +1,7 @@
 /* Building a scene's model (jl_scene_build, src/scene.h): each body's
  * surface (a generated shape, a mesh file or an inline mesh, placed by jl_transform_points
  * and validated), tetrahedralized with TetGen in a child process (conforming
- * or embedded), or a cloth grid or rope chain built directly; then one
+ * or embedded), or a tet mesh file loaded as it is (body_tet_mesh), or a cloth grid or rope chain built directly; then one
  * JlModel of all bodies (jl_model_build, jl_model_concat for cloth and
  * ropes) with the scene's world settings and obstacles. The scene was
  * validated by src/scene.c; what only shows now (a surface that is not
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "mesh/shapes.h"
+#include "mesh/tetfile.h"
 #include "src/scene_internal.h"
 
 void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3],
@@ -45,9 +46,10 @@ static double body_scale(const JlSceneBody *b) { return b->scale * (b->units > 0
  *   is about 2^-23 |c|; above 1e-4 of the mesh's size the file's
  *   coordinates were rounded visibly on import (a sphere 1e6 m out comes in
  *   with holes and self-intersections). Inline meshes are double and exact.
- * Returns 1 when the precision warning applies (validation errors then
- * name it as the likely cause). */
-static int warn_size_precision(const JlSceneBody *b, const double *p, int n, double f, FILE *log) {
+ * float32: the points came through assimp (a surface file); tet-mesh
+ * files are read in double. Returns 1 when the precision warning applies
+ * (validation errors then name it as the likely cause). */
+static int warn_size_precision(const JlSceneBody *b, const double *p, int n, double f, int float32, FILE *log) {
   if (n <= 0) return 0;
   double lo[3], hi[3];
   for (int k = 0; k < 3; k++) lo[k] = hi[k] = p[k];
@@ -72,7 +74,7 @@ static int warn_size_precision(const JlSceneBody *b, const double *p, int n, dou
             "jelly: warning: body '%s': %.3g m across (bounding-box diagonal): the mesh's numbers are taken as %s; "
             "check \"units\" and \"scale\"\n",
             b->def.name, size, b->units == 0.01 ? "centimetres" : b->units == 0.001 ? "millimetres" : "metres");
-  int imprecise = b->mesh_path[0] && 0x1p-23 * dist > 1e-4 * diag;
+  int imprecise = float32 && 0x1p-23 * dist > 1e-4 * diag;
   if (log && imprecise)
     fprintf(log,
             "jelly: warning: body '%s': the mesh is %.3g across but %.3g from the origin in its file; the importer "
@@ -105,7 +107,7 @@ static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, int 
       if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
     }
   }
-  int imprecise = from_mesh ? warn_size_precision(b, s->vert, s->nvert, body_scale(b), log) : 0;
+  int imprecise = from_mesh ? warn_size_precision(b, s->vert, s->nvert, body_scale(b), b->mesh_path[0] != 0, log) : 0;
   jl_transform_points(s->vert, s->nvert, body_scale(b), b->rotate_deg, b->translate);
   JlMeshReport rep;
   const char *name = b->mesh_path[0] ? b->mesh_path : b->def.name;
@@ -138,6 +140,42 @@ static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, int 
   return JL_OK;
 }
 
+/* A body whose "mesh" is a tet mesh (mesh/tetfile.h): its tets as they are,
+ * placed like a surface ("units" and "scale", rotation, translation of the nodes; a proper
+ * rotation and a positive scale keep every tet positive), and the surface to
+ * embed: the tets' boundary (its vertices are nodes, so the embedding is
+ * exact), or the body's "surface" file placed the same way and validated
+ * (warnings logged; errors block, as for a surface to tetrahedralize). The
+ * reader's notes (tets reoriented, nodes dropped, elements skipped) go to
+ * the log. */
+static JlResult body_tet_mesh(const JlSceneBody *b, JlTetMesh *t, JlSurface *s, FILE *log, char *err,
+                              size_t errsz) {
+  char msg[2048];
+  JlTetFileReport rep;
+  JlResult r = jl_tetfile_load(b->mesh_path, t, &rep, msg, sizeof msg);
+  if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
+  for (int k = 0; k < rep.nnote && log; k++) fprintf(log, "jelly: note: body '%s': %s: %s\n", b->def.name, b->mesh_path, rep.note[k]);
+  warn_size_precision(b, t->node, t->nnode, body_scale(b), 0, log);
+  jl_transform_points(t->node, t->nnode, body_scale(b), b->rotate_deg, b->translate);
+  if (!b->surface_path[0]) {
+    jl_tetmesh_boundary_surface(t, s);
+    return JL_OK;
+  }
+  r = jl_surface_load(b->surface_path, s, msg, sizeof msg);
+  if (r) return jl_fail(err, errsz, r, "body '%s': surface: %s", b->def.name, msg);
+  jl_transform_points(s->vert, s->nvert, body_scale(b), b->rotate_deg, b->translate);
+  JlMeshReport mr;
+  jl_surface_validate(s, b->surface_path, &mr);
+  if (!mr.ok) {
+    jl_report_errors(&mr, b->surface_path, msg, sizeof msg);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': cannot embed its surface:\n%s", b->def.name, msg);
+  }
+  for (int k = 0; k < mr.nfinding && log; k++)
+    if (mr.finding[k].severity == JL_SEV_WARNING)
+      fprintf(log, "jelly: warning: body '%s': %s\n", b->def.name, mr.finding[k].text);
+  return JL_OK;
+}
+
 /* one cloth or rope body as a one-body model: generated or loaded topology,
  * transformed to world coordinates */
 static JlResult build_cloth_body(const JlSceneBody *b, const JlWorldDef *wd, JlModel *m, FILE *log, char *err,
@@ -158,7 +196,7 @@ static JlResult build_cloth_body(const JlSceneBody *b, const JlWorldDef *wd, JlM
       r = jl_surface_load(b->mesh_path, &s, msg, sizeof msg);
     }
     if (!r) {
-      (void)warn_size_precision(b, s.vert, s.nvert, body_scale(b), log);
+      (void)warn_size_precision(b, s.vert, s.nvert, body_scale(b), b->mesh_path[0] != 0, log);
       r = jl_cloth_from_surface(&cm, &s, b->mesh_path[0] ? b->mesh_path : b->def.name, msg, sizeof msg);
       jl_surface_free(&s);
     }
@@ -226,13 +264,16 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
       continue;
     }
     JlTetgenDef td = b->tetgen;
-    r = body_surface(b, &surf[i], log, &td.winding, msg, sizeof msg);
+    td.winding = 0;
+    r = b->mesh_is_tets ? body_tet_mesh(b, &tets[i], &surf[i], log, msg, sizeof msg)
+                        : body_surface(b, &surf[i], log, &td.winding, msg, sizeof msg);
     if (r) {
       r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
       break;
     }
-    /* every tet is at most max_volume, so volume / max_volume tets at least */
-    if (b->tetgen.mode == JL_TETGEN_CONFORMING && b->tetgen.max_volume > 0) {
+    /* every tet is at most max_volume, so volume / max_volume tets at least
+     * (a tet mesh file's tets are counted by its reader) */
+    if (!b->mesh_is_tets && b->tetgen.mode == JL_TETGEN_CONFORMING && b->tetgen.max_volume > 0) {
       double want = jl_surface_volume(&surf[i]) / b->tetgen.max_volume;
       if (want > SCENE_MAX_TETS) {
         r = jl_fail(err, errsz, JL_ERR_INPUT,
@@ -242,12 +283,14 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
         break;
       }
     }
-    r = jl_tetgen_build(&surf[i], &td, &tets[i], msg, sizeof msg);
-    if (r) {
-      r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
-      break;
+    if (!b->mesh_is_tets) {
+      r = jl_tetgen_build(&surf[i], &td, &tets[i], msg, sizeof msg);
+      if (r) {
+        r = jl_fail(err, errsz, r, "%s: body '%s': %s", sc->path, b->def.name, msg);
+        break;
+      }
+      if (log) log_mesh_bounds(log, b, i, &tets[i]);
     }
-    if (log) log_mesh_bounds(log, b, i, &tets[i]);
     /* the end of a run of volume bodies: build them together */
     if (!all_volume && (i + 1 == n || sc->body[i + 1].kind != JL_BODY_VOLUME)) {
       int first = i;

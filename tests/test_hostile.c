@@ -846,6 +846,141 @@ static void test_scan_scene_inputs(void) {
   }
 }
 
+/* ---- tet-mesh readers (mesh/tetfile.h, issue 14) ---------------------------------- */
+
+/* appends n bytes at p to buf (at *len) */
+static void cat(unsigned char *buf, size_t *len, const void *p, size_t n) {
+  memcpy(buf + *len, p, n);
+  *len += n;
+}
+
+/* Every reader on truncated files, counts far beyond the file or the caps,
+ * garbage, negative and overflowing indices, bad base64 and zlib: `jelly
+ * check` exits 2 within 5 s (under the 4 GiB address-space limit of run())
+ * naming the file and the reason; a 100-byte file claiming 2e9 nodes fails
+ * before allocating. */
+static void test_tetfile_hostile(void) {
+  static const struct {
+    const char *name, *text, *needle;
+  } cases[] = {
+      /* Gmsh */
+      {"huge.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2000000000\n1 0 0 0\n$EndNodes\n",
+       "$Nodes: 2000000000 is more than the limit"},
+      {"big.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n19000000\n1 0 0 0\n$EndNodes\n",
+       "19000000 promised but only"},
+      {"elems.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n0 0 0 0\n$EndNodes\n$Elements\n1 49000000 1 2\n",
+       "$Elements: 49000000 promised"},
+      {"trunc.msh",
+       "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n2\n"
+       "1 4 0 1 2 3 4\n2 4 0 1 2",
+       "line 14: file ends where a node tag was expected"},
+      {"blocks.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 2 1 2\n3 1 0 5\n1\n2\n0 0 0\n0 0 0\n",
+       "node block 0 has 5 nodes, more than the 2"},
+      {"garbage.msh", "\x7f\x45LF\x02\x01\x01garbage\xff\xfe", "not a Gmsh file"},
+      {"over.msh",
+       "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n1\n"
+       "1 4 0 1 2 3 99999999999999999999\n$EndElements\n",
+       "a node tag is too large"},
+      {"negtag.msh",
+       "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n1\n"
+       "1 4 0 1 2 3 -4\n$EndElements\n",
+       "element 1 has node tag -4 which is not in $Nodes"},
+      {"noend.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Comments\nno end\n", "section $Comments has no $EndComments"},
+      /* TetGen */
+      {"huge.node", "2000000000 3 0 0\n1 0 0 0\n", "points: 2000000000 is more than the limit"},
+      {"trunc.node", "4 3 0 0\n0 0.000 0.000 0.000\n1 1.000 0 0\n2 0 1.000 0\n3 0.5 0.5", "line 5: file ends where a coordinate was expected"},
+      /* legacy VTK */
+      {"huge.vtk", "# vtk DataFile Version 3.0\nx\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 2000000000 float\n0 0 0\n",
+       "POINTS: 2000000000 is more than the limit"},
+      {"cells.vtk",
+       "# vtk DataFile Version 3.0\nx\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 float\n0 0 0 1 0 0 0 1 0 0 0 1\n"
+       "CELLS 1 40000000\n4 0 1 2 3\n",
+       "CELLS size: 40000000 promised"},
+      {"neg.vtk",
+       "# vtk DataFile Version 3.0\nx\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 float\n0 0 0 1 0 0 0 1 0 0 0 1\n"
+       "CELLS 1 5\n4 0 1 2 -1\nCELL_TYPES 1\n10\n",
+       "cell 0 has point id -1, out of range"},
+      {"count.vtk",
+       "# vtk DataFile Version 3.0\nx\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 float\n0 0 0 1 0 0 0 1 0 0 0 1\n"
+       "CELLS 1 5\n2000000000 0 1 2 3\nCELL_TYPES 1\n10\n",
+       "cell 0: 2000000000 points where the CELLS list has 4"},
+      {"bin.vtk", "# vtk DataFile Version 3.0\nx\nBINARY\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 double\n\x3f\xf0\0\0",
+       "POINTS: 4 promised but only"},
+      {"garbage.vtk", "\x89PNG\r\n\x1a\n", "not a legacy VTK file"},
+      /* .vtu */
+      {"huge.vtu", "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"2000000000\" NumberOfCells=\"1\">",
+       "NumberOfPoints 2000000000"},
+      {"b64.vtu",
+       "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"1\" NumberOfCells=\"0\"><Points>"
+       "<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"binary\">GAAAAA@@@@</DataArray></Points><Cells>"
+       "<DataArray type=\"Int32\" Name=\"connectivity\"></DataArray><DataArray type=\"Int32\" Name=\"offsets\">"
+       "</DataArray><DataArray type=\"UInt8\" Name=\"types\"></DataArray></Cells></Piece></UnstructuredGrid></VTKFile>",
+       "Points: bad base64"},
+      {"claim.vtu",
+       "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"1\" NumberOfCells=\"0\"><Points>"
+       "<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"binary\">/////w==</DataArray></Points><Cells>"
+       "<DataArray type=\"Int32\" Name=\"connectivity\"></DataArray><DataArray type=\"Int32\" Name=\"offsets\">"
+       "</DataArray><DataArray type=\"UInt8\" Name=\"types\"></DataArray></Cells></Piece></UnstructuredGrid></VTKFile>",
+       "header says 4294967295 bytes"},
+      {"offset.vtu",
+       "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"1\" NumberOfCells=\"0\"><Points>"
+       "<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"appended\" offset=\"99999\"/></Points><Cells>"
+       "<DataArray type=\"Int32\" Name=\"connectivity\"></DataArray><DataArray type=\"Int32\" Name=\"offsets\">"
+       "</DataArray><DataArray type=\"UInt8\" Name=\"types\"></DataArray></Cells></Piece></UnstructuredGrid>"
+       "<AppendedData encoding=\"raw\">_\x18\0\0\0</AppendedData></VTKFile>",
+       "offset 99999 outside the appended data"},
+      {"garbage.vtu", "\0\0\0\0garbage<<<>>>", "no <VTKFile> element"},
+  };
+  PUT("huge.ele", "1 4 0\n0 0 1 2 3\n");
+  PUT("trunc.ele", "1 4 0\n0 0 1 2 3\n");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    /* the literals may hold NUL bytes: sizes from the table below */
+    const char *p = put(cases[i].name, cases[i].text, strlen(cases[i].text));
+    if (strcmp(cases[i].name, "garbage.vtu") == 0) p = put(cases[i].name, "\0\0\0\0garbage<<<>>>", 18);
+    if (strcmp(cases[i].name, "bin.vtk") == 0)
+      p = put(cases[i].name, cases[i].text, strlen("# vtk DataFile Version 3.0\nx\nBINARY\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 double\n") + 4);
+    if (strcmp(cases[i].name, "offset.vtu") == 0) p = put(cases[i].name, cases[i].text, strlen(cases[i].text) + 3 + 23);
+    check_rejects(p, cases[i].needle, 5.0);
+  }
+  /* binary Gmsh 4.1 whose $Nodes header claims 2^64 - 1 nodes, and a .vtu
+   * whose one zlib block claims 512 GB from 10 bytes, or does not inflate */
+  unsigned char b[512];
+  size_t n = 0;
+  const char *head = "$MeshFormat\n4.1 1 8\n";
+  cat(b, &n, head, strlen(head));
+  const unsigned char one[4] = {1, 0, 0, 0}, ff[8] = {255, 255, 255, 255, 255, 255, 255, 255}, z8[8] = {0};
+  cat(b, &n, one, 4);
+  cat(b, &n, "\n$EndMeshFormat\n$Nodes\n", 23);
+  cat(b, &n, z8, 8);
+  cat(b, &n, ff, 8);
+  cat(b, &n, z8, 8);
+  cat(b, &n, z8, 8);
+  check_rejects(put("size_t.msh", b, n), "count beyond 2^63", 5.0);
+  /* UInt64 header: 1 block of 2^39 bytes, last 0, compressed size 10 */
+  static const char *const zvtu[2][2] = {
+      {"AQAAAAAAAAAAAAAAgAAAAAAAAAAAAAAACgAAAAAAAAA=eJxLTEoGAAJNASc=", "more than zlib can pack"},
+      {"AQAAAAAAAAAYAAAAAAAAAAAAAAAAAAAACgAAAAAAAAA=AAAAAAAAAAAAAA==", "does not inflate"}};
+  for (int k = 0; k < 2; k++) {
+    char text[1200];
+    snprintf(text, sizeof text,
+             "<VTKFile type=\"UnstructuredGrid\" header_type=\"UInt64\" compressor=\"vtkZLibDataCompressor\">"
+             "<UnstructuredGrid><Piece NumberOfPoints=\"1\" NumberOfCells=\"0\"><Points><DataArray type=\"Float64\" "
+             "NumberOfComponents=\"3\" format=\"binary\">%s</DataArray></Points><Cells><DataArray type=\"Int32\" "
+             "Name=\"connectivity\" format=\"ascii\"></DataArray><DataArray type=\"Int32\" Name=\"offsets\"></DataArray>"
+             "<DataArray type=\"UInt8\" Name=\"types\"></DataArray></Cells></Piece></UnstructuredGrid></VTKFile>",
+             zvtu[k][0]);
+    check_rejects(put(k ? "zbad.vtu" : "zbomb.vtu", text, strlen(text)), zvtu[k][1], 5.0);
+  }
+  /* a scene naming a hostile tet mesh: exit 2 from `jelly run` too */
+  char scene[800], args[1600], out[8192];
+  snprintf(scene, sizeof scene, "{\"duration\": 0.02, \"bodies\": [{\"mesh\": \"huge.msh\"}]}");
+  const char *sp = put("tetscene.json", scene, strlen(scene));
+  snprintf(args, sizeof args, "run '%s' --out '%s/tetscene_out' --quiet", sp, dir());
+  double t;
+  int rc = run(args, out, sizeof out, &t);
+  ENSURE_MSG(rc == 2 && strstr(out, "huge.msh") && strstr(out, "more than the limit"), "exit %d:\n%s", rc, out);
+}
+
 JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"collada_self_instance", test_collada_self_instance},
              {"ply_short_faces", test_ply_short_faces},
@@ -873,4 +1008,5 @@ JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"child_dies_with_parent", test_child_dies_with_parent},
              {"library_load_limits", test_library_load_limits},
              {"inline_mesh_run", test_inline_mesh_run},
-             {"scan_scene_inputs", test_scan_scene_inputs})
+             {"scan_scene_inputs", test_scan_scene_inputs},
+             {"tetfile_hostile", test_tetfile_hostile})

@@ -12,6 +12,9 @@
  * bound and 2) is also a warning on stderr. Flags of the other mode are
  * errors, not silently ignored: --max-volume and --quality belong to
  * conforming mode, --resolution to embedded mode (and to --shape's edges).
+ * A tet mesh FILE (.node/.ele, .msh, .vtk, .vtu: mesh/tetfile.h) is loaded
+ * instead of tetrahedralized (load_tets) and its boundary is the surface
+ * embedded; the meshing flags are errors then.
  * Exit 0 on success, 2 for bad flags, unreadable or invalid surfaces and
  * TetGen failures, 3 when the .vtu cannot be written (reason on stderr). */
 #include <math.h>
@@ -21,6 +24,7 @@
 
 #include "mesh/embed.h"
 #include "mesh/shapes.h"
+#include "mesh/tetfile.h"
 #include "mesh/tetmesh.h"
 #include "src/cli/cli.h"
 #include "src/output.h"
@@ -31,7 +35,9 @@ static void usage(FILE *out) {
           "       jelly mesh --shape box|sphere|torus [options]\n"
           "\n"
           "Tetrahedralizes a closed surface mesh with TetGen and reports nodes, tets,\n"
-          "springs, embedded surface vertices, dihedral angles and volumes.\n"
+          "springs, embedded surface vertices, dihedral angles and volumes. A tet mesh\n"
+          "FILE (TetGen .node/.ele, Gmsh .msh, VTK .vtk/.vtu) is loaded as it is and\n"
+          "reported the same way (its boundary is the embedded surface).\n"
           "\n"
           "options:\n"
           "  --mode conforming|embedded  conforming (default): surface vertices become\n"
@@ -114,6 +120,29 @@ static int shape_flag(const char *cmd, const char *flag, const char *v, void *ds
   return 1;
 }
 
+/* FILE is a tet mesh: its tets as they are (no meshing flags apply), its
+ * boundary as the surface; the reader's notes are printed. 0 or the exit code. */
+static int load_tets(const char *path, const char *flag, JlTetMesh *t, JlSurface *s, double *secs) {
+  if (flag) {
+    fprintf(stderr, "jelly mesh: %s does not apply: %s is already a tet mesh\n", flag, path);
+    return 2;
+  }
+  char err[1024];
+  JlTetFileReport rep;
+  double t0 = jl_seconds();
+  JlResult r = jl_tetfile_load(path, t, &rep, err, sizeof err);
+  *secs = jl_seconds() - t0;
+  if (r != JL_OK) {
+    fprintf(stderr, "jelly mesh: %s\n", err);
+    return (int)r;
+  }
+  jl_tetmesh_boundary_surface(t, s);
+  printf("mesh: %s\n", path);
+  printf("  tet mesh     read as it is (%d nodes, %d tets in the file)\n", rep.nnode_file, rep.ntet_file);
+  for (int k = 0; k < rep.nnote; k++) printf("    note: %s\n", rep.note[k]);
+  return 0;
+}
+
 int jl_cli_mesh(int argc, char **argv) {
   /* flags */
   MeshArgs a = {jl_default_tetgen_def(), NULL, NULL, NULL, NULL, 0};
@@ -155,7 +184,15 @@ int jl_cli_mesh(int argc, char **argv) {
   char err[4096];
   JlSurface s;
   const char *name = path ? path : shape;
-  if (path) {
+  JlTetMesh t;
+  int is_tets = path && jl_tetfile_is_volume(path);
+  double t0 = 0, t1 = 0;
+  if (is_tets) {
+    const char *flag = conforming_flag ? conforming_flag : resolution_flag ? resolution_flag
+                       : def.mode == JL_TETGEN_EMBEDDED ? "--mode" : NULL;
+    rc = load_tets(path, flag, &t, &s, &t1);
+    if (rc) return rc;
+  } else if (path) {
     JlResult lr = jl_surface_load(path, &s, err, sizeof err);
     if (lr != JL_OK) {
       fprintf(stderr, "jelly mesh: %s\n", err);
@@ -183,36 +220,46 @@ int jl_cli_mesh(int argc, char **argv) {
       jl_shape_torus(0.5, 0.2, def.resolution, &s);
   }
   JlMeshReport report;
-  jl_surface_validate(&s, name, &report);
-  if (!report.ok) {
+  if (!is_tets) jl_surface_validate(&s, name, &report);
+  if (!is_tets && !report.ok) {
     jl_report_errors(&report, name, err, sizeof err);
     fprintf(stderr, "jelly mesh: cannot tetrahedralize %s:\n%s\n", name, err);
     jl_surface_free(&s);
     return 2;
   }
-  printf("mesh: %s\n", name);
-  printf("  surface      %d vertices, %d triangles, volume %.6g\n", s.nvert, s.ntri, report.volume);
-  jl_cli_print_findings(&report);
+  if (!is_tets) {
+    printf("mesh: %s\n", name);
+    printf("  surface      %d vertices, %d triangles, volume %.6g\n", s.nvert, s.ntri, report.volume);
+    jl_cli_print_findings(&report);
+  } else {
+    printf("  surface      its boundary: %d vertices, %d triangles\n", s.nvert, s.ntri);
+  }
   char quality[32] = "off", bound[48] = "no volume bound", spacing[32] = "bbox diagonal / 12";
   if (def.quality > 0) snprintf(quality, sizeof quality, "%g", def.quality);
   if (def.max_volume > 0) snprintf(bound, sizeof bound, "max volume %g", def.max_volume);
   if (def.resolution > 0) snprintf(spacing, sizeof spacing, "%g", def.resolution);
-  if (def.mode == JL_TETGEN_CONFORMING)
+  if (is_tets)
+    def.quality = 0; /* no bound to measure an imported mesh against */
+  else if (def.mode == JL_TETGEN_CONFORMING)
     printf("  mode         conforming (quality %s, %s)\n", quality, bound);
   else
     printf("  mode         embedded (resolution %s)\n", spacing);
 
-  /* tetrahedralize and embed */
-  double t0 = jl_seconds();
-  JlTetMesh t;
-  JlResult tr = jl_tetgen_build(&s, &def, &t, err, sizeof err);
-  if (tr != JL_OK) {
-    fflush(stdout);
-    fprintf(stderr, "jelly mesh: cannot tetrahedralize %s: %s\n", name, err);
-    jl_surface_free(&s);
-    return tr;
+  /* tetrahedralize (unless read) and embed */
+  if (!is_tets) {
+    t0 = jl_seconds();
+    JlResult tr = jl_tetgen_build(&s, &def, &t, err, sizeof err);
+    if (tr != JL_OK) {
+      fflush(stdout);
+      fprintf(stderr, "jelly mesh: cannot tetrahedralize %s: %s\n", name, err);
+      jl_surface_free(&s);
+      return tr;
+    }
+    t1 = jl_seconds();
+  } else {
+    t0 = jl_seconds() - t1; /* the read's time */
+    t1 = jl_seconds();
   }
-  double t1 = jl_seconds();
   JlEmbedding e;
   if (jl_embed_build(&t, s.vert, s.nvert, &e, err, sizeof err) != JL_OK) {
     fflush(stdout);
@@ -258,7 +305,7 @@ int jl_cli_mesh(int argc, char **argv) {
   } else {
     printf("  quality      radius-edge ratio largest %.3f\n", check.largest_ratio);
   }
-  printf("  time         tetrahedralize %.3f s, embed %.3f s\n", t1 - t0, t2 - t1);
+  printf("  time         %s %.3f s, embed %.3f s\n", is_tets ? "read" : "tetrahedralize", t1 - t0, t2 - t1);
   fflush(stdout);
   if (check.over_volume)
     fprintf(stderr, "jelly mesh: warning: --max-volume %g not met: %d of %d tets are larger (largest %.3g, %.3gx)\n",

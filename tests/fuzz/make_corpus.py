@@ -9,7 +9,7 @@ models/icosphere_320.obj and the file reproducers of tests/test_hostile.c
 (its PUT literals, and the files it generates for the glTF, Collada, binary
 STL and binary .x screens, written again by screen_seeds);
 the small meshes again as byte soups for fuzz_validate; edits of a
-checkpoint for fuzz_checkpoint. Each surface seed is one extension byte
+checkpoint for fuzz_checkpoint; tet-mesh files for fuzz_tetfile. Each surface seed is one extension byte
 (fuzz_surface.c) followed by the file."""
 import hashlib
 import math
@@ -259,11 +259,42 @@ def checkpoint_seeds():
         bytes([1]) + struct.pack("<I", 0) + struct.pack("<I", 0xFFFFFF00) + struct.pack("<q", 7))
 
 
+def tetfile_seeds():
+    """fuzz_tetfile: format byte (0 msh, 1 vtk, 2 vtu, 3 ele, 4 node) then the
+    file: models/cube_tets.msh, the VTK-written fixtures of tests/data/tetfile,
+    a binary Gmsh 2.2 and 4.1 file, and TetGen halves that pair with the
+    target's fixed .node/.ele."""
+    import struct
+    put("fuzz_tetfile", "cube_tets_msh41", bytes([0]) + open(os.path.join(ROOT, "models", "cube_tets.msh"), "rb").read())
+    ddir = os.path.join(ROOT, "tests", "data", "tetfile")
+    for n in sorted(os.listdir(ddir)):
+        if n.endswith((".vtk", ".vtu")):
+            put("fuzz_tetfile", n.replace(".", "_"), bytes([1 if n.endswith(".vtk") else 2]) +
+                open(os.path.join(ddir, n), "rb").read())
+    pts = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1)]
+    tets = [(1, 2, 3, 4), (2, 3, 4, 5)]
+    b = b"$MeshFormat\n2.2 1 8\n" + struct.pack("<i", 1) + b"\n$EndMeshFormat\n$Nodes\n5\n"
+    b += b"".join(struct.pack("<iddd", i + 1, *p) for i, p in enumerate(pts))
+    b += b"\n$EndNodes\n$Elements\n3\n" + struct.pack("<iii", 4, 2, 0)
+    b += b"".join(struct.pack("<iiiii", e + 1, *t) for e, t in enumerate(tets))
+    b += struct.pack("<iiiiiii", 2, 1, 0, 3, 1, 2, 3) + b"\n$EndElements\n"
+    put("fuzz_tetfile", "msh22_binary", bytes([0]) + b)
+    b = b"$MeshFormat\n4.1 1 8\n" + struct.pack("<i", 1) + b"\n$EndMeshFormat\n$Nodes\n"
+    b += struct.pack("<QQQQ", 1, 5, 1, 5) + struct.pack("<iiiQ", 3, 1, 0, 5)
+    b += struct.pack("<5Q", 1, 2, 3, 4, 5) + b"".join(struct.pack("<ddd", *p) for p in pts)
+    b += b"\n$EndNodes\n$Elements\n" + struct.pack("<QQQQ", 1, 2, 1, 2) + struct.pack("<iiiQ", 3, 1, 4, 2)
+    b += b"".join(struct.pack("<5Q", e + 1, *t) for e, t in enumerate(tets)) + b"\n$EndElements\n"
+    put("fuzz_tetfile", "msh41_binary", bytes([0]) + b)
+    put("fuzz_tetfile", "tetgen_ele", bytes([3]) + b"# two tets\n2 4 1\n0 0 1 2 3 7\n1 1 2 3 4 7\n")
+    put("fuzz_tetfile", "tetgen_node", bytes([4]) + b"5 3 0 1\n0 0 0 0 1\n1 1 0 0 1\n2 0 1 0 0\n3 0 0 1 1\n4 1 1 1 0\n")
+
+
 if __name__ == "__main__":
     scene_seeds()
     surface_seeds()
     screen_seeds()
     validate_seeds()
     checkpoint_seeds()
+    tetfile_seeds()
     total = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(OUT) for f in fs)
     print("corpus: %d bytes in %s" % (total, OUT), file=sys.stderr)

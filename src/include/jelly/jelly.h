@@ -157,7 +157,13 @@ JELLY_API JellyResult jelly_model_add_body(JellyModel *model, const double *vert
 
 /* Adds a body whose surface is read from a mesh file (OBJ, STL, PLY, OFF,
  * glTF, ...: what assimp reads, docs/robustness.md for the limits), then
- * placed, checked and tetrahedralized as jelly_model_add_body does. */
+ * placed, checked and tetrahedralized as jelly_model_add_body does. A path
+ * ending in .node or .ele (TetGen), .msh (Gmsh 2.2/4.1), .vtk or .vtu (VTK)
+ * is a tet mesh made elsewhere: its tets are used as they are (checked,
+ * reoriented where inverted; docs/scenes.md "Tet meshes from other tools"),
+ * placed by def's scale, rotate_deg and translate, and its boundary is the
+ * body's surface; def->embedded, max_volume and resolution must then be 0
+ * (JELLY_ERR_INPUT otherwise). */
 JELLY_API JellyResult jelly_model_add_mesh(JellyModel *model, const char *path, const JellyBodyDef *def,
                                            char *err, size_t errsz);
 
