@@ -2,7 +2,8 @@
  * exact sum and ray parity; embedded mode building a sphere with a missing
  * triangle and two overlapping boxes to the intended solid's mass, with a
  * warning naming each defect, while conforming mode refuses them pointing
- * to embedded mode; "units"; the size and float32-precision hints. */
+ * to embedded mode; "units"; the size and float32-precision hints; `jelly
+ * check` and `jelly mesh` on such a surface. */
 #define _DEFAULT_SOURCE /* realpath */
 #include <limits.h>
 #include <math.h>
@@ -428,8 +429,35 @@ static void test_precision_hint(void) {
   jl_surface_free(&s);
 }
 
+/* the commands: `jelly check` on a sphere with a missing triangle says
+ * embedded mode accepts it (exit 2: conforming is the default);
+ * `jelly mesh --mode embedded` builds it with the winding-number warning,
+ * `jelly mesh` (conforming) refuses it naming --mode embedded */
+static void test_commands(void) {
+  JlSurface s;
+  jl_shape_sphere(0.5, 0.1, &s);
+  s.ntri--;
+  char path[PATH_MAX + 32], cmd[2 * PATH_MAX + 128], out[1 << 15];
+  snprintf(path, sizeof path, "%s/holed.obj", abs_tmpdir());
+  write_obj(path, &s, 1.0, 0.0);
+  jl_surface_free(&s);
+  snprintf(cmd, sizeof cmd, "'%s' check '%s' 2>&1", JL_JELLY_EXE, path);
+  int rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 2 && strstr(out, "open surface") && strstr(out, "embedded mode") &&
+                 strstr(out, "generalized winding number"),
+             "check: exit %d\n%s", rc, out);
+  snprintf(cmd, sizeof cmd, "'%s' mesh '%s' --mode embedded 2>&1", JL_JELLY_EXE, path);
+  rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 0 && strstr(out, "warning") && strstr(out, "generalized winding number") && strstr(out, "tets"),
+             "mesh --mode embedded: exit %d\n%s", rc, out);
+  snprintf(cmd, sizeof cmd, "'%s' mesh '%s' 2>&1", JL_JELLY_EXE, path);
+  rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 2 && strstr(out, "cannot tetrahedralize") && strstr(out, "--mode embedded accepts"),
+             "mesh: exit %d\n%s", rc, out);
+}
+
 JL_TEST_MAIN({"winding_agrees", test_winding_agrees}, {"winding_speed", test_winding_speed},
              {"sphere_with_hole", test_sphere_with_hole}, {"overlapping_boxes", test_overlapping_boxes},
              {"boxes_sharing_an_edge", test_boxes_sharing_an_edge},
              {"open_sheet", test_open_sheet}, {"units", test_units}, {"size_hints", test_size_hints},
-             {"precision_hint", test_precision_hint})
+             {"precision_hint", test_precision_hint}, {"commands", test_commands})

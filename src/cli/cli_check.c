@@ -118,6 +118,11 @@ int jl_cli_check(int argc, char **argv) {
   jl_report_errors(&r, path, lines, sizeof lines);
   fflush(stdout);
   fprintf(stderr, "%s\n", lines);
-  printf("not ok: cannot be tetrahedralized\n");
+  if (r.embeddable)
+    printf("not ok: cannot be tetrahedralized in conforming mode; embedded mode (\"tetgen\": {\"mode\": "
+           "\"embedded\"}, jelly mesh --mode embedded) accepts it, deciding inside/outside by the generalized "
+           "winding number\n");
+  else
+    printf("not ok: cannot be tetrahedralized\n");
   return 2;
 }

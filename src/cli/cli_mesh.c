@@ -221,11 +221,23 @@ int jl_cli_mesh(int argc, char **argv) {
   }
   JlMeshReport report;
   if (!is_tets) jl_surface_validate(&s, name, &report);
-  if (!is_tets && !report.ok) {
+  /* holes, overlapping parts, non-manifold spots: embedded mode decides
+   * inside/outside by the generalized winding number (as scenes do);
+   * conforming mode (TetGen) refuses them and names embedded mode */
+  int embedded = def.mode == JL_TETGEN_EMBEDDED;
+  if (!is_tets && !report.ok && !(embedded && report.embeddable)) {
     jl_report_errors(&report, name, err, sizeof err);
-    fprintf(stderr, "jelly mesh: cannot tetrahedralize %s:\n%s\n", name, err);
+    fprintf(stderr, "jelly mesh: cannot tetrahedralize %s:\n%s\n%s", name, err,
+            report.embeddable ? "--mode embedded accepts holes, overlapping parts and non-manifold spots\n" : "");
     jl_surface_free(&s);
     return 2;
+  }
+  if (!is_tets && !report.ok) {
+    def.winding = 1;
+    for (int k = 0; k < report.nfinding; k++)
+      if (report.finding[k].imperfect)
+        fprintf(stderr, "jelly mesh: warning: %s: %s; embedded mode decides inside/outside by the generalized winding "
+                        "number\n", name, report.finding[k].text);
   }
   if (!is_tets) {
     printf("mesh: %s\n", name);
