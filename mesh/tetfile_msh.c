@@ -160,21 +160,36 @@ static JlResult nodes_v2(Msh *m) {
   return expect_end(m, "Nodes");
 }
 
-static JlResult nodes_v4(Msh *m) {
-  long long nblock, n, lo, hi;
+/* the 4.1 section header "numEntityBlocks numX minTag maxTag" of $Nodes or
+ * $Elements (`what`: "node" or "element"); the tag range is not needed */
+static JlResult header_v4(Msh *m, const char *section, const char *what, long long *nblock, long long *n) {
   JlResult r;
   if (m->binary) {
     jl_tetfile_next_line(m->c);
-    if ((r = need(m, 4 * (size_t)m->dsize, "the $Nodes header"))) return r;
-    nblock = bin_size(m), n = bin_size(m), lo = bin_size(m), hi = bin_size(m);
-    if (nblock < 0 || n < 0) return jl_tetfile_fail_at(m->c, off(m), "$Nodes header has a count beyond 2^63");
-  } else if ((r = jl_tetfile_int(m->c, 0, LLONG_MAX, "the number of node blocks", &nblock)) ||
-             (r = jl_tetfile_int(m->c, 0, LLONG_MAX, "the number of nodes", &n)) ||
-             (r = jl_tetfile_int(m->c, 0, LLONG_MAX, "the smallest node tag", &lo)) ||
-             (r = jl_tetfile_int(m->c, 0, LLONG_MAX, "the largest node tag", &hi))) {
-    return r;
+    char msg[64];
+    snprintf(msg, sizeof msg, "the $%s header", section);
+    if ((r = need(m, 4 * (size_t)m->dsize, msg))) return r;
+    *nblock = bin_size(m), *n = bin_size(m);
+    (void)bin_size(m), (void)bin_size(m);
+    if (*nblock < 0 || *n < 0) return jl_tetfile_fail_at(m->c, off(m), "$%s header has a count beyond 2^63", section);
+    return JL_OK;
   }
-  (void)lo, (void)hi;
+  char d[4][48];
+  snprintf(d[0], sizeof d[0], "the number of %s blocks", what);
+  snprintf(d[1], sizeof d[1], "the number of %ss", what);
+  snprintf(d[2], sizeof d[2], "the smallest %s tag", what);
+  snprintf(d[3], sizeof d[3], "the largest %s tag", what);
+  long long tag;
+  if ((r = jl_tetfile_int(m->c, 0, LLONG_MAX, d[0], nblock)) || (r = jl_tetfile_int(m->c, 0, LLONG_MAX, d[1], n)) ||
+      (r = jl_tetfile_int(m->c, 0, LLONG_MAX, d[2], &tag)) || (r = jl_tetfile_int(m->c, 0, LLONG_MAX, d[3], &tag)))
+    return r;
+  return JL_OK;
+}
+
+static JlResult nodes_v4(Msh *m) {
+  long long nblock, n;
+  JlResult r;
+  if ((r = header_v4(m, "Nodes", "node", &nblock, &n))) return r;
   if ((r = alloc_nodes(m, n))) return r;
   if (nblock > n + 1000 || (double)nblock * (m->binary ? 20 : 8) > (double)left(m))
     return jl_tetfile_fail(m->c, "$Nodes: %lld entity blocks for %lld nodes in a file of %zu bytes", nblock, n,
@@ -284,20 +299,9 @@ static JlResult elements_v2(Msh *m) {
 }
 
 static JlResult elements_v4(Msh *m) {
-  long long nblock, n, lo, hi;
+  long long nblock, n;
   JlResult r;
-  if (m->binary) {
-    jl_tetfile_next_line(m->c);
-    if ((r = need(m, 4 * (size_t)m->dsize, "the $Elements header"))) return r;
-    nblock = bin_size(m), n = bin_size(m), lo = bin_size(m), hi = bin_size(m);
-    if (nblock < 0 || n < 0) return jl_tetfile_fail_at(m->c, off(m), "$Elements header has a count beyond 2^63");
-  } else if ((r = jl_tetfile_int(m->c, 0, LLONG_MAX, "the number of element blocks", &nblock)) ||
-             (r = jl_tetfile_int(m->c, 0, LLONG_MAX, "the number of elements", &n)) ||
-             (r = jl_tetfile_int(m->c, 0, LLONG_MAX, "the smallest element tag", &lo)) ||
-             (r = jl_tetfile_int(m->c, 0, LLONG_MAX, "the largest element tag", &hi))) {
-    return r;
-  }
-  (void)lo, (void)hi;
+  if ((r = header_v4(m, "Elements", "element", &nblock, &n))) return r;
   if ((r = jl_tetfile_check_count(m->c, n, JL_TETFILE_MAX_CELLS, m->binary ? 16.0 : 4.0, "$Elements"))) return r;
   if (nblock > n + 1000 || (double)nblock * (m->binary ? 20 : 8) > (double)left(m))
     return jl_tetfile_fail(m->c, "$Elements: %lld entity blocks for %lld elements in a file of %zu bytes", nblock, n,

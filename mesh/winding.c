@@ -74,6 +74,17 @@ static double tri_solid_angle(const JlSurface *s, int t, const double *p) {
   return solid_angle(p, s->vert + 3 * (size_t)f[0], s->vert + 3 * (size_t)f[1], s->vert + 3 * (size_t)f[2]);
 }
 
+/* twice the area vector (b - a) x (d - a) of triangle t and its centroid g */
+static void tri_cross_centroid(const JlSurface *s, int t, double x[3], double g[3]) {
+  const int *f = s->tri + 3 * (size_t)t;
+  const double *a = s->vert + 3 * (size_t)f[0], *b = s->vert + 3 * (size_t)f[1], *d = s->vert + 3 * (size_t)f[2];
+  double e1[3], e2[3];
+  jl_vec3_sub(b, a, e1);
+  jl_vec3_sub(d, a, e2);
+  jl_vec3_cross(e1, e2, x);
+  for (int k = 0; k < 3; k++) g[k] = (a[k] + b[k] + d[k]) / 3.0;
+}
+
 /* builds node `id` over order[first .. first+count) and its subtree */
 static void build_node(JlWinding *w, int id, int first, int count) {
   JlWindingNode *nd = &w->node[id];
@@ -92,17 +103,12 @@ static void build_node(JlWinding *w, int id, int first, int count) {
   const JlSurface *s = w->s;
   double area = 0.0, c[3] = {0, 0, 0}, mean[3] = {0, 0, 0}, n[3] = {0, 0, 0};
   for (int i = first; i < first + count; i++) {
-    const int *f = s->tri + 3 * (size_t)w->order[i];
-    const double *a = s->vert + 3 * (size_t)f[0], *b = s->vert + 3 * (size_t)f[1], *d = s->vert + 3 * (size_t)f[2];
-    double e1[3], e2[3], x[3];
-    jl_vec3_sub(b, a, e1);
-    jl_vec3_sub(d, a, e2);
-    jl_vec3_cross(e1, e2, x);
+    double x[3], g[3];
+    tri_cross_centroid(s, w->order[i], x, g);
     double ar = 0.5 * sqrt(jl_vec3_dot(x, x));
     for (int k = 0; k < 3; k++) {
-      double g = (a[k] + b[k] + d[k]) / 3.0;
-      c[k] += ar * g;
-      mean[k] += g;
+      c[k] += ar * g[k];
+      mean[k] += g[k];
       n[k] += 0.5 * x[k];
     }
     area += ar;
@@ -115,14 +121,10 @@ static void build_node(JlWinding *w, int id, int first, int count) {
    * (exact: the first moment of a triangle is its area times its centroid) */
   memset(nd->m, 0, sizeof nd->m);
   for (int i = first; i < first + count; i++) {
-    const int *f = s->tri + 3 * (size_t)w->order[i];
-    const double *a = s->vert + 3 * (size_t)f[0], *b = s->vert + 3 * (size_t)f[1], *d = s->vert + 3 * (size_t)f[2];
-    double e1[3], e2[3], x[3];
-    jl_vec3_sub(b, a, e1);
-    jl_vec3_sub(d, a, e2);
-    jl_vec3_cross(e1, e2, x);
+    double x[3], g[3];
+    tri_cross_centroid(s, w->order[i], x, g);
     for (int r = 0; r < 3; r++)
-      for (int k = 0; k < 3; k++) nd->m[3 * r + k] += 0.5 * x[r] * ((a[k] + b[k] + d[k]) / 3.0 - nd->c[k]);
+      for (int k = 0; k < 3; k++) nd->m[3 * r + k] += 0.5 * x[r] * (g[k] - nd->c[k]);
   }
   /* radius: every vertex of the cluster */
   double r2 = 0.0;
