@@ -593,9 +593,11 @@ static void test_foreign_frames_refused(void) {
   ENSURE_MSG(kept && strcmp(kept, "not ours\n") == 0, "the refused run touched %s", path);
   free(kept);
   ENSURE(!exists(out, "stats.csv") && !exists(out, "scene.pvd"));
-  /* a manifest naming ../decoy.txt (a file beside the folder) or an absolute path */
-  static const char *const bad[] = {"stats.csv\n../decoy.txt\n", "/tmp/jelly_decoy_absent\n", "a/b\n"};
-  for (int k = 0; k < 3; k++) {
+  /* a manifest naming ../decoy.txt (a file beside the folder), an absolute
+   * path, a subfolder's file, or a file in the folder Jelly never writes */
+  static const char *const bad[] = {"stats.csv\n../decoy.txt\n", "/tmp/jelly_decoy_absent\n", "a/b\n",
+                                    "stats.csv\nnotes.txt\n"};
+  for (int k = 0; k < 4; k++) {
     snprintf(out, sizeof out, "%s/bad%d", dir, k);
     snprintf(cmd, sizeof cmd, "mkdir -p %s", out);
     ENSURE(system(cmd) == 0);
@@ -605,8 +607,16 @@ static void test_foreign_frames_refused(void) {
     ENSURE(jl_test_write_file(path, bad[k]));
     snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 1 --quiet --no-preview --out %s", out);
     rc = jl_test_run(cmd, g_out, sizeof g_out);
-    ENSURE_MSG(rc == 2 && strstr(g_out, "is not a file name"), "manifest %d: exit %d: %s", k, rc, g_out);
+    ENSURE_MSG(rc == 2 && strstr(g_out, "is not the name of a file jelly run writes"), "manifest %d: exit %d: %s", k,
+               rc, g_out);
     ENSURE_MSG(exists(dir, "decoy.txt"), "manifest %d deleted a file outside the folder", k);
+    if (k == 3) {
+      snprintf(path, sizeof path, "%s/notes.txt", out);
+      ENSURE(jl_test_write_file(path, "mine\n"));
+      rc = jl_test_run(cmd, g_out, sizeof g_out);
+      ENSURE_MSG(rc == 2 && exists(out, "notes.txt"), "a manifest naming notes.txt: exit %d, notes.txt %s", rc,
+                 exists(out, "notes.txt") ? "kept" : "deleted");
+    }
   }
 }
 

@@ -47,7 +47,7 @@
  * every file it may write there before writing any (so a killed run is
  * cleaned up too) and at the end lists what it wrote. A folder with frames
  * or scene .pvd files but no manifest (an older Jelly's run, someone else's
- * files), or a manifest naming anything but plain file names in DIR, is
+ * files), or a manifest naming anything but files a run writes in DIR, is
  * refused (exit 2) before anything is built or deleted. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -516,9 +516,44 @@ static int plain_name(const char *s) {
   return 1;
 }
 
+/* a name Jelly's runs write and ParaView would pick up: frame_*.vt[ump],
+ * scene.pvd, scene_all.pvd */
+static int run_file(const char *name) {
+  size_t n = strlen(name);
+  if (strcmp(name, "scene.pvd") == 0 || strcmp(name, "scene_all.pvd") == 0) return 1;
+  return strncmp(name, "frame_", 6) == 0 && n > 10 &&
+         (strcmp(name + n - 4, ".vtu") == 0 || strcmp(name + n - 4, ".vtm") == 0 ||
+          strcmp(name + n - 4, ".vtp") == 0);
+}
+
+/* the frame a file of a run belongs to (frame_NNNN*, <body>_NNNN.obj,
+ * checkpoint_NNNN.jlck), -1 for the run's other files */
+static int entry_frame(const char *name) {
+  const char *p = strncmp(name, "frame_", 6) == 0 ? name + 6 : NULL;
+  if (!p) {
+    const char *u = strrchr(name, '_'), *dot = strrchr(name, '.');
+    if (!u || !dot || dot < u) return -1;
+    p = u + 1;
+  }
+  char *end;
+  long f = strtol(p, &end, 10);
+  if (end - p < 4 || (*end != '.' && *end != '_') || f < 0 || f > 100000000) return -1;
+  return (int)f;
+}
+
+/* a name a run of jelly run writes: the frames' files, stats.csv,
+ * preview.png, <body>_NNNN.obj, checkpoint_NNNN.jlck. A manifest naming
+ * anything else was edited or not written by Jelly: nothing is deleted. */
+static int jelly_name(const char *s) {
+  if (!plain_name(s)) return 0;
+  if (run_file(s) || strcmp(s, "stats.csv") == 0 || strcmp(s, "preview.png") == 0) return 1;
+  size_t n = strlen(s);
+  return entry_frame(s) >= 0 && n > 4 && (strcmp(s + n - 4, ".obj") == 0 || strcmp(s + n - 5, ".jlck") == 0);
+}
+
 /* DIR/jelly_manifest.txt into *l: 1 when there is one, 0 when there is
  * none, -1 (message printed) when it cannot be read or names anything but
- * plain file names */
+ * files jelly run writes in DIR */
 static int manifest_read(const char *dir, Names *l) {
   char path[4200], line[4200];
   snprintf(path, sizeof path, "%s/" MANIFEST, dir);
@@ -535,28 +570,19 @@ static int manifest_read(const char *dir, Names *l) {
     if (len > 0 && line[len - 1] == '\n') line[--len] = 0;
     else if (!feof(f)) bad = 1; /* longer than any name Jelly writes */
     if (bad || line[0] == '#' || len == 0) continue;
-    if (!plain_name(line)) bad = 1;
+    if (!jelly_name(line)) bad = 1;
     else names_add(l, line);
   }
   fclose(f);
   if (bad) {
-    fprintf(stderr, "jelly run: %s line %d is not a file name in that folder; this manifest was not written by "
+    fprintf(stderr, "jelly run: %s line %d is not the name of a file jelly run writes in that folder; this manifest "
+                    "was not written by "
                     "jelly run, so nothing in '%s' is deleted or written: fix or remove the manifest, or choose "
                     "another --out folder\n", path, lineno, dir);
     names_free(l);
     return -1;
   }
   return 1;
-}
-
-/* a name Jelly's runs write and ParaView would pick up: frame_*.vt[ump],
- * scene.pvd, scene_all.pvd */
-static int run_file(const char *name) {
-  size_t n = strlen(name);
-  if (strcmp(name, "scene.pvd") == 0 || strcmp(name, "scene_all.pvd") == 0) return 1;
-  return strncmp(name, "frame_", 6) == 0 && n > 10 &&
-         (strcmp(name + n - 4, ".vtu") == 0 || strcmp(name + n - 4, ".vtm") == 0 ||
-          strcmp(name + n - 4, ".vtp") == 0);
 }
 
 /* 0 when DIR (which has no manifest) holds no run files; else 1 after a
@@ -577,21 +603,6 @@ static int foreign_files(const char *dir) {
                   "or choose another --out folder\n", dir, list, found.n > 4 ? ", ..." : "", found.n);
   names_free(&found);
   return 1;
-}
-
-/* the frame a file of a run belongs to (frame_NNNN*, <body>_NNNN.obj,
- * checkpoint_NNNN.jlck), -1 for the run's other files */
-static int entry_frame(const char *name) {
-  const char *p = strncmp(name, "frame_", 6) == 0 ? name + 6 : NULL;
-  if (!p) {
-    const char *u = strrchr(name, '_'), *dot = strrchr(name, '.');
-    if (!u || !dot || dot < u) return -1;
-    p = u + 1;
-  }
-  char *end;
-  long f = strtol(p, &end, 10);
-  if (end - p < 4 || (*end != '.' && *end != '_') || f < 0 || f > 100000000) return -1;
-  return (int)f;
 }
 
 /* deletes the files of old (and a partial write's .tmp of each), except on
