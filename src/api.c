@@ -192,6 +192,7 @@ JellyBodyDef jelly_default_body_def(void) {
   d.young_modulus = b.young_modulus;
   d.poisson_ratio = b.poisson_ratio;
   d.damping = b.damping;
+  d.material_damping = b.material_damping;
   d.scale = 1.0;
   return d;
 }
@@ -245,11 +246,11 @@ static JellyResult check_body_def(const JellyBodyDef *d, const char *fn, char *e
   if (!(isfinite(d->resolution) && d->resolution >= 0))
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->resolution must be >= 0 (0: automatic)");
   if (d->embedded != 0 && d->embedded != 1) return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->embedded must be 0 or 1");
-  double mat[5] = {d->density, d->stiffness, d->young_modulus, d->poisson_ratio, d->damping};
-  for (int k = 0; k < 5; k++)
+  double mat[6] = {d->density, d->stiffness, d->young_modulus, d->poisson_ratio, d->damping, d->material_damping};
+  for (int k = 0; k < 6; k++)
     if (!isfinite(mat[k]))
-      return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->density, stiffness, young_modulus, poisson_ratio and "
-                                                   "damping must be finite");
+      return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->density, stiffness, young_modulus, poisson_ratio, "
+                                                   "damping and material_damping must be finite");
   return JELLY_OK;
 }
 
@@ -265,6 +266,7 @@ static JlBodyDef engine_body_def(const JellyBodyDef *d, int index) {
   bd.young_modulus = d->young_modulus;
   bd.poisson_ratio = d->poisson_ratio;
   bd.damping = d->damping;
+  bd.material_damping = d->material_damping;
   memcpy(bd.velocity, d->velocity, sizeof bd.velocity);
   return bd;
 }

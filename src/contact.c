@@ -64,6 +64,7 @@
  * only included with JL_LIN_EXACT (as the ground element does); the cap of
  * the sticking force is not differentiated. */
 #include "src/contact.h"
+#include "src/rolling.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1049,4 +1050,21 @@ double jl_contact_max_depth(const JlForce *e) {
   double d = 0.0;
   for (int q = 0; q < ce->ncontact; q++) d = ce->contact[q].d0 > d ? ce->contact[q].d0 : d;
   return d;
+}
+
+void jl_contact_loads(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx) {
+  const ContactElem *ce = e->self;
+  for (int q = 0; q < ce->ncontact; q++) {
+    const Contact *ct = &ce->contact[q];
+    double g0 = ct->d0 - ct->slack;
+    if (ct->tag != 0 || !(g0 > 0.0)) continue; /* thin pairs and open gaps carry no load */
+    int p = ct->node[0], P = m->node_body[p], Q = ct->other;
+    const double *xp = x + 3 * p;
+    double f = ct->k * g0;
+    if (m->body[P].kind == JL_BODY_VOLUME) add(ctx, P, Q, f, xp, ct->r, ct->k);
+    if (Q < m->nbody && m->body[Q].kind == JL_BODY_VOLUME) {
+      double rn[3] = {-ct->r[0], -ct->r[1], -ct->r[2]};
+      add(ctx, Q, P, f, xp, rn, ct->k);
+    }
+  }
 }

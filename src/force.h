@@ -36,6 +36,7 @@ typedef enum JlForceKind {
   JL_FORCE_GRAVITY,  /* src/gravity.c */
   JL_FORCE_GROUND,   /* src/ground.c: penalty */
   JL_FORCE_CONTACTS, /* src/contact.c: penalty */
+  JL_FORCE_ROLLING,  /* src/rolling.c: rolling resistance, penalty */
   JL_FORCE_WIND,     /* src/wind.c: does work */
   JL_FORCE_DRAG,     /* src/drag.c: the mouse drag, does work */
   JL_FORCE_KIND_COUNT

@@ -47,6 +47,7 @@
 
 #include "src/force.h"
 #include "src/linalg.h"
+#include "src/rolling.h"
 
 typedef struct Ground {
   int n;           /* nodes */
@@ -119,8 +120,11 @@ static double ground_c(const Ground *g, const JlWorldDef *wd, double mass, int i
 }
 
 /* normal penetration the friction cap uses: the end of the last solve when
- * there was one (the implicit, end-of-step normal load), else the current */
+ * there was one (the implicit, end-of-step normal load), else the current;
+ * 0 where the node is off the plane now (an implicit solve may hold it on
+ * while it pulls: a node that pulls has no friction, as in src/contact.c) */
 static double ground_cap_pen(const Ground *g, double pen, int i) {
+  if (!(pen > 0.0)) return 0.0;
   double p = g->use_set && g->pen1[i] >= 0.0 ? g->pen1[i] : pen;
   return p > 0.0 ? p : 0.0;
 }
@@ -285,7 +289,9 @@ static void ground_linearize(JlForce *e, const JlModel *m, const double *x,
     int mode = g->s0[i] >= 0.0 ? g->mode[i] : FRICTION_VISCOUS, sliding = mode == FRICTION_SLIDE;
     double cap = wd->ground_friction * k * ground_cap_pen(g, pen, i);
     int held = 0;
-    if (mode == FRICTION_STICK) {
+    if (!(pen > 0.0)) {
+      sliding = 0; /* off the plane here: no friction (ground_cap_pen) */
+    } else if (mode == FRICTION_STICK) {
       B[0] = B[8] = -a * k - b * c;
     } else {
       double eta = sliding ? slide_eta(g, cap, m->mass[i], i, &held) : friction_eta(c, cap, -1.0, st, &sliding);
@@ -415,4 +421,16 @@ JlForce *jl_ground_create(const JlModel *m) {
   for (int i = 0; i < m->nnode; i++)
     g->top[i] = m->pinned[i] ? -INFINITY : m->world.ground_y + m->body[m->node_body[i]].radius;
   return jl_force_new(&ground_ops, g);
+}
+
+void jl_ground_loads(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx) {
+  const Ground *g = e->self;
+  static const double up[3] = {0.0, 1.0, 0.0};
+  int other = m->nbody + m->nobstacle;
+  for (int i = 0; i < m->nnode; i++) {
+    int b = m->node_body[i];
+    if (m->body[b].kind != JL_BODY_VOLUME) continue;
+    double pen = ground_pen(g, &m->world, x, i);
+    if (pen > 0.0) add(ctx, b, other, g->kn[i] * pen, x + 3 * i, up, g->kn[i]);
+  }
 }

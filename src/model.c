@@ -75,6 +75,7 @@ JlBodyDef jl_default_body_def(void) {
   d.calibrate = 1;
   d.volume_stiffness = -1.0;
   d.damping = 0.5;
+  d.material_damping = JL_MATERIAL_DAMPING;
   return d;
 }
 
@@ -94,6 +95,8 @@ JlWorldDef jl_default_world_def(void) {
   d.contact_cell = 0.0;
   d.contact_spring_scale = 1.0;
   d.contact_push_out = 0.5;
+  d.contact_rolling = 0.05;
+  d.ground_rolling = 0.05;
   d.wind_gust_period = 2.0;
   d.nobstacle = 0;
   d.obstacle = NULL;
@@ -142,7 +145,8 @@ static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
               {"ground spring_scale", w->ground_spring_scale, 0},  {"ground damping", w->ground_damping, 0},
               {"contact stiffness", w->contact_stiffness, 0},      {"contact damping", w->contact_damping, 0},
               {"contact friction", w->contact_friction, 0},        {"contact spring_scale", w->contact_spring_scale, 0},
-              {"contact push_out_speed", w->contact_push_out, 1}, {"contact cell size", w->contact_cell, 0}};
+              {"contact push_out_speed", w->contact_push_out, 1}, {"contact cell size", w->contact_cell, 0},
+              {"contact rolling_resistance", w->contact_rolling, 0}, {"ground rolling_resistance", w->ground_rolling, 0}};
   for (size_t k = 0; k < sizeof coef / sizeof coef[0]; k++) {
     double c = coef[k].value;
     if (!(coef[k].positive ? c > 0.0 : c >= 0.0) || !isfinite(c))
@@ -191,6 +195,9 @@ static JlResult check_def(const JlBodyDef *d, const char *name, int nnode, char 
                    d->volume_stiffness);
   if (!(d->damping >= 0.0) || !isfinite(d->damping))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': damping must be >= 0 N s/m, got %g", name, d->damping);
+  if (!(d->material_damping >= 0.0 && d->material_damping <= 1e6))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': material_damping must be in [0, 1e6] s, got %g", name,
+                   d->material_damping);
   if (!finite3(d->velocity))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity must be finite", name);
   if (d->npin < 0 || (d->npin > 0 && !d->pin))
@@ -462,6 +469,16 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
       for (int e = 0; e < t->nedge; e++) m->spring_k[spring0 + e] *= factor;
       body->calibration = factor;
       free(kv_tet);
+    }
+    /* Kelvin-Voigt material damping: a dashpot of material_damping x k on
+     * every spring (stiffness-proportional Rayleigh damping, C = beta K), at
+     * most critical for the spring's two nodes, so the finest mesh modes
+     * stay underdamped and explicit steps keep their stable length */
+    for (int e = 0; e < t->nedge && !r && d->material_damping > 0.0; e++) {
+      int s = spring0 + e, i = m->spring_node[2 * s], j = m->spring_node[2 * s + 1];
+      double mi = m->mass[i], mj = m->mass[j], k = m->spring_k[s], kd = d->material_damping * k;
+      double mr = mi + mj > 0.0 ? mi * mj / (mi + mj) : 0.0, crit = 2.0 * sqrt(k * mr);
+      m->spring_kd[s] += kd < crit ? kd : crit;
     }
     /* the spring network's own modulus per tet, sum k L^2 / V_e over its
      * edges / 6 (= the springs' Young's modulus with young_modulus, an

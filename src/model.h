@@ -17,6 +17,8 @@ extern "C" {
 #endif
 
 #define JL_NAME_MAX 64
+/* s, the default material damping of volume bodies (JlBodyDef.material_damping) */
+#define JL_MATERIAL_DAMPING 0.005
 
 /* JlBodyKind (what a body is made of: volume, cloth, rope) is in collision/geom.h, which
  * collision/ reads without the engine. */
@@ -34,6 +36,9 @@ typedef struct JlBodyDef {
   double volume_stiffness; /* Pa, kv of the volume force, set directly; < 0 = derived from (E, nu), 0 with a
                               uniform stiffness; default -1 */
   double damping;          /* N s/m per spring, along the spring axis only; default 0.5 */
+  double material_damping; /* s, volume bodies: Kelvin-Voigt material damping, each spring also gets a dashpot of
+                              material_damping x its stiffness, at most critical for its two nodes (docs/physics.md,
+                              "Material damping"); default JL_MATERIAL_DAMPING */
   double velocity[3];      /* m/s, initial velocity of every node; default 0 */
   int npin;                /* number of entries in pin (local node ids); default 0 */
   const int *pin;          /* npin local node ids, may be NULL when npin == 0; copied */
@@ -64,6 +69,9 @@ typedef struct JlWorldDef {
                                   penetrating node's springs, so light nodes of stiff bodies resist; default 1 */
   double contact_push_out;  /* m/s, largest speed at which contacts found already deep (overlapping starts,
                                missed hits) push bodies apart; also the ground's; default 0.5 */
+  double contact_rolling;   /* rolling resistance of volume bodies on each other and on obstacles (src/rolling.c):
+                               a torque of at most this x normal load x lever arm resists their rolling; default 0.02 */
+  double ground_rolling;    /* the same on the ground plane; default 0.02 */
   int nobstacle;            /* static obstacles; default 0 */
   const JlObstacle *obstacle; /* nobstacle entries, copied by jl_model_build (model->obstacle); may be NULL when 0 */
   /* wind on cloth triangles (src/wind.h); off while wind_drag == 0 or no cloth body exists */

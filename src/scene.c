@@ -363,9 +363,9 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
       "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
       "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
       "units", "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate",
-      "surface", NULL};
+      "surface", "material_damping", NULL};
   static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", "calibrate",
-                                            "surface", NULL};
+                                            "surface", "material_damping", NULL};
   static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", "thickness", "radius", NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
@@ -505,6 +505,7 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
   TRY(jl_scene_get_num(c, o, path, "volume_stiffness", &b->def.volume_stiffness, 0, 0, 1e15));
   TRY(jl_scene_get_bool(c, o, path, "calibrate", &b->def.calibrate));
   TRY(jl_scene_get_num(c, o, path, "damping", &b->def.damping, 0, 0, 1e15));
+  TRY(jl_scene_get_num(c, o, path, "material_damping", &b->def.material_damping, 0, 0, 1e6));
   TRY(jl_scene_get_vec(c, o, path, "translate", b->translate, 3));
   TRY(jl_scene_get_vec(c, o, path, "rotate_deg", b->rotate_deg, 3));
   TRY(jl_scene_get_num(c, o, path, "scale", &b->scale, 0, 1, 1e9));
@@ -662,7 +663,8 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
   }
   TRY(jl_scene_get_obj(c, root, "", "ground", &ground));
   if (ground) {
-    static const char *const gkeys[] = {"y", "friction", "stiffness", "damping", "spring_scale", NULL};
+    static const char *const gkeys[] = {"y", "friction", "stiffness", "damping", "spring_scale", "rolling_resistance",
+                                        NULL};
     TRY(jl_scene_check_keys(c, ground, "ground", gkeys));
     sc->world.has_ground = 1;
     TRY(jl_scene_get_num(c, ground, "ground", "y", &sc->world.ground_y, -1e9, 0, 1e9));
@@ -670,13 +672,14 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
     TRY(jl_scene_get_num(c, ground, "ground", "stiffness", &sc->world.ground_stiffness, 0, 1, 1e15));
     TRY(jl_scene_get_num(c, ground, "ground", "damping", &sc->world.ground_damping, 0, 0, 1e15));
     TRY(jl_scene_get_num(c, ground, "ground", "spring_scale", &sc->world.ground_spring_scale, 0, 0, 1e6));
+    TRY(jl_scene_get_num(c, ground, "ground", "rolling_resistance", &sc->world.ground_rolling, 0, 0, 1e3));
   }
 
   const cJSON *contact = NULL;
   TRY(jl_scene_get_obj(c, root, "", "contact", &contact));
   if (contact) {
     static const char *const ckeys[] = {"stiffness", "damping", "friction", "cell_size", "spring_scale",
-                                        "push_out_speed", NULL};
+                                        "push_out_speed", "rolling_resistance", NULL};
     TRY(jl_scene_check_keys(c, contact, "contact", ckeys));
     TRY(jl_scene_get_num(c, contact, "contact", "stiffness", &sc->world.contact_stiffness, 0, 1, 1e15));
     TRY(jl_scene_get_num(c, contact, "contact", "damping", &sc->world.contact_damping, 0, 0, 1e15));
@@ -684,6 +687,7 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
     TRY(jl_scene_get_num(c, contact, "contact", "cell_size", &sc->world.contact_cell, 0, 1, 1e6));
     TRY(jl_scene_get_num(c, contact, "contact", "spring_scale", &sc->world.contact_spring_scale, 0, 0, 1e6));
     TRY(jl_scene_get_num(c, contact, "contact", "push_out_speed", &sc->world.contact_push_out, 0, 1, 1e6));
+    TRY(jl_scene_get_num(c, contact, "contact", "rolling_resistance", &sc->world.contact_rolling, 0, 0, 1e3));
   }
   /* "wind": air moving past cloth (src/wind.h); its presence turns air drag on */
   const cJSON *wind = NULL;

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "src/contact.h"
+#include "src/rolling.h"
 #include "src/linalg.h"
 #include "src/volume.h"
 #include "src/wind.h"
@@ -208,8 +209,13 @@ static JlResult world_init(JlWorld *w, const JlStepDef *def, char *err, size_t e
   JlForce *volume = jl_volume_create(mm);
   if (volume) jl_world_add_force(w, volume);
   jl_world_add_force(w, jl_gravity_create(mm));
-  if (mm->world.has_ground) jl_world_add_force(w, jl_ground_create(mm));
-  if (jl_contact_needed(mm)) jl_world_add_force(w, jl_contact_create(mm));
+  JlForce *ground = mm->world.has_ground ? jl_ground_create(mm) : NULL;
+  JlForce *contacts = jl_contact_needed(mm) ? jl_contact_create(mm) : NULL;
+  if (ground) jl_world_add_force(w, ground);
+  if (contacts) jl_world_add_force(w, contacts);
+  /* after both: its begin_step reads their loads */
+  JlForce *rolling = jl_rolling_create(mm, contacts, ground);
+  if (rolling) jl_world_add_force(w, rolling);
   /* wind on cloth (src/wind.c); substep() sets its gust time */
   if (mm->world.wind_drag > 0.0) {
     JlForce *wind = jl_wind_create(mm);
@@ -433,7 +439,7 @@ static int conservative(const JlWorld *w) {
   for (int e = 0; e < w->nforce; e++) {
     JlForceKind k = w->force[e]->kind;
     if (k != JL_FORCE_SPRINGS && k != JL_FORCE_VOLUME && k != JL_FORCE_GRAVITY && k != JL_FORCE_GROUND &&
-        k != JL_FORCE_CONTACTS)
+        k != JL_FORCE_CONTACTS && k != JL_FORCE_ROLLING)
       return 0;
   }
   return 1;

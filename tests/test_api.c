@@ -268,6 +268,12 @@ static void test_bad_arguments(void) {
   bd.translate[2] = NAN;
   BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err), JELLY_ERR_INPUT);
   bd = jelly_default_body_def();
+  ENSURE(bd.material_damping == 0.005);
+  bd.material_damping = NAN;
+  BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err), JELLY_ERR_INPUT);
+  bd.material_damping = -1;
+  BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err), JELLY_ERR_INPUT);
+  bd = jelly_default_body_def();
   bd.name = "a name that is much too long for a body: more than sixty-three bytes long";
   BAD(jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err), JELLY_ERR_INPUT);
   ENSURE(jelly_model_body_count(m) == 0);

@@ -562,8 +562,9 @@ static void test_no_tunneling(void) {
   }
   ENSURE_MSG(max_contacts > 0, "the body never touched the slab");
   ENSURE_MSG(lowest > 0.3, "the body's centre went below the slab's top (lowest %g m)", lowest);
-  /* implicit Euler at dt 1/60 keeps little of a stiff contact's rebound: moving away at all is the point */
-  ENSURE_MSG(c[1] > 0.3 && v[1] > 0.5, "the body did not bounce back (centre %g m, v_y %g m/s)", c[1], v[1]);
+  /* implicit Euler at dt 1/60 and the material damping keep little of a stiff contact's rebound: moving away
+   * at all is the point (a body that tunnelled moves on down at -10 m/s) */
+  ENSURE_MSG(c[1] > 0.3 && v[1] > 0.2, "the body did not bounce back (centre %g m, v_y %g m/s)", c[1], v[1]);
   jl_world_destroy(&w);
 }
 

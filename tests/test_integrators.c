@@ -36,6 +36,7 @@ static int lattice(JlModel *m, int nx, int ny, int nz, double cell, double stiff
   snprintf(def.name, sizeof def.name, "stiff");
   def.stiffness = stiffness;
   def.damping = damping;
+  def.material_damping = 0.0; /* the spring damping given, nothing else */
   if (pin_top) {
     def.has_pin_box = 1;
     double blo[3] = {-1, hi[1] - 1e-9, -1}, bhi[3] = {1e3, 1e3, 1e3};

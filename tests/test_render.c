@@ -628,7 +628,9 @@ static void test_preview_frames_bodies(void) {
                b[k].y0, b[k].y1);
   double c0 = 0.5 * (b[0].x0 + b[0].x1), c5 = 0.5 * (b[5].x0 + b[5].x1);
   printf("  preview: the ball's centre moves from x = %.0f to %.0f px between tiles 1 and 6\n", c0, c5);
-  ENSURE_MSG(c5 - c0 > 40, "ball at x %.0f in tile 1 and %.0f in tile 6: no common camera?", c0, c5);
+  /* a camera per tile would keep the ball in each tile's middle; the ball rolls ~40 px (less since rolling
+   * resistance, src/rolling.c) */
+  ENSURE_MSG(c5 - c0 > 20, "ball at x %.0f in tile 1 and %.0f in tile 6: no common camera?", c0, c5);
 }
 
 /* Floors: none in a scene without a ground (hanging_bar.json used to look

@@ -141,6 +141,8 @@ typedef struct JellyBodyDef {
                              around the surface, which rides on it (any surface resolution); default 0 */
   double max_volume;      /* m^3, largest tet of a conforming mesh, 0 = TetGen's choice; default 0 */
   double resolution;      /* m, lattice spacing of an embedded mesh, 0 = bounding-box diagonal / 12; default 0 */
+  double material_damping; /* s >= 0, Kelvin-Voigt material damping: each spring also gets a dashpot of this x its
+                              stiffness, at most critical (docs/physics.md); default 0.005 */
 } JellyBodyDef;
 
 JELLY_API JellyBodyDef jelly_default_body_def(void);
