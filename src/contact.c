@@ -989,9 +989,21 @@ static int contact_history_load(JlForce *e, const JlModel *m, const unsigned cha
   return 1;
 }
 
+/* the bodies of every contact in the solve's set: two bodies, or a body and an obstacle (the world) */
+static void contact_couple(const JlForce *e, const JlModel *m, int *group) {
+  const ContactElem *ce = e->self;
+  for (int q = 0; q < ce->ncontact; q++) {
+    const Contact *ct = &ce->contact[q];
+    if (!ct->active) continue;
+    int a = m->node_body[ct->node[0]];
+    for (int j = 1; j < ct->n; j++) jl_uf_union(group, a, m->node_body[ct->node[j]]);
+    if (ct->n == 1) jl_uf_union(group, a, ct->other < m->nbody ? ct->other : m->nbody);
+  }
+}
+
 static const JlForceOps contact_ops = {.name = "contacts", .kind = JL_FORCE_CONTACTS, .force = contact_force,
     .linearize = contact_linearize, .multiply = contact_multiply, .free_self = contact_free,
-    .begin_step = contact_begin, .refine = contact_refine, .pushing = contact_pushing,
+    .begin_step = contact_begin, .refine = contact_refine, .pushing = contact_pushing, .couple = contact_couple,
     .history_size = contact_history_size, .history_save = contact_history_save,
     .history_load = contact_history_load};
 

@@ -74,8 +74,14 @@ static void drag_multiply(const JlForce *e, const JlModel *m, const double *u, d
     for (int k = 0; k < 3; k++) out[3 * d->node[j] + k] += d->coef * d->w[j] * s[k];
 }
 
+/* the dragged body is pulled by the world (the mouse) */
+static void drag_couple(const JlForce *e, const JlModel *m, int *group) {
+  const Drag *d = e->self;
+  if (d->active && d->body >= 0 && d->body < m->nbody) jl_uf_union(group, d->body, m->nbody);
+}
+
 static const JlForceOps drag_ops = {.name = "drag", .kind = JL_FORCE_DRAG, .force = drag_force,
-    .linearize = drag_linearize, .multiply = drag_multiply};
+    .linearize = drag_linearize, .multiply = drag_multiply, .couple = drag_couple};
 
 JlForce *jl_drag_create(const JlModel *m) {
   (void)m;

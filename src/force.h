@@ -84,6 +84,17 @@ typedef struct JlForceOps {
    * overlapping bodies apart at the push-out speed), so the step may add
    * energy; the implicit step's energy guard (src/world.c) then stands aside. */
   int (*pushing)(const JlForce *e);
+  /* Optional (may be NULL): after an implicit step's solves, joins in the
+   * union-find `group` (jl_uf_union, nbody + 1 entries; entry nbody stands
+   * for the fixed world) the bodies between which this element's forces
+   * moved momentum in the step (a contact joins its two bodies), and every
+   * body it held against the world (the ground, an obstacle). The stepper
+   * then restores the momentum of groups that exchange none with the world
+   * (src/implicit.c, "momentum"). Elements without it are internal to a body
+   * or state-independent (springs, volume, gravity, constant forces: those
+   * whose Jacobian is zero use jl_force_no_linearize); any other element
+   * without it is taken to hold every body against the world. */
+  void (*couple)(const JlForce *e, const JlModel *m, int *group);
   /* Optional (may be NULL), all three or none: the history an element carries
    * from one step to the next and that changes results (contacts' friction
    * anchors, slack and last contact set; the ground's anchors and slack).

@@ -387,9 +387,16 @@ static int ground_history_load(JlForce *e, const JlModel *m, const unsigned char
   return 1;
 }
 
+/* every body with a node on the plane (the last solve's set) is held by the world */
+static void ground_couple(const JlForce *e, const JlModel *m, int *group) {
+  const Ground *g = e->self;
+  for (int i = 0; i < m->nnode; i++)
+    if (g->use_set ? g->on[i] : 0) jl_uf_union(group, m->node_body[i], m->nbody);
+}
+
 static const JlForceOps ground_ops = {.name = "ground", .kind = JL_FORCE_GROUND, .force = ground_force,
     .linearize = ground_linearize, .multiply = ground_multiply, .free_self = ground_free,
-    .begin_step = ground_begin, .refine = ground_refine, .pushing = ground_pushing,
+    .begin_step = ground_begin, .refine = ground_refine, .pushing = ground_pushing, .couple = ground_couple,
     .history_size = ground_history_size, .history_save = ground_history_save,
     .history_load = ground_history_load};
 

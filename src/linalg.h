@@ -94,6 +94,9 @@ typedef struct JlWork {
   double *x_guard, *v_guard, *dv_guard; /* JL_GUARD_DEPTH x nnode x 3: state before an energy-guarded step */
   /* the elements' history with x_step and x_sub: undoing a step restores it too */
   JlHistory hist_step, hist_sub;
+  int nbody;
+  int *group;       /* nbody + 1: union-find of the bodies that exchanged momentum in a step (src/implicit.c) */
+  double *gsum;     /* 4 (nbody + 1): per group the residual's sum and the mass */
   JlCg cg;
 } JlWork;
 

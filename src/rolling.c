@@ -679,9 +679,18 @@ static int rolling_history_load(JlForce *e, const JlModel *m, const unsigned cha
   return 1;
 }
 
+/* a pair of bodies exchanges angular momentum only, but joins them all the
+ * same; a body rolling on the world keeps its linear momentum */
+static void rolling_couple(const JlForce *e, const JlModel *m, int *group) {
+  const Rolling *ro = e->self;
+  for (int q = 0; q < ro->npair; q++)
+    if (ro->pair[q].b < m->nbody) jl_uf_union(group, ro->pair[q].a, ro->pair[q].b);
+}
+
 static const JlForceOps rolling_ops = {.name = "rolling", .kind = JL_FORCE_ROLLING, .force = rolling_force,
     .linearize = rolling_linearize, .multiply = rolling_multiply, .free_self = rolling_free,
-    .begin_step = rolling_begin, .refine = rolling_refine, .history_size = rolling_history_size,
+    .begin_step = rolling_begin, .refine = rolling_refine, .couple = rolling_couple,
+    .history_size = rolling_history_size,
     .history_save = rolling_history_save, .history_load = rolling_history_load};
 
 JlForce *jl_rolling_create(const JlModel *m, const JlForce *contacts, const JlForce *ground) {

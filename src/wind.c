@@ -188,8 +188,14 @@ static int wind_history_load(JlForce *e, const JlModel *m, const unsigned char *
   return 1;
 }
 
+/* the air is the world: every body with a triangle in the wind */
+static void wind_couple(const JlForce *e, const JlModel *m, int *group) {
+  const Wind *wi = e->self;
+  for (int t = 0; t < wi->ntri; t++) jl_uf_union(group, m->node_body[wi->tri[3 * t]], m->nbody);
+}
+
 static const JlForceOps wind_ops = {.name = "wind", .kind = JL_FORCE_WIND, .force = wind_force,
-    .linearize = wind_linearize, .multiply = wind_multiply, .free_self = wind_free,
+    .linearize = wind_linearize, .multiply = wind_multiply, .free_self = wind_free, .couple = wind_couple,
     .history_size = wind_history_size, .history_save = wind_history_save, .history_load = wind_history_load};
 
 JlForce *jl_wind_create(const JlModel *m) {

@@ -110,12 +110,17 @@ static void work_free(JlWork *k) {
                        &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs, &k->diag,
                        &k->x_guard, &k->v_guard, &k->dv_guard};
   for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) free(*arrays[a]);
+  free(k->group);
+  free(k->gsum);
   jl_cg_free(&k->cg);
   free(k);
 }
 
-static JlWork *work_create(int nnode) {
+static JlWork *work_create(int nnode, int nbody) {
   JlWork *k = jl_calloc(1, sizeof *k);
+  k->nbody = nbody;
+  k->group = jl_calloc((size_t)nbody + 1, sizeof(int));
+  k->gsum = jl_calloc(4 * ((size_t)nbody + 1), sizeof(double));
   size_t n3 = 3 * (size_t)nnode;
   k->nnode = nnode;
   double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
@@ -222,7 +227,7 @@ static JlResult world_init(JlWorld *w, const JlStepDef *def, char *err, size_t e
     if (wind) jl_world_add_force(w, wind);
   }
 
-  w->work = work_create(mm->nnode);
+  w->work = work_create(mm->nnode, mm->nbody);
   ((JlWork *)w->work)->cg.threads = def->threads;
   return JL_OK;
 }

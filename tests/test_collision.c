@@ -808,6 +808,45 @@ static void test_head_on_balls(void) {
   }
 }
 
+/* The same balls at the default solver tolerance (1e-6, Newton corrections at
+ * up to 1e-3 relative) and under gravity, without a ground: the momentum
+ * change of this free pair is exactly the impulse of gravity, M g t, to
+ * rounding (src/implicit.c, "momentum"; before, CG's and the Newton
+ * corrections' residual left 7e-5 of the axial momentum at dt 1/60). */
+static void test_momentum_default_tolerance(void) {
+  const char *text =
+      "{ \"contact\": {\"friction\": 0.3},\n"
+      "  \"bodies\": [\n"
+      "   {\"name\": \"a\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.15}, \"translate\": [-0.175, 0, 0],\n"
+      "    \"velocity\": [5, 0, 0], \"tetgen\": {\"max_volume\": 2e-4}, \"young_modulus\": 2e5},\n"
+      "   {\"name\": \"b\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.15}, \"translate\": [0.175, 0.03, 0],\n"
+      "    \"velocity\": [-5, 0, 0], \"tetgen\": {\"max_volume\": 2e-4}, \"young_modulus\": 2e5} ] }";
+  double dts[2] = {1.0 / 60.0, 0.002};
+  for (int k = 0; k < (jl_test_quick() ? 1 : 2); k++) {
+    JlWorld w;
+    ENSURE(jl_test_scene_world(&w, text, "momentum.json"));
+    const JlModel *m = w.model;
+    int steps = (int)(0.4 / dts[k] + 0.5), touched = 0;
+    double M = 0.0;
+    for (int i = 0; i < m->nnode; i++) M += m->mass[i];
+    for (int s = 0; s < steps; s++) {
+      JlStepReport rep;
+      ENSURE_MSG(jl_world_step(&w, dts[k], &rep) == JL_OK, "step %d: %s", s, rep.message);
+      touched |= jl_contact_count(find_contacts(&w)) > 0;
+    }
+    double p[3] = {0, 0, 0}, t = w.state.t;
+    for (int i = 0; i < m->nnode; i++)
+      for (int a = 0; a < 3; a++) p[a] += m->mass[i] * w.state.v[3 * i + a];
+    double want[3] = {0.0, -9.81 * M * t, 0.0}, p0 = m->body[0].mass * 5.0;
+    double err = hypot(p[0] - want[0], hypot(p[1] - want[1], p[2] - want[2]));
+    printf("  dt %.4g: total momentum (%.3g, %.6g, %.3g), gravity's impulse %.6g: error %.3g of %.4g\n", dts[k], p[0],
+           p[1], p[2], want[1], err, p0);
+    ENSURE_MSG(touched, "the balls never touched");
+    ENSURE_MSG(err < 1e-12 * p0, "momentum off by %.3g kg m/s", err);
+    jl_world_destroy(&w);
+  }
+}
+
 /* A ball falling past a box obstacle's edge, 1 mm beside its side face, at a
  * true step of 1/15 s: its path misses the box, so nothing may push it. A
  * speculative contact against the plane of the edge it passes (taken for
@@ -897,5 +936,6 @@ JL_TEST_MAIN({"hash_matches_brute_force", test_hash_matches_brute_force},
              {"overlap_pushed_apart_gently", test_overlap_pushed_apart_gently},
              {"small_ball_rests_on_obstacle", test_small_ball_rests_on_obstacle},
              {"head_on_balls", test_head_on_balls},
+             {"momentum_default_tolerance", test_momentum_default_tolerance},
              {"passing_an_edge_untouched", test_passing_an_edge_untouched},
              {"cli_deterministic", test_cli_deterministic})
