@@ -64,6 +64,7 @@
  * only included with JL_LIN_EXACT (as the ground element does); the cap of
  * the sticking force is not differentiated. */
 #include "src/contact.h"
+#include "src/linalg.h"
 #include "src/rolling.h"
 
 #include <math.h>
@@ -413,7 +414,7 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
       for (int a = 0; a < 3; a++) zq[a] += q->coef[j] * x[3 * q->nodes[j] + a];
     double pred = q->d0 - (q->r[0] * (zq[0] - q->z0[0]) + q->r[1] * (zq[1] - q->z0[1]) + q->r[2] * (zq[2] - q->z0[2]));
     double jump = d0 - (pred > 0.0 ? pred : 0.0);
-    double s = q->slack + (jump > 0.0 ? jump : 0.0) - wd->contact_push_out * h;
+    double s = q->slack + (jump > 0.0 ? jump : 0.0) - jl_push_out_step(wd->contact_push_out, vn, h);
     ct->slack = s < d0 ? s : d0;
     ct->pushing = q->slack > wd->contact_push_out * h && ct->slack > 0.0;
   } else {

@@ -168,7 +168,7 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
         s = g->slack[i];
         g->carried += s > wd->contact_push_out * h;
       }
-      s -= wd->contact_push_out * h;
+      s -= jl_push_out_step(wd->contact_push_out, vi[1], h);
       g->slack[i] = s < 0.0 ? 0.0 : s < pen ? s : pen;
     }
     double pe = ground_pen(g, wd, x, i);

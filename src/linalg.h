@@ -57,6 +57,20 @@ static inline double jl_sum_partials(int nblock, const double *partial) {
   return s;
 }
 
+/* Push-out of overlaps (src/contact.c, src/ground.c): the slack a contact
+ * works off in a step of length h, at most push_out_speed h, and no more
+ * than the contact already separates at (v_sep, m/s) plus the ramp's speed
+ * gain over the step, push_out_speed h / JL_PUSH_RAMP: a body at rest in an
+ * overlap is accelerated to the push-out speed over JL_PUSH_RAMP seconds
+ * rather than kicked to it in one step, which made it overshoot the speed by
+ * 10 % and ring (docs/collision.md, "Push-out slack"). */
+#define JL_PUSH_RAMP 0.1 /* s */
+static inline double jl_push_out_step(double push_out_speed, double v_sep, double h) {
+  double v0 = v_sep > 0.0 ? v_sep : 0.0, f = h < JL_PUSH_RAMP ? h / JL_PUSH_RAMP : 1.0;
+  if (v0 >= push_out_speed) return push_out_speed * h;
+  return (v0 + (push_out_speed - v0) * f) * h;
+}
+
 /* the implicit step's energy guard (src/world.c): splits down to h / 2^(depth - 1),
  * when the energy rises by more than this fraction of the energy moved in a step */
 #define JL_GUARD_DEPTH 4
