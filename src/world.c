@@ -415,10 +415,11 @@ static void load_state(JlState *s, const double *x, const double *v, const doubl
 }
 
 /* total mechanical energy of the current state as stats.csv sums it (jl_world_energy) */
-static double total_energy(const JlWorld *w, double *kinetic) {
+static double total_energy(const JlWorld *w, double *kinetic, double *stored) {
   JlEnergy e;
   jl_world_energy(w, &e);
   *kinetic = e.kinetic;
+  if (stored) *stored = fabs(e.elastic) + fabs(e.ground);
   return e.kinetic + e.elastic + e.gravity + e.ground;
 }
 
@@ -472,7 +473,7 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
   JlState *s = &w->state;
   /* the energy as the last step left it (its contacts), as stats.csv reports it */
   int guard = depth < JL_GUARD_DEPTH && conservative(w);
-  double ke0 = 0.0, e0 = guard ? total_energy(w, &ke0) : 0.0;
+  double ke0 = 0.0, stored0 = 0.0, e0 = guard ? total_energy(w, &ke0, &stored0) : 0.0;
   size_t n3 = 3 * (size_t)m->nnode, off = (size_t)depth * n3;
   if (guard) save_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
   if (begin_elements(w, h)) guard = 0;
@@ -485,9 +486,13 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
     s->t += h;
     return;
   }
-  double ke1 = 0.0, e1 = total_energy(w, &ke1);
+  double ke1 = 0.0, e1 = total_energy(w, &ke1, NULL);
   double moved = ke0 + ke1 + fabs(e1 - ke1 - (e0 - ke0));
-  if (!(e1 - e0 > JL_GUARD_TOL * moved + 1e-12 * fabs(e0)) || first_nonfinite(s) >= 0) {
+  /* below the linear solve's own accuracy (its relative tolerance of the
+   * energies in play) a rise is not resolved: a body coming to rest on
+   * another rose by 2e-7 J of 70 J in 18 steps of default.json */
+  double floor = w->def.tolerance * (ke0 + ke1 + stored0) + 1e-12 * fabs(e0);
+  if (!(e1 - e0 > JL_GUARD_TOL * moved + floor) || first_nonfinite(s) >= 0) {
     s->t += h;
     return;
   }
