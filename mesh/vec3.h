@@ -3,6 +3,8 @@
 #ifndef JL_MESH_VEC3_H
 #define JL_MESH_VEC3_H
 
+#include <math.h>
+
 /* out = a - b */
 static inline void jl_vec3_sub(const double *a, const double *b, double *out) {
   out[0] = a[0] - b[0];
@@ -19,6 +21,27 @@ static inline void jl_vec3_cross(const double *a, const double *b, double *out) 
 
 static inline double jl_vec3_dot(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* determinant of a row-major 3x3 matrix */
+static inline double jl_mat3_det(const double *A) {
+  return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
+}
+
+/* out = A^-1 (row-major 3x3, out must not alias A); 0 when A is singular or not finite */
+static inline int jl_mat3_inv(const double *A, double *out) {
+  double d = jl_mat3_det(A);
+  if (!(fabs(d) > 0.0) || !isfinite(d)) return 0;
+  out[0] = (A[4] * A[8] - A[5] * A[7]) / d;
+  out[1] = (A[2] * A[7] - A[1] * A[8]) / d;
+  out[2] = (A[1] * A[5] - A[2] * A[4]) / d;
+  out[3] = (A[5] * A[6] - A[3] * A[8]) / d;
+  out[4] = (A[0] * A[8] - A[2] * A[6]) / d;
+  out[5] = (A[2] * A[3] - A[0] * A[5]) / d;
+  out[6] = (A[3] * A[7] - A[4] * A[6]) / d;
+  out[7] = (A[1] * A[6] - A[0] * A[7]) / d;
+  out[8] = (A[0] * A[4] - A[1] * A[3]) / d;
+  return 1;
 }
 
 #endif

@@ -135,35 +135,15 @@ static void mat_tvec(const double *A, const double *v, double *out) {
   for (int i = 0; i < 3; i++) out[i] = A[i] * v[0] + A[3 + i] * v[1] + A[6 + i] * v[2];
 }
 
-static double mat_det(const double *A) {
-  return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
-}
-
-/* inverse; 0 when singular */
-static int mat_inv(const double *A, double *out) {
-  double d = mat_det(A);
-  if (!(fabs(d) > 0.0) || !isfinite(d)) return 0;
-  out[0] = (A[4] * A[8] - A[5] * A[7]) / d;
-  out[1] = (A[2] * A[7] - A[1] * A[8]) / d;
-  out[2] = (A[1] * A[5] - A[2] * A[4]) / d;
-  out[3] = (A[5] * A[6] - A[3] * A[8]) / d;
-  out[4] = (A[0] * A[8] - A[2] * A[6]) / d;
-  out[5] = (A[2] * A[3] - A[0] * A[5]) / d;
-  out[6] = (A[3] * A[7] - A[4] * A[6]) / d;
-  out[7] = (A[1] * A[6] - A[0] * A[7]) / d;
-  out[8] = (A[0] * A[4] - A[1] * A[3]) / d;
-  return 1;
-}
-
 /* rotation of the polar decomposition A = R S (Higham's scaled Newton
  * iteration R <- (z R + R^-T / z) / 2); 0 when det A <= 0 (an inverted body) */
 static int polar_rotation(const double *A, double *R) {
-  if (!(mat_det(A) > 0.0)) return 0;
+  if (!(jl_mat3_det(A) > 0.0)) return 0;
   memcpy(R, A, 9 * sizeof(double));
   for (int it = 0; it < 60; it++) {
     double inv[9];
-    if (!mat_inv(R, inv)) return 0;
-    double z = cbrt(fabs(mat_det(inv))), change = 0.0, scale = 0.0;
+    if (!jl_mat3_inv(R, inv)) return 0;
+    double z = cbrt(fabs(jl_mat3_det(inv))), change = 0.0, scale = 0.0;
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++) {
         double nv = 0.5 * (z * R[3 * i + j] + inv[3 * j + i] / z);
@@ -250,7 +230,7 @@ static void frames(Rolling *ro, const JlModel *m, const double *x) {
           A[3 * p + q] += mi * r[p] * X[q];
         }
     }
-    if (!mat_inv(I, fr->Iinv) || !polar_rotation(A, fr->R)) continue;
+    if (!jl_mat3_inv(I, fr->Iinv) || !polar_rotation(A, fr->R)) continue;
     fr->ok = 1;
     fr->mass = M;
     memcpy(fr->c, c, sizeof c);
