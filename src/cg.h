@@ -1,4 +1,5 @@
-/* Jacobi-preconditioned conjugate gradients with the constraint filter.
+/* Preconditioned conjugate gradients with the constraint filter: Jacobi,
+ * or the preconditioner of src/precond.h when JlCg.prec is set.
  *
  * Solves A x = b for a symmetric positive definite A given only as a
  * matrix-vector product, restricted to the free nodes: a pinned node's three
@@ -26,13 +27,16 @@ typedef struct JlCg {
   double *p;         /* nnode x 3 search direction */
   double *q;         /* nnode x 3 A p */
   double *inv_diag;  /* nnode x 3 Jacobi preconditioner, 0 at pinned nodes */
+  double *inv_mass;  /* nnode x 3 1 / node mass (the velocity stop; jl_cg_set_velocity_stop) */
+  double vtol;       /* m/s: stop when max_i |r_i| / m_i <= vtol; 0 = off (jl_cg_set_velocity_stop) */
   double *partial;   /* 2 x nblock reduction partials */
   int threads;       /* OpenMP threads of its loops, 0 = OpenMP's default (the world sets it) */
+  struct JlPrecond *prec; /* a preconditioner stronger than inv_diag (src/precond.h); NULL = Jacobi. Not owned */
 } JlCg;
 
 typedef struct JlCgResult {
   int iterations;    /* matrix-vector products after the initial residual */
-  int converged;     /* 1 when ||S r|| <= tol ||S b|| */
+  int converged;     /* 1 when ||S r|| <= tol ||S b|| or the velocity stop holds */
   double residual;   /* final ||S r|| / ||S b|| (0 when S b = 0) */
 } JlCgResult;
 
@@ -46,8 +50,18 @@ void jl_cg_free(JlCg *cg);
  * really indefinite). */
 void jl_cg_set_diagonal(JlCg *cg, const double *diag9, const unsigned char *pinned);
 
+/* The velocity stop (docs/performance.md, "Stopping by accuracy"). The
+ * implicit step's system is M dv = h F(x1, v1) linearized: the residual
+ * r = b - A dv is the momentum (impulse, N s) its equations leave
+ * unbalanced, and r_i / m_i the velocity that node i's share of it amounts
+ * to. CG also stops once max_i |r_i| / m_i <= vtol (m/s): no node's momentum
+ * balance is off by more than vtol times its mass. mass: nnode node masses
+ * (> 0 for the free ones); vtol 0 turns the stop off. */
+void jl_cg_set_velocity_stop(JlCg *cg, const double *mass, double vtol);
+
 /* Solves S A S x = S b starting from x (warm start; its pinned entries are
- * set to 0). Stops when ||S r|| <= tol ||S b|| or after max_iter products. */
+ * set to 0). Stops when ||S r|| <= tol ||S b||, when the velocity stop holds
+ * (jl_cg_set_velocity_stop) or after max_iter products. */
 JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx,
                        const unsigned char *pinned, const double *b, double *x,
                        double tol, int max_iter);

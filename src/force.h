@@ -42,6 +42,17 @@ typedef enum JlForceKind {
   JL_FORCE_KIND_COUNT
 } JlForceKind;
 
+/* Where JlForceOps.offdiag reports to. block: the block C = (row i,
+ * column j), i != j, of a general element, once per unordered pair and
+ * element (C_ji = C_ij^T is implied). pair: a term of the difference
+ * x_i - x_j (a spring), contributing [[B, -B], [-B, B]] with B symmetric,
+ * whose diagonal blocks +B are already in the diagonal the element gave. */
+typedef struct JlOffdiagSink {
+  void *ctx;
+  void (*block)(void *ctx, int i, int j, const double C[9]);
+  void (*pair)(void *ctx, int i, int j, const double B[9]);
+} JlOffdiagSink;
+
 typedef struct JlForce JlForce;
 
 /* What an element does: one const table per family (src/springs.c, ...),
@@ -84,6 +95,12 @@ typedef struct JlForceOps {
    * overlapping bodies apart at the push-out speed), so the step may add
    * energy; the implicit step's energy guard (src/world.c) then stands aside. */
   int (*pushing)(const JlForce *e);
+  /* Optional (may be NULL): reports the off-diagonal part of the element's
+   * cached matrix (the last linearize's a dF/dx + b dF/dv) to a sink
+   * (below); a preconditioner stronger than the diagonal (src/precond.h)
+   * assembles it, and elements without it enter that preconditioner through
+   * their diagonal blocks only. */
+  void (*offdiag)(const JlForce *e, const JlModel *m, const JlOffdiagSink *sink);
   /* Optional (may be NULL): after an implicit step's solves, joins in the
    * union-find `group` (jl_uf_union, nbody + 1 entries; entry nbody stands
    * for the fixed world) the bodies between which this element's forces

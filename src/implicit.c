@@ -11,10 +11,15 @@
  * the elements' diagonal blocks. The right-hand side needs dF/dx alone: the
  * elements are first linearized with a = h^2, b = 0 and multiplied by v0.
  *
- * The system is solved by Jacobi-preconditioned CG (src/cg.c) with the
- * constraint filter for pinned nodes (dv = 0 there, Baraff & Witkin sec.
- * 5.3), warm-started from the previous step's dv. Compressed springs use the
- * clamped, definite Jacobian (src/springs.c), so A is SPD.
+ * The system is solved by preconditioned CG (src/cg.c) with the constraint
+ * filter for pinned nodes (dv = 0 there, Baraff & Witkin sec. 5.3),
+ * warm-started from the previous step's dv. The preconditioner is
+ * JlStepDef.preconditioner's: the two-level scheme of src/precond.c (set up
+ * at every linearization from the diagonal blocks and the elements' offdiag
+ * sinks) or Jacobi. CG stops at the relative tolerance or, earlier, once the
+ * velocity bound of src/cg.h holds (JlStepDef.velocity_tolerance).
+ * Compressed springs use the clamped, definite Jacobian (src/springs.c), so
+ * A is SPD.
  *
  * Contacts are piecewise linear: on while their gap is positive. Their set is
  * held fixed for a solve (JlForce.refine); after the solve the end-of-step
@@ -62,13 +67,14 @@
 #include <string.h>
 
 #include "src/linalg.h"
+#include "src/precond.h"
 
 /* out = A u = M u + sum over elements of B u */
 static void apply_matrix(void *ctx, const double *u, double *out) {
   const JlWorld *w = ctx;
   const JlModel *m = w->model;
-  int n = m->nnode;
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(w->def.threads)))
+  int n = m->nnode, threads = ((const JlWork *)w->work)->threads;
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
   for (int i = 0; i < n; i++) {
     double mi = m->mass[i];
     out[3 * i] = mi * u[3 * i];
@@ -111,27 +117,38 @@ static void linearize_system(JlWorld *w, const double *x, const double *v, doubl
   for (int i = 0; i < n; i++) k->diag[9 * i] = k->diag[9 * i + 4] = k->diag[9 * i + 8] = m->mass[i];
   for (int e = 0; e < w->nforce; e++) w->force[e]->ops->linearize(w->force[e], m, x, v, -h * h, -h, 0, k->diag);
   jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
+  if (k->prec) {
+    /* the stronger preconditioner: the diagonal blocks and the elements' off-diagonal ones */
+    JlOffdiagSink sink = {k->prec, jl_precond_block, jl_precond_pair};
+    jl_precond_begin(k->prec, m, k->diag, x, k->threads);
+    for (int e = 0; e < w->nforce; e++)
+      if (w->force[e]->ops->offdiag) w->force[e]->ops->offdiag(w->force[e], m, &sink);
+    jl_precond_end(k->prec, k->threads);
+  }
 }
 
 /* v1 = v0 + dv + alpha d, x1 = x0 + h v1 into (xs, vs); r = h F(x1, v1) - M (dv + alpha d)
  * into rhs (0 at pinned nodes). Returns r^T P r with the weights p (J); *ke =
  * 1/2 v1^T M v1 and *energy = *ke + U(x1). */
 static double residual(JlWorld *w, double h, const double *d, double alpha, const double *p, double *ke,
-                       double *energy) {
+                       double *energy, double *vm) {
   const JlModel *m = w->model;
   JlWork *k = w->work;
   const JlState *s = &w->state;
   int n = m->nnode;
   end_state(w, h, d, alpha);
-  double potential = 0.0, rr = 0.0, kin = 0.0;
+  double potential = 0.0, rr = 0.0, kin = 0.0, vmax = 0.0;
   jl_world_forces(w, k->xs, k->vs, k->f, &potential);
   for (int i = 0; i < n; i++)
     for (int c = 3 * i; c < 3 * i + 3; c++) {
       double r = m->pinned[i] ? 0.0 : h * k->f[c] - m->mass[i] * (s->dv[c] + alpha * d[c]);
       k->rhs[c] = r;
       rr += r * p[c] * r;
+      double vr = fabs(r) * k->cg.inv_mass[c];
+      if (vr > vmax) vmax = vr;
       kin += 0.5 * m->mass[i] * k->vs[c] * k->vs[c];
     }
+  *vm = vmax;
   *ke = kin;
   *energy = kin + potential;
   return rr;
@@ -152,11 +169,12 @@ static int newton_corrections(JlWorld *w, double h) {
     b2 += m->pinned[c / 3] ? 0.0 : k->rhs[c] * k->rhs[c];
     ke0 += 0.5 * m->mass[c / 3] * s->v[c] * s->v[c];
   }
-  double ke1, energy;
-  double rr = residual(w, h, d, 0.0, p, &ke1, &energy);
+  double ke1, energy, vm, rel = jl_step_rel_tol(w), vtol = k->cg.vtol;
+  double rr = residual(w, h, d, 0.0, p, &ke1, &energy, &vm);
   for (int pass = 0; pass < JL_NEWTON_PASSES; pass++) {
     double ke = ke0 > ke1 ? ke0 : ke1;
-    if (!(0.5 * rr > JL_NEWTON_TOL * ke) || !(rr > w->def.tolerance * w->def.tolerance * bb)) break;
+    if (!(0.5 * rr > JL_NEWTON_TOL * ke) || !(rr > rel * rel * bb)) break;
+    if (vtol > 0.0 && vm <= vtol) break; /* solved to the velocity tolerance */
 
     /* A at (x1, v1), whose residual rhs holds; A d = r */
     linearize_system(w, k->xs, k->vs, h);
@@ -164,23 +182,23 @@ static int newton_corrections(JlWorld *w, double h) {
      * there), but relative to r no looser than JL_NEWTON_CG_TOL */
     double r2 = 0.0;
     for (int c = 0; c < n3; c++) r2 += k->rhs[c] * k->rhs[c]; /* rhs is 0 at pinned nodes */
-    double tol = r2 > 0.0 ? w->def.tolerance * sqrt(b2 / r2) : w->def.tolerance;
+    double tol = r2 > 0.0 ? rel * sqrt(b2 / r2) : rel;
     if (tol > JL_NEWTON_CG_TOL) tol = JL_NEWTON_CG_TOL;
-    if (tol < w->def.tolerance) tol = w->def.tolerance;
+    if (tol < rel) tol = rel;
     memset(d, 0, (size_t)n3 * sizeof(double));
     JlCgResult res = jl_cg_solve(&k->cg, apply_matrix, w, m->pinned, k->rhs, d, tol, w->def.max_iterations);
     iterations += res.iterations;
     if (!res.converged) break;
 
     /* keep d, d/2 or d/4 if it lowers the error estimate and not the energy */
-    double alpha = 1.0, rr_a = 0.0, ke_a = 0.0, energy_a = 0.0;
+    double alpha = 1.0, rr_a = 0.0, ke_a = 0.0, energy_a = 0.0, vm_a = 0.0;
     for (; alpha > 0.2; alpha *= 0.5) {
-      rr_a = residual(w, h, d, alpha, p, &ke_a, &energy_a);
+      rr_a = residual(w, h, d, alpha, p, &ke_a, &energy_a, &vm_a);
       if (rr_a < rr && energy_a <= energy) break;
     }
     if (!(alpha > 0.2)) break;
     for (int c = 0; c < n3; c++) s->dv[c] += alpha * d[c];
-    rr = rr_a, ke1 = ke_a, energy = energy_a;
+    rr = rr_a, ke1 = ke_a, energy = energy_a, vm = vm_a;
   }
   return iterations;
 }
@@ -262,7 +280,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
 
     /* solve for dv, warm-started from the previous dv (or the previous pass) */
     JlCgResult res = jl_cg_solve(&k->cg, apply_matrix, w, m->pinned, k->rhs, s->dv,
-                                 w->def.tolerance, w->def.max_iterations);
+                                 jl_step_rel_tol(w), w->def.max_iterations);
     iterations += res.iterations;
     *cg_failed = !res.converged;
     if (!refinable || pass + 1 >= JL_ACTIVE_SET_PASSES) break;
@@ -282,7 +300,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
   momentum(w, h);
 
   /* v += dv, x += h v; pinned nodes stay at rest */
-  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(w->def.threads)))
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(k->threads)))
   for (int i = 0; i < n; i++) {
     for (int c = 3 * i; c < 3 * i + 3; c++) {
       if (m->pinned[i]) {

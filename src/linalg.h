@@ -17,6 +17,7 @@
 #define JL_SRC_LINALG_H
 
 #include "src/cg.h"
+#include "src/tune.h"
 #include "src/world.h"
 
 #ifdef _OPENMP
@@ -112,7 +113,25 @@ typedef struct JlWork {
   int *group;       /* nbody + 1: union-find of the bodies that exchanged momentum in a step (src/implicit.c) */
   double *gsum;     /* 4 (nbody + 1): per group the residual's sum and the mass */
   JlCg cg;
+  JlThreadTune tune; /* the thread count of each step (src/tune.h) */
+  int threads;       /* this step's: JlStepDef.threads or fewer (the tuner's choice) */
+  double mass_total; /* kg, all nodes (the energy guard's floor under the velocity stop) */
+  struct JlPrecond *prec; /* the implicit solve's preconditioner (src/precond.h); NULL = Jacobi */
+  /* the energy guard's last end-of-step energy and the state it was taken in (src/world.c) */
+  int ecache_valid;
+  double ecache_e, ecache_ke, ecache_stored;
+  double *ecache_x, *ecache_v; /* nnode x 3 */
+  unsigned char *ecache_pin;   /* nnode */
 } JlWork;
+
+/* The relative CG tolerance of a step: JlStepDef.tolerance, or with the
+ * velocity stop (velocity_tolerance > 0), which then decides alone,
+ * JL_CG_REL_FLOOR: only a residual at the limit of rounding stops CG before
+ * it (docs/performance.md, "Stopping by accuracy"). */
+#define JL_CG_REL_FLOOR 1e-13
+static inline double jl_step_rel_tol(const JlWorld *w) {
+  return w->def.velocity_tolerance > 0.0 ? JL_CG_REL_FLOOR : w->def.tolerance;
+}
 
 /* One implicit Euler step of length h (src/implicit.c). Returns the CG
  * iteration count; *cg_failed = 1 when CG hit its iteration cap. */

@@ -20,6 +20,7 @@
 
 #include "mesh/shapes.h"
 #include "mesh/tetfile.h"
+#include "src/precond.h"
 
 /* elements a body's generated shape will have: surface triangles of a box,
  * sphere or torus, triangles of a cloth grid, segments of a chain; 0 for
@@ -654,10 +655,26 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
   TRY(jl_scene_get_obj(c, root, "", "solver", &solver));
   if (solver) {
     static const char *const skeys[] = {"tolerance", "max_iterations", "max_strain",
-                                        "max_strain_change", NULL};
+                                        "max_strain_change", "preconditioner", "velocity_tolerance", NULL};
     TRY(jl_scene_check_keys(c, solver, "solver", skeys));
+    const char *pre = NULL;
+    TRY(jl_scene_get_str(c, solver, "solver", "preconditioner", &pre));
+    if (pre) {
+      int k = 0;
+      while (k < JL_PRECOND_COUNT && strcmp(jl_precond_names[k], pre) != 0) k++;
+      if (k == JL_PRECOND_COUNT)
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: solver.preconditioner: unknown preconditioner '%s' (jacobi, "
+                       "two_level)", c->file, pre);
+      sc->step.preconditioner = k;
+    }
     TRY(jl_scene_get_num(c, solver, "solver", "tolerance", &sc->step.tolerance, 0, 1, 1));
     TRY(jl_scene_get_int(c, solver, "solver", "max_iterations", &sc->step.max_iterations, 1, 1000000));
+    /* a scene that gives the relative tolerance alone keeps its old meaning:
+     * CG stops there (docs/scenes.md, solver.velocity_tolerance) */
+    if (cJSON_GetObjectItemCaseSensitive(solver, "tolerance") &&
+        !cJSON_GetObjectItemCaseSensitive(solver, "velocity_tolerance"))
+      sc->step.velocity_tolerance = 0.0;
+    TRY(jl_scene_get_num(c, solver, "solver", "velocity_tolerance", &sc->step.velocity_tolerance, 0, 0, 1e6));
     TRY(jl_scene_get_num(c, solver, "solver", "max_strain", &sc->step.max_strain, 0, 1, 1e6));
     TRY(jl_scene_get_num(c, solver, "solver", "max_strain_change", &sc->step.max_strain_change, 0, 1, 1e6));
   }

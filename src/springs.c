@@ -243,6 +243,16 @@ static void springs_multiply(const JlForce *e, const JlModel *m, const double *u
   }
 }
 
+/* each spring is a pair term B_s (blk layout xx xy xz yy yz zz) */
+static void springs_offdiag(const JlForce *e, const JlModel *m, const JlOffdiagSink *sink) {
+  const Springs *sp = e->self;
+  for (int s = 0; s < sp->nspring; s++) {
+    const double *B = sp->blk + 6 * (size_t)s;
+    double C[9] = {B[0], B[1], B[2], B[1], B[3], B[4], B[2], B[4], B[5]};
+    sink->pair(sink->ctx, m->spring_node[2 * s], m->spring_node[2 * s + 1], C);
+  }
+}
+
 static void springs_free(void *self) {
   Springs *sp = self;
   if (sp) JL_FREE_ALL(sp->blk, sp->y, sp->partial, sp->gstart, sp->gsplit, sp->gspring, sp->row_other, sp->row_blk);
@@ -250,7 +260,8 @@ static void springs_free(void *self) {
 }
 
 static const JlForceOps springs_ops = {.name = "springs", .kind = JL_FORCE_SPRINGS, .force = springs_force,
-    .linearize = springs_linearize, .multiply = springs_multiply, .free_self = springs_free};
+    .linearize = springs_linearize, .multiply = springs_multiply, .free_self = springs_free,
+    .offdiag = springs_offdiag};
 
 JlForce *jl_springs_create(const JlModel *m) {
   Springs *sp = jl_calloc(1, sizeof *sp);

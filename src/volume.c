@@ -115,16 +115,38 @@ static double tet_grad(const double *x, const int *v, double *e, double *g) {
   return e1[0] * g[0] + e1[1] * g[1] + e1[2] * g[2];
 }
 
+/* a tet with no volume stiffness (kv = 0: the default Poisson ratio) above
+ * the barrier's onset stores no energy and feels no force: most tets, most
+ * of the time. Its signed volume (one triple product) says so at a third of
+ * tet_grad's cost, and the passes skip it. */
+static int idle_tet(const JlModel *m, const double *x, int t) {
+  if (m->tet_kvol[t] != 0.0) return 0;
+  const int *v = m->tet + 4 * t;
+  const double *a = x + 3 * v[0], *b = x + 3 * v[1], *c = x + 3 * v[2], *d = x + 3 * v[3];
+  double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  double e3[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+  double vol = (e1[0] * (e2[1] * e3[2] - e2[2] * e3[1]) + e1[1] * (e2[2] * e3[0] - e2[0] * e3[2]) +
+                e1[2] * (e2[0] * e3[1] - e2[1] * e3[0])) / 6.0;
+  return vol >= JL_VOLUME_ONSET * m->tet_volume[t];
+}
+
 static void volume_force(const JlForce *el, const JlModel *m, const double *x, const double *v, double *f,
                          double *energy) {
   (void)v;
   Volume *vo = el->self;
   int nt = vo->ntet, nb = vo->nblock;
   double *y = vo->y;
-  JL_OMP(omp parallel for schedule(static) if (nt > JL_PAR_MIN) num_threads(jl_omp_threads(el->threads)))
+  int busy = 0;
+  JL_OMP(omp parallel for schedule(static) reduction(+ : busy) if (nt > JL_PAR_MIN)
+             num_threads(jl_omp_threads(el->threads)))
   for (int blk = 0; blk < nb; blk++) {
     double en = 0.0;
     for (int t = blk * JL_BLOCK, end = jl_block_end(blk, nt); t < end; t++) {
+      if (idle_tet(m, x, t)) {
+        memset(y + 12 * (size_t)t, 0, 12 * sizeof(double));
+        continue;
+      }
+      busy++;
       double e[9], g[9], p[3];
       double V0 = m->tet_volume[t];
       double J = tet_grad(x, m->tet + 4 * t, e, g) / V0;
@@ -140,6 +162,8 @@ static void volume_force(const JlForce *el, const JlModel *m, const double *x, c
     }
     vo->partial[blk] = en;
   }
+  if (energy) *energy += jl_sum_partials(nb, vo->partial);
+  if (!busy) return; /* every tet idle: no force to gather */
   int n = m->nnode;
   const int *restrict start = vo->start, *restrict item = vo->item;
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN / 4) num_threads(jl_omp_threads(el->threads)))
@@ -155,7 +179,6 @@ static void volume_force(const JlForce *el, const JlModel *m, const double *x, c
     f[3 * i + 1] += s1;
     f[3 * i + 2] += s2;
   }
-  if (energy) *energy += jl_sum_partials(nb, vo->partial);
 }
 
 static void volume_linearize(JlForce *el, const JlModel *m, const double *x, const double *v, double a, double b,
@@ -172,6 +195,10 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
   JL_OMP(omp parallel for schedule(static) reduction(+ : active) if (nt > JL_PAR_MIN)
              num_threads(jl_omp_threads(el->threads)))
   for (int t = 0; t < nt; t++) {
+    if (!vo->exact && idle_tet(m, x, t)) {
+      vo->w[t] = 0.0;
+      continue;
+    }
     double e[9], p[3], *g = vo->g + 12 * (size_t)t;
     double V0 = m->tet_volume[t];
     double J = tet_grad(x, m->tet + 4 * t, e, g + 3) / V0;
@@ -321,6 +348,26 @@ static void volume_multiply(const JlForce *el, const JlModel *m, const double *u
   }
 }
 
+/* each active tet's blocks w_t g_k g_l^T between its corners (the solver's
+ * Gauss-Newton part; the exact mode's indefinite term is left out) */
+static void volume_offdiag(const JlForce *el, const JlModel *m, const JlOffdiagSink *sink) {
+  const Volume *vo = el->self;
+  if (!vo->active) return;
+  for (int t = 0; t < vo->ntet; t++) {
+    double wt = vo->w[t];
+    if (wt == 0.0) continue;
+    const double *g = vo->g + 12 * (size_t)t;
+    const int *v = m->tet + 4 * t;
+    for (int k = 0; k < 4; k++)
+      for (int l = k + 1; l < 4; l++) {
+        double C[9];
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 3; b++) C[3 * a + b] = wt * g[3 * k + a] * g[3 * l + b];
+        sink->block(sink->ctx, v[k], v[l], C);
+      }
+  }
+}
+
 static void volume_free(void *self) {
   Volume *vo = self;
   if (vo)
@@ -329,7 +376,8 @@ static void volume_free(void *self) {
 }
 
 static const JlForceOps volume_ops = {.name = "volume", .kind = JL_FORCE_VOLUME, .force = volume_force,
-    .linearize = volume_linearize, .multiply = volume_multiply, .free_self = volume_free};
+    .linearize = volume_linearize, .multiply = volume_multiply, .free_self = volume_free,
+    .offdiag = volume_offdiag};
 
 JlForce *jl_volume_create(const JlModel *m) {
   if (m->ntet <= 0 || !m->tet_kvol || !m->tet_kbar) return NULL;

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "src/contact.h"
+#include "src/precond.h"
 #include "src/rolling.h"
 #include "src/linalg.h"
 #include "src/volume.h"
@@ -58,10 +59,12 @@ JlStepDef jl_default_step_def(void) {
   d.integrator = JL_INTEGRATOR_IMPLICIT;
   d.tolerance = 1e-6;
   d.max_iterations = 500;
+  d.velocity_tolerance = JL_VELOCITY_TOLERANCE;
   d.adaptive = 0;
   d.max_strain_change = 0.1;
   d.max_strain = 10.0;
   d.threads = 1;
+  d.preconditioner = JL_PRECOND_DEFAULT;
   return d;
 }
 
@@ -91,6 +94,9 @@ static JlResult check_step_def(const JlStepDef *d, char *err, size_t errsz) {
     return jl_fail(err, errsz, JL_ERR_INPUT, "unknown integrator %d", (int)d->integrator);
   if (!(d->tolerance > 0.0 && d->tolerance < 1.0))
     return jl_fail(err, errsz, JL_ERR_INPUT, "solver tolerance must be in (0, 1), got %g", d->tolerance);
+  if (!(d->velocity_tolerance >= 0.0 && d->velocity_tolerance <= 1e6))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "solver velocity tolerance must be in [0, 1e6] m/s, got %g",
+                   d->velocity_tolerance);
   if (d->max_iterations < 1)
     return jl_fail(err, errsz, JL_ERR_INPUT, "solver iteration cap must be >= 1, got %d", d->max_iterations);
   if (!(d->max_strain_change > 0.0) || !isfinite(d->max_strain_change))
@@ -99,6 +105,8 @@ static JlResult check_step_def(const JlStepDef *d, char *err, size_t errsz) {
     return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain must be > 0, got %g", d->max_strain);
   if (d->threads < 0 || d->threads > JL_MAX_THREADS)
     return jl_fail(err, errsz, JL_ERR_INPUT, "threads must be from 0 to %d, got %d", JL_MAX_THREADS, d->threads);
+  if (d->preconditioner < 0 || d->preconditioner >= JL_PRECOND_COUNT)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "unknown preconditioner %d", d->preconditioner);
   return JL_OK;
 }
 
@@ -112,6 +120,8 @@ static void work_free(JlWork *k) {
   for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) free(*arrays[a]);
   free(k->group);
   free(k->gsum);
+  JL_FREE_ALL(k->ecache_x, k->ecache_v, k->ecache_pin);
+  jl_precond_free(k->prec);
   jl_cg_free(&k->cg);
   free(k);
 }
@@ -121,6 +131,9 @@ static JlWork *work_create(int nnode, int nbody) {
   k->nbody = nbody;
   k->group = jl_calloc((size_t)nbody + 1, sizeof(int));
   k->gsum = jl_calloc(4 * ((size_t)nbody + 1), sizeof(double));
+  k->ecache_x = jl_calloc(3 * (size_t)nnode + 1, sizeof(double));
+  k->ecache_v = jl_calloc(3 * (size_t)nnode + 1, sizeof(double));
+  k->ecache_pin = jl_calloc((size_t)nnode + 1, 1);
   size_t n3 = 3 * (size_t)nnode;
   k->nnode = nnode;
   double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
@@ -155,6 +168,7 @@ void jl_world_history_save(const JlWorld *w, JlHistory *h) {
 }
 
 int jl_world_history_load(JlWorld *w, const JlHistory *h) {
+  ((JlWork *)w->work)->ecache_valid = 0; /* the elements' state changes: the guard's cached energy is stale */
   if (h->nforce != w->nforce) return 0;
   int ok = 1;
   for (int e = 0; e < w->nforce; e++) {
@@ -228,7 +242,16 @@ static JlResult world_init(JlWorld *w, const JlStepDef *def, char *err, size_t e
   }
 
   w->work = work_create(mm->nnode, mm->nbody);
-  ((JlWork *)w->work)->cg.threads = def->threads;
+  {
+    JlWork *k = w->work;
+    k->threads = k->cg.threads = def->threads;
+    jl_tune_init(&k->tune, def->threads, mm->nnode);
+    jl_cg_set_velocity_stop(&k->cg, mm->mass, def->velocity_tolerance);
+    k->mass_total = 0.0;
+    for (int i = 0; i < mm->nnode; i++) k->mass_total += mm->mass[i];
+    k->prec = jl_precond_create(mm, (JlPrecondKind)def->preconditioner);
+    k->cg.prec = k->prec;
+  }
   return JL_OK;
 }
 
@@ -473,7 +496,16 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
   JlState *s = &w->state;
   /* the energy as the last step left it (its contacts), as stats.csv reports it */
   int guard = depth < JL_GUARD_DEPTH && conservative(w);
-  double ke0 = 0.0, stored0 = 0.0, e0 = guard ? total_energy(w, &ke0, &stored0) : 0.0;
+  double ke0 = 0.0, stored0 = 0.0, e0 = 0.0;
+  size_t b3 = 3 * (size_t)m->nnode * sizeof(double);
+  if (guard) {
+    /* the energy the last step ended with, when nothing changed since (one force pass less a step) */
+    if (k->ecache_valid && memcmp(k->ecache_x, s->x, b3) == 0 && memcmp(k->ecache_v, s->v, b3) == 0 &&
+        memcmp(k->ecache_pin, m->pinned, (size_t)m->nnode) == 0)
+      e0 = k->ecache_e, ke0 = k->ecache_ke, stored0 = k->ecache_stored;
+    else
+      e0 = total_energy(w, &ke0, &stored0);
+  }
   size_t n3 = 3 * (size_t)m->nnode, off = (size_t)depth * n3;
   if (guard) save_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
   if (begin_elements(w, h)) guard = 0;
@@ -486,12 +518,19 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
     s->t += h;
     return;
   }
-  double ke1 = 0.0, e1 = total_energy(w, &ke1, NULL);
+  double ke1 = 0.0, stored1 = 0.0, e1 = total_energy(w, &ke1, &stored1);
+  memcpy(k->ecache_x, s->x, b3);
+  memcpy(k->ecache_v, s->v, b3);
+  memcpy(k->ecache_pin, m->pinned, (size_t)m->nnode);
+  k->ecache_e = e1, k->ecache_ke = ke1, k->ecache_stored = stored1, k->ecache_valid = 1;
   double moved = ke0 + ke1 + fabs(e1 - ke1 - (e0 - ke0));
   /* below the linear solve's own accuracy (its relative tolerance of the
-   * energies in play) a rise is not resolved: a body coming to rest on
+   * energies in play, or what the velocity stop leaves) a rise is not resolved: a body coming to rest on
    * another rose by 2e-7 J of 70 J in 18 steps of default.json */
-  double floor = w->def.tolerance * (ke0 + ke1 + stored0) + 1e-12 * fabs(e0);
+  double floor = jl_step_rel_tol(w) * (ke0 + ke1 + stored0) + 1e-12 * fabs(e0);
+  /* with the velocity stop, momentum left unbalanced by up to vtol m_i per
+   * node: an energy of about vtol sqrt(2 E M) */
+  if (k->cg.vtol > 0.0) floor += k->cg.vtol * sqrt(2.0 * (ke0 + ke1 + stored0) * k->mass_total);
   if (!(e1 - e0 > JL_GUARD_TOL * moved + floor) || first_nonfinite(s) >= 0) {
     s->t += h;
     return;
@@ -667,6 +706,12 @@ JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep) {
   save_state(s, k->x_step, k->v_step, k->dv_step);
   jl_world_history_save(w, &k->hist_step);
 
+  /* the thread count of this step (src/tune.h): the def's, or one while another process holds a core */
+  if (k->tune.full > 1) {
+    k->threads = k->cg.threads = jl_tune_begin(&k->tune);
+    for (int f = 0; f < w->nforce; f++) w->force[f]->threads = k->threads;
+  }
+  double wall0 = jl_seconds();
   int bad;
   if (w->def.adaptive) {
     bad = adaptive_steps(w, h, rep);
@@ -675,6 +720,7 @@ JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep) {
     rep->substeps = 1;
     bad = diverged(w, s->t, rep);
   }
+  if (k->tune.full > 1) jl_tune_end(&k->tune, jl_seconds() - wall0, rep->cg_iterations);
   if (bad) {
     /* leave the state as it was before the step */
     load_state(s, k->x_step, k->v_step, k->dv_step);

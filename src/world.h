@@ -34,14 +34,21 @@ JlIntegrator jl_integrator_parse(const char *name);
 
 typedef struct JlStepDef {
   JlIntegrator integrator;  /* default JL_INTEGRATOR_IMPLICIT */
-  double tolerance;         /* CG relative residual ||r|| / ||b||, default 1e-6 */
+  double tolerance;         /* CG relative residual ||r|| / ||b||, default 1e-6; used when velocity_tolerance is 0 */
   int max_iterations;       /* CG iteration cap per step, default 500 */
   int adaptive;             /* default 0 */
   double max_strain_change; /* adaptive rejection threshold, default 0.1 (10 %) */
   double max_strain;        /* divergence bound on |l - L| / L of any spring, default 10 */
   int threads;              /* OpenMP threads of this world's parallel loops (a num_threads clause on
                                each, never process-wide), 0 = OpenMP's default; default 1 */
+  int preconditioner;       /* JlPrecondKind (src/precond.h) of the implicit solve; default JL_PRECOND_DEFAULT */
+  double velocity_tolerance; /* m/s: > 0 stops CG (and the Newton corrections) once no node's residual
+                                momentum exceeds this times its mass (src/cg.h), instead of at `tolerance`;
+                                0 = the relative tolerance. default JL_VELOCITY_TOLERANCE */
 } JlStepDef;
+
+/* the default of JlStepDef.velocity_tolerance, m/s (docs/performance.md, "Stopping by accuracy") */
+#define JL_VELOCITY_TOLERANCE 1e-4
 
 JlStepDef jl_default_step_def(void);
 

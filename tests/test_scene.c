@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/precond.h"
 #include "src/scene.h"
 #include "mesh/shapes.h"
 #include "tests/harness.h"
@@ -87,6 +88,25 @@ static void test_defaults(void) {
   ENSURE(sc.step.integrator == JL_INTEGRATOR_IMPLICIT);
   ENSURE(sc.body[0].scale == 1.0);
   ENSURE(sc.body[0].def.density > 0);
+  ENSURE(sc.step.preconditioner == JL_PRECOND_DEFAULT);
+  ENSURE_NEAR(sc.step.velocity_tolerance, JL_VELOCITY_TOLERANCE, 0);
+  jl_scene_free(&sc);
+  /* the solver keys of issue 16 */
+  ENSURE(parse("{\"solver\": {\"preconditioner\": \"jacobi\", \"velocity_tolerance\": 0},"
+               " \"bodies\": [{\"shape\": {\"type\": \"sphere\"}}]}", &sc, err, sizeof err) == JL_OK);
+  ENSURE(sc.step.preconditioner == JL_PRECOND_JACOBI);
+  ENSURE(sc.step.velocity_tolerance == 0.0);
+  jl_scene_free(&sc);
+  ENSURE(parse("{\"solver\": {\"preconditioner\": \"two_level\", \"velocity_tolerance\": 1e-7},"
+               " \"bodies\": [{\"shape\": {\"type\": \"sphere\"}}]}", &sc, err, sizeof err) == JL_OK);
+  ENSURE(sc.step.preconditioner == JL_PRECOND_TWO_LEVEL);
+  ENSURE_NEAR(sc.step.velocity_tolerance, 1e-7, 0);
+  jl_scene_free(&sc);
+  /* the relative tolerance alone keeps its meaning: CG stops there */
+  ENSURE(parse("{\"solver\": {\"tolerance\": 1e-8}, \"bodies\": [{\"shape\": {\"type\": \"sphere\"}}]}", &sc, err,
+               sizeof err) == JL_OK);
+  ENSURE(sc.step.velocity_tolerance == 0.0);
+  ENSURE_NEAR(sc.step.tolerance, 1e-8, 0);
   jl_scene_free(&sc);
 }
 
@@ -204,6 +224,14 @@ static void test_bad_scenes(void) {
       {"{\"solver\": {\"tolerance\": 0}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "solver.tolerance", "> 0"},
       {"{\"solver\": {\"max_iterations\": 2.5}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "solver.max_iterations", "whole"},
       {"{\"solver\": {\"tol\": 1}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "solver.tol", "unknown key"},
+      {"{\"solver\": {\"preconditioner\": \"ilu\"}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+       "solver.preconditioner", "unknown preconditioner 'ilu' (jacobi, two_level)"},
+      {"{\"solver\": {\"preconditioner\": 1}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+       "solver.preconditioner", "string"},
+      {"{\"solver\": {\"velocity_tolerance\": -1e-5}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+       "solver.velocity_tolerance", ">= 0"},
+      {"{\"solver\": {\"velocity_tolerance\": \"fine\"}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+       "solver.velocity_tolerance", "number"},
       {"{\"ground\": {\"friction\": -1}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "ground.friction", ">= 0"},
       {"{\"ground\": 0, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "ground", "object"},
       {"{\"bodies\": [{\"density\": 1000}]}", "bodies[0]", "mesh"},

@@ -1,0 +1,131 @@
+/* The thread count a world steps with on a shared machine (src/tune.h). */
+#define _DEFAULT_SOURCE
+#include "src/tune.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* the process's involuntary context switches so far, -1 when unknown */
+static long involuntary_switches(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+  return ru.ru_nivcsw;
+}
+
+/* idle cores on average since the last look (from /proc/stat's busy and
+ * total jiffies of all CPUs); -1 when unknown (no /proc/stat), -2 when the
+ * window is still too short to say (the window then goes on) */
+static double proc_idle_cores(JlThreadTune *t) {
+  FILE *f = fopen("/proc/stat", "r");
+  if (!f) return -1.0;
+  char line[512];
+  double busy = -1.0, total = 0.0;
+  int ncpu = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "cpu ", 4) == 0) {
+      unsigned long long v[8] = {0};
+      if (sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                 &v[6], &v[7]) < 4)
+        break;
+      for (int k = 0; k < 8; k++) total += (double)v[k];
+      busy = total - (double)v[3] - (double)v[4]; /* less idle and iowait */
+    } else if (strncmp(line, "cpu", 3) == 0) {
+      ncpu++;
+    } else if (busy >= 0.0) {
+      break;
+    }
+  }
+  fclose(f);
+  if (busy < 0.0 || ncpu < 1) return -1.0;
+  double db = busy - t->busy0, dt = total - t->total0;
+  if (t->total0 > 0.0 && dt < 5.0 * ncpu) return -2.0; /* under five jiffies per CPU: nothing to say yet */
+  int first = t->total0 <= 0.0;
+  t->busy0 = busy, t->total0 = total;
+  return first ? -2.0 : ncpu * (1.0 - db / dt);
+}
+
+/* starts the idle window at this moment */
+static void idle_restart(JlThreadTune *t) {
+  t->total0 = 0.0;
+  t->idle_cores(t);
+}
+
+void jl_tune_init(JlThreadTune *t, int full, int nnode) {
+  (void)nnode;
+  memset(t, 0, sizeof *t);
+#ifdef _OPENMP
+  if (full <= 0) full = omp_get_max_threads();
+#else
+  full = 1;
+#endif
+  t->full = t->now = full > 1 ? full : 1;
+  t->interval = 4;
+  t->rate = -1.0;
+  t->csw = -1;
+  t->switches_now = involuntary_switches;
+  t->idle_cores = proc_idle_cores;
+  if (t->full > 1) idle_restart(t);
+}
+
+int jl_tune_begin(JlThreadTune *t) {
+  if (t->full <= 1) return 1;
+  t->csw = t->switches_now();
+  if (t->wait > 0 || t->rate < 0.0) return t->now;
+  if (t->now == t->full) {
+    /* jl_tune_end set wait = 0 and trying = -1 when the last step was preempted */
+    if (t->trying != -1) return t->now;
+  } else {
+    double idle = t->idle_cores(t);
+    if (idle == -2.0 || (idle >= 0.0 && idle < 0.5)) { /* the other cores are still busy: look again later */
+      t->wait = 4;
+      return t->now;
+    }
+  }
+  t->trying = 1;
+  t->tries++;
+  return t->now == t->full ? 1 : t->full;
+}
+
+void jl_tune_end(JlThreadTune *t, double seconds, int cg_iterations) {
+  if (t->full <= 1) return;
+  t->steps++;
+  double r = seconds / (1.0 + (cg_iterations > 0 ? cg_iterations : 0));
+  if (!(r > 0.0)) return;
+  if (t->trying == 1) {
+    t->trying = 0;
+    if (r < 0.95 * t->rate) { /* the other count is faster: keep it */
+      t->now = t->now == t->full ? 1 : t->full;
+      t->rate = r;
+      t->switches++;
+      t->interval = 4;
+      t->wait = 4;
+      if (t->now != t->full) idle_restart(t);
+    } else {
+      t->interval = t->interval < JL_TUNE_MAX_WAIT / 4 ? 4 * t->interval : JL_TUNE_MAX_WAIT;
+      t->wait = t->interval;
+    }
+    return;
+  }
+  t->rate = r; /* the last step: contention starts from one step to the next */
+  if (t->wait > 0) t->wait--;
+  if (t->now != t->full) return;
+  long c = t->switches_now();
+  int counted = c >= 0 && t->csw >= 0; /* without the counter: timed tries only */
+  /* a window of the last quarter second or so: halved as it grows past it */
+  if (t->wall_acc > 0.25) t->wall_acc *= 0.5, t->csw_acc *= 0.5;
+  t->wall_acc += seconds;
+  if (counted) t->csw_acc += (double)(c - t->csw);
+  /* preempted at the rate a busy core causes (its timeslices): try one
+   * thread next. An idle machine preempts too, but some 50 times a second
+   * (measured: 45-60/s; a busy loop on the other core: 200-240/s) */
+  if (t->wait == 0 && (!counted || (t->csw_acc >= 2.0 && t->csw_acc >= JL_TUNE_PREEMPT_RATE * t->wall_acc))) {
+    t->trying = -1;
+    t->csw_acc = 0.0;
+    t->wall_acc = 0.0;
+  }
+}
