@@ -3,12 +3,18 @@
  *   jelly bench [--json] [--quick] [--steps N]
  *
  * For generated spheres of about 1k, 10k, 50k and 100k tets: TetGen time,
- * ms per implicit Euler step at dt = 1/60 s with CG tolerance 1e-6, CG
+ * ms per implicit Euler step at dt = 1/60 s with the default solver, CG
  * iterations per step, spring-CG-iterations per second (springs x CG
  * iterations / step wall time, so it includes linearization), and the peak
  * resident memory of that row; each at 1 and 2 threads. The sphere (radius
  * 0.5 m, E = 1e6 Pa, density 1000) hangs from a pinned cap and sags under
  * gravity, so every step does real solver work.
+ *
+ * The 50k and 100k spheres run three times: with the defaults, with jacobi,
+ * and with jacobi and the relative stopping rule of before issue 16
+ * (tolerance 1e-6, velocity_tolerance 0), so the gains are measured side by
+ * side; JSON rows name theirs ("preconditioner", "stopping"). Solver rows (drop_bullet,
+ * contact_20k, busy_10k): src/cli/cli_bench_solver.c.
  *
  * Collision rows (collide_1k, collide_10k, collide_50k): two such spheres,
  * each pinned at its far cap, pressed 4 cm into each other; per implicit step
@@ -27,6 +33,7 @@
 #include "mesh/shapes.h"
 #include "src/cli/cli.h"
 #include "src/contact.h"
+#include "src/precond.h"
 #include "src/world.h"
 
 /* resets the kernel's peak-RSS counter of this process (Linux >= 4.0) */
@@ -70,7 +77,7 @@ static void cpu_name(char *out, size_t n) {
 
 typedef struct BenchRow {
   char name[32];
-  int tets, nodes, springs, threads;
+  int tets, nodes, springs, threads, precond, relative;
   double tetgen_ms, ms_per_step, cg_iterations, spring_cg_per_s, peak_mb;
 } BenchRow;
 
@@ -130,7 +137,8 @@ JlResult jl_cli_bench_sphere(int target, JlSurface *s, JlTetMesh *t, double *tet
   return JL_OK;
 }
 
-static JlResult bench_row(int target, int threads, int nstep, BenchRow *row, char *err, size_t errsz) {
+static JlResult bench_row(int target, int threads, int precond, int relative, int nstep, BenchRow *row, char *err,
+                          size_t errsz) {
   memset(row, 0, sizeof *row);
   reset_peak_rss();
   JlSurface s = {0};
@@ -151,8 +159,11 @@ static JlResult bench_row(int target, int threads, int nstep, BenchRow *row, cha
   if (r) return r;
   row->springs = m.nspring;
   JlStepDef sd = jl_default_step_def();
-  sd.tolerance = 1e-6;
+  if (relative) sd.velocity_tolerance = 0.0; /* the rule before issue 16: ||r|| <= 1e-6 ||b|| */
   sd.threads = threads;
+  sd.preconditioner = precond;
+  row->precond = precond;
+  row->relative = relative;
   JlWorld w;
   r = jl_world_create(&w, &m, &sd, err, errsz);
   if (r) return r;
@@ -317,9 +328,11 @@ static void bench_usage(FILE *f) {
   fprintf(f,
           "usage: jelly bench [--json] [--quick] [--steps N]\n"
           "                   [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
-          "Prints TetGen time, ms per implicit step (dt 1/60 s, CG tolerance 1e-6), CG\n"
+          "Prints TetGen time, ms per implicit step (dt 1/60 s, the default solver), CG\n"
           "iterations, spring-CG-iterations per second and peak memory for generated\n"
-          "spheres of about 1k, 10k, 50k and 100k tets at 1 and 2 threads.\n"
+          "spheres of about 1k, 10k, 50k and 100k tets at 1 and 2 threads, with the\n"
+          "default solver (the 50k and 100k spheres also with jacobi, and with jacobi\n"
+          "and the relative stopping rule of before).\n"
           "Collision rows (collide_*): two such spheres pressed into each other, per\n"
           "step: detection and depth time, us per tet and per colliding point, and the\n"
           "implicit solve of the same step (one thread; times are medians over the steps).\n"
@@ -328,8 +341,12 @@ static void bench_usage(FILE *f) {
           "Volume rows (volume_*): the cost of the volume force (src/volume.c): one\n"
           "multiply of it against the springs' and the whole step with nu = 0.45 (every tet\n"
           "active) against nu = 0.25 (barrier idle), one thread, medians.\n"
+          "Solver rows: drop_bullet (issue 16's Bullet comparison) and contact_20k (two\n"
+          "10k-tet balls in contact), wall seconds per simulated second at 1 and 2\n"
+          "threads; busy_10k, ms per step at 1 and 2 threads while a busy loop holds\n"
+          "a core.\n"
           "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n"
-          "--steps N: steps per row (default 10, 4 for the 50k and 100k spheres).\n"
+          "--steps N: steps per row (default 10, 5 for the 50k and 100k spheres).\n"
           JL_CLI_MESH_LIMITS_HELP
           "\n" JL_CLI_EXIT_HELP);
 }
@@ -352,34 +369,45 @@ int jl_cli_bench(int argc, char **argv) {
   uname(&un);
   if (!json) {
     printf("jelly bench on %s (%s %s)\n", cpu, un.sysname, un.machine);
-    printf("%-12s %7s %7s %8s %4s %10s %9s %8s %14s %8s\n", "name", "tets", "nodes", "springs",
-           "thr", "tetgen_ms", "ms/step", "cg_it", "spring-cg-it/s", "peak_mb");
+    printf("%-12s %7s %7s %8s %4s %10s %9s %8s %14s %8s %s\n", "name", "tets", "nodes", "springs",
+           "thr", "tetgen_ms", "ms/step", "cg_it", "spring-cg-it/s", "peak_mb", "precond    stopping");
   }
   for (int k = 0; k < ntarget; k++) {
-    for (int threads = 1; threads <= 2; threads++) {
-      BenchRow row;
-      char err[1024];
-      int steps = nstep ? nstep : (targets[k] >= 50000 ? 4 : 10);
-      if (bench_row(targets[k], threads, steps, &row, err, sizeof err)) {
-        fprintf(stderr, "jelly bench: %s\n", err);
-        return JL_ERR_SYSTEM; /* the generated meshes are not bad input: TetGen or memory refused */
+    /* the large spheres also with Jacobi, with the default stopping rule and
+     * with the relative one of before: the gains side by side */
+    int nvar = targets[k] >= 50000 ? 3 : 1;
+    for (int var = 0; var < nvar; var++) {
+      for (int threads = 1; threads <= 2; threads++) {
+        BenchRow row;
+        char err[1024];
+        int steps = nstep ? nstep : (targets[k] >= 50000 ? 5 : 10);
+        if (bench_row(targets[k], threads, var ? JL_PRECOND_JACOBI : JL_PRECOND_DEFAULT, var == 2, steps, &row, err,
+                      sizeof err)) {
+          fprintf(stderr, "jelly bench: %s\n", err);
+          return JL_ERR_SYSTEM; /* the generated meshes are not bad input: TetGen or memory refused */
+        }
+        char stop[64];
+        if (row.relative) snprintf(stop, sizeof stop, "tolerance %g", jl_default_step_def().tolerance);
+        else snprintf(stop, sizeof stop, "velocity_tolerance %g m/s", JL_VELOCITY_TOLERANCE);
+        if (json)
+          printf("{\"name\": \"%s\", \"tets\": %d, \"nodes\": %d, \"springs\": %d, \"threads\": %d, "
+                 "\"ms_per_step\": %.4f, \"cg_iterations\": %.2f, \"spring_cg_iterations_per_s\": %.4g, "
+                 "\"peak_mb\": %.1f, \"tetgen_ms\": %.2f, \"cpu\": \"%s\", \"preconditioner\": \"%s\", "
+                 "\"stopping\": \"%s\"}\n",
+                 row.name, row.tets, row.nodes, row.springs, row.threads, row.ms_per_step, row.cg_iterations,
+                 row.spring_cg_per_s, row.peak_mb, row.tetgen_ms, cpu, jl_precond_names[row.precond], stop);
+        else
+          printf("%-12s %7d %7d %8d %4d %10.1f %9.2f %8.1f %14.3g %8.1f %-10s %s\n", row.name, row.tets, row.nodes,
+                 row.springs, row.threads, row.tetgen_ms, row.ms_per_step, row.cg_iterations, row.spring_cg_per_s,
+                 row.peak_mb, jl_precond_names[row.precond], stop);
+        fflush(stdout);
       }
-      if (json)
-        printf("{\"name\": \"%s\", \"tets\": %d, \"nodes\": %d, \"springs\": %d, \"threads\": %d, "
-               "\"ms_per_step\": %.4f, \"cg_iterations\": %.2f, \"spring_cg_iterations_per_s\": %.4g, "
-               "\"peak_mb\": %.1f, \"tetgen_ms\": %.2f, \"cpu\": \"%s\"}\n",
-               row.name, row.tets, row.nodes, row.springs, row.threads, row.ms_per_step,
-               row.cg_iterations, row.spring_cg_per_s, row.peak_mb, row.tetgen_ms, cpu);
-      else
-        printf("%-12s %7d %7d %8d %4d %10.1f %9.2f %8.1f %14.3g %8.1f\n", row.name, row.tets,
-               row.nodes, row.springs, row.threads, row.tetgen_ms, row.ms_per_step,
-               row.cg_iterations, row.spring_cg_per_s, row.peak_mb);
-      fflush(stdout);
     }
   }
   if (collide_rows(json, quick, nstep, cpu)) return JL_ERR_SYSTEM;
   if (jl_cli_bench_volume(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_volume.c */
   if (jl_cli_bench_thin(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_thin.c */
+  if (jl_cli_bench_solver(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_solver.c */
   if (jl_cli_bench_render(json, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_render.c */
   return 0;
 }
