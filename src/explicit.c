@@ -20,6 +20,7 @@
 void jl_world_accel(const JlWorld *w, const double *x, const double *v, double *a) {
   const JlModel *m = w->model;
   int n = m->nnode, threads = ((const JlWork *)w->work)->threads;
+  (void)threads; /* without OpenMP */
   jl_world_forces(w, x, v, a, NULL);
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN) num_threads(jl_omp_threads(threads)))
   for (int i = 0; i < n; i++) {

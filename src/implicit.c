@@ -74,6 +74,7 @@ static void apply_matrix(void *ctx, const double *u, double *out) {
   const JlWorld *w = ctx;
   const JlModel *m = w->model;
   int n = m->nnode, threads = ((const JlWork *)w->work)->threads;
+  (void)threads; /* without OpenMP */
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
   for (int i = 0; i < n; i++) {
     double mi = m->mass[i];

@@ -228,6 +228,7 @@ static void coarse_add(double *C, int dim, const double *B, const double *ri, co
 }
 
 void jl_precond_begin(JlPrecond *p, const JlModel *m, const double *diag, const double *x, int threads) {
+  (void)threads; /* without OpenMP */
   int n = p->n, na = p->nagg;
   const unsigned char *pinned = p->pinned = m->pinned;
   /* aggregate centres and each node's offset at x (pinned nodes: none) */
@@ -356,6 +357,7 @@ static void cholesky_solve(const double *a, int dim, const unsigned char *dead, 
 }
 
 void jl_precond_end(JlPrecond *p, int threads) {
+  (void)threads; /* without OpenMP */
   int na = p->nagg;
   /* the diagonal blocks left after the pair terms, R_i^T D'_i R_i, into each
    * aggregate's own diagonal block (one aggregate per iteration: no two

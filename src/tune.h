@@ -1,5 +1,5 @@
 /* The thread count a world steps with on a shared machine (src/tune.c;
- * docs/performance.md, "Threads on a shared machine").
+ * docs/performance.md, "Two cores, and a busy core").
  *
  * JlStepDef.threads is an upper bound. A parallel region ends at a barrier,
  * so when another process holds one of the cores, the thread that shares it
