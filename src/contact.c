@@ -101,6 +101,7 @@ typedef struct Contact {
   double eta_top; /* N s/m: outside implicit solves (explicit steppers) the sliding viscosity
                      mu k g / st0 is held below m_reduced / (2h), so no explicit stage overshoots on it */
   int active;     /* on in the current linear solve (implicit) or g > 0 at the last linearize */
+  double gpred;   /* m, g at the end of the step if z kept its velocity: the implicit solve's first guess */
   double D[9];    /* a dPhi/dz + b dPhi/dz' at the last linearize */
 } Contact;
 
@@ -426,6 +427,7 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
     ct->slack = d0 > allow ? d0 - allow : 0.0;
   }
   if (ct->slack < 0.0) ct->slack = 0.0;
+  ct->gpred = ct->d0 - ct->slack - h * vn;
   /* a contact pushing out of its slack is damped critically, so the bodies
    * leave at the push-out speed without overshooting it */
   if (ct->slack > 0.0 && mp > 0.0) {
@@ -805,11 +807,12 @@ static int contact_refine(JlForce *e, const JlModel *m, const double *x1, const 
   (void)m, (void)v1;
   ContactElem *ce = e->self;
   if (!x1) {
-    /* start of the step: on where the gap is open at the step's start */
+    /* start of the step: on where the gap would be open at the step's end
+     * if the contact kept its velocity (contact_setup) */
     ce->use_set = 1;
     for (int q = 0; q < ce->ncontact; q++) {
       Contact *ct = &ce->contact[q];
-      ct->active = ct->d0 - ct->slack > 0.0;
+      ct->active = ct->tag ? ct->d0 - ct->slack > 0.0 : ct->gpred > 0.0;
     }
     return 0;
   }

@@ -28,7 +28,12 @@
  * is solved again with the corrected set, at most JL_ACTIVE_SET_PASSES times
  * (a primal active-set iteration; docs/collision.md). Without it a contact
  * caught only at the next step's start is already deep, and its penalty
- * energy 1/2 k d^2 comes from nowhere.
+ * energy 1/2 k d^2 comes from nowhere. A pass that may be followed by another
+ * only decides the set, so it is solved JL_ACTIVE_SET_LOOSE times less
+ * accurately; once the set holds, CG goes on from there to the step's
+ * tolerance. Between passes only the contacts change: the other elements'
+ * blocks, right-hand side and diagonal are kept from the first pass and the
+ * preconditioner follows the changed diagonal blocks (pass_system).
  *
  * Newton corrections. The solve above is one Newton iteration of backward
  * Euler linearized at the step's start (Baraff & Witkin 1998, eq. 15-16),
@@ -85,8 +90,24 @@ static void apply_matrix(void *ctx, const double *u, double *out) {
   for (int e = 0; e < w->nforce; e++) w->force[e]->ops->multiply(w->force[e], m, u, out);
 }
 
-/* at most this many linear solves per step while contacts switch on or off */
+/* at most this many linear solves per step while contacts switch on or off;
+ * the solves that only decide the set stop JL_ACTIVE_SET_LOOSE times less
+ * accurate */
 #define JL_ACTIVE_SET_PASSES 4
+#define JL_ACTIVE_SET_LOOSE 30.0
+
+/* CG on the linearized step for s->dv, warm-started from it, to the step's
+ * tolerances times `loose` */
+static JlCgResult solve(JlWorld *w, double loose) {
+  JlWork *k = w->work;
+  double vtol = k->cg.vtol, rel = jl_step_rel_tol(w) * loose;
+  if (rel > 0.1) rel = 0.1;
+  k->cg.vtol = vtol * loose;
+  JlCgResult res = jl_cg_solve(&k->cg, apply_matrix, w, w->model->pinned, k->rhs, w->state.dv, rel,
+                               w->def.max_iterations);
+  k->cg.vtol = vtol;
+  return res;
+}
 /* Newton corrections: at most this many per step; stop when the estimated
  * energy error is below JL_NEWTON_TOL of the kinetic energy; loosest CG
  * relative tolerance of a correction */
@@ -126,6 +147,58 @@ static void linearize_system(JlWorld *w, const double *x, const double *v, doubl
       if (w->force[e]->ops->offdiag) w->force[e]->ops->offdiag(w->force[e], m, &sink);
     jl_precond_end(k->prec, k->threads);
   }
+}
+
+/* elements whose on/off set may change between the passes of a step */
+static int varies(const JlForce *f) { return f->ops->refine != NULL; }
+
+/* The linear system of an active-set pass at the step's start (s->x, s->v):
+ * rhs = h f0 + h^2 dF/dx v0 and the blocks of A = M - h dF/dv - h^2 dF/dx
+ * (cached by the elements), A's diagonal for CG and the preconditioner.
+ * Between passes only the elements with an active set change, so the first
+ * pass keeps the other elements' part of rhs and of the diagonal (rhs_fixed,
+ * diag_fixed) and later passes redo only the varying elements and update the
+ * preconditioner's diagonal blocks (jl_precond_update) instead of setting it
+ * up again; unless a varying element reports off-diagonal blocks, which the
+ * update cannot follow. */
+static void pass_system(JlWorld *w, double h, int first) {
+  const JlModel *m = w->model;
+  JlWork *k = w->work;
+  const JlState *s = &w->state;
+  int n = m->nnode, n3 = 3 * n, full = first;
+  for (int e = 0; e < w->nforce; e++) full |= varies(w->force[e]) && w->force[e]->ops->offdiag;
+  for (int part = full ? 0 : 1; part < 2; part++) {
+    /* part 0: the fixed elements into rhs_fixed and diag_fixed; part 1: the varying ones on top */
+    double *rhs = part ? k->rhs : k->rhs_fixed, *diag = part ? k->diag : k->diag_fixed;
+    memset(k->f, 0, (size_t)n3 * sizeof(double));
+    for (int e = 0; e < w->nforce; e++)
+      if (varies(w->force[e]) == part) w->force[e]->ops->force(w->force[e], m, s->x, s->v, k->f, NULL);
+    for (int c = 0; c < n3; c++) rhs[c] = (part ? k->rhs_fixed[c] : 0.0) + h * k->f[c];
+    if (part)
+      memcpy(diag, k->diag_fixed, 9 * (size_t)n * sizeof(double));
+    else {
+      memset(diag, 0, 9 * (size_t)n * sizeof(double));
+      for (int i = 0; i < n; i++) diag[9 * i] = diag[9 * i + 4] = diag[9 * i + 8] = m->mass[i];
+    }
+    for (int e = 0; e < w->nforce; e++) {
+      JlForce *f = w->force[e];
+      if (varies(f) != part) continue;
+      f->ops->linearize(f, m, s->x, s->v, h * h, 0.0, 0, NULL);
+      f->ops->multiply(f, m, s->v, rhs);
+      f->ops->linearize(f, m, s->x, s->v, -h * h, -h, 0, diag);
+    }
+  }
+  jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
+  if (!k->prec) return;
+  if (!full) {
+    jl_precond_update(k->prec, k->diag, k->threads);
+    return;
+  }
+  JlOffdiagSink sink = {k->prec, jl_precond_block, jl_precond_pair};
+  jl_precond_begin(k->prec, m, k->diag, s->x, k->threads);
+  for (int e = 0; e < w->nforce; e++)
+    if (w->force[e]->ops->offdiag) w->force[e]->ops->offdiag(w->force[e], m, &sink);
+  jl_precond_end(k->prec, k->threads);
 }
 
 /* v1 = v0 + dv + alpha d, x1 = x0 + h v1 into (xs, vs); r = h F(x1, v1) - M (dv + alpha d)
@@ -259,7 +332,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
   const JlModel *m = w->model;
   JlWork *k = w->work;
   JlState *s = &w->state;
-  int n = m->nnode, n3 = 3 * n, iterations = 0;
+  int n = m->nnode, iterations = 0;
   *cg_failed = 0;
 
   /* elements with an on/off set (contacts) hold it fixed for each solve */
@@ -268,23 +341,18 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
     if (w->force[e]->ops->refine) refinable += w->force[e]->ops->refine(w->force[e], m, NULL, NULL) >= 0;
 
   for (int pass = 0;; pass++) {
-    /* rhs = h f0 + h^2 dF/dx v0 */
-    jl_world_forces(w, s->x, s->v, k->f, NULL);
-    for (int i = 0; i < n3; i++) k->rhs[i] = h * k->f[i];
-    for (int e = 0; e < w->nforce; e++) {
-      w->force[e]->ops->linearize(w->force[e], m, s->x, s->v, h * h, 0.0, 0, NULL);
-      w->force[e]->ops->multiply(w->force[e], m, s->v, k->rhs);
-    }
+    /* rhs = h f0 + h^2 dF/dx v0; A = M - h dF/dv - h^2 dF/dx: the blocks
+     * cached, the diagonal collected, the preconditioner set up */
+    pass_system(w, h, pass == 0);
 
-    /* A = M - h dF/dv - h^2 dF/dx: cache the blocks, collect the diagonal */
-    linearize_system(w, s->x, s->v, h);
-
-    /* solve for dv, warm-started from the previous dv (or the previous pass) */
-    JlCgResult res = jl_cg_solve(&k->cg, apply_matrix, w, m->pinned, k->rhs, s->dv,
-                                 jl_step_rel_tol(w), w->def.max_iterations);
+    /* solve for dv, warm-started from the previous dv (or the previous
+     * pass); a pass that may be followed by another only decides the set and
+     * is solved JL_ACTIVE_SET_LOOSE times looser */
+    int last = !refinable || pass + 1 >= JL_ACTIVE_SET_PASSES;
+    JlCgResult res = solve(w, last ? 1.0 : JL_ACTIVE_SET_LOOSE);
     iterations += res.iterations;
     *cg_failed = !res.converged;
-    if (!refinable || pass + 1 >= JL_ACTIVE_SET_PASSES) break;
+    if (last) break;
 
     /* the end-of-step state this solution gives; contacts that closed or
      * would pull switch, and the step is solved again with the new set */
@@ -292,7 +360,13 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
     int changed = 0;
     for (int e = 0; e < w->nforce; e++)
       if (w->force[e]->ops->refine) changed += w->force[e]->ops->refine(w->force[e], m, k->xs, k->vs);
-    if (!changed) break;
+    if (!changed) {
+      /* the set holds: finish this system to the full accuracy */
+      res = solve(w, 1.0);
+      iterations += res.iterations;
+      *cg_failed = !res.converged;
+      break;
+    }
   }
 
   /* solve the nonlinear step: Newton corrections from the end-of-step state */

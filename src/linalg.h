@@ -106,6 +106,9 @@ typedef struct JlWork {
   double *sx, *sv;  /* nnode x 3: RK4 stage sums; implicit Newton correction and its weights */
   double *rhs;      /* nnode x 3: implicit right-hand side */
   double *diag;     /* nnode x 9: diagonal 3x3 blocks of the implicit matrix */
+  /* the parts of rhs (nnode x 3) and diag (nnode x 9) from the elements without an active set
+   * (JlForce.refine), which stay as they are between an implicit step's active-set passes */
+  double *rhs_fixed, *diag_fixed;
   double *x_guard, *v_guard, *dv_guard; /* JL_GUARD_DEPTH x nnode x 3: state before an energy-guarded step */
   /* the elements' history with x_step and x_sub: undoing a step restores it too */
   JlHistory hist_step, hist_sub;

@@ -63,6 +63,8 @@ struct JlPrecond {
   unsigned char *dead;  /* 6 nagg: coarse unknowns dropped as singular */
   double *rel;          /* 3 n: x_i - c_a at the last begin */
   double *dprime;       /* 9 n: A's diagonal blocks less the pair terms' */
+  double *diag;         /* 9 n: A's diagonal blocks the preconditioner was set up with */
+  double *ac_raw;       /* the coarse blocks before factoring (jl_precond_update starts from them) */
   double *center;       /* 3 nagg */
   double *rc;           /* 6 nagg: coarse vector */
 };
@@ -171,6 +173,8 @@ JlPrecond *jl_precond_create(const JlModel *m, JlPrecondKind kind) {
     p->ac_off[b + 1] = p->ac_off[b] + d * d;
   }
   p->ac = jl_calloc(p->ac_off[m->nbody] + 1, sizeof(double));
+  p->ac_raw = jl_calloc(p->ac_off[m->nbody] + 1, sizeof(double));
+  p->diag = jl_calloc(9 * (size_t)n + 1, sizeof(double));
   p->dead = jl_calloc(6 * (size_t)na + 1, 1);
   p->rel = jl_calloc(3 * (size_t)n + 1, sizeof(double));
   p->dprime = jl_calloc(9 * (size_t)n + 1, sizeof(double));
@@ -182,7 +186,7 @@ JlPrecond *jl_precond_create(const JlModel *m, JlPrecondKind kind) {
 void jl_precond_free(JlPrecond *p) {
   if (!p) return;
   JL_FREE_ALL(p->dinv, p->node_agg, p->agg_start, p->agg_node, p->body_agg, p->agg_body, p->ac_off, p->ac, p->dead,
-              p->rel, p->dprime, p->center, p->rc);
+              p->rel, p->dprime, p->center, p->rc, p->ac_raw, p->diag);
   free(p);
 }
 
@@ -250,6 +254,7 @@ void jl_precond_begin(JlPrecond *p, const JlModel *m, const double *diag, const 
     int a = p->node_agg[i];
     for (int k = 0; k < 3; k++) p->rel[3 * i + k] = a >= 0 ? x[3 * i + k] - p->center[3 * a + k] : 0.0;
     memcpy(p->dprime + 9 * (size_t)i, diag + 9 * (size_t)i, 9 * sizeof(double));
+    memcpy(p->diag + 9 * (size_t)i, diag + 9 * (size_t)i, 9 * sizeof(double));
     double *Di = p->dinv + 9 * (size_t)i;
     if (pinned[i] || !jl_mat3_inv(diag + 9 * (size_t)i, Di)) memset(Di, 0, 9 * sizeof(double));
   }
@@ -356,6 +361,8 @@ static void cholesky_solve(const double *a, int dim, const unsigned char *dead, 
   }
 }
 
+static void factor(JlPrecond *p, int threads);
+
 void jl_precond_end(JlPrecond *p, int threads) {
   (void)threads; /* without OpenMP */
   int na = p->nagg;
@@ -371,10 +378,42 @@ void jl_precond_end(JlPrecond *p, int threads) {
       if (!p->pinned[i]) coarse_add(C, dim, p->dprime + 9 * (size_t)i, p->rel + 3 * i, p->rel + 3 * i);
     }
   }
+  factor(p, threads);
+}
+
+/* keeps the assembled coarse blocks (for jl_precond_update) and factors them */
+static void factor(JlPrecond *p, int threads) {
+  memcpy(p->ac_raw, p->ac, p->ac_off[p->nbody] * sizeof(double));
   for (int b = 0; b < p->nbody; b++) {
     int a0 = p->body_agg[b], dim = coarse_dim(p, b);
     if (dim > 0) cholesky(p->ac + p->ac_off[b], dim, p->dead + 6 * (size_t)a0, threads);
   }
+}
+
+/* A's diagonal blocks changed, nothing else: the coarse matrix changes by
+ * R_i^T (D_new - D_old) R_i at each node whose block changed (in its
+ * aggregate's diagonal block, one aggregate per iteration as in end) */
+void jl_precond_update(JlPrecond *p, const double *diag, int threads) {
+  (void)threads; /* without OpenMP */
+  int na = p->nagg, n = p->n;
+  memcpy(p->ac, p->ac_raw, p->ac_off[p->nbody] * sizeof(double));
+  JL_OMP(omp parallel for schedule(static) if (na > 8 && n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
+  for (int a = 0; a < na; a++) {
+    int body = p->agg_body[a], dim = coarse_dim(p, body);
+    double *C = coarse_at(p, body, a, a);
+    for (int q = p->agg_start[a]; q < p->agg_start[a + 1]; q++) {
+      int i = p->agg_node[q];
+      double *old = p->diag + 9 * (size_t)i, dd[9];
+      const double *now = diag + 9 * (size_t)i;
+      if (p->pinned[i] || !memcmp(old, now, sizeof dd)) continue;
+      for (int k = 0; k < 9; k++) dd[k] = now[k] - old[k];
+      coarse_add(C, dim, dd, p->rel + 3 * i, p->rel + 3 * i);
+      memcpy(old, now, sizeof dd);
+      double *Di = p->dinv + 9 * (size_t)i;
+      if (!jl_mat3_inv(now, Di)) memset(Di, 0, 9 * sizeof(double));
+    }
+  }
+  factor(p, threads);
 }
 
 /* ---------------------------------------------------------------- apply */

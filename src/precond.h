@@ -51,6 +51,11 @@ void jl_precond_begin(JlPrecond *p, const JlModel *m, const double *diag, const 
 void jl_precond_block(void *p, int i, int j, const double C[9]);
 void jl_precond_pair(void *p, int i, int j, const double B[9]);
 void jl_precond_end(JlPrecond *p, int threads);
+/* After end: only A's diagonal blocks changed, to diag (nnode x 9; an
+ * implicit step's contacts switching between its active-set passes). The
+ * block inverses and the coarse matrix follow the changed blocks, and the
+ * coarse matrix is refactored; the off-diagonal parts stay. */
+void jl_precond_update(JlPrecond *p, const double *diag, int threads);
 
 /* z (nnode x 3) = P^-1 r (0 at pinned nodes); returns r.z, summed over
  * blocks of `block` nodes into partial (ceil(nnode / block) entries) and

@@ -116,7 +116,7 @@ static void work_free(JlWork *k) {
   free(k->hist_sub.buf);
   double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
                        &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs, &k->diag,
-                       &k->x_guard, &k->v_guard, &k->dv_guard};
+                       &k->rhs_fixed, &k->diag_fixed, &k->x_guard, &k->v_guard, &k->dv_guard};
   for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) free(*arrays[a]);
   free(k->group);
   free(k->gsum);
@@ -137,9 +137,10 @@ static JlWork *work_create(int nnode, int nbody) {
   size_t n3 = 3 * (size_t)nnode;
   k->nnode = nnode;
   double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
-                       &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs};
+                       &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs, &k->rhs_fixed};
   for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) *arrays[a] = jl_calloc(n3, sizeof(double));
   k->diag = jl_calloc(3 * n3, sizeof(double));
+  k->diag_fixed = jl_calloc(3 * n3, sizeof(double));
   k->x_guard = jl_calloc(JL_GUARD_DEPTH * n3 + 1, sizeof(double));
   k->v_guard = jl_calloc(JL_GUARD_DEPTH * n3 + 1, sizeof(double));
   k->dv_guard = jl_calloc(JL_GUARD_DEPTH * n3 + 1, sizeof(double));
