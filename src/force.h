@@ -51,6 +51,12 @@ typedef struct JlOffdiagSink {
   void *ctx;
   void (*block)(void *ctx, int i, int j, const double C[9]);
   void (*pair)(void *ctx, int i, int j, const double B[9]);
+  /* Optional (may be NULL): `count` pair terms at once, term p between nodes
+   * ij[2p] and ij[2p + 1] with B_p symmetric as 6 doubles (xx, xy, xz, yy,
+   * yz, zz) at b6 + 6p; the same as calling pair for each, in any order the
+   * sink likes (so it may gather them in parallel). ij must stay the same
+   * array (the model's) from call to call. */
+  void (*pairs)(void *ctx, int count, const int *ij, const double *b6, int threads);
 } JlOffdiagSink;
 
 typedef struct JlForce JlForce;
@@ -72,6 +78,13 @@ typedef struct JlForceOps {
   /* out (nnode x 3) += (cached matrix) * u; jl_force_no_multiply with
    * jl_force_no_linearize */
   void (*multiply)(const JlForce *e, const JlModel *m, const double *u, double *out);
+  /* Optional (may be NULL): out (nnode x 3) += a F(x, v) + b dF/dx(x, v) v,
+   * the element's part of the implicit step's right-hand side (a = h,
+   * b = h^2) in one pass, with the Jacobian linearize gives for flags 0.
+   * Without it the stepper calls force, linearize(b, 0) and multiply by v;
+   * with it the element's cached matrix is left as it was. */
+  void (*step_rhs)(const JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
+                   double *out);
   /* frees the element's data (e->self); NULL: e->self is one plain block,
    * freed with free() */
   void (*free_self)(void *self);

@@ -141,7 +141,7 @@ static void linearize_system(JlWorld *w, const double *x, const double *v, doubl
   jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
   if (k->prec) {
     /* the stronger preconditioner: the diagonal blocks and the elements' off-diagonal ones */
-    JlOffdiagSink sink = {k->prec, jl_precond_block, jl_precond_pair};
+    JlOffdiagSink sink = {k->prec, jl_precond_block, jl_precond_pair, jl_precond_pairs};
     jl_precond_begin(k->prec, m, k->diag, x, k->threads);
     for (int e = 0; e < w->nforce; e++)
       if (w->force[e]->ops->offdiag) w->force[e]->ops->offdiag(w->force[e], m, &sink);
@@ -155,7 +155,8 @@ static int varies(const JlForce *f) { return f->ops->refine != NULL; }
 /* The linear system of an active-set pass at the step's start (s->x, s->v):
  * rhs = h f0 + h^2 dF/dx v0 and the blocks of A = M - h dF/dv - h^2 dF/dx
  * (cached by the elements), A's diagonal for CG and the preconditioner.
- * Between passes only the elements with an active set change, so the first
+ * An element with JlForceOps.step_rhs adds its h F + h^2 dF/dx v0 in one
+ * pass (the springs). Between passes only the elements with an active set change, so the first
  * pass keeps the other elements' part of rhs and of the diagonal (rhs_fixed,
  * diag_fixed) and later passes redo only the varying elements and update the
  * preconditioner's diagonal blocks (jl_precond_update) instead of setting it
@@ -171,8 +172,10 @@ static void pass_system(JlWorld *w, double h, int first) {
     /* part 0: the fixed elements into rhs_fixed and diag_fixed; part 1: the varying ones on top */
     double *rhs = part ? k->rhs : k->rhs_fixed, *diag = part ? k->diag : k->diag_fixed;
     memset(k->f, 0, (size_t)n3 * sizeof(double));
-    for (int e = 0; e < w->nforce; e++)
-      if (varies(w->force[e]) == part) w->force[e]->ops->force(w->force[e], m, s->x, s->v, k->f, NULL);
+    for (int e = 0; e < w->nforce; e++) {
+      JlForce *f = w->force[e];
+      if (varies(f) == part && !f->ops->step_rhs) f->ops->force(f, m, s->x, s->v, k->f, NULL);
+    }
     for (int c = 0; c < n3; c++) rhs[c] = (part ? k->rhs_fixed[c] : 0.0) + h * k->f[c];
     if (part)
       memcpy(diag, k->diag_fixed, 9 * (size_t)n * sizeof(double));
@@ -183,8 +186,12 @@ static void pass_system(JlWorld *w, double h, int first) {
     for (int e = 0; e < w->nforce; e++) {
       JlForce *f = w->force[e];
       if (varies(f) != part) continue;
-      f->ops->linearize(f, m, s->x, s->v, h * h, 0.0, 0, NULL);
-      f->ops->multiply(f, m, s->v, rhs);
+      if (f->ops->step_rhs) {
+        f->ops->step_rhs(f, m, s->x, s->v, h, h * h, rhs);
+      } else {
+        f->ops->linearize(f, m, s->x, s->v, h * h, 0.0, 0, NULL);
+        f->ops->multiply(f, m, s->v, rhs);
+      }
       f->ops->linearize(f, m, s->x, s->v, -h * h, -h, 0, diag);
     }
   }
@@ -194,7 +201,7 @@ static void pass_system(JlWorld *w, double h, int first) {
     jl_precond_update(k->prec, k->diag, k->threads);
     return;
   }
-  JlOffdiagSink sink = {k->prec, jl_precond_block, jl_precond_pair};
+  JlOffdiagSink sink = {k->prec, jl_precond_block, jl_precond_pair, jl_precond_pairs};
   jl_precond_begin(k->prec, m, k->diag, s->x, k->threads);
   for (int e = 0; e < w->nforce; e++)
     if (w->force[e]->ops->offdiag) w->force[e]->ops->offdiag(w->force[e], m, &sink);

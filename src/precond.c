@@ -66,6 +66,12 @@ struct JlPrecond {
   double *diag;         /* 9 n: A's diagonal blocks the preconditioner was set up with */
   double *ac_raw;       /* the coarse blocks before factoring (jl_precond_update starts from them) */
   double *center;       /* 3 nagg */
+  /* jl_precond_pairs' plan for one list of pair terms (the springs'): per
+   * node and per aggregate the terms that touch it, ascending */
+  const int *plan_ij;   /* the list the plan is for; NULL = none yet */
+  int plan_count;
+  int *node_pair_start, *node_pair;  /* n + 1 / 2 count */
+  int *agg_pair_start, *agg_pair;    /* nagg + 1 / at most 2 count */
   double *rc;           /* 6 nagg: coarse vector */
 };
 
@@ -186,7 +192,8 @@ JlPrecond *jl_precond_create(const JlModel *m, JlPrecondKind kind) {
 void jl_precond_free(JlPrecond *p) {
   if (!p) return;
   JL_FREE_ALL(p->dinv, p->node_agg, p->agg_start, p->agg_node, p->body_agg, p->agg_body, p->ac_off, p->ac, p->dead,
-              p->rel, p->dprime, p->center, p->rc, p->ac_raw, p->diag);
+              p->rel, p->dprime, p->center, p->rc, p->ac_raw, p->diag, p->node_pair_start,
+              p->node_pair, p->agg_pair_start, p->agg_pair);
   free(p);
 }
 
@@ -280,6 +287,25 @@ void jl_precond_block(void *ctx, int i, int j, const double C[9]) {
  * through -[d]x B [d]x (a spring's block is a n n^T + b I with n along d,
  * so that is b (|d|^2 I - d d^T): rigid rotations of an aggregate do not
  * stretch its springs), at a tenth of the general term's cost. */
+/* the pair term of two nodes of one aggregate, in its diagonal block C:
+ * C_rr -= [d]x B [d]x with d = r_i - r_j */
+static void rotation_term(double *C, int dim, const double *B, const double *ri, const double *rj) {
+  double d[3] = {ri[0] - rj[0], ri[1] - rj[1], ri[2] - rj[2]}, T[9];
+  for (int r = 0; r < 3; r++) { /* T = B [d]x */
+    const double *br = B + 3 * r;
+    T[3 * r] = br[1] * d[2] - br[2] * d[1];
+    T[3 * r + 1] = br[2] * d[0] - br[0] * d[2];
+    T[3 * r + 2] = br[0] * d[1] - br[1] * d[0];
+  }
+  C += 3 * dim + 3;
+  for (int c = 0; c < 3; c++) { /* C_rr -= [d]x T */
+    double t0 = T[c], t1 = T[3 + c], t2 = T[6 + c];
+    C[c] -= d[1] * t2 - d[2] * t1;
+    C[dim + c] -= d[2] * t0 - d[0] * t2;
+    C[2 * dim + c] -= d[0] * t1 - d[1] * t0;
+  }
+}
+
 void jl_precond_pair(void *ctx, int i, int j, const double B[9]) {
   JlPrecond *p = ctx;
   if (i == j || p->pinned[i] || p->pinned[j]) return;
@@ -290,20 +316,7 @@ void jl_precond_pair(void *ctx, int i, int j, const double B[9]) {
   int body = p->agg_body[a], dim = coarse_dim(p, body);
   const double *ri = p->rel + 3 * i, *rj = p->rel + 3 * j;
   if (a == b) {
-    double d[3] = {ri[0] - rj[0], ri[1] - rj[1], ri[2] - rj[2]}, T[9];
-    for (int r = 0; r < 3; r++) { /* T = B [d]x */
-      const double *br = B + 3 * r;
-      T[3 * r] = br[1] * d[2] - br[2] * d[1];
-      T[3 * r + 1] = br[2] * d[0] - br[0] * d[2];
-      T[3 * r + 2] = br[0] * d[1] - br[1] * d[0];
-    }
-    double *C = coarse_at(p, body, a, a) + 3 * dim + 3;
-    for (int c = 0; c < 3; c++) { /* C_rr -= [d]x T */
-      double t0 = T[c], t1 = T[3 + c], t2 = T[6 + c];
-      C[c] -= d[1] * t2 - d[2] * t1;
-      C[dim + c] -= d[2] * t0 - d[0] * t2;
-      C[2 * dim + c] -= d[0] * t1 - d[1] * t0;
-    }
+    rotation_term(coarse_at(p, body, a, a), dim, B, ri, rj);
     return;
   }
   double nb[9];
@@ -312,6 +325,99 @@ void jl_precond_pair(void *ctx, int i, int j, const double B[9]) {
   coarse_add(coarse_at(p, body, b, b), dim, B, rj, rj);
   coarse_add(coarse_at(p, body, a, b), dim, nb, ri, rj);
   coarse_add(coarse_at(p, body, b, a), dim, nb, rj, ri);
+}
+
+/* the terms touching each node and each aggregate (a term inside one
+ * aggregate is listed once), in term order; terms between bodies or with
+ * an end outside every aggregate are left out, as jl_precond_pair does */
+static void pairs_plan(JlPrecond *p, int count, const int *ij) {
+  int n = p->n, na = p->nagg;
+  JL_FREE_ALL(p->node_pair_start, p->node_pair, p->agg_pair_start, p->agg_pair);
+  p->node_pair_start = jl_calloc((size_t)n + 2, sizeof(int));
+  p->agg_pair_start = jl_calloc((size_t)na + 2, sizeof(int));
+  for (int q = 0; q < count; q++) {
+    int i = ij[2 * q], j = ij[2 * q + 1];
+    int a = i >= 0 && i < n ? p->node_agg[i] : -1, b = j >= 0 && j < n ? p->node_agg[j] : -1;
+    if (i == j || a < 0 || b < 0 || p->agg_body[a] != p->agg_body[b]) continue;
+    p->node_pair_start[i + 1]++, p->node_pair_start[j + 1]++;
+    p->agg_pair_start[a + 1]++;
+    if (b != a) p->agg_pair_start[b + 1]++;
+  }
+  for (int i = 0; i < n; i++) p->node_pair_start[i + 1] += p->node_pair_start[i];
+  for (int a = 0; a < na; a++) p->agg_pair_start[a + 1] += p->agg_pair_start[a];
+  p->node_pair = jl_calloc((size_t)p->node_pair_start[n] + 1, sizeof(int));
+  p->agg_pair = jl_calloc((size_t)p->agg_pair_start[na] + 1, sizeof(int));
+  int *nfill = jl_calloc((size_t)n + 1, sizeof(int)), *afill = jl_calloc((size_t)na + 1, sizeof(int));
+  for (int q = 0; q < count; q++) {
+    int i = ij[2 * q], j = ij[2 * q + 1];
+    int a = i >= 0 && i < n ? p->node_agg[i] : -1, b = j >= 0 && j < n ? p->node_agg[j] : -1;
+    if (i == j || a < 0 || b < 0 || p->agg_body[a] != p->agg_body[b]) continue;
+    p->node_pair[p->node_pair_start[i] + nfill[i]++] = q;
+    p->node_pair[p->node_pair_start[j] + nfill[j]++] = q;
+    p->agg_pair[p->agg_pair_start[a] + afill[a]++] = q;
+    if (b != a) p->agg_pair[p->agg_pair_start[b] + afill[b]++] = q;
+  }
+  free(nfill);
+  free(afill);
+  p->plan_ij = ij;
+  p->plan_count = count;
+}
+
+static inline void sym_block(const double *b6, double B[9]) {
+  B[0] = b6[0], B[1] = b6[1], B[2] = b6[2];
+  B[3] = b6[1], B[4] = b6[3], B[5] = b6[4];
+  B[6] = b6[2], B[7] = b6[4], B[8] = b6[5];
+}
+
+/* Row a of the coarse matrix from the pair terms that touch aggregate a:
+ * the parts of (R_i - R_j)^T B (R_i - R_j) in block row a (jl_precond_pair
+ * adds all four blocks at once; here each aggregate adds its own row, so no
+ * two threads write the same block) */
+static void pairs_row(JlPrecond *p, int a, const int *ij, const double *b6) {
+  int body = p->agg_body[a], dim = coarse_dim(p, body);
+  double *Caa = coarse_at(p, body, a, a);
+  for (int t = p->agg_pair_start[a]; t < p->agg_pair_start[a + 1]; t++) {
+    int q = p->agg_pair[t], i = ij[2 * q], j = ij[2 * q + 1];
+    if (p->pinned[i] || p->pinned[j]) continue;
+    double B[9], nb[9];
+    sym_block(b6 + 6 * (size_t)q, B);
+    int ai = p->node_agg[i], aj = p->node_agg[j];
+    const double *ri = p->rel + 3 * i, *rj = p->rel + 3 * j;
+    if (ai == aj) {
+      rotation_term(Caa, dim, B, ri, rj);
+      continue;
+    }
+    for (int k = 0; k < 9; k++) nb[k] = -B[k];
+    if (ai == a) {
+      coarse_add(Caa, dim, B, ri, ri);
+      coarse_add(coarse_at(p, body, a, aj), dim, nb, ri, rj);
+    } else {
+      coarse_add(Caa, dim, B, rj, rj);
+      coarse_add(coarse_at(p, body, a, ai), dim, nb, rj, ri);
+    }
+  }
+}
+
+void jl_precond_pairs(void *ctx, int count, const int *ij, const double *b6, int threads) {
+  JlPrecond *p = ctx;
+  (void)threads; /* without OpenMP */
+  if (p->plan_ij != ij || p->plan_count != count) pairs_plan(p, count, ij);
+  int n = p->n, na = p->nagg;
+  /* the diagonal blocks less the terms' (D'_i), per node */
+  JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
+  for (int i = 0; i < n; i++) {
+    if (p->pinned[i]) continue;
+    double *di = p->dprime + 9 * (size_t)i;
+    for (int t = p->node_pair_start[i]; t < p->node_pair_start[i + 1]; t++) {
+      int q = p->node_pair[t];
+      if (p->pinned[ij[2 * q]] || p->pinned[ij[2 * q + 1]]) continue;
+      double B[9];
+      sym_block(b6 + 6 * (size_t)q, B);
+      for (int k = 0; k < 9; k++) di[k] -= B[k];
+    }
+  }
+  JL_OMP(omp parallel for schedule(dynamic, 1) if (na > 1 && n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
+  for (int a = 0; a < na; a++) pairs_row(p, a, ij, b6);
 }
 
 /* dense Cholesky in place (lower), dropping unknowns whose pivot is not

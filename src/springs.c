@@ -127,6 +127,43 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
   if (energy) *energy += jl_sum_partials(nb, sp->partial);
 }
 
+/* out += a F + b K v (the implicit right-hand side term, JlForceOps.step_rhs):
+ * per spring y_s = a c n + b K (v_i - v_j) with c n the force on its first
+ * node and K (clamped as in linearize) = -k [c' I + (1 - c') n n^T],
+ * c' = max(0, 1 - L/l); then the same gather as force(). One pass instead of
+ * force, linearize and multiply (the blocks are not needed for it). */
+static void springs_step_rhs(const JlForce *e, const JlModel *m, const double *x, const double *v, double a,
+                             double b, double *out) {
+  Springs *sp = e->self;
+  const int *sn = m->spring_node;
+  const double *rest = m->spring_rest, *ks = m->spring_k, *kd = m->spring_kd;
+  int ns = sp->nspring;
+  double *y = sp->y;
+  JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN) num_threads(jl_omp_threads(e->threads)))
+  for (int s = 0; s < ns; s++) {
+    int i = sn[2 * s], j = sn[2 * s + 1];
+    double d0 = x[3 * i] - x[3 * j], d1 = x[3 * i + 1] - x[3 * j + 1], d2 = x[3 * i + 2] - x[3 * j + 2];
+    double l = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+    if (!(l > 0.0)) { /* coincident ends: no direction, no force, no block (as in force and linearize) */
+      y[3 * s] = y[3 * s + 1] = y[3 * s + 2] = 0.0;
+      continue;
+    }
+    double inv = 1.0 / l;
+    double n0 = d0 * inv, n1 = d1 * inv, n2 = d2 * inv;
+    double u0 = v[3 * i] - v[3 * j], u1 = v[3 * i + 1] - v[3 * j + 1], u2 = v[3 * i + 2] - v[3 * j + 2];
+    double vn = n0 * u0 + n1 * u1 + n2 * u2;
+    double f = -ks[s] * (l - rest[s]) - kd[s] * vn; /* F_i = f n */
+    double c = 1.0 - rest[s] * inv;
+    if (c < 0.0) c = 0.0;
+    /* a F_i + b K u = (a f - b k (1 - c) vn) n - b k c u */
+    double along = a * f - b * ks[s] * (1.0 - c) * vn, across = -b * ks[s] * c;
+    y[3 * s] = along * n0 + across * u0;
+    y[3 * s + 1] = along * n1 + across * u1;
+    y[3 * s + 2] = along * n2 + across * u2;
+  }
+  gather(sp, e->threads, m->nnode, y, out);
+}
+
 static void springs_linearize(JlForce *e, const JlModel *m, const double *x,
                               const double *v, double a, double b, int flags, double *diag) {
   (void)v;
@@ -246,6 +283,10 @@ static void springs_multiply(const JlForce *e, const JlModel *m, const double *u
 /* each spring is a pair term B_s (blk layout xx xy xz yy yz zz) */
 static void springs_offdiag(const JlForce *e, const JlModel *m, const JlOffdiagSink *sink) {
   const Springs *sp = e->self;
+  if (sink->pairs) {
+    sink->pairs(sink->ctx, sp->nspring, m->spring_node, sp->blk, e->threads);
+    return;
+  }
   for (int s = 0; s < sp->nspring; s++) {
     const double *B = sp->blk + 6 * (size_t)s;
     double C[9] = {B[0], B[1], B[2], B[1], B[3], B[4], B[2], B[4], B[5]};
@@ -261,7 +302,7 @@ static void springs_free(void *self) {
 
 static const JlForceOps springs_ops = {.name = "springs", .kind = JL_FORCE_SPRINGS, .force = springs_force,
     .linearize = springs_linearize, .multiply = springs_multiply, .free_self = springs_free,
-    .offdiag = springs_offdiag};
+    .offdiag = springs_offdiag, .step_rhs = springs_step_rhs};
 
 JlForce *jl_springs_create(const JlModel *m) {
   Springs *sp = jl_calloc(1, sizeof *sp);

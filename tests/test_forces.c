@@ -154,6 +154,37 @@ static void test_spring_dfdv(void) {
   jl_model_free(&m);
 }
 
+/* step_rhs (the implicit right-hand side a F + b dF/dx v in one pass) is
+ * force, linearize(b, 0) and multiply by v, to rounding, on stretched and
+ * compressed springs with damping */
+static void test_spring_step_rhs(void) {
+  JlModel m;
+  ENSURE(small_model(&m, 0.0, 0));
+  JlForce *e = jl_springs_create(&m);
+  ENSURE(e->ops->step_rhs != NULL);
+  int n3 = 3 * m.nnode;
+  double *x = jl_calloc((size_t)n3, sizeof(double)), *v = jl_calloc((size_t)n3, sizeof(double));
+  double *r1 = jl_calloc((size_t)n3, sizeof(double)), *r2 = jl_calloc((size_t)n3, sizeof(double));
+  perturb(&m, 0.3, x);
+  int st, co;
+  count_stretch(&m, x, &st, &co);
+  ENSURE(st > 10 && co > 10);
+  for (int k = 0; k < n3; k++) v[k] = rnd();
+  double h = 1.0 / 60.0;
+  e->ops->force(e, &m, x, v, r1, NULL);
+  for (int k = 0; k < n3; k++) r1[k] *= h;
+  e->ops->linearize(e, &m, x, v, h * h, 0.0, 0, NULL);
+  e->ops->multiply(e, &m, v, r1);
+  e->ops->step_rhs(e, &m, x, v, h, h * h, r2);
+  double scale = norm(n3, r1), diff = 0.0;
+  for (int k = 0; k < n3; k++) diff = fmax(diff, fabs(r1[k] - r2[k]));
+  ENSURE(scale > 0.0);
+  ENSURE_MSG(diff <= 1e-13 * scale, "step_rhs differs from force + linearize + multiply by %g of %g", diff, scale);
+  free(x), free(v), free(r1), free(r2);
+  jl_force_free(e);
+  jl_model_free(&m);
+}
+
 static void test_spring_clamped_definite(void) {
   JlModel m;
   ENSURE(small_model(&m, 0.0, 0));
@@ -653,6 +684,7 @@ static void test_volume_sparse(void) {
 JL_TEST_MAIN({"spring_dfdx_exact", test_spring_dfdx_exact},
              {"spring_stretched_default_equals_exact", test_spring_stretched_default_equals_exact},
              {"spring_dfdv", test_spring_dfdv},
+             {"spring_step_rhs", test_spring_step_rhs},
              {"spring_clamped_definite", test_spring_clamped_definite},
              {"spring_diag_blocks", test_spring_diag_blocks},
              {"spring_momentum", test_spring_momentum},
