@@ -327,9 +327,10 @@ void jl_precond_pair(void *ctx, int i, int j, const double B[9]) {
   coarse_add(coarse_at(p, body, b, a), dim, nb, rj, ri);
 }
 
-/* the terms touching each node and each aggregate (a term inside one
- * aggregate is listed once), in term order; terms between bodies or with
- * an end outside every aggregate are left out, as jl_precond_pair does */
+/* the terms inside one aggregate at each of their nodes, and the terms
+ * touching each aggregate (listed once when inside it), in term order;
+ * terms between bodies or with an end outside every aggregate are left out,
+ * as jl_precond_pair does */
 static void pairs_plan(JlPrecond *p, int count, const int *ij) {
   int n = p->n, na = p->nagg;
   JL_FREE_ALL(p->node_pair_start, p->node_pair, p->agg_pair_start, p->agg_pair);
@@ -339,7 +340,7 @@ static void pairs_plan(JlPrecond *p, int count, const int *ij) {
     int i = ij[2 * q], j = ij[2 * q + 1];
     int a = i >= 0 && i < n ? p->node_agg[i] : -1, b = j >= 0 && j < n ? p->node_agg[j] : -1;
     if (i == j || a < 0 || b < 0 || p->agg_body[a] != p->agg_body[b]) continue;
-    p->node_pair_start[i + 1]++, p->node_pair_start[j + 1]++;
+    if (a == b) p->node_pair_start[i + 1]++, p->node_pair_start[j + 1]++;
     p->agg_pair_start[a + 1]++;
     if (b != a) p->agg_pair_start[b + 1]++;
   }
@@ -352,8 +353,10 @@ static void pairs_plan(JlPrecond *p, int count, const int *ij) {
     int i = ij[2 * q], j = ij[2 * q + 1];
     int a = i >= 0 && i < n ? p->node_agg[i] : -1, b = j >= 0 && j < n ? p->node_agg[j] : -1;
     if (i == j || a < 0 || b < 0 || p->agg_body[a] != p->agg_body[b]) continue;
-    p->node_pair[p->node_pair_start[i] + nfill[i]++] = q;
-    p->node_pair[p->node_pair_start[j] + nfill[j]++] = q;
+    if (a == b) {
+      p->node_pair[p->node_pair_start[i] + nfill[i]++] = q;
+      p->node_pair[p->node_pair_start[j] + nfill[j]++] = q;
+    }
     p->agg_pair[p->agg_pair_start[a] + afill[a]++] = q;
     if (b != a) p->agg_pair[p->agg_pair_start[b] + afill[b]++] = q;
   }
@@ -370,32 +373,48 @@ static inline void sym_block(const double *b6, double B[9]) {
 }
 
 /* Row a of the coarse matrix from the pair terms that touch aggregate a:
- * the parts of (R_i - R_j)^T B (R_i - R_j) in block row a (jl_precond_pair
- * adds all four blocks at once; here each aggregate adds its own row, so no
- * two threads write the same block) */
+ * the parts of (R_i - R_j)^T B (R_i - R_j) in block row a not already in
+ * the diagonal blocks (jl_precond_pair adds all four blocks at once; here
+ * each aggregate adds its own row, so no two threads write the same block) */
 static void pairs_row(JlPrecond *p, int a, const int *ij, const double *b6) {
   int body = p->agg_body[a], dim = coarse_dim(p, body);
   double *Caa = coarse_at(p, body, a, a);
+  /* the terms inside the aggregate: S = sum [d]x B [d]x (symmetric: xx, xy,
+   * xz, yy, yz, zz), subtracted from the rotation block once at the end */
+  double S[6] = {0, 0, 0, 0, 0, 0};
   for (int t = p->agg_pair_start[a]; t < p->agg_pair_start[a + 1]; t++) {
     int q = p->agg_pair[t], i = ij[2 * q], j = ij[2 * q + 1];
     if (p->pinned[i] || p->pinned[j]) continue;
-    double B[9], nb[9];
-    sym_block(b6 + 6 * (size_t)q, B);
     int ai = p->node_agg[i], aj = p->node_agg[j];
-    const double *ri = p->rel + 3 * i, *rj = p->rel + 3 * j;
+    const double *ri = p->rel + 3 * i, *rj = p->rel + 3 * j, *b = b6 + 6 * (size_t)q;
     if (ai == aj) {
-      rotation_term(Caa, dim, B, ri, rj);
+      /* T = B [d]x, then the upper triangle of [d]x T */
+      double d0 = ri[0] - rj[0], d1 = ri[1] - rj[1], d2 = ri[2] - rj[2];
+      double t01 = b[2] * d0 - b[0] * d2, t02 = b[0] * d1 - b[1] * d0;
+      double t10 = b[3] * d2 - b[4] * d1, t11 = b[4] * d0 - b[1] * d2, t12 = b[1] * d1 - b[3] * d0;
+      double t20 = b[4] * d2 - b[5] * d1, t21 = b[5] * d0 - b[2] * d2, t22 = b[2] * d1 - b[4] * d0;
+      S[0] += d1 * t20 - d2 * t10;
+      S[1] += d1 * t21 - d2 * t11;
+      S[2] += d1 * t22 - d2 * t12;
+      S[3] += d2 * t01 - d0 * t21;
+      S[4] += d2 * t02 - d0 * t22;
+      S[5] += d0 * t12 - d1 * t02;
       continue;
     }
-    for (int k = 0; k < 9; k++) nb[k] = -B[k];
-    if (ai == a) {
-      coarse_add(Caa, dim, B, ri, ri);
+    /* between aggregates: B stays in both diagonal blocks (D'_i = D_i for
+     * it, so end adds R_i^T B R_i), and row a gets the cross block */
+    double nb[9];
+    sym_block(b, nb);
+    for (int k = 0; k < 9; k++) nb[k] = -nb[k];
+    if (ai == a)
       coarse_add(coarse_at(p, body, a, aj), dim, nb, ri, rj);
-    } else {
-      coarse_add(Caa, dim, B, rj, rj);
+    else
       coarse_add(coarse_at(p, body, a, ai), dim, nb, rj, ri);
-    }
   }
+  double *C = Caa + 3 * dim + 3;
+  C[0] -= S[0], C[1] -= S[1], C[2] -= S[2];
+  C[dim] -= S[1], C[dim + 1] -= S[3], C[dim + 2] -= S[4];
+  C[2 * dim] -= S[2], C[2 * dim + 1] -= S[4], C[2 * dim + 2] -= S[5];
 }
 
 void jl_precond_pairs(void *ctx, int count, const int *ij, const double *b6, int threads) {
@@ -403,18 +422,20 @@ void jl_precond_pairs(void *ctx, int count, const int *ij, const double *b6, int
   (void)threads; /* without OpenMP */
   if (p->plan_ij != ij || p->plan_count != count) pairs_plan(p, count, ij);
   int n = p->n, na = p->nagg;
-  /* the diagonal blocks less the terms' (D'_i), per node */
+  /* the diagonal blocks less the terms' inside aggregates (D'_i), per node */
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
   for (int i = 0; i < n; i++) {
     if (p->pinned[i]) continue;
-    double *di = p->dprime + 9 * (size_t)i;
+    double acc[6] = {0, 0, 0, 0, 0, 0}, *di = p->dprime + 9 * (size_t)i;
     for (int t = p->node_pair_start[i]; t < p->node_pair_start[i + 1]; t++) {
       int q = p->node_pair[t];
       if (p->pinned[ij[2 * q]] || p->pinned[ij[2 * q + 1]]) continue;
-      double B[9];
-      sym_block(b6 + 6 * (size_t)q, B);
-      for (int k = 0; k < 9; k++) di[k] -= B[k];
+      const double *b = b6 + 6 * (size_t)q;
+      for (int k = 0; k < 6; k++) acc[k] += b[k];
     }
+    double B[9];
+    sym_block(acc, B);
+    for (int k = 0; k < 9; k++) di[k] -= B[k];
   }
   JL_OMP(omp parallel for schedule(dynamic, 1) if (na > 1 && n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
   for (int a = 0; a < na; a++) pairs_row(p, a, ij, b6);
