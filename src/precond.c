@@ -521,8 +521,8 @@ static void factor(JlPrecond *p, int threads) {
  * R_i^T (D_new - D_old) R_i at each node whose block changed (in its
  * aggregate's diagonal block, one aggregate per iteration as in end) */
 void jl_precond_update(JlPrecond *p, const double *diag, int threads) {
-  (void)threads; /* without OpenMP */
   int na = p->nagg, n = p->n;
+  (void)threads, (void)n; /* read only by OpenMP clauses */
   memcpy(p->ac, p->ac_raw, p->ac_off[p->nbody] * sizeof(double));
   JL_OMP(omp parallel for schedule(static) if (na > 8 && n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
   for (int a = 0; a < na; a++) {
