@@ -409,7 +409,8 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
     goto fail;
   }
   if (!load_history_or_keep(w, &h)) {
-    why = "holds force-element history that does not fit the model (indices out of range)";
+    why = "holds force-element history that does not fit the model (written by another build of jelly, "
+          "or indices out of range)";
     goto fail;
   }
   if (n3) {
