@@ -44,18 +44,16 @@ typedef enum JlForceKind {
 
 /* Where JlForceOps.offdiag reports to. block: the block C = (row i,
  * column j), i != j, of a general element, once per unordered pair and
- * element (C_ji = C_ij^T is implied). pair: a term of the difference
- * x_i - x_j (a spring), contributing [[B, -B], [-B, B]] with B symmetric,
- * whose diagonal blocks +B are already in the diagonal the element gave. */
+ * element (C_ji = C_ij^T is implied). pairs: `count` terms of differences
+ * x_i - x_j (springs) at once, term p between nodes ij[2p] and ij[2p + 1]
+ * contributing [[B, -B], [-B, B]] with B_p symmetric as 6 doubles (xx, xy,
+ * xz, yy, yz, zz) at b6 + 6p, whose diagonal blocks +B are already in the
+ * diagonal the element gave; the sink takes them in any order it likes (so
+ * it may gather them in parallel), and ij stays the same array (the
+ * model's) from call to call. */
 typedef struct JlOffdiagSink {
   void *ctx;
   void (*block)(void *ctx, int i, int j, const double C[9]);
-  void (*pair)(void *ctx, int i, int j, const double B[9]);
-  /* Optional (may be NULL): `count` pair terms at once, term p between nodes
-   * ij[2p] and ij[2p + 1] with B_p symmetric as 6 doubles (xx, xy, xz, yy,
-   * yz, zz) at b6 + 6p; the same as calling pair for each, in any order the
-   * sink likes (so it may gather them in parallel). ij must stay the same
-   * array (the model's) from call to call. */
   void (*pairs)(void *ctx, int count, const int *ij, const double *b6, int threads);
 } JlOffdiagSink;
 

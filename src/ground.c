@@ -172,8 +172,8 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
       g->slack[i] = s < 0.0 ? 0.0 : s < pen ? s : pen;
     }
     double pe = ground_pen(g, wd, x, i);
-    /* the implicit solve's first guess of the set: on now, or on at the end
-     * of the step at the node's current velocity */
+    /* the implicit solve's first guess of the set: below the plane at the
+     * end of the step if the node kept its current velocity */
     g->on[i] = pe - h * vi[1] > 0.0;
     /* friction: the stored anchor, dragged onto the Coulomb cone k |d| <= mu k p */
     double *a = g->anchor + 2 * i, d[2] = {0.0, 0.0};
@@ -200,9 +200,10 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
 
 /* active set for the implicit stepper (JlForce.refine): begin_step guessed
  * the set from the step's start (the nodes below the plane at the end of the
- * step if they kept their velocity); after a solve, nodes whose penetration opened or closed
- * during the step switch, so a node that crosses the plane within a step is
- * held there instead of being found deep at the next step's start */
+ * step if they kept their velocity); after a solve, nodes whose penetration
+ * opened or closed during the step switch, so a node that crosses the plane
+ * within a step is held there instead of being found deep at the next step's
+ * start */
 static int ground_refine(JlForce *e, const JlModel *m, const double *x1, const double *v1) {
   (void)v1;
   Ground *g = e->self;

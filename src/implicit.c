@@ -9,7 +9,8 @@
  * blocks are those of B = -h dF/dv - h^2 dF/dx and A u = M u + B u (Kauppila
  * sec. 4.1), and the diagonal of A for the Jacobi preconditioner is M plus
  * the elements' diagonal blocks. The right-hand side needs dF/dx alone: the
- * elements are first linearized with a = h^2, b = 0 and multiplied by v0.
+ * elements are first linearized with a = h^2, b = 0 and multiplied by v0
+ * (or add h f0 + h^2 dF/dx v0 in one pass, JlForceOps.step_rhs).
  *
  * The system is solved by preconditioned CG (src/cg.c) with the constraint
  * filter for pinned nodes (dv = 0 there, Baraff & Witkin sec. 5.3),
@@ -108,6 +109,7 @@ static JlCgResult solve(JlWorld *w, double loose) {
   k->cg.vtol = vtol;
   return res;
 }
+
 /* Newton corrections: at most this many per step; stop when the estimated
  * energy error is below JL_NEWTON_TOL of the kinetic energy; loosest CG
  * relative tolerance of a correction */
@@ -129,24 +131,32 @@ static void end_state(JlWorld *w, double h, const double *d, double alpha) {
     }
 }
 
+/* diag (nnode x 9) = the mass blocks m_i I */
+static void mass_blocks(const JlModel *m, double *diag) {
+  memset(diag, 0, 9 * (size_t)m->nnode * sizeof(double));
+  for (int i = 0; i < m->nnode; i++) diag[9 * i] = diag[9 * i + 4] = diag[9 * i + 8] = m->mass[i];
+}
+
+/* the two-level preconditioner set up from k->diag and the elements'
+ * off-diagonal blocks, its rotations about x */
+static void precond_setup(JlWorld *w, const double *x) {
+  JlWork *k = w->work;
+  JlOffdiagSink sink = {k->prec, jl_precond_block, jl_precond_pairs};
+  jl_precond_begin(k->prec, w->model, k->diag, x, k->threads);
+  for (int e = 0; e < w->nforce; e++)
+    if (w->force[e]->ops->offdiag) w->force[e]->ops->offdiag(w->force[e], w->model, &sink);
+  jl_precond_end(k->prec, k->threads);
+}
+
 /* caches every element's blocks of A = M - h dF/dv - h^2 dF/dx at (x, v) and
  * sets the preconditioner's diagonal (M plus the elements' diagonal blocks) */
 static void linearize_system(JlWorld *w, const double *x, const double *v, double h) {
   const JlModel *m = w->model;
   JlWork *k = w->work;
-  int n = m->nnode;
-  memset(k->diag, 0, 9 * (size_t)n * sizeof(double));
-  for (int i = 0; i < n; i++) k->diag[9 * i] = k->diag[9 * i + 4] = k->diag[9 * i + 8] = m->mass[i];
+  mass_blocks(m, k->diag);
   for (int e = 0; e < w->nforce; e++) w->force[e]->ops->linearize(w->force[e], m, x, v, -h * h, -h, 0, k->diag);
   jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
-  if (k->prec) {
-    /* the stronger preconditioner: the diagonal blocks and the elements' off-diagonal ones */
-    JlOffdiagSink sink = {k->prec, jl_precond_block, jl_precond_pair, jl_precond_pairs};
-    jl_precond_begin(k->prec, m, k->diag, x, k->threads);
-    for (int e = 0; e < w->nforce; e++)
-      if (w->force[e]->ops->offdiag) w->force[e]->ops->offdiag(w->force[e], m, &sink);
-    jl_precond_end(k->prec, k->threads);
-  }
+  if (k->prec) precond_setup(w, x);
 }
 
 /* elements whose on/off set may change between the passes of a step */
@@ -156,8 +166,8 @@ static int varies(const JlForce *f) { return f->ops->refine != NULL; }
  * rhs = h f0 + h^2 dF/dx v0 and the blocks of A = M - h dF/dv - h^2 dF/dx
  * (cached by the elements), A's diagonal for CG and the preconditioner.
  * An element with JlForceOps.step_rhs adds its h F + h^2 dF/dx v0 in one
- * pass (the springs). Between passes only the elements with an active set change, so the first
- * pass keeps the other elements' part of rhs and of the diagonal (rhs_fixed,
+ * pass (the springs). Between passes only the elements with an active set
+ * change, so the first pass keeps the other elements' part of rhs and of the diagonal (rhs_fixed,
  * diag_fixed) and later passes redo only the varying elements and update the
  * preconditioner's diagonal blocks (jl_precond_update) instead of setting it
  * up again; unless a varying element reports off-diagonal blocks, which the
@@ -179,10 +189,8 @@ static void pass_system(JlWorld *w, double h, int first) {
     for (int c = 0; c < n3; c++) rhs[c] = (part ? k->rhs_fixed[c] : 0.0) + h * k->f[c];
     if (part)
       memcpy(diag, k->diag_fixed, 9 * (size_t)n * sizeof(double));
-    else {
-      memset(diag, 0, 9 * (size_t)n * sizeof(double));
-      for (int i = 0; i < n; i++) diag[9 * i] = diag[9 * i + 4] = diag[9 * i + 8] = m->mass[i];
-    }
+    else
+      mass_blocks(m, diag);
     for (int e = 0; e < w->nforce; e++) {
       JlForce *f = w->force[e];
       if (varies(f) != part) continue;
@@ -197,15 +205,10 @@ static void pass_system(JlWorld *w, double h, int first) {
   }
   jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
   if (!k->prec) return;
-  if (!full) {
+  if (full)
+    precond_setup(w, s->x);
+  else
     jl_precond_update(k->prec, k->diag, k->threads);
-    return;
-  }
-  JlOffdiagSink sink = {k->prec, jl_precond_block, jl_precond_pair, jl_precond_pairs};
-  jl_precond_begin(k->prec, m, k->diag, s->x, k->threads);
-  for (int e = 0; e < w->nforce; e++)
-    if (w->force[e]->ops->offdiag) w->force[e]->ops->offdiag(w->force[e], m, &sink);
-  jl_precond_end(k->prec, k->threads);
 }
 
 /* v1 = v0 + dv + alpha d, x1 = x0 + h v1 into (xs, vs); r = h F(x1, v1) - M (dv + alpha d)

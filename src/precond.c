@@ -280,57 +280,10 @@ void jl_precond_block(void *ctx, int i, int j, const double C[9]) {
   coarse_add(coarse_at(p, body, b, a), dim, ct, p->rel + 3 * j, p->rel + 3 * i);
 }
 
-/* A pair term (R_i - R_j)^T B (R_i - R_j) of the coarse matrix: its
- * diagonal parts R_i^T B R_i, R_j^T B R_j come out of the diagonal blocks
- * (dprime) and the whole term is added here. Within one aggregate
- * R_i - R_j = [0 | -[d]x], d = x_i - x_j: only the rotations feel it,
- * through -[d]x B [d]x (a spring's block is a n n^T + b I with n along d,
- * so that is b (|d|^2 I - d d^T): rigid rotations of an aggregate do not
- * stretch its springs), at a tenth of the general term's cost. */
-/* the pair term of two nodes of one aggregate, in its diagonal block C:
- * C_rr -= [d]x B [d]x with d = r_i - r_j */
-static void rotation_term(double *C, int dim, const double *B, const double *ri, const double *rj) {
-  double d[3] = {ri[0] - rj[0], ri[1] - rj[1], ri[2] - rj[2]}, T[9];
-  for (int r = 0; r < 3; r++) { /* T = B [d]x */
-    const double *br = B + 3 * r;
-    T[3 * r] = br[1] * d[2] - br[2] * d[1];
-    T[3 * r + 1] = br[2] * d[0] - br[0] * d[2];
-    T[3 * r + 2] = br[0] * d[1] - br[1] * d[0];
-  }
-  C += 3 * dim + 3;
-  for (int c = 0; c < 3; c++) { /* C_rr -= [d]x T */
-    double t0 = T[c], t1 = T[3 + c], t2 = T[6 + c];
-    C[c] -= d[1] * t2 - d[2] * t1;
-    C[dim + c] -= d[2] * t0 - d[0] * t2;
-    C[2 * dim + c] -= d[0] * t1 - d[1] * t0;
-  }
-}
-
-void jl_precond_pair(void *ctx, int i, int j, const double B[9]) {
-  JlPrecond *p = ctx;
-  if (i == j || p->pinned[i] || p->pinned[j]) return;
-  int a = p->node_agg[i], b = p->node_agg[j];
-  if (a < 0 || b < 0 || p->agg_body[a] != p->agg_body[b]) return;
-  double *di = p->dprime + 9 * (size_t)i, *dj = p->dprime + 9 * (size_t)j;
-  for (int k = 0; k < 9; k++) di[k] -= B[k], dj[k] -= B[k];
-  int body = p->agg_body[a], dim = coarse_dim(p, body);
-  const double *ri = p->rel + 3 * i, *rj = p->rel + 3 * j;
-  if (a == b) {
-    rotation_term(coarse_at(p, body, a, a), dim, B, ri, rj);
-    return;
-  }
-  double nb[9];
-  for (int k = 0; k < 9; k++) nb[k] = -B[k];
-  coarse_add(coarse_at(p, body, a, a), dim, B, ri, ri);
-  coarse_add(coarse_at(p, body, b, b), dim, B, rj, rj);
-  coarse_add(coarse_at(p, body, a, b), dim, nb, ri, rj);
-  coarse_add(coarse_at(p, body, b, a), dim, nb, rj, ri);
-}
-
 /* the terms inside one aggregate at each of their nodes, and the terms
  * touching each aggregate (listed once when inside it), in term order;
- * terms between bodies or with an end outside every aggregate are left out,
- * as jl_precond_pair does */
+ * terms between bodies or with an end outside every aggregate are left out
+ * (elements never join bodies; pinned nodes have no aggregate) */
 static void pairs_plan(JlPrecond *p, int count, const int *ij) {
   int n = p->n, na = p->nagg;
   JL_FREE_ALL(p->node_pair_start, p->node_pair, p->agg_pair_start, p->agg_pair);
@@ -374,8 +327,14 @@ static inline void sym_block(const double *b6, double B[9]) {
 
 /* Row a of the coarse matrix from the pair terms that touch aggregate a:
  * the parts of (R_i - R_j)^T B (R_i - R_j) in block row a not already in
- * the diagonal blocks (jl_precond_pair adds all four blocks at once; here
- * each aggregate adds its own row, so no two threads write the same block) */
+ * the diagonal blocks. Within one aggregate R_i - R_j = [0 | -[d]x],
+ * d = x_i - x_j: only the rotations feel the term, through -[d]x B [d]x (a
+ * spring's block is a n n^T + b I with n along d, so that is
+ * b (|d|^2 I - d d^T): rigid rotations of an aggregate do not stretch its
+ * springs), and its diagonal parts R_i^T B R_i come out of the diagonal
+ * blocks (D'_i = D_i - B). Between aggregates B stays in the diagonal blocks
+ * and the term adds its cross blocks -R_i^T B R_j. Each aggregate adds its
+ * own row, so no two threads write the same block. */
 static void pairs_row(JlPrecond *p, int a, const int *ij, const double *b6) {
   int body = p->agg_body[a], dim = coarse_dim(p, body);
   double *Caa = coarse_at(p, body, a, a);

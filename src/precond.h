@@ -47,11 +47,10 @@ JlPrecondKind jl_precond_kind(const JlPrecond *p);
  * (src/force.h) with these callbacks; then end, which factors. Pinned nodes (m->pinned now) are left
  * out: the preconditioner returns 0 there. */
 void jl_precond_begin(JlPrecond *p, const JlModel *m, const double *diag, const double *x, int threads);
-/* the two callbacks of a JlOffdiagSink (src/force.h) whose ctx is the preconditioner */
+/* the two callbacks of a JlOffdiagSink (src/force.h) whose ctx is the
+ * preconditioner; pairs gathers its terms per node and per aggregate, in
+ * parallel and in a fixed order */
 void jl_precond_block(void *p, int i, int j, const double C[9]);
-void jl_precond_pair(void *p, int i, int j, const double B[9]);
-/* JlOffdiagSink.pairs: the same terms gathered per node and per aggregate,
- * in parallel and in a fixed order */
 void jl_precond_pairs(void *p, int count, const int *ij, const double *b6, int threads);
 void jl_precond_end(JlPrecond *p, int threads);
 /* After end: only A's diagonal blocks changed, to diag (nnode x 9; an

@@ -87,6 +87,19 @@ static void gather(const Springs *sp, int threads, int n, const double *restrict
   }
 }
 
+/* the axis of spring (i, j) at x: returns l = |x_i - x_j| and, when l > 0,
+ * n = (x_i - x_j) / l (coincident ends have no direction: callers give no
+ * force and no block then) */
+static inline double spring_axis(const double *x, int i, int j, double n[3]) {
+  double d0 = x[3 * i] - x[3 * j], d1 = x[3 * i + 1] - x[3 * j + 1], d2 = x[3 * i + 2] - x[3 * j + 2];
+  double l = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+  if (l > 0.0) {
+    double inv = 1.0 / l;
+    n[0] = d0 * inv, n[1] = d1 * inv, n[2] = d2 * inv;
+  }
+  return l;
+}
+
 static void springs_force(const JlForce *e, const JlModel *m, const double *x,
                           const double *v, double *f, double *energy) {
   Springs *sp = e->self;
@@ -101,8 +114,7 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
     double en = 0.0;
     for (int s = blk * JL_BLOCK, end = jl_block_end(blk, ns); s < end; s++) {
       int i = sn[2 * s], j = sn[2 * s + 1];
-      double d0 = x[3 * i] - x[3 * j], d1 = x[3 * i + 1] - x[3 * j + 1], d2 = x[3 * i + 2] - x[3 * j + 2];
-      double l = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+      double nv[3], l = spring_axis(x, i, j, nv);
       double stretch = l - rest[s];
       en += 0.5 * ks[s] * stretch * stretch;
       if (!(l > 0.0)) {
@@ -110,8 +122,7 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
         y[3 * s] = y[3 * s + 1] = y[3 * s + 2] = 0.0;
         continue;
       }
-      double inv = 1.0 / l;
-      double n0 = d0 * inv, n1 = d1 * inv, n2 = d2 * inv;
+      double n0 = nv[0], n1 = nv[1], n2 = nv[2];
       double vn = n0 * (v[3 * i] - v[3 * j]) + n1 * (v[3 * i + 1] - v[3 * j + 1]) +
                   n2 * (v[3 * i + 2] - v[3 * j + 2]);
       double c = -ks[s] * stretch - kd[s] * vn; /* F_i = c n */
@@ -142,14 +153,12 @@ static void springs_step_rhs(const JlForce *e, const JlModel *m, const double *x
   JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN) num_threads(jl_omp_threads(e->threads)))
   for (int s = 0; s < ns; s++) {
     int i = sn[2 * s], j = sn[2 * s + 1];
-    double d0 = x[3 * i] - x[3 * j], d1 = x[3 * i + 1] - x[3 * j + 1], d2 = x[3 * i + 2] - x[3 * j + 2];
-    double l = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+    double nv[3], l = spring_axis(x, i, j, nv);
     if (!(l > 0.0)) { /* coincident ends: no direction, no force, no block (as in force and linearize) */
       y[3 * s] = y[3 * s + 1] = y[3 * s + 2] = 0.0;
       continue;
     }
-    double inv = 1.0 / l;
-    double n0 = d0 * inv, n1 = d1 * inv, n2 = d2 * inv;
+    double inv = 1.0 / l, n0 = nv[0], n1 = nv[1], n2 = nv[2];
     double u0 = v[3 * i] - v[3 * j], u1 = v[3 * i + 1] - v[3 * j + 1], u2 = v[3 * i + 2] - v[3 * j + 2];
     double vn = n0 * u0 + n1 * u1 + n2 * u2;
     double f = -ks[s] * (l - rest[s]) - kd[s] * vn; /* F_i = f n */
@@ -177,15 +186,13 @@ static void springs_linearize(JlForce *e, const JlModel *m, const double *x,
   JL_OMP(omp parallel for schedule(static) if (ns > JL_PAR_MIN) num_threads(jl_omp_threads(e->threads)))
   for (int s = 0; s < ns; s++) {
     int i = sn[2 * s], j = sn[2 * s + 1];
-    double d0 = x[3 * i] - x[3 * j], d1 = x[3 * i + 1] - x[3 * j + 1], d2 = x[3 * i + 2] - x[3 * j + 2];
-    double l = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+    double nv[3], l = spring_axis(x, i, j, nv);
     double *B = blk + 6 * s;
     if (!(l > 0.0)) {
       memset(B, 0, 6 * sizeof(double));
       continue;
     }
-    double inv = 1.0 / l;
-    double n0 = d0 * inv, n1 = d1 * inv, n2 = d2 * inv;
+    double inv = 1.0 / l, n0 = nv[0], n1 = nv[1], n2 = nv[2];
     double c = 1.0 - rest[s] * inv; /* (1 - L/l), < 0 when compressed */
     if (!exact && c < 0.0) c = 0.0;
     /* K = -k [c I + (1 - c) n n^T], D = -kd n n^T */
@@ -283,15 +290,7 @@ static void springs_multiply(const JlForce *e, const JlModel *m, const double *u
 /* each spring is a pair term B_s (blk layout xx xy xz yy yz zz) */
 static void springs_offdiag(const JlForce *e, const JlModel *m, const JlOffdiagSink *sink) {
   const Springs *sp = e->self;
-  if (sink->pairs) {
-    sink->pairs(sink->ctx, sp->nspring, m->spring_node, sp->blk, e->threads);
-    return;
-  }
-  for (int s = 0; s < sp->nspring; s++) {
-    const double *B = sp->blk + 6 * (size_t)s;
-    double C[9] = {B[0], B[1], B[2], B[1], B[3], B[4], B[2], B[4], B[5]};
-    sink->pair(sink->ctx, m->spring_node[2 * s], m->spring_node[2 * s + 1], C);
-  }
+  sink->pairs(sink->ctx, sp->nspring, m->spring_node, sp->blk, e->threads);
 }
 
 static void springs_free(void *self) {

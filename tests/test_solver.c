@@ -80,7 +80,7 @@ static void sys_free(Sys *s) {
 static JlPrecond *two_level(Sys *s, int threads) {
   JlPrecond *p = jl_precond_create(&s->m, JL_PRECOND_TWO_LEVEL);
   jl_precond_begin(p, &s->m, s->diag, s->x, threads);
-  JlOffdiagSink sink = {p, jl_precond_block, jl_precond_pair, jl_precond_pairs};
+  JlOffdiagSink sink = {p, jl_precond_block, jl_precond_pairs};
   s->springs->ops->offdiag(s->springs, &s->m, &sink);
   jl_precond_end(p, threads);
   return p;
