@@ -70,6 +70,33 @@ double jl_closest_segments(const double *p0, const double *p1, const double *q0,
   return jl_vec3_dot(d, d);
 }
 
+double jl_segments_first_within(const double *const p[4], const double *const dp[4], double target, double *s,
+                                double *t) {
+  double L = 0.0, ss, tt;
+  for (int i = 0; i < 2; i++)
+    for (int j = 2; j < 4; j++) {
+      double d[3] = {dp[i][0] - dp[j][0], dp[i][1] - dp[j][1], dp[i][2] - dp[j][2]};
+      L = fmax(L, sqrt(jl_vec3_dot(d, d)));
+    }
+  double tau = 0.0;
+  for (int it = 0; it < 64; it++) {
+    double q[4][3];
+    for (int k = 0; k < 4; k++)
+      for (int a = 0; a < 3; a++) q[k][a] = p[k][a] + tau * dp[k][a];
+    double d = sqrt(jl_closest_segments(q[0], q[1], q[2], q[3], &ss, &tt));
+    if (d <= target) {
+      if (s) *s = ss;
+      if (t) *t = tt;
+      return tau;
+    }
+    if (tau >= 1.0 || !(L > 0.0) || !isfinite(d)) return -1.0;
+    double step = (d - target) / L;
+    tau += step > 1.0 / 256.0 ? step : 1.0 / 256.0;
+    if (tau > 1.0) tau = 1.0;
+  }
+  return -1.0;
+}
+
 static int is_thin(const JlGeom *geo, int b) { return geo->body[b].kind != JL_BODY_VOLUME; }
 
 static int edge_cmp(const void *a, const void *b) {
@@ -242,9 +269,16 @@ static void keep(JlThinFinder *f, int b, const JlThinPair *c) {
   }
 }
 
-/* the current primitive's pairs in body order, and the per-body slots freed */
-static void close_primitive(JlThinFinder *f) {
-  if (f->ntouched > 1) jl_sort_by_int(f->out + f->nout - f->ntouched, f->ntouched, sizeof *f->out, offsetof(JlThinPair, body_b));
+/* appends pair c (a rope segment's pair: every one is kept) */
+static void keep_all(JlThinFinder *f, const JlThinPair *c) {
+  jl_grow((void **)&f->out, &f->cap, f->nout + 1, sizeof(JlThinPair));
+  f->out[f->nout++] = *c;
+}
+
+/* the current primitive's pairs (out[start..nout)) in body order (stable),
+ * and the per-body slots freed */
+static void close_primitive(JlThinFinder *f, int start) {
+  if (f->nout - start > 1) jl_sort_by_int(f->out + start, f->nout - start, sizeof *f->out, offsetof(JlThinPair, body_b));
   for (int a = 0; a < f->ntouched; a++) f->best[f->touched[a]] = -1;
   f->ntouched = 0;
 }
@@ -265,8 +299,9 @@ static void close_primitive(JlThinFinder *f) {
           for (int k = (f)->hash.item[en_], once_ = 1; once_; once_ = 0)                    \
             if ((f)->seen[k] != (f)->stamp && ((f)->seen[k] = (f)->stamp, 1))
 
-int jl_thin_find(JlThinFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
-                 const JlThinPair **out) {
+/* jl_thin_find; points = 0: edge-edge pairs only (jl_thin_find_edges) */
+static int find(JlThinFinder *f, const JlGeom *geo, const double *x, const double *v, double h, int points,
+                const JlThinPair **out) {
   *out = NULL;
   if (!f) return 0;
   f->nout = 0;
@@ -290,7 +325,7 @@ int jl_thin_find(JlThinFinder *f, const JlGeom *geo, const double *x, const doub
   f->hash.cell = cell;
   f->hash.inv_cell = 1.0 / cell;
   jl_hash_begin(&f->hash);
-  for (int k = 0; k < f->ntri + f->nedge; k++) {
+  for (int k = points ? 0 : f->ntri; k < f->ntri + f->nedge; k++) {
     double *b = f->box + 6 * k;
     jl_box_empty(b);
     const int *nv = k < f->ntri ? f->tri + 3 * k : f->edge + 2 * (k - f->ntri);
@@ -300,7 +335,8 @@ int jl_thin_find(JlThinFinder *f, const JlGeom *geo, const double *x, const doub
     jl_hash_insert_box(&f->hash, b, k);
   }
   /* points against cloth triangles and rope segments */
-  for (int j = 0; j < f->npt; j++) {
+  for (int j = 0; j < (points ? f->npt : 0); j++) {
+    int start = f->nout;
     int P = f->pt_body[j], na = f->pt_n[j], p = f->pt_node[4 * j];
     const int *pn = f->pt_node + 4 * j;
     const double *pw = f->pt_w + 4 * j;
@@ -357,10 +393,11 @@ int jl_thin_find(JlThinFinder *f, const JlGeom *geo, const double *x, const doub
       if (!finish(&c, x, v, h, margin, k < f->ntri ? fallback : NULL)) continue;
       keep(f, c.body_b, &c);
     }
-    close_primitive(f);
+    close_primitive(f, start);
   }
   /* edges against edges (each unordered pair once: the lower edge asks) */
   for (int e = 0; e < f->nedge; e++) {
+    int start = f->nout;
     int A = f->edge_body[e];
     const int *ea = f->edge + 2 * e;
     double *eb = f->box + 6 * (f->ntri + e);
@@ -394,11 +431,37 @@ int jl_thin_find(JlThinFinder *f, const JlGeom *geo, const double *x, const doub
       jl_vec3_sub(x + 3 * ea[1], x + 3 * ea[0], da);
       jl_vec3_sub(x + 3 * ebv[1], x + 3 * ebv[0], db);
       jl_vec3_cross(da, db, fallback);
-      if (!finish(&c, x, v, h, margin, fallback)) continue;
-      keep(f, B, &c);
+      /* close now or along the step: the closest points at the start
+       * (finish), or the segments' own paths (they may turn within the step) */
+      int near = finish(&c, x, v, h, margin, fallback);
+      if (!near && jl_vec3_dot(c.dir, c.dir) > 0.0) {
+        const double *pp[4] = {x + 3 * ea[0], x + 3 * ea[1], x + 3 * ebv[0], x + 3 * ebv[1]};
+        double dpv[4][3];
+        for (int q = 0; q < 4; q++)
+          for (int a = 0; a < 3; a++) dpv[q][a] = h * v[3 * c.node[q] + a];
+        const double *dp[4] = {dpv[0], dpv[1], dpv[2], dpv[3]};
+        near = jl_segments_first_within(pp, dp, c.radius + margin, NULL, NULL) >= 0.0;
+      }
+      if (!near) continue;
+      if (f->edge_rope[e] || f->edge_rope[o]) {
+        c.key2 = o;
+        keep_all(f, &c);
+      } else {
+        keep(f, B, &c);
+      }
     }
-    close_primitive(f);
+    close_primitive(f, start);
   }
   *out = f->out;
   return f->nout;
+}
+
+int jl_thin_find(JlThinFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
+                 const JlThinPair **out) {
+  return find(f, geo, x, v, h, 1, out);
+}
+
+int jl_thin_find_edges(JlThinFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
+                       const JlThinPair **out) {
+  return find(f, geo, x, v, h, 0, out);
 }

@@ -22,7 +22,11 @@
  * h, plus the gravity sag g h^2): then the gap is negative and the implicit
  * solve switches the contact on only if it closes (speculative, as
  * collision/proximity.h). Of all pairs of one primitive with one body only
- * the closest is kept, and edge pairs are taken once (lower edge first).
+ * the closest is kept, except for rope segments: a segment meets every edge
+ * within reach (where one rope crosses another near a node, or its end whips
+ * past the last segments of another, the closest segment at the step's start
+ * is often not the one it would pass through). Edge pairs are taken once
+ * (lower edge first).
  * Self-collision leaves out primitives whose rest positions are within
  * JL_THIN_SELF_EXCLUDE rest edge lengths of each other (neighbours along the
  * rope or in the sheet).
@@ -57,8 +61,10 @@ typedef struct JlThinPair {
   int node[7];
   double coef[7]; /* z = sum coef_j x_j = A's closest point - B's closest point */
   int body_a, body_b;
-  int key;        /* identifies the pair across steps with (node[0], body_b, kind): the point's index in the
-                     finder (point pairs) or the second node of edge a (edge-edge) */
+  int key;        /* identifies the pair across steps with (node[0], body_b, kind, key2): the point's index in
+                     the finder (point pairs) or the second node of edge a (edge-edge) */
+  int key2;       /* edge-edge pairs with a rope segment: the other edge's index in the finder (a segment
+                     meets every segment within reach, not only the closest of each body); else 0 */
   double dir[3];  /* unit direction from B's closest point to A's: the force on A pushes along it */
   double dist;    /* m, n . z at the step's start (>= 0) */
   double radius;  /* m, contact distance: the two bodies' radii summed */
@@ -76,12 +82,25 @@ void jl_thin_destroy(JlThinFinder *f);
  * (nnode x 3). Returns their number; *out stays valid until the next call. */
 int jl_thin_find(JlThinFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
                  const JlThinPair **out);
+/* The same, edge-edge pairs only. */
+int jl_thin_find_edges(JlThinFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
+                       const JlThinPair **out);
 
 /* Closest points of segments p0p1 and q0q1 (Ericson, Real-Time Collision
  * Detection, sec. 5.1.9): p0 + s (p1 - p0) and q0 + t (q1 - q0), s, t in [0, 1].
  * Returns the squared distance. */
 double jl_closest_segments(const double *p0, const double *p1, const double *q0, const double *q1, double *s,
                            double *t);
+
+/* Segments p[0]p[1] and p[2]p[3] whose ends move on straight lines from p[k]
+ * to p[k] + dp[k] as tau goes from 0 to 1: the first tau at which they come
+ * within `target` of each other, found by conservative advancement (Mirtich
+ * 1996: their distance changes by at most L per unit of tau, L the largest
+ * relative displacement of an end of one against an end of the other; steps
+ * of at least 1/256, at most 64 of them); -1 when they do not. *s, *t: their
+ * closest points then (may be NULL). */
+double jl_segments_first_within(const double *const p[4], const double *const dp[4], double target, double *s,
+                                double *t);
 
 #ifdef __cplusplus
 }

@@ -63,7 +63,7 @@ struct JellyWorld {
   double *scratch;       /* nnode x 3, the drag element's force when its energy is asked for */
   double **surf;         /* nbody surface vertex buffers (nvert x 3), allocated on first use */
   long steps, diverged;  /* this world object's counters (not state) */
-  long fr_steps, fr_cg, fr_cg_failed, fr_splits; /* since the last jelly_world_stats reset (a stats.csv frame) */
+  long fr_steps, fr_cg, fr_cg_failed, fr_splits, fr_crossing; /* since the last jelly_world_stats reset (a stats.csv frame) */
 };
 
 /* the engine model of a world (its view, with the world's pins) */
@@ -508,6 +508,7 @@ JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_
     world->fr_cg += rep.cg_iterations;
     world->fr_cg_failed += rep.cg_failed;
     world->fr_splits += rep.energy_splits;
+    world->fr_crossing += rep.crossing_splits;
     if (r) {
       world->diverged++;
       if (err && errsz > 0) snprintf(err, errsz, "%s: diverged at t = %.6g s: %s", fn, world->w.state.t, rep.message);
@@ -657,6 +658,7 @@ JellyResult jelly_world_stats(JellyWorld *world, int reset, JellyStats *out, cha
   out->cg_iterations = world->fr_cg;
   out->cg_failed = world->fr_cg_failed;
   out->energy_splits = world->fr_splits;
+  out->crossing_splits = world->fr_crossing;
   out->kinetic_energy = e.kinetic;
   out->elastic_energy = e.elastic;
   out->gravity_energy = e.gravity;
@@ -666,7 +668,7 @@ JellyResult jelly_world_stats(JellyWorld *world, int reset, JellyStats *out, cha
   out->contact_energy = e.contact;
   for (int b = 0; b < m->nbody; b++)
     if (m->body[b].tet_count > 0) out->inverted_tets += jl_volume_inverted(m, world->w.state.x, b);
-  if (reset) world->fr_steps = world->fr_cg = world->fr_cg_failed = world->fr_splits = 0;
+  if (reset) world->fr_steps = world->fr_cg = world->fr_cg_failed = world->fr_splits = world->fr_crossing = 0;
   return JELLY_OK;
 }
 

@@ -88,6 +88,8 @@ typedef struct Contact {
   int tet;        /* Q's tet (global id); -1 for obstacles */
   int feature;    /* obstacle feature the node is measured against (box face it came in through); -1 */
   int tag;        /* 0: node[0] against a body or obstacle; thin pairs (collision/thin.h): kind + key */
+  int key2;       /* thin pairs: JlThinPair.key2 (with node[0], other and tag, names the pair); else 0 */
+  double reach;   /* m, thin pairs: the contact distance (JlThinPair.radius); else 0 */
   int continued;  /* 1: z0 and d0 carried over from the last step's contact (thin_history): z0 is not z(x) */
   int pushing;    /* 1: works off slack it already had at the last step (an overlap being pushed apart) */
   double r[3];    /* unit normal: force direction on node[0] */
@@ -107,7 +109,7 @@ typedef struct Contact {
 
 /* what a contact leaves for the next step */
 typedef struct Memory {
-  int node, other, tag;
+  int node, other, tag, key2;
   int feature;        /* obstacle: the box face the node came in through; -1 */
   double slack;       /* m */
   /* the contact's linear gap, to predict its depth at the next step's start */
@@ -130,6 +132,9 @@ typedef struct ContactElem {
   int nbody_contacts; /* of ncontact, from body-body detection */
   double mu;
   int use_set;        /* 1: implicit solve with a fixed on/off set (refine) */
+  const double *x_step, *v_step; /* the state begin_step read (refine re-linearizes edge-edge pairs on it) */
+  double h_step;
+  double *vpath;      /* nnode x 3, scratch of contact_crossed: the step's mean velocities */
   int nmem, memcap;
   Memory *mem;        /* previous step's contacts, sorted by (node, other) */
   double *knode;      /* nnode: summed stiffness of each node's springs, N/m */
@@ -211,23 +216,25 @@ static void unindex_contacts(ContactElem *ce, int n) {
   for (int i = 0; i < n; i++) ce->first[ce->contact[i].node[0]] = -1;
 }
 
-static int key_cmp(int n1, int o1, int t1, int n2, int o2, int t2) {
-  if (n1 != n2) return n1 < n2 ? -1 : 1;
-  if (o1 != o2) return o1 < o2 ? -1 : 1;
-  return (t1 > t2) - (t1 < t2);
+static int key_cmp(const int a[4], const int b[4]) {
+  for (int i = 0; i < 4; i++)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
 }
 
 static int mem_cmp(const void *a, const void *b) {
   const Memory *p = a, *q = b;
-  return key_cmp(p->node, p->other, p->tag, q->node, q->other, q->tag);
+  return key_cmp((const int[4]){p->node, p->other, p->tag, p->key2}, (const int[4]){q->node, q->other, q->tag, q->key2});
 }
 
-static const Memory *mem_find(const ContactElem *ce, int node, int other, int tag) {
+/* the memory of contact (node, other, tag, key2); NULL when new */
+static Memory *mem_find(const ContactElem *ce, int node, int other, int tag, int key2) {
+  const int key[4] = {node, other, tag, key2};
   int lo = 0, hi = ce->nmem - 1;
   while (lo <= hi) {
     int mid = (lo + hi) / 2;
-    const Memory *q = &ce->mem[mid];
-    int c = key_cmp(q->node, q->other, q->tag, node, other, tag);
+    Memory *q = &ce->mem[mid];
+    int c = key_cmp((const int[4]){q->node, q->other, q->tag, q->key2}, key);
     if (c == 0) return q;
     if (c < 0)
       lo = mid + 1;
@@ -320,7 +327,7 @@ static void thin_history(ContactElem *ce, const JlModel *m) {
   for (int i = 0; i < ce->nbody_contacts; i++) {
     Contact *ct = &ce->contact[i];
     if (m->body[m->node_body[ct->node[0]]].kind == JL_BODY_VOLUME) continue;
-    const Memory *q = mem_find(ce, ct->node[0], ct->other, 0);
+    const Memory *q = mem_find(ce, ct->node[0], ct->other, 0, 0);
     if (!q || q->n < 1 || jl_vec3_dot(q->r, ct->r) >= 0.5) continue;
     ct->n = q->n;
     ct->na = q->na;
@@ -349,29 +356,31 @@ static int anchor_point(const JlModel *m, const Memory *q, const double *x, doub
   return 1;
 }
 
+/* a thin pair: both sides move; the mass and spring stiffness the contact
+ * acts on are the reduced ones, 1 / sum coef_j^2 / m_j (pinned nodes do not
+ * move: infinite mass) */
+static void thin_mass(const ContactElem *ce, const JlModel *m, const Contact *ct, double *mp, double *kp) {
+  double im = 0.0, ik = 0.0;
+  for (int j = 0; j < ct->n; j++) {
+    int nj = ct->node[j];
+    double c2 = ct->coef[j] * ct->coef[j];
+    if (m->pinned[nj]) continue;
+    if (m->mass[nj] > 0.0) im += c2 / m->mass[nj];
+    if (ce->knode[nj] > 0.0) ik += c2 / ce->knode[nj];
+  }
+  *mp = im > 0.0 ? 1.0 / im : 0.0;
+  *kp = ik > 0.0 ? 1.0 / ik : 0.0;
+}
+
 /* stiffness, slack, friction anchor and regime of contact ct at (x, v) */
 static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const double *x, const double *v,
                           double h) {
   const JlWorldDef *wd = &m->world;
   int p = ct->node[0];
   double mp = m->mass[p], kp = ce->knode[p];
-  if (ct->tag != 0) {
-    /* a thin pair: both sides move; the mass and spring stiffness the
-     * contact acts on are the reduced ones, 1 / sum coef_j^2 / m_j (pinned
-     * nodes do not move: infinite mass) */
-    double im = 0.0, ik = 0.0;
-    for (int j = 0; j < ct->n; j++) {
-      int nj = ct->node[j];
-      double c2 = ct->coef[j] * ct->coef[j];
-      if (m->pinned[nj]) continue;
-      if (m->mass[nj] > 0.0) im += c2 / m->mass[nj];
-      if (ce->knode[nj] > 0.0) ik += c2 / ce->knode[nj];
-    }
-    mp = im > 0.0 ? 1.0 / im : 0.0;
-    kp = ik > 0.0 ? 1.0 / ik : 0.0;
-  }
+  if (ct->tag != 0) thin_mass(ce, m, ct, &mp, &kp);
   ct->k = wd->contact_stiffness * mp + wd->contact_spring_scale * kp;
-  const Memory *q = mem_find(ce, p, ct->other, ct->tag);
+  const Memory *q = mem_find(ce, p, ct->other, ct->tag, ct->key2);
   if (ct->tag != 0) {
     /* A thin pair (a rope's end whipping into another at 9 m/s, cloth hit
      * by a fast body) must stop its approach within JL_THIN_GIVE, or the
@@ -505,6 +514,7 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x) {
     q->node = ct->node[0];
     q->other = ct->other;
     q->tag = ct->tag;
+    q->key2 = ct->key2;
     q->slack = ct->slack;
     q->feature = ct->feature;
     q->anchor_tet = ct->tet;
@@ -574,6 +584,8 @@ static void thin_contacts(ContactElem *ce, const JlModel *m, const double *x, co
     ct->na = pr->na;
     /* (node[0], other, tag) names the pair from step to step: kind in the low two bits */
     ct->tag = (int)pr->kind + 4 * pr->key;
+    ct->key2 = pr->key2;
+    ct->reach = pr->radius;
   }
 }
 
@@ -600,7 +612,7 @@ static void obstacle_contacts(ContactElem *ce, const JlModel *m, int o, const do
     if (xi[0] < lo[0] - reach || xi[1] < lo[1] - reach || xi[2] < lo[2] - reach || xi[0] > hi[0] + reach ||
         xi[1] > hi[1] + reach || xi[2] > hi[2] + reach)
       continue;
-    const Memory *q = mem_find(ce, i, m->nbody + o, 0);
+    const Memory *q = mem_find(ce, i, m->nbody + o, 0, 0);
     JlObstacleHit hit;
     int hint = q ? q->feature : -1, found = 0;
     if (jl_obstacle_query(ob, xi, rad, hint, &hit) && !(hit.dist > rad)) {
@@ -636,6 +648,7 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
   ContactElem *ce = e->self;
   ce->ncontact = 0;
   ce->use_set = 0;
+  ce->x_step = x, ce->v_step = v, ce->h_step = h;
   /* soft body against soft body */
   if (ce->col) {
     int n;
@@ -802,9 +815,201 @@ static void contact_multiply(const JlForce *e, const JlModel *m, const double *u
   }
 }
 
+/* ---------------------------------------------------------------- edge-edge pairs along the step */
+
+/* distance of edge-edge pair ct's segments at x0 + tau (x1 - x0); s, t: their closest points */
+static double ee_dist(const Contact *ct, const double *x0, const double *x1, double tau, double *s, double *t) {
+  double p[4][3];
+  for (int j = 0; j < 4; j++)
+    for (int a = 0; a < 3; a++) {
+      int i = 3 * ct->node[j] + a;
+      p[j][a] = x0[i] + tau * (x1[i] - x0[i]);
+    }
+  return sqrt(jl_closest_segments(p[0], p[1], p[2], p[3], s, t));
+}
+
+/* the first tau in [0, 1] at which edge-edge pair ct's segments come within
+ * `target` of each other on the path x0 -> x1 (jl_segments_first_within); -1 when they do not */
+static double ee_first(const Contact *ct, const double *x0, const double *x1, double target) {
+  double dpv[4][3];
+  const double *p[4], *dp[4];
+  for (int j = 0; j < 4; j++) {
+    p[j] = x0 + 3 * ct->node[j];
+    for (int a = 0; a < 3; a++) dpv[j][a] = x1[3 * ct->node[j] + a] - x0[3 * ct->node[j] + a];
+    dp[j] = dpv[j];
+  }
+  return jl_segments_first_within(p, dp, target, NULL, NULL);
+}
+
+/* An edge-edge pair's linear gap uses the closest points and direction of
+ * the step's start. Segments that turn within the step (a rope's end
+ * whipping past another at 9 m/s, 14 cm a step at 1/60 s) can pass through
+ * each other between those points, with the gap still open: the segments'
+ * endpoints are held a contact distance apart along the start direction
+ * while their middles cross. After each active-set pass the path from the
+ * step's start x0 to the pass's end state x1 (implicit Euler moves every node
+ * on a straight line) is therefore checked: where the segments come closer
+ * than the contact distance by more than the pair's give and the linear gap
+ * does not see it, the pair is linearized again at the moment they touch
+ * (their closest points and direction there; where they already touched at
+ * the start, at the moment of the violation): the same linear gap g(x) =
+ * d0 - s - r.(z - z0), measured from x0 with the new points and direction,
+ * so the next pass holds them apart where they meet (Bridson, Fedkiw and
+ * Anderson 2002 take the normal at the time of impact the same way). The
+ * pair's stiffness is raised for the new approach if needed; it has no
+ * friction for the rest of the step. Returns 1 when ct changed. */
+/* Edge-edge pair ct along the path x0 -> x1: 1 when its segments come closer
+ * than the contact distance by more than the pair's give somewhere and the
+ * linear gap there is smaller by half the give than the true one (it does
+ * not see them meet); *tv: the first such moment (0..1). */
+static int ee_violated(const Contact *ct, const double *x0, const double *x1, double *tv) {
+  double rad = ct->reach, give = fmin(JL_THIN_GIVE, 0.5 * rad);
+  if (!(rad > 0.0)) return 0;
+  *tv = ee_first(ct, x0, x1, rad - give);
+  if (*tv < 0.0) return 0;
+  double s, t, dv = ee_dist(ct, x0, x1, *tv, &s, &t), z[3] = {0, 0, 0};
+  for (int j = 0; j < 4; j++)
+    for (int a = 0; a < 3; a++) {
+      int i = 3 * ct->node[j] + a;
+      z[a] += ct->coef[j] * (x0[i] + *tv * (x1[i] - x0[i]));
+    }
+  double glin = ct->d0 - jl_vec3_dot(ct->r, (double[3]){z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]});
+  return glin < rad - dv - 0.5 * give;
+}
+
+static int ee_relinearize(ContactElem *ce, const JlModel *m, Contact *ct, const double *x1) {
+  const double *x0 = ce->x_step, *v0 = ce->v_step;
+  double rad = ct->reach, tv;
+  if (!x0 || !ee_violated(ct, x0, x1, &tv)) return 0;
+  double s, t, z[3], z0[3];
+  /* linearize where they touch */
+  double d00 = ee_dist(ct, x0, x1, 0.0, &s, &t);
+  double tl = d00 > rad ? ee_first(ct, x0, x1, rad) : tv;
+  if (tl < 0.0) tl = tv;
+  double dl = ee_dist(ct, x0, x1, tl, &s, &t);
+  double coef[4] = {1.0 - s, s, -(1.0 - t), -t}, r[3], pa[4][3];
+  for (int a = 0; a < 3; a++) z[a] = z0[a] = 0.0;
+  for (int j = 0; j < 4; j++)
+    for (int a = 0; a < 3; a++) {
+      int i = 3 * ct->node[j] + a;
+      pa[j][a] = x0[i] + tl * (x1[i] - x0[i]);
+      z[a] += coef[j] * pa[j][a];
+      z0[a] += coef[j] * x0[i];
+    }
+  if (dl > 1e-9 * rad) {
+    for (int a = 0; a < 3; a++) r[a] = z[a] / dl;
+  } else { /* crossing there: the normal of both segments, on the side A started on */
+    double da[3], db[3];
+    jl_vec3_sub(pa[1], pa[0], da);
+    jl_vec3_sub(pa[3], pa[2], db);
+    jl_vec3_cross(da, db, r);
+    double len = sqrt(jl_vec3_dot(r, r));
+    if (!(len > 0.0)) return 0;
+    double sg = jl_vec3_dot(r, z0) < 0.0 ? -1.0 : 1.0;
+    for (int a = 0; a < 3; a++) r[a] *= sg / len;
+  }
+  double n0 = jl_vec3_dot(r, z0);
+  if (!(n0 >= 0.0)) return 0; /* A started on the far side of that plane: nothing consistent to hold */
+  memcpy(ct->coef, coef, sizeof coef);
+  memcpy(ct->r, r, sizeof r);
+  memcpy(ct->z0, z0, sizeof z0);
+  ct->d0 = rad - n0;
+  if (ct->slack > fmax(ct->d0, 0.0)) ct->slack = fmax(ct->d0, 0.0);
+  /* stiffness for the new approach (never lowered within the step) */
+  double mp, kp, zd[3];
+  thin_mass(ce, m, ct, &mp, &kp);
+  contact_z(ct, v0, zd);
+  double an = -jl_vec3_dot(r, zd), k = m->world.contact_stiffness * mp + m->world.contact_spring_scale * kp;
+  if (an > 0.0) k = fmax(k, mp * (an / JL_THIN_GIVE) * (an / JL_THIN_GIVE));
+  if (k > ct->k) ct->k = k;
+  ct->friction = FRICTION_NONE;
+  memset(ct->delta, 0, sizeof ct->delta);
+  /* what the next step predicts from */
+  Memory *q = mem_find(ce, ct->node[0], ct->other, ct->tag, ct->key2);
+  if (q) {
+    memcpy(q->coef, ct->coef, sizeof q->coef);
+    memcpy(q->r, r, sizeof r);
+    memcpy(q->z0, z0, sizeof z0);
+    q->d0 = ct->d0;
+    q->k = ct->k;
+    q->slack = ct->slack;
+  }
+  return 1;
+}
+
+/* edge-edge pair c along the path x0 -> x1: not held (ee_violated), or
+ * through half the tubes whatever held them (a pair the last pass left off,
+ * a penalty that gave way) */
+static int ee_crossed(const Contact *c, const double *x0, const double *x1) {
+  double tv;
+  return ee_violated(c, x0, x1, &tv) || ee_first(c, x0, x1, 0.5 * c->reach) >= 0.0;
+}
+
+/* JlForceOps.crossed: rope segments or cloth edges that the step carried
+ * through each other (ee_crossed). When every cloth and rope node ended
+ * within half a pair's give of where its velocity at the start of the step
+ * would have taken it, the step's detection (which finds pairs that come
+ * within their contact distance on those predicted paths) saw every pair
+ * that could come within the give, and its pairs are checked. Otherwise (a
+ * whipping rope end accelerates within the step) the pairs are found again
+ * on the step's own path and checked with the linear gap they had in the
+ * step, or with none when the step's detection did not find them. */
+static int contact_crossed(const JlForce *e, const JlModel *m, const double *x0, const double *v0,
+                           const double *x1) {
+  ContactElem *ce = e->self;
+  double h = ce->h_step;
+  if (!ce->thin || !(h > 0.0)) return 0;
+  double dev = 0.0, give = JL_THIN_GIVE;
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *bd = &m->body[b];
+    if (bd->kind == JL_BODY_VOLUME) continue;
+    if (bd->radius > 0.0) give = fmin(give, bd->radius); /* a pair's give: min(JL_THIN_GIVE, half its reach) */
+    for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) {
+      double d[3];
+      for (int a = 0; a < 3; a++) d[a] = x1[3 * i + a] - x0[3 * i + a] - h * v0[3 * i + a];
+      dev = fmax(dev, sqrt(jl_vec3_dot(d, d)));
+    }
+  }
+  if (2.0 * dev <= give) {
+    for (int q = 0; q < ce->ncontact; q++) {
+      const Contact *ct = &ce->contact[q];
+      if ((ct->tag & 3) == JL_THIN_EDGE_EDGE && ct->n == 4 && ee_crossed(ct, x0, x1)) return 1;
+    }
+    return 0;
+  }
+  size_t n3 = 3 * (size_t)m->nnode;
+  if (!ce->vpath) ce->vpath = jl_calloc(n3 + 1, sizeof(double));
+  for (size_t i = 0; i < n3; i++) ce->vpath[i] = (x1[i] - x0[i]) / h;
+  const JlThinPair *tp;
+  int np = jl_thin_find_edges(ce->thin, jl_model_geom(m), x0, ce->vpath, h, &tp);
+  for (int k = 0; k < np; k++) {
+    const JlThinPair *pr = &tp[k];
+    Contact c;
+    memset(&c, 0, sizeof c);
+    c.n = 4;
+    c.reach = pr->radius;
+    const Memory *q = mem_find(ce, pr->node[0], pr->body_b, (int)pr->kind + 4 * pr->key, pr->key2);
+    if (q && q->n == 4) { /* the gap the step held */
+      memcpy(c.node, q->nodes, sizeof c.node);
+      memcpy(c.coef, q->coef, sizeof c.coef);
+      memcpy(c.r, q->r, sizeof c.r);
+      memcpy(c.z0, q->z0, sizeof c.z0);
+      c.d0 = q->d0;
+    } else { /* none: it never pushed */
+      memcpy(c.node, pr->node, 4 * sizeof(int));
+      memcpy(c.coef, pr->coef, 4 * sizeof(double));
+      memcpy(c.r, pr->dir, sizeof c.r);
+      contact_z(&c, x0, c.z0);
+      c.d0 = -INFINITY;
+    }
+    if (ee_crossed(&c, x0, x1)) return 1;
+  }
+  return 0;
+}
+
 /* active-set update for the implicit stepper (JlForce.refine) */
 static int contact_refine(JlForce *e, const JlModel *m, const double *x1, const double *v1) {
-  (void)m, (void)v1;
+  (void)v1;
   ContactElem *ce = e->self;
   if (!x1) {
     /* start of the step: on where the gap would be open at the step's end
@@ -819,6 +1024,8 @@ static int contact_refine(JlForce *e, const JlModel *m, const double *x1, const 
   int changed = 0;
   for (int q = 0; q < ce->ncontact; q++) {
     Contact *ct = &ce->contact[q];
+    int moved = (ct->tag & 3) == JL_THIN_EDGE_EDGE && ct->n == 4 && ee_relinearize(ce, m, ct, x1);
+    changed += moved;
     double z[3];
     contact_z(ct, x1, z);
     double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
@@ -838,7 +1045,7 @@ static void contact_free(void *self) {
     jl_collision_destroy(ce->col);
     jl_proximity_destroy(ce->prox);
     jl_thin_destroy(ce->thin);
-    JL_FREE_ALL(ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent, ce->patch, ce->load_cp);
+    JL_FREE_ALL(ce->vpath, ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent, ce->patch, ce->load_cp);
   }
   free(ce);
 }
@@ -1007,7 +1214,7 @@ static void contact_couple(const JlForce *e, const JlModel *m, int *group) {
 
 static const JlForceOps contact_ops = {.name = "contacts", .kind = JL_FORCE_CONTACTS, .force = contact_force,
     .linearize = contact_linearize, .multiply = contact_multiply, .free_self = contact_free,
-    .begin_step = contact_begin, .refine = contact_refine, .pushing = contact_pushing, .couple = contact_couple,
+    .begin_step = contact_begin, .refine = contact_refine, .crossed = contact_crossed, .pushing = contact_pushing, .couple = contact_couple,
     .history_size = contact_history_size, .history_save = contact_history_save,
     .history_load = contact_history_load};
 

@@ -101,6 +101,13 @@ typedef struct JlForceOps {
    * (a primal active-set iteration). begin_step leaves that mode again, so
    * explicit steppers see the plain piecewise force. */
   int (*refine)(JlForce *e, const JlModel *m, const double *x1, const double *v1);
+  /* Optional (may be NULL), implicit steppers only: after a step from (x0,
+   * v0) to x1 (every node moves on the straight line between them), 1 when that
+   * path carries primitives through each other that the element's linear
+   * gaps did not hold apart (thin edge-edge pairs whose segments turned
+   * within the step, src/contact.c); the stepper then redoes the step as two
+   * half steps (src/world.c). */
+  int (*crossed)(const JlForce *e, const JlModel *m, const double *x0, const double *v0, const double *x1);
   /* Optional (may be NULL): after begin_step, 1 when the element does work
    * on the bodies in this step on purpose (contacts and the ground pushing
    * overlapping bodies apart at the push-out speed), so the step may add

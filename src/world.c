@@ -475,6 +475,19 @@ static int conservative(const JlWorld *w) {
   return 1;
 }
 
+/* 1 when an element checks implicit steps for primitives carried through each other (JlForceOps.crossed) */
+static int crossing_checked(const JlWorld *w) {
+  for (int e = 0; e < w->nforce; e++)
+    if (w->force[e]->ops->crossed) return 1;
+  return 0;
+}
+
+static int crossed(const JlWorld *w, const double *x0, const double *v0, const double *x1) {
+  for (int e = 0; e < w->nforce; e++)
+    if (w->force[e]->ops->crossed && w->force[e]->ops->crossed(w->force[e], w->model, x0, v0, x1)) return 1;
+  return 0;
+}
+
 /* One implicit step of length h, guarded against creating energy.
  *
  * Backward Euler dissipates energy where the potential is convex, but
@@ -508,13 +521,23 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
       e0 = total_energy(w, &ke0, &stored0);
   }
   size_t n3 = 3 * (size_t)m->nnode, off = (size_t)depth * n3;
-  if (guard) save_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
+  int can_split = depth + 1 < JL_GUARD_DEPTH && crossing_checked(w);
+  if (guard || can_split) save_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
   if (begin_elements(w, h)) guard = 0;
   int failed = 0;
   rep->cg_iterations += jl_step_implicit(w, h, &failed);
   rep->cg_failed += failed;
   warn(w, JL_WARN_CG_CAP, failed, s->t, "t = %.6g s: the linear solver stopped at its cap of %d iterations "
        "(step %.3g s)", s->t, w->def.max_iterations, h);
+  if (can_split && crossed(w, k->x_guard + off, k->v_guard + off, s->x)) {
+    /* thin bodies passed through each other along the step: two half steps,
+     * each with its own detection, follow the turning segments more closely */
+    load_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
+    rep->crossing_splits++;
+    implicit_guarded(w, 0.5 * h, rep, depth + 1);
+    implicit_guarded(w, 0.5 * h, rep, depth + 1);
+    return;
+  }
   if (!guard) {
     s->t += h;
     return;

@@ -72,6 +72,7 @@ typedef struct JlStepReport {
   char message[384];  /* set when diverged: names body and likely cause */
   int energy_splits;  /* implicit steps redone as two half steps because they would have created energy */
   int energy_rises;   /* steps that still created energy at the smallest split (h / 8) */
+  int crossing_splits; /* implicit steps redone as two half steps because thin bodies passed through each other */
 } JlStepReport;
 
 /* Numerical trouble, counted in the world by kind (the warnings channel of

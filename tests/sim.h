@@ -69,6 +69,7 @@ struct Sim {
   int built;           /* the world exists */
   int diverged;
   char message[384];
+  long crossing_splits; /* steps the engine redid as halves because thin primitives crossed (JlStepReport) */
   /* energy rule (top of this file) */
   int energy_after_separation; /* start the rule at the first frame without contacts */
   int energy_started;
@@ -206,6 +207,7 @@ static inline int sim_frame(Sim *s, SimHook step_hook, void *ctx) {
         snprintf(s->message, sizeof s->message, "%s", rep.message);
         break;
       }
+      s->crossing_splits += rep.crossing_splits;
       if (step_hook) step_hook(s, ctx);
     }
     s->wall += jl_seconds() - t0;

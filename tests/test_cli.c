@@ -21,7 +21,7 @@ static char g_out[1 << 16];
 /* the stats.csv header: a contract, columns are only ever appended */
 #define STATS_HEADER                                                                                     \
   "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,gravity_energy,max_strain,min_y," \
-  "contacts,contact_energy,cg_failed,inverted_tets,energy_splits\n"
+  "contacts,contact_energy,cg_failed,inverted_tets,energy_splits,crossing_splits\n"
 
 /* writes text to dir/name and the file's path into path */
 static int write_scene(const char *dir, const char *name, const char *text, char *path, size_t n) {

@@ -46,6 +46,51 @@ static void test_closest_segments(void) {
   printf("  sampled distance^2 at most %.2e above the closest points' (grid 1/200)\n", worst);
 }
 
+/* the first moment two moving segments come within a distance
+ * (jl_segments_first_within, conservative advancement) against a dense
+ * sampling of their paths: the distance there is within the target, and no
+ * earlier sample comes closer than the target less what one forced step of
+ * 1/256 can skip (L / 256); when none is returned, no sample does */
+static void test_segments_first_within(void) {
+  int found = 0;
+  for (int trial = 0; trial < 300; trial++) {
+    double pv[4][3], dv[4][3];
+    for (int k = 0; k < 4; k++)
+      for (int a = 0; a < 3; a++) pv[k][a] = rnd(), dv[k][a] = 2.0 * rnd() - 1.0;
+    if (trial % 3 == 0) /* segment b swings about its middle through a */
+      for (int a = 0; a < 3; a++) dv[2][a] = -dv[3][a], dv[0][a] = dv[1][a] = 0.0;
+    const double *p[4] = {pv[0], pv[1], pv[2], pv[3]}, *dp[4] = {dv[0], dv[1], dv[2], dv[3]};
+    double L = 0.0, target = 0.05 + 0.1 * rnd();
+    for (int i = 0; i < 2; i++)
+      for (int j = 2; j < 4; j++) {
+        double d[3] = {dv[i][0] - dv[j][0], dv[i][1] - dv[j][1], dv[i][2] - dv[j][2]};
+        L = fmax(L, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+      }
+    double s, t, tau = jl_segments_first_within(p, dp, target, &s, &t);
+    double end = tau >= 0.0 ? tau : 1.0;
+    for (int i = 0; i <= 4000; i++) {
+      double ti = i / 4000.0, q[4][3], ss, tt;
+      if (ti >= end) break;
+      for (int k = 0; k < 4; k++)
+        for (int a = 0; a < 3; a++) q[k][a] = pv[k][a] + ti * dv[k][a];
+      double d = sqrt(jl_closest_segments(q[0], q[1], q[2], q[3], &ss, &tt));
+      ENSURE_MSG(d > target - L / 256.0 - 1e-12, "trial %d: at tau %.4f the segments are %.4g apart, target %.4g, first %.4f",
+                 trial, ti, d, target, tau);
+    }
+    if (tau >= 0.0) {
+      double q[4][3], ss, tt;
+      for (int k = 0; k < 4; k++)
+        for (int a = 0; a < 3; a++) q[k][a] = pv[k][a] + tau * dv[k][a];
+      double d = sqrt(jl_closest_segments(q[0], q[1], q[2], q[3], &ss, &tt));
+      ENSURE_MSG(d <= target && fabs(ss - s) < 1e-12 && fabs(tt - t) < 1e-12, "trial %d: %.4g apart at tau %.4f", trial, d,
+                 tau);
+      found++;
+    }
+  }
+  printf("  %d of 300 moving pairs came within the target; none earlier than found (sampled at 1/4000)\n", found);
+  ENSURE(found > 30 && found < 270);
+}
+
 /* two ropes crossing 4 mm apart (radius 5 mm each: edge-edge), a cube's top
  * 2 mm under a cloth (thickness 1 cm: point-triangle) and a rope lying on
  * the cube (point-segment, rope node inside the cube), no gravity */
@@ -260,6 +305,6 @@ static void test_rest_at_thickness(void) {
   jl_world_destroy(&w);
 }
 
-JL_TEST_MAIN({"closest_segments", test_closest_segments}, {"thin_jacobian_fd", test_thin_jacobian_fd},
+JL_TEST_MAIN({"closest_segments", test_closest_segments}, {"segments_first_within", test_segments_first_within}, {"thin_jacobian_fd", test_thin_jacobian_fd},
              {"ropes_do_not_pass", test_ropes_do_not_pass}, {"bodies_on_coarse_cloth", test_bodies_on_coarse_cloth},
              {"rest_at_thickness", test_rest_at_thickness})

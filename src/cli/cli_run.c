@@ -787,7 +787,7 @@ int jl_cli_run(int argc, char **argv) {
   }
   if (!a.resume || ftell(stats) == 0)
     fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
-                   "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits\n");
+                   "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits,crossing_splits\n");
   /* the frames up to a resumed run's checkpoint are in DIR already: listed in scene.pvd, not rewritten */
   names_add(&o.written, "stats.csv");
   for (int f = 0; a.resume && f <= first; f++) {
@@ -813,7 +813,7 @@ int jl_cli_run(int argc, char **argv) {
   int *inv_first = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   long splits_total = 0, rises_total = 0;
   for (int frame = first; frame <= nframes; frame++) {
-    int steps = 0, cg = 0, cg_failed = 0, splits = 0;
+    int steps = 0, cg = 0, cg_failed = 0, splits = 0, crossing = 0;
     double ms = 0;
     if (frame == first && a.resume) continue; /* its row and files are the checkpointed run's */
     if (frame > 0) {
@@ -825,6 +825,7 @@ int jl_cli_run(int argc, char **argv) {
         cg += rep.cg_iterations;
         cg_failed += rep.cg_failed;
         splits += rep.energy_splits;
+        crossing += rep.crossing_splits;
         rises_total += rep.energy_rises;
         if (r) {
           if (tty) fprintf(stderr, "\n");
@@ -856,9 +857,9 @@ int jl_cli_run(int argc, char **argv) {
       if (nb > inv_max[b]) inv_max[b] = nb;
       inverted += nb;
     }
-    fprintf(stats, "%d,%.9g,%.3f,%d,%d,%.12g,%.12g,%.12g,%.9g,%.12g,%d,%.12g,%d,%d,%d\n", frame, w.state.t, ms,
+    fprintf(stats, "%d,%.9g,%.3f,%d,%d,%.12g,%.12g,%.12g,%.9g,%.12g,%d,%.12g,%d,%d,%d,%d\n", frame, w.state.t, ms,
             steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts, e.ground, cg_failed,
-            inverted, splits);
+            inverted, splits, crossing);
     if (status) break;
     double w0 = jl_seconds();
     JlResult wr = write_frame(&o, &w, frame, a.obj, err, sizeof err);

@@ -388,11 +388,12 @@ static PyObject *World_stats(WorldObject *self, PyObject *args) {
   char err[ERRSZ] = "";
   JellyResult r = jelly_world_stats(w, reset, &st, err, sizeof err);
   if (r) return raise_result(r, err, 0);
-  return Py_BuildValue("{sdslslsdsdsdsdsdsisdslsisl}", "time", st.time, "steps", st.steps, "cg_iterations",
+  return Py_BuildValue("{sdslslsdsdsdsdsdsisdslsislsl}", "time", st.time, "steps", st.steps, "cg_iterations",
                        st.cg_iterations, "kinetic_energy", st.kinetic_energy, "elastic_energy", st.elastic_energy,
                        "gravity_energy", st.gravity_energy, "max_strain", st.max_strain, "min_y", st.min_y,
                        "contacts", st.contacts, "contact_energy", st.contact_energy, "cg_failed", st.cg_failed,
-                       "inverted_tets", st.inverted_tets, "energy_splits", st.energy_splits);
+                       "inverted_tets", st.inverted_tets, "energy_splits", st.energy_splits,
+                       "crossing_splits", st.crossing_splits);
 }
 
 /* save(path) / load(path): the checkpoint files of jelly_world_save/load */

@@ -286,6 +286,8 @@ typedef struct JellyStats {
                             (as detected at the start of the last step) */
   double contact_energy; /* J, penalty energy of the ground and of contacts */
   int inverted_tets;     /* tets with signed volume <= 0 now */
+  long crossing_splits;  /* implicit steps redone as two half steps because rope segments or cloth edges passed
+                            through each other along the step (docs/collision.md) */
 } JellyStats;
 
 /* Fills *out; reset = 1 then starts the next frame's counters. */

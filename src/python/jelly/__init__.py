@@ -28,7 +28,7 @@ version = _jelly.version
 # the columns of `jelly run`'s stats.csv (README), in its order
 STATS_COLUMNS = ("frame", "time", "wall_ms", "steps", "cg_iterations", "kinetic_energy", "elastic_energy",
                  "gravity_energy", "max_strain", "min_y", "contacts", "contact_energy", "cg_failed",
-                 "inverted_tets", "energy_splits")
+                 "inverted_tets", "energy_splits", "crossing_splits")
 
 def _absolutize(node, base):
     """Relative "mesh" paths resolved against base, so the dict works from anywhere."""
