@@ -6,8 +6,12 @@
  *    about 3 E) resting on the ground at dt 1/60 and 0.002 s: no tet inverts
  *    at any step (without the volume force 784 of 1319 did), energy never
  *    rises, and they keep part of their height. The issue asks for half the
- *    rest height; measured 32-37 %, a known gap (printed as GAP; the body
- *    spreads sideways at constant volume, which the volume force cannot stop).
+ *    rest height; measured 32-37 %, a known gap (printed as GAP). The
+ *    continuum does not keep half either: a compressible neo-Hookean column
+ *    with the same E, nu and weight on a frictionless base (uniaxial stress,
+ *    neo_hookean_column below) keeps 44.7 % at nu = 0.25 and 49.4 % at 0.45.
+ *    The cube is asserted within 25 % of that reference (without the volume
+ *    force it kept 11 %).
  *  - squeeze_recover: a body squeezed flat (5 % of its height, every tet at
  *    J ~ 0.05) or mirrored (every tet inverted) and released recovers its rest
  *    volume within 2 %.
@@ -54,6 +58,50 @@ static double volume_sum(const JlModel *m, const double *x) {
   return v;
 }
 
+/* A compressible neo-Hookean solid, W = mu/2 (I1 - 3) - mu ln J + lambda/2
+ * (ln J)^2 (Bonet & Wood, Nonlinear Continuum Mechanics, 6.4.3), under
+ * uniaxial stress: axial stretch a, lateral stretches b free (dW/db = 0).
+ * The nominal axial stress P(a) = mu (a - 1/a) + lambda ln(a b^2) / a. */
+static double nh_lateral(double a, double mu, double lam) {
+  double lo = 1e-3, hi = 1e3; /* mu (b - 1/b) + lambda ln(a b^2) / b rises with b */
+  for (int it = 0; it < 200; it++) {
+    double b = sqrt(lo * hi);
+    if (mu * (b - 1.0 / b) + lam * log(a * b * b) / b > 0.0)
+      hi = b;
+    else
+      lo = b;
+  }
+  return sqrt(lo * hi);
+}
+
+static double nh_stress(double a, double mu, double lam) {
+  double b = nh_lateral(a, mu, lam);
+  return mu * (a - 1.0 / a) + lam * log(a * b * b) / a;
+}
+
+/* height over rest height of a column of height H, density rho, (E, nu),
+ * standing under gravity g on a frictionless base: each layer at reference
+ * depth s carries the nominal stress -rho g s (the weight above it per
+ * reference area), uniaxially; its stretch integrated over the height */
+static double neo_hookean_column(double E, double nu, double rho, double g, double H) {
+  double mu = E / (2.0 * (1.0 + nu)), lam = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)), sum = 0.0, prev = 1.0;
+  int n = 200;
+  for (int i = 1; i <= n; i++) {
+    double p = -rho * g * H * i / n, lo = 1e-6, hi = 1.0; /* P(a) rises with a */
+    for (int it = 0; it < 100; it++) {
+      double a = 0.5 * (lo + hi);
+      if (nh_stress(a, mu, lam) > p)
+        hi = a;
+      else
+        lo = a;
+    }
+    double a = 0.5 * (lo + hi);
+    sum += 0.5 * (prev + a) / n;
+    prev = a;
+  }
+  return sum;
+}
+
 static void soft_case(const char *shape, double dt) {
   char text[1024];
   snprintf(text, sizeof text,
@@ -88,6 +136,12 @@ static void soft_case(const char *shape, double dt) {
   ENSURE_MSG(rise <= 1e-3 * fabs(e0), "energy rose by %.3g J", rise);
   /* without the volume force the cube ends at 0.11 of its height */
   ENSURE_MSG(ratio > 0.25, "collapsed to %.3f of its height", ratio);
+  if (strstr(shape, "box")) {
+    double ref = neo_hookean_column(1e3, 0.25 /* the default poisson_ratio */, 1000.0, 9.81, h0);
+    printf("  a neo-Hookean column of the same material keeps %.1f %% (nu = 0.25); the cube %.2f of that\n", 100 * ref,
+           ratio / ref);
+    ENSURE_MSG(fabs(ratio / ref - 1.0) < 0.25, "height %.3f, %.2f of the neo-Hookean column's %.3f", ratio, ratio / ref, ref);
+  }
   if (ratio < 0.5) {
     printf("  GAP: height %.0f %% of rest, the issue asks for >= 50 %%\n", 100 * ratio);
     if (gaps_fail()) ENSURE_MSG(0, "height %.3f < 0.5 (JL_TEST_GAPS)", ratio);
