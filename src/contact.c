@@ -939,9 +939,12 @@ static int ee_relinearize(ContactElem *ce, const JlModel *m, Contact *ct, const 
 
 /* edge-edge pair c along the path x0 -> x1: not held (ee_violated), or
  * through half the tubes whatever held them (a pair the last pass left off,
- * a penalty that gave way) */
+ * a penalty that gave way). Segments that started the step already closer
+ * than the give allows (an overlap being pushed apart at the push-out speed)
+ * are left to that: halving the step would not separate them. */
 static int ee_crossed(const Contact *c, const double *x0, const double *x1) {
-  double tv;
+  double tv, s, t, give = fmin(JL_THIN_GIVE, 0.5 * c->reach);
+  if (ee_dist(c, x0, x1, 0.0, &s, &t) <= c->reach - give) return 0;
   return ee_violated(c, x0, x1, &tv) || ee_first(c, x0, x1, 0.5 * c->reach) >= 0.0;
 }
 
