@@ -841,23 +841,6 @@ static double ee_first(const Contact *ct, const double *x0, const double *x1, do
   return jl_segments_first_within(p, dp, target, NULL, NULL);
 }
 
-/* An edge-edge pair's linear gap uses the closest points and direction of
- * the step's start. Segments that turn within the step (a rope's end
- * whipping past another at 9 m/s, 14 cm a step at 1/60 s) can pass through
- * each other between those points, with the gap still open: the segments'
- * endpoints are held a contact distance apart along the start direction
- * while their middles cross. After each active-set pass the path from the
- * step's start x0 to the pass's end state x1 (implicit Euler moves every node
- * on a straight line) is therefore checked: where the segments come closer
- * than the contact distance by more than the pair's give and the linear gap
- * does not see it, the pair is linearized again at the moment they touch
- * (their closest points and direction there; where they already touched at
- * the start, at the moment of the violation): the same linear gap g(x) =
- * d0 - s - r.(z - z0), measured from x0 with the new points and direction,
- * so the next pass holds them apart where they meet (Bridson, Fedkiw and
- * Anderson 2002 take the normal at the time of impact the same way). The
- * pair's stiffness is raised for the new approach if needed; it has no
- * friction for the rest of the step. Returns 1 when ct changed. */
 /* Edge-edge pair ct along the path x0 -> x1: 1 when its segments come closer
  * than the contact distance by more than the pair's give somewhere and the
  * linear gap there is smaller by half the give than the true one (it does
@@ -877,6 +860,23 @@ static int ee_violated(const Contact *ct, const double *x0, const double *x1, do
   return glin < rad - dv - 0.5 * give;
 }
 
+/* An edge-edge pair's linear gap uses the closest points and direction of
+ * the step's start. Segments that turn within the step (a rope's end
+ * whipping past another at 9 m/s, 14 cm a step at 1/60 s) can pass through
+ * each other between those points, with the gap still open: the segments'
+ * endpoints are held a contact distance apart along the start direction
+ * while their middles cross. After each active-set pass the path from the
+ * step's start x0 to the pass's end state x1 (implicit Euler moves every node
+ * on a straight line) is therefore checked: where the segments come closer
+ * than the contact distance by more than the pair's give and the linear gap
+ * does not see it, the pair is linearized again at the moment they touch
+ * (their closest points and direction there; where they already touched at
+ * the start, at the moment of the violation): the same linear gap g(x) =
+ * d0 - s - r.(z - z0), measured from x0 with the new points and direction,
+ * so the next pass holds them apart where they meet (Bridson, Fedkiw and
+ * Anderson 2002 take the normal at the time of impact the same way). The
+ * pair's stiffness is raised for the new approach if needed; it has no
+ * friction for the rest of the step. Returns 1 when ct changed. */
 static int ee_relinearize(ContactElem *ce, const JlModel *m, Contact *ct, const double *x1) {
   const double *x0 = ce->x_step, *v0 = ce->v_step;
   double rad = ct->reach, tv;
