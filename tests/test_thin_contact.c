@@ -190,12 +190,10 @@ static void ropes_cross(double speed, double dt) {
   printf("  rope thrown at %.0f m/s, dt %.4g: closest segments %.4f m (2 r = 0.01 m), middle %.4f m above\n", speed,
          dt, dmin, ymid_min);
   ENSURE_MSG(ymid_min > 0.0, "the thrown rope passed through the fixed one (middle %.4f m below it)", -ymid_min);
-  /* slow: held at the tubes' surface; fast (13 cm a step at 8 m/s, a 5 g node
-   * against a ~1e4 N/m penalty): the penalty gives, but the ropes never cross */
-  if (speed <= 2.0)
-    ENSURE_MSG(dmin > 0.01 - 0.001, "segments came %.4f m close (2 r = 0.01 m)", dmin);
-  else
-    ENSURE_MSG(dmin > 0.0, "segments touched (%.4f m)", dmin);
+  /* held at the tubes' surface within the give, also fast (13 cm a step at
+   * 8 m/s: 0.3 mm apart before the edge-edge pairs followed their path
+   * through the step, 9.6 mm now) */
+  ENSURE_MSG(dmin > 0.01 - 0.001, "segments came %.4f m close (2 r = 0.01 m)", dmin);
   jl_world_destroy(&w);
 }
 
