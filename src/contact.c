@@ -961,6 +961,7 @@ static int contact_crossed(const JlForce *e, const JlModel *m, const double *x0,
                            const double *x1) {
   ContactElem *ce = e->self;
   double h = ce->h_step;
+  if (!x0) return ce->thin != NULL; /* the stepper asks whether this element checks at all */
   if (!ce->thin || !(h > 0.0)) return 0;
   double dev = 0.0, give = JL_THIN_GIVE;
   for (int b = 0; b < m->nbody; b++) {
@@ -1027,8 +1028,7 @@ static int contact_refine(JlForce *e, const JlModel *m, const double *x1, const 
   int changed = 0;
   for (int q = 0; q < ce->ncontact; q++) {
     Contact *ct = &ce->contact[q];
-    int moved = (ct->tag & 3) == JL_THIN_EDGE_EDGE && ct->n == 4 && ee_relinearize(ce, m, ct, x1);
-    changed += moved;
+    changed += (ct->tag & 3) == JL_THIN_EDGE_EDGE && ct->n == 4 && ee_relinearize(ce, m, ct, x1);
     double z[3];
     contact_z(ct, x1, z);
     double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};

@@ -106,7 +106,9 @@ typedef struct JlForceOps {
    * path carries primitives through each other that the element's linear
    * gaps did not hold apart (thin edge-edge pairs whose segments turned
    * within the step, src/contact.c); the stepper then redoes the step as two
-   * half steps (src/world.c). */
+   * half steps (src/world.c). crossed(e, m, NULL, NULL, NULL): 1 when the
+   * element checks steps at all (the stepper then keeps the step's start to
+   * redo it). */
   int (*crossed)(const JlForce *e, const JlModel *m, const double *x0, const double *v0, const double *x1);
   /* Optional (may be NULL): after begin_step, 1 when the element does work
    * on the bodies in this step on purpose (contacts and the ground pushing

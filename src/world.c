@@ -478,7 +478,7 @@ static int conservative(const JlWorld *w) {
 /* 1 when an element checks implicit steps for primitives carried through each other (JlForceOps.crossed) */
 static int crossing_checked(const JlWorld *w) {
   for (int e = 0; e < w->nforce; e++)
-    if (w->force[e]->ops->crossed) return 1;
+    if (w->force[e]->ops->crossed && w->force[e]->ops->crossed(w->force[e], w->model, NULL, NULL, NULL)) return 1;
   return 0;
 }
 
