@@ -79,6 +79,7 @@
 static void apply_matrix(void *ctx, const double *u, double *out) {
   const JlWorld *w = ctx;
   const JlModel *m = w->model;
+  jl_work_poll_threads(w); /* once per CG iteration: a core that got busy is left within the step */
   int n = m->nnode, threads = ((const JlWork *)w->work)->threads;
   (void)threads; /* without OpenMP */
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
@@ -194,6 +195,7 @@ static void pass_system(JlWorld *w, double h, int first) {
     for (int e = 0; e < w->nforce; e++) {
       JlForce *f = w->force[e];
       if (varies(f) != part) continue;
+      jl_work_poll_threads(w);
       if (f->ops->step_rhs) {
         f->ops->step_rhs(f, m, s->x, s->v, h, h * h, rhs);
       } else {
@@ -204,6 +206,7 @@ static void pass_system(JlWorld *w, double h, int first) {
     }
   }
   jl_cg_set_diagonal(&k->cg, k->diag, m->pinned);
+  jl_work_poll_threads(w);
   if (!k->prec) return;
   if (full)
     precond_setup(w, s->x);

@@ -33,7 +33,7 @@
 /* light per-node passes (vector updates, mass, gravity, ground) over fewer
  * nodes than this run on one thread: there a pass takes about as long as
  * waking a second thread, and much longer when that thread's core is busy */
-#define JL_PAR_MIN_LIGHT 8192
+#define JL_PAR_MIN_LIGHT 4096
 
 /* elements per block of a deterministic reduction */
 #define JL_BLOCK 1024
@@ -134,6 +134,18 @@ typedef struct JlWork {
 #define JL_CG_REL_FLOOR 1e-13
 static inline double jl_step_rel_tol(const JlWorld *w) {
   return w->def.velocity_tolerance > 0.0 ? JL_CG_REL_FLOOR : w->def.tolerance;
+}
+
+/* The thread count of the step's solver and elements: n (src/world.c). */
+void jl_work_set_threads(const JlWorld *w, int n);
+/* Within a step: asks the tuner whether the rest of it goes on fewer
+ * threads (a busy core, src/tune.h), and sets that count. */
+static inline void jl_work_poll_threads(const JlWorld *w) {
+  const JlWork *k = w->work;
+  if (k->threads > 1) {
+    int n = jl_tune_poll(&((JlWork *)w->work)->tune);
+    if (n != k->threads) jl_work_set_threads(w, n);
+  }
 }
 
 /* One implicit Euler step of length h (src/implicit.c). Returns the CG

@@ -4,7 +4,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -49,6 +53,78 @@ static double proc_idle_cores(JlThreadTune *t) {
   return first ? -2.0 : ncpu * (1.0 - db / dt);
 }
 
+/* seconds the team's other threads spent waiting on a run queue (the
+ * second field of /proc/self/task/TID/schedstat, ns); -1 when unknown */
+static double proc_delay(JlThreadTune *t) {
+  if (t->ntid < 1) return -1.0;
+  double sum = 0.0;
+  for (int k = 0; k < t->ntid; k++) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", t->tid[k]);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1.0;
+    unsigned long long run, wait;
+    int ok = fscanf(f, "%llu %llu", &run, &wait) == 2;
+    fclose(f);
+    if (!ok) return -1.0;
+    sum += 1e-9 * (double)wait;
+  }
+  return sum;
+}
+
+/* runnable threads of other processes: /proc/loadavg's running count less
+ * this process's threads in state R; -1 when unknown */
+static double proc_others_running(JlThreadTune *t) {
+  (void)t;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (!f) return -1.0;
+  double l1, l5, l15;
+  int running = 0, total = 0;
+  int ok = fscanf(f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &total) == 5;
+  fclose(f);
+  if (!ok) return -1.0;
+  DIR *d = opendir("/proc/self/task");
+  if (!d) return -1.0;
+  int own = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
+    char path[96], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", de->d_name);
+    FILE *g = fopen(path, "r");
+    if (!g) continue;
+    size_t n = fread(buf, 1, sizeof buf - 1, g);
+    fclose(g);
+    buf[n] = '\0';
+    const char *close = strrchr(buf, ')'); /* the state follows the command name in parentheses */
+    if (close && close[1] == ' ' && close[2] == 'R') own++;
+  }
+  closedir(d);
+  return running > own ? (double)(running - own) : 0.0;
+}
+
+static double monotonic_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* the kernel thread ids of the OpenMP team's threads other than the
+ * caller (libgomp keeps its pool, so the next regions run on them) */
+static void team_ids(JlThreadTune *t) {
+  t->ntid = 0;
+#ifdef _OPENMP
+  int tid[JL_TUNE_MAX_TIDS + 1] = {0}, n = t->full < JL_TUNE_MAX_TIDS + 1 ? t->full : JL_TUNE_MAX_TIDS + 1;
+#pragma omp parallel num_threads(n)
+  {
+    int me = omp_get_thread_num();
+    if (me < n) tid[me] = (int)syscall(SYS_gettid);
+  }
+  for (int k = 1; k < n; k++)
+    if (tid[k] > 0 && tid[k] != tid[0]) t->tid[t->ntid++] = tid[k];
+#endif
+}
+
 /* starts the idle window at this moment */
 static void idle_restart(JlThreadTune *t) {
   t->total0 = 0.0;
@@ -67,13 +143,77 @@ void jl_tune_init(JlThreadTune *t, int full, int nnode) {
   t->interval = 4;
   t->rate = -1.0;
   t->csw = -1;
+  t->running = t->full;
+  t->delay0 = -1.0;
   t->switches_now = involuntary_switches;
   t->idle_cores = proc_idle_cores;
-  if (t->full > 1) idle_restart(t);
+  t->delay_now = proc_delay;
+  t->seconds_now = monotonic_seconds;
+  t->others_running = proc_others_running;
+  long nc = sysconf(_SC_NPROCESSORS_ONLN);
+  t->ncpu = nc > 0 && nc < 1 << 20 ? (int)nc : t->full;
+  if (t->full > 1) {
+    idle_restart(t);
+    team_ids(t);
+  }
 }
 
+static int begin_count(JlThreadTune *t);
+
 int jl_tune_begin(JlThreadTune *t) {
+  int n = begin_count(t);
+  t->running = n;
+  if (n > 1) {
+    t->t0 = t->tpoll = t->seconds_now();
+    t->delay0 = t->delay_now(t);
+  }
+  return n;
+}
+
+int jl_tune_poll(JlThreadTune *t) {
+  if (t->running <= 1) return t->running;
+  double now = t->seconds_now();
+  if (now - t->tpoll < JL_TUNE_POLL_S || !(t->delay0 >= 0.0)) return t->running;
+  t->tpoll = now;
+  double d = t->delay_now(t);
+  if (!(d >= 0.0)) return t->running;
+  d -= t->delay0;
+  if (d < JL_TUNE_DELAY_MIN_S || d < 0.25 * (now - t->t0)) return t->running;
+  /* the other threads wait for a busy core: one thread from here */
+  if (t->trying == 1 && t->now == 1) { /* a try of more threads: it lost */
+    t->interval = t->interval < JL_TUNE_MAX_WAIT / 4 ? 4 * t->interval : JL_TUNE_MAX_WAIT;
+    t->wait = t->interval;
+  } else {
+    t->now = 1;
+    t->switches++;
+    t->interval = 4;
+    t->wait = 4;
+  }
+  t->trying = 0;
+  t->running = 1;
+  t->csw_acc = t->wall_acc = 0.0;
+  idle_restart(t);
+  return 1;
+}
+
+static int begin_count(JlThreadTune *t) {
   if (t->full <= 1) return 1;
+  if (!t->started) {
+    /* another process holds a core already (at each of a few looks 1/4 ms
+     * apart, so a thread that just woke does not count): start on one thread */
+    t->started = 1;
+    int busy = 1;
+    for (int k = 0; k < JL_TUNE_START_LOOKS && busy; k++) {
+      if (k > 0) nanosleep(&(struct timespec){0, 250000}, NULL);
+      double others = t->others_running(t);
+      busy = others >= 1.0 && others > t->ncpu - t->full;
+    }
+    if (busy) {
+      t->now = 1;
+      t->wait = 4;
+      idle_restart(t);
+    }
+  }
   t->csw = t->switches_now();
   if (t->wait > 0 || t->rate < 0.0) return t->now;
   if (t->now == t->full) {

@@ -455,6 +455,7 @@ static int begin_elements(JlWorld *w, double h) {
   int pushing = 0;
   for (int e = 0; e < w->nforce; e++) {
     JlForce *f = w->force[e];
+    jl_work_poll_threads(w);
     if (f->ops->begin_step) f->ops->begin_step(f, w->model, w->state.x, w->state.v, h);
     if (f->ops->pushing && f->ops->pushing(f)) pushing = 1;
   }
@@ -718,6 +719,12 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
   return 0;
 }
 
+void jl_work_set_threads(const JlWorld *w, int n) {
+  JlWork *k = w->work;
+  k->threads = k->cg.threads = n;
+  for (int f = 0; f < w->nforce; f++) w->force[f]->threads = n;
+}
+
 JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep) {
   JL_ASSERT(w && w->work, "jl_world_step: create the world with jl_world_create first");
   JL_ASSERT(h > 0.0 && isfinite(h), "jl_world_step: the step h must be positive and finite");
@@ -731,10 +738,7 @@ JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep) {
   jl_world_history_save(w, &k->hist_step);
 
   /* the thread count of this step (src/tune.h): the def's, or one while another process holds a core */
-  if (k->tune.full > 1) {
-    k->threads = k->cg.threads = jl_tune_begin(&k->tune);
-    for (int f = 0; f < w->nforce; f++) w->force[f]->threads = k->threads;
-  }
+  if (k->tune.full > 1) jl_work_set_threads(w, jl_tune_begin(&k->tune));
   double wall0 = jl_seconds();
   int bad;
   if (w->def.adaptive) {

@@ -335,6 +335,29 @@ static double idle_cores(JlThreadTune *t) {
   (void)t;
   return script_idle;
 }
+static double script_others;  /* other processes' runnable threads */
+static double script_time, script_delay; /* s: the clock, the other threads' run-queue delay */
+static int script_others_once; /* the next look sees one other thread, the ones after script_others */
+static double others_running(JlThreadTune *t) {
+  (void)t;
+  if (script_others_once) {
+    script_others_once = 0;
+    return 1.0;
+  }
+  return script_others;
+}
+static double delay_now(JlThreadTune *t) {
+  (void)t;
+  return script_delay;
+}
+static double seconds_now(void) { return script_time; }
+static void script_tuner(JlThreadTune *t) {
+  t->switches_now = switches_now;
+  t->idle_cores = idle_cores;
+  t->others_running = others_running;
+  t->delay_now = delay_now;
+  t->seconds_now = seconds_now;
+}
 
 /* n steps whose wall time per CG iteration is ms[threads - 1]; returns the steps run on one thread */
 static int tune_steps(JlThreadTune *t, int n, const double ms[2]) {
@@ -357,8 +380,8 @@ static void test_tuner(void) {
   }
   jl_tune_init(&t, 2, 100000);
   if (t.full != 2) return; /* built without OpenMP */
-  t.switches_now = switches_now;
-  t.idle_cores = idle_cores;
+  script_tuner(&t);
+  script_others = 0.0, t.ncpu = 2;
   const double idle_machine[2] = {1.0, 0.6}, busy_core[2] = {1.0, 2.2};
   /* an idle machine: preempted now and then (30 times a second), two
    * threads all along, no tries */
@@ -385,6 +408,57 @@ static void test_tuner(void) {
   one = tune_steps(&t, 1000, idle_machine);
   NOTE("frequent preemption, two threads faster: %d tries, %d steps on one thread in 1000", t.tries - tries, one);
   ENSURE(t.now == 2 && one <= 8 && t.tries - tries <= 8 && t.tries > tries);
+
+  /* a core already busy when the world starts: the first step runs on one
+   * thread (at 2 threads it took 90-150 ms where one needs 4), and two are
+   * tried only once a core is idle */
+  jl_tune_init(&t, 2, 100000);
+  script_tuner(&t);
+  script_others = 1.0, script_preempt = 20, script_idle = 0.0, t.ncpu = 2;
+  ENSURE(tune_steps(&t, 100, busy_core) == 100 && t.tries == 0);
+  script_others = 0.0, script_preempt = 1, script_idle = 1.0;
+  one = tune_steps(&t, 100, idle_machine);
+  ENSURE(t.now == 2 && one <= 8);
+  /* one look that sees another thread (one that just woke) does not count,
+   * nor does a busy core where enough are left (4 cores, 2 threads) */
+  jl_tune_init(&t, 2, 100000);
+  script_tuner(&t);
+  script_others = 0.0, script_others_once = 1, t.ncpu = 2;
+  ENSURE(jl_tune_begin(&t) == 2 && script_others_once == 0);
+  jl_tune_init(&t, 2, 100000);
+  script_tuner(&t);
+  script_others = 1.0, t.ncpu = 4;
+  ENSURE(jl_tune_begin(&t) == 2);
+
+  /* within a step: the other thread waits for a busy core (half of the wall
+   * time): the step goes on on one thread once it waited JL_TUNE_DELAY_MIN_S */
+  jl_tune_init(&t, 2, 100000);
+  script_tuner(&t);
+  script_others = 0.0, script_preempt = 1, script_idle = 1.0, t.ncpu = 2;
+  script_time = 0.0, script_delay = 0.0;
+  ENSURE(jl_tune_begin(&t) == 2);
+  double switched = -1.0;
+  for (int k = 1; k <= 400 && switched < 0.0; k++) {
+    script_time += 1e-4, script_delay += 0.5e-4; /* polled every 0.1 ms: it looks every JL_TUNE_POLL_S */
+    if (jl_tune_poll(&t) == 1) switched = script_time;
+  }
+  NOTE("busy core within a step: one thread after %.1f ms", 1e3 * switched);
+  ENSURE(switched > 0.0 && switched <= 2.0 * JL_TUNE_DELAY_MIN_S + 2.0 * JL_TUNE_POLL_S && t.now == 1);
+  jl_tune_end(&t, switched, 10);
+  /* an idle machine, and one hiccup of 3 ms in a step of 40 ms: two threads throughout */
+  jl_tune_init(&t, 2, 100000);
+  script_tuner(&t);
+  script_time = 0.0, script_delay = 0.0;
+  for (int step = 0; step < 20; step++) {
+    int n = jl_tune_begin(&t);
+    for (int k = 0; k < 400 && n == 2; k++) {
+      script_time += 1e-4;
+      if (step == 10 && k == 200) script_delay += 3e-3;
+      n = jl_tune_poll(&t);
+    }
+    ENSURE(n == 2);
+    jl_tune_end(&t, 0.04, 100);
+  }
 }
 
 JL_TEST_MAIN({"two_level", test_two_level}, {"update", test_update}, {"velocity_stop", test_velocity_stop}, {"accuracy", test_accuracy},
