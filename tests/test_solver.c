@@ -443,9 +443,11 @@ static void test_tuner(void) {
     if (jl_tune_poll(&t) == 1) switched = script_time;
   }
   NOTE("busy core within a step: one thread after %.1f ms", 1e3 * switched);
-  ENSURE(switched > 0.0 && switched <= 2.0 * JL_TUNE_DELAY_MIN_S + 2.0 * JL_TUNE_POLL_S && t.now == 1);
+  ENSURE(switched >= 2.0 * JL_TUNE_DELAY_MIN_S && switched <= 2.0 * JL_TUNE_DELAY_MIN_S + 2.0 * JL_TUNE_POLL_S &&
+         t.now == 1);
   jl_tune_end(&t, switched, 10);
-  /* an idle machine, and one hiccup of 3 ms in a step of 40 ms: two threads throughout */
+  /* an idle machine, and one hiccup of 3 ms 2 ms into a step of 40 ms (this VM's idle hiccups
+   * reach 2-4 ms): two threads throughout */
   jl_tune_init(&t, 2, 100000);
   script_tuner(&t);
   script_time = 0.0, script_delay = 0.0;
@@ -453,7 +455,7 @@ static void test_tuner(void) {
     int n = jl_tune_begin(&t);
     for (int k = 0; k < 400 && n == 2; k++) {
       script_time += 1e-4;
-      if (step == 10 && k == 200) script_delay += 3e-3;
+      if (step == 10 && k == 20) script_delay += 3e-3;
       n = jl_tune_poll(&t);
     }
     ENSURE(n == 2);
