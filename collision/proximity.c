@@ -136,6 +136,15 @@ static int test_face(const JlGeom *geo, const double *x, const double *v, double
   return 1;
 }
 
+/* box overlaps the swept box of a body other than self: only then can what
+ * it bounds (a node's path, a face's swept box) meet that body (each body's
+ * box holds its boundary nodes' paths and its faces' boxes) */
+static int near_other(const JlProximityFinder *f, int nbody, const double *box, int self) {
+  for (int c = 0; c < nbody; c++)
+    if (c != self && jl_boxes_overlap(box, f->bbox + 6 * c)) return 1;
+  return 0;
+}
+
 int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, const double *v, double h,
                       const JlProximity **out) {
   f->nout = 0;
@@ -179,7 +188,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, 
     jl_box_empty(b);
     for (int a = 0; a < 3; a++) jl_box_add_path(b, x + 3 * geo->face[3 * k + a], v + 3 * geo->face[3 * k + a], h);
     jl_box_grow(b, margin + rmax);
-    jl_hash_insert_box(&f->hash, b, k);
+    if (near_other(f, geo->nbody, b, f->face_body[k])) jl_hash_insert_box(&f->hash, b, k);
   }
   /* each node's swept path against the faces of other bodies in its cells */
   for (int j = 0; j < f->nbnode; j++) {
@@ -188,6 +197,7 @@ int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, 
     double nb[6];
     jl_box_empty(nb);
     jl_box_add_path(nb, x + 3 * p, v + 3 * p, h);
+    if (!near_other(f, geo->nbody, nb, P)) continue;
     if (++f->seen == 0) {
       memset(f->face_seen, 0, (size_t)geo->nface * sizeof(unsigned));
       f->seen = 1;

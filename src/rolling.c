@@ -50,6 +50,7 @@
 
 #include "mesh/vec3.h"
 #include "src/contact.h"
+#include "src/linalg.h"
 
 enum { ROLL_STICK, ROLL_SLIDE };
 
@@ -96,6 +97,8 @@ typedef struct Rolling {
   Frame *frame;    /* nbody */
   double *C;       /* nbody x 3: centre of mass of the initial positions */
   double *xs;      /* nnode x 3: positions at the step's start */
+  double *mr;      /* nnode x 3: m_i (xs_i - c) of the rolling bodies' nodes (lever_arms) */
+  double *part;    /* 3 x blocks of nnode: body_rotations' block sums */
   int nload, loadcap;
   Load *load;
   int npair, paircap;
@@ -238,31 +241,55 @@ static void frames(Rolling *ro, const JlModel *m, const double *x) {
   }
 }
 
+/* mr_i = m_i (xs_i - c) for the nodes of every rolling body (after frames) */
+static void lever_arms(Rolling *ro, const JlModel *m) {
+  for (int b = 0; b < m->nbody; b++) {
+    const Frame *fr = &ro->frame[b];
+    if (!fr->ok) continue;
+    const JlBody *bd = &m->body[b];
+    for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++)
+      for (int a = 0; a < 3; a++) ro->mr[3 * i + a] = m->mass[i] * (ro->xs[3 * i + a] - fr->c[a]);
+  }
+}
+
 /* th (nbody x 3) = J u per rolling body: I^-1 sum m_i r_i x u_i with
- * r_i = xs_i - c; bodies without a frame get 0 */
-static void body_rotations(const Rolling *ro, const JlModel *m, const double *u, int subtract_xs, double *th) {
+ * r_i = xs_i - c (u - xs with subtract_xs); bodies without a frame get 0.
+ * Summed in fixed blocks of JL_BLOCK nodes, so the result does not depend
+ * on the thread count. */
+static void body_rotations(const Rolling *ro, const JlModel *m, const double *u, int subtract_xs, double *th,
+                           int threads) {
+  (void)threads; /* without OpenMP */
   for (int b = 0; b < m->nbody; b++) {
     const Frame *fr = &ro->frame[b];
     double s[3] = {0, 0, 0};
     if (fr->ok) {
       const JlBody *bd = &m->body[b];
-      for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) {
-        double r[3], d[3], t[3];
-        jl_vec3_sub(ro->xs + 3 * i, fr->c, r);
-        if (subtract_xs)
-          jl_vec3_sub(u + 3 * i, ro->xs + 3 * i, d);
-        else
-          memcpy(d, u + 3 * i, sizeof d);
-        jl_vec3_cross(r, d, t);
-        for (int a = 0; a < 3; a++) s[a] += m->mass[i] * t[a];
+      int n = bd->node_count, i0 = bd->node_begin, nb = jl_nblock(n);
+      const double *restrict mr = ro->mr, *restrict xs = ro->xs;
+      double *part = ro->part;
+      JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
+      for (int blk = 0; blk < nb; blk++) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+        for (int i = i0 + blk * JL_BLOCK, end = i0 + jl_block_end(blk, n); i < end; i++) {
+          const double *r = mr + 3 * i;
+          double d0 = u[3 * i], d1 = u[3 * i + 1], d2 = u[3 * i + 2];
+          if (subtract_xs) d0 -= xs[3 * i], d1 -= xs[3 * i + 1], d2 -= xs[3 * i + 2];
+          s0 += r[1] * d2 - r[2] * d1;
+          s1 += r[2] * d0 - r[0] * d2;
+          s2 += r[0] * d1 - r[1] * d0;
+        }
+        part[3 * blk] = s0, part[3 * blk + 1] = s1, part[3 * blk + 2] = s2;
       }
+      for (int blk = 0; blk < nb; blk++)
+        for (int a = 0; a < 3; a++) s[a] += part[3 * blk + a];
     }
     mat_vec(fr->Iinv, s, th + 3 * b);
   }
 }
 
 /* out_i += m_i (I^-1 tau_b) x r_i for every node of every rolling body */
-static void apply_torques(const Rolling *ro, const JlModel *m, const double *tau, double *out) {
+static void apply_torques(const Rolling *ro, const JlModel *m, const double *tau, double *out, int threads) {
+  (void)threads; /* without OpenMP */
   for (int b = 0; b < m->nbody; b++) {
     const Frame *fr = &ro->frame[b];
     const double *t = tau + 3 * b;
@@ -270,11 +297,15 @@ static void apply_torques(const Rolling *ro, const JlModel *m, const double *tau
     double al[3];
     mat_vec(fr->Iinv, t, al);
     const JlBody *bd = &m->body[b];
-    for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) {
-      double r[3], f[3];
-      jl_vec3_sub(ro->xs + 3 * i, fr->c, r);
-      jl_vec3_cross(al, r, f);
-      for (int a = 0; a < 3; a++) out[3 * i + a] += m->mass[i] * f[a];
+    const double *restrict mr = ro->mr;
+    int end = bd->node_begin + bd->node_count;
+    JL_OMP(omp parallel for schedule(static) if (bd->node_count > JL_PAR_MIN_LIGHT)
+               num_threads(jl_omp_threads(threads)))
+    for (int i = bd->node_begin; i < end; i++) {
+      const double *r = mr + 3 * i;
+      out[3 * i] += al[1] * r[2] - al[2] * r[1];
+      out[3 * i + 1] += al[2] * r[0] - al[0] * r[2];
+      out[3 * i + 2] += al[0] * r[1] - al[1] * r[0];
     }
   }
 }
@@ -330,13 +361,14 @@ static void rolling_begin(JlForce *e, const JlModel *m, const double *x, const d
   ro->h = h;
   memcpy(ro->xs, x, 3 * (size_t)m->nnode * sizeof(double));
   frames(ro, m, x);
+  lever_arms(ro, m);
   ro->nload = 0;
   if (ro->contacts) jl_contact_loads(ro->contacts, m, x, add_load, ro);
   if (ro->ground) jl_ground_loads(ro->ground, m, x, add_load, ro);
   if (ro->nload > 1) qsort(ro->load, (size_t)ro->nload, sizeof(Load), load_cmp);
   /* angular velocities at the step's start */
   double *om = ro->th;
-  body_rotations(ro, m, v, 0, om);
+  body_rotations(ro, m, v, 0, om, e->threads);
   ro->npair = 0;
   ro->nfresh = 0;
   for (int i = 0; i < ro->nload;) {
@@ -467,8 +499,8 @@ static void rolling_force(const JlForce *e, const JlModel *m, const double *x, c
   Rolling *ro = e->self;
   if (ro->npair == 0) return;
   double *th = ro->th, *om = ro->th + 3 * (size_t)m->nbody, *tau = ro->tau, en = 0.0;
-  body_rotations(ro, m, x, 1, th);
-  body_rotations(ro, m, v, 0, om);
+  body_rotations(ro, m, x, 1, th, e->threads);
+  body_rotations(ro, m, v, 0, om, e->threads);
   memset(tau, 0, 3 * (size_t)m->nbody * sizeof(double));
   for (int q = 0; q < ro->npair; q++) {
     const Pair *p = &ro->pair[q];
@@ -488,7 +520,7 @@ static void rolling_force(const JlForce *e, const JlModel *m, const double *x, c
       if (rb) tau[3 * p->b + c] -= t[c];
     }
   }
-  apply_torques(ro, m, tau, f);
+  apply_torques(ro, m, tau, f, e->threads);
   if (energy) *energy += en;
 }
 
@@ -530,7 +562,7 @@ static void rolling_multiply(const JlForce *e, const JlModel *m, const double *u
   const Rolling *ro = e->self;
   if (ro->npair == 0) return;
   double *th = ro->th, *tau = ro->tau;
-  body_rotations(ro, m, u, 0, th);
+  body_rotations(ro, m, u, 0, th, e->threads);
   memset(tau, 0, 3 * (size_t)m->nbody * sizeof(double));
   for (int q = 0; q < ro->npair; q++) {
     const Pair *p = &ro->pair[q];
@@ -543,7 +575,7 @@ static void rolling_multiply(const JlForce *e, const JlModel *m, const double *u
       if (rb) tau[3 * p->b + c] -= t[c];
     }
   }
-  apply_torques(ro, m, tau, out);
+  apply_torques(ro, m, tau, out, e->threads);
 }
 
 /* implicit steps announce themselves here (JlForce.refine); the set of
@@ -557,7 +589,7 @@ static int rolling_refine(JlForce *e, const JlModel *m, const double *x1, const 
 
 static void rolling_free(void *self) {
   Rolling *ro = self;
-  if (ro) JL_FREE_ALL(ro->frame, ro->C, ro->xs, ro->load, ro->pair, ro->anchor, ro->fresh, ro->tau, ro->th);
+  if (ro) JL_FREE_ALL(ro->frame, ro->C, ro->xs, ro->mr, ro->part, ro->load, ro->pair, ro->anchor, ro->fresh, ro->tau, ro->th);
   free(ro);
 }
 
@@ -655,6 +687,7 @@ static int rolling_history_load(JlForce *e, const JlModel *m, const unsigned cha
   if (h[3]) {
     memcpy(ro->frame, pf, (size_t)h[5] * sizeof(Frame));
     memcpy(ro->xs, pf + (size_t)h[5] * sizeof(Frame), 3 * (size_t)h[6] * sizeof(double));
+    lever_arms(ro, m);
   }
   return 1;
 }
@@ -690,6 +723,8 @@ JlForce *jl_rolling_create(const JlModel *m, const JlForce *contacts, const JlFo
   ro->frame = jl_calloc((size_t)m->nbody + 1, sizeof(Frame));
   ro->C = jl_calloc(3 * ((size_t)m->nbody + 1), sizeof(double));
   ro->xs = jl_calloc(3 * ((size_t)m->nnode + 1), sizeof(double));
+  ro->mr = jl_calloc(3 * ((size_t)m->nnode + 1), sizeof(double));
+  ro->part = jl_calloc(3 * ((size_t)jl_nblock(m->nnode) + 1), sizeof(double));
   ro->tau = jl_calloc(3 * ((size_t)m->nbody + 1), sizeof(double));
   ro->th = jl_calloc(6 * ((size_t)m->nbody + 1), sizeof(double));
   for (int b = 0; b < m->nbody; b++) jl_model_body_com(m, m->x0, b, ro->C + 3 * b);

@@ -34,7 +34,11 @@
  * other threads of the team waited for a CPU since the step began
  * (/proc/self/task/TID/schedstat, the run-queue delay): at least
  * JL_TUNE_DELAY_MIN_S and a quarter of the step's wall time so far, and the
- * rest of the step runs on one thread, as if the step's end had decided it. */
+ * rest of the step runs on one thread, as if the step's end had decided it.
+ * The thread ids are read once, in a parallel region at jl_tune_init: a
+ * world stepped from another host thread than the one that created it has
+ * another OpenMP team, whose waiting the poll does not see (only the wall
+ * time is at stake: results never depend on the thread count). */
 #ifndef JL_SRC_TUNE_H
 #define JL_SRC_TUNE_H
 
