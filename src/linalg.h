@@ -32,8 +32,9 @@
 
 /* light per-node passes (vector updates, mass, gravity, ground) over fewer
  * nodes than this run on one thread: there a pass takes about as long as
- * waking a second thread, and much longer when that thread's core is busy */
-#define JL_PAR_MIN_LIGHT 4096
+ * waking a second thread (and much longer when that thread's core is busy:
+ * the tuner then steps on one thread, src/tune.h) */
+#define JL_PAR_MIN_LIGHT 2048
 
 /* elements per block of a deterministic reduction */
 #define JL_BLOCK 1024
