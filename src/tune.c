@@ -158,42 +158,19 @@ void jl_tune_init(JlThreadTune *t, int full, int nnode) {
   }
 }
 
-static int begin_count(JlThreadTune *t);
-
-int jl_tune_begin(JlThreadTune *t) {
-  int n = begin_count(t);
-  t->running = n;
-  if (n > 1) {
-    t->t0 = t->tpoll = t->seconds_now();
-    t->delay0 = t->delay_now(t);
-  }
-  return n;
+/* switches the steps between tries to count n */
+static void switch_to(JlThreadTune *t, int n) {
+  t->now = n;
+  t->switches++;
+  t->interval = 4;
+  t->wait = 4;
+  if (n != t->full) idle_restart(t);
 }
 
-int jl_tune_poll(JlThreadTune *t) {
-  if (t->running <= 1) return t->running;
-  double now = t->seconds_now();
-  if (now - t->tpoll < JL_TUNE_POLL_S || !(t->delay0 >= 0.0)) return t->running;
-  t->tpoll = now;
-  double d = t->delay_now(t);
-  if (!(d >= 0.0)) return t->running;
-  d -= t->delay0;
-  if (d < JL_TUNE_DELAY_MIN_S || d < 0.25 * (now - t->t0)) return t->running;
-  /* the other threads wait for a busy core: one thread from here */
-  if (t->trying == 1 && t->now == 1) { /* a try of more threads: it lost */
-    t->interval = t->interval < JL_TUNE_MAX_WAIT / 4 ? 4 * t->interval : JL_TUNE_MAX_WAIT;
-    t->wait = t->interval;
-  } else {
-    t->now = 1;
-    t->switches++;
-    t->interval = 4;
-    t->wait = 4;
-  }
-  t->trying = 0;
-  t->running = 1;
-  t->csw_acc = t->wall_acc = 0.0;
-  idle_restart(t);
-  return 1;
+/* a try of the other count lost: the next comes fourfold later */
+static void try_lost(JlThreadTune *t) {
+  t->interval = t->interval < JL_TUNE_MAX_WAIT / 4 ? 4 * t->interval : JL_TUNE_MAX_WAIT;
+  t->wait = t->interval;
 }
 
 static int begin_count(JlThreadTune *t) {
@@ -231,6 +208,38 @@ static int begin_count(JlThreadTune *t) {
   return t->now == t->full ? 1 : t->full;
 }
 
+int jl_tune_begin(JlThreadTune *t) {
+  int n = begin_count(t);
+  t->running = n;
+  if (n > 1) {
+    t->t0 = t->tpoll = t->seconds_now();
+    t->delay0 = t->delay_now(t);
+  }
+  return n;
+}
+
+int jl_tune_poll(JlThreadTune *t) {
+  if (t->running <= 1) return t->running;
+  double now = t->seconds_now();
+  if (now - t->tpoll < JL_TUNE_POLL_S || !(t->delay0 >= 0.0)) return t->running;
+  t->tpoll = now;
+  double d = t->delay_now(t);
+  if (!(d >= 0.0)) return t->running;
+  d -= t->delay0;
+  if (d < JL_TUNE_DELAY_MIN_S || d < 0.25 * (now - t->t0)) return t->running;
+  /* the other threads wait for a busy core: one thread from here */
+  if (t->trying == 1 && t->now == 1) { /* a try of more threads */
+    try_lost(t);
+    idle_restart(t);
+  } else {
+    switch_to(t, 1);
+  }
+  t->trying = 0;
+  t->running = 1;
+  t->csw_acc = t->wall_acc = 0.0;
+  return 1;
+}
+
 void jl_tune_end(JlThreadTune *t, double seconds, int cg_iterations) {
   if (t->full <= 1) return;
   t->steps++;
@@ -239,15 +248,10 @@ void jl_tune_end(JlThreadTune *t, double seconds, int cg_iterations) {
   if (t->trying == 1) {
     t->trying = 0;
     if (r < 0.95 * t->rate) { /* the other count is faster: keep it */
-      t->now = t->now == t->full ? 1 : t->full;
+      switch_to(t, t->now == t->full ? 1 : t->full);
       t->rate = r;
-      t->switches++;
-      t->interval = 4;
-      t->wait = 4;
-      if (t->now != t->full) idle_restart(t);
     } else {
-      t->interval = t->interval < JL_TUNE_MAX_WAIT / 4 ? 4 * t->interval : JL_TUNE_MAX_WAIT;
-      t->wait = t->interval;
+      try_lost(t);
     }
     return;
   }
