@@ -77,6 +77,7 @@
 
 enum { FRICTION_NONE, FRICTION_STICK, FRICTION_SLIDE };
 
+#define JL_MISS_TOL 1e-4 /* m: a node found this much deeper in an obstacle than its approach explains was missed */
 #define JL_CONTACT_NODES 7 /* a volume's embedded surface vertex (4 tet nodes) against a cloth triangle */
 
 typedef struct Contact {
@@ -138,6 +139,8 @@ typedef struct ContactElem {
   int nmem, memcap;
   Memory *mem;        /* previous step's contacts, sorted by (node, other) */
   double *knode;      /* nnode: summed stiffness of each node's springs, N/m */
+  unsigned *seen;     /* nnode + 1, scratch of obstacle_missed: the node has a contact with the obstacle when = seen_stamp */
+  unsigned seen_stamp;
   /* patch scratch */
   int *first, *next, *parent;
   double *patch;      /* 3 per contact */
@@ -948,8 +951,52 @@ static int ee_crossed(const Contact *c, const double *x0, const double *x1) {
   return ee_violated(c, x0, x1, &tv) || ee_first(c, x0, x1, 0.5 * c->reach) >= 0.0;
 }
 
-/* JlForceOps.crossed: rope segments or cloth edges that the step carried
- * through each other (ee_crossed). When every cloth and rope node ended
+/* 1 when a node ended the step x0 -> x1 inside an obstacle it had no
+ * contact with in the step (not even a speculative one), deeper than a new
+ * contact may start (the depth its approach speed explains, contact_setup)
+ * by more than JL_MISS_TOL. Its velocity at the step's start did not lead it
+ * there (a stiff slab rebounding from its supports turns within the step),
+ * and found at the next step it would be an overlap pushed out at the
+ * push-out speed: work that the energy guard lets through. */
+static int obstacle_missed(ContactElem *ce, const JlModel *m, const double *x0, const double *x1, double h) {
+  if (m->nobstacle == 0) return 0;
+  if (!ce->seen) ce->seen = jl_calloc((size_t)m->nnode + 1, sizeof(unsigned));
+  const JlWorldDef *wd = &m->world;
+  for (int o = 0; o < m->nobstacle; o++) {
+    const JlObstacle *ob = &m->obstacle[o];
+    unsigned stamp = ++ce->seen_stamp;
+    if (stamp == 0) { /* wrapped: start the marks afresh */
+      memset(ce->seen, 0, ((size_t)m->nnode + 1) * sizeof(unsigned));
+      stamp = ce->seen_stamp = 1;
+    }
+    for (int q = 0; q < ce->ncontact; q++)
+      if (ce->contact[q].other == m->nbody + o && ce->contact[q].tag == 0) ce->seen[ce->contact[q].node[0]] = stamp;
+    double lo[3], hi[3];
+    jl_obstacle_aabb(ob, lo, hi);
+    for (int i = 0; i < m->nnode; i++) {
+      if (m->pinned[i] || ce->seen[i] == stamp) continue;
+      const double *xi = x1 + 3 * i;
+      double rad = m->body[m->node_body[i]].radius; /* a cloth or rope node keeps its half-thickness off */
+      if (xi[0] < lo[0] - rad || xi[1] < lo[1] - rad || xi[2] < lo[2] - rad || xi[0] > hi[0] + rad ||
+          xi[1] > hi[1] + rad || xi[2] > hi[2] + rad)
+        continue;
+      JlObstacleHit hit;
+      if (!jl_obstacle_query(ob, xi, rad, -1, &hit) || !(rad - hit.dist > JL_MISS_TOL)) continue;
+      /* the depth a new contact found there would keep (contact_setup), at
+       * the step's mean velocity (x1 = x0 + h v1) */
+      double mp = m->mass[i], k = wd->contact_stiffness * mp + wd->contact_spring_scale * ce->knode[i], vn = 0.0;
+      for (int a = 0; a < 3; a++) vn += hit.n[a] * (x1[3 * i + a] - x0[3 * i + a]) / h;
+      double omega = k > 0.0 && mp > 0.0 ? sqrt(k / mp) : 0.0;
+      double allow = (vn < 0.0 ? -vn : 0.0) * (omega > 0.0 && 1.0 / omega < h ? 1.0 / omega : h);
+      if (rad - hit.dist > allow + JL_MISS_TOL) return 1;
+    }
+  }
+  return 0;
+}
+
+/* JlForceOps.crossed: nodes that ended the step deep inside an obstacle
+ * without a contact (obstacle_missed), or rope segments or cloth edges that
+ * the step carried through each other (ee_crossed). When every cloth and rope node ended
  * within half a pair's give of where its velocity at the start of the step
  * would have taken it, the step's detection (which finds pairs that come
  * within their contact distance on those predicted paths) saw every pair
@@ -961,8 +1008,10 @@ static int contact_crossed(const JlForce *e, const JlModel *m, const double *x0,
                            const double *x1) {
   ContactElem *ce = e->self;
   double h = ce->h_step;
-  if (!x0) return ce->thin != NULL; /* the stepper asks whether this element checks at all */
-  if (!ce->thin || !(h > 0.0)) return 0;
+  if (!x0) return ce->thin != NULL || m->nobstacle > 0; /* the stepper asks whether this element checks at all */
+  if (!(h > 0.0)) return 0;
+  if (obstacle_missed(ce, m, x0, x1, h)) return 1;
+  if (!ce->thin) return 0;
   double dev = 0.0, give = JL_THIN_GIVE;
   for (int b = 0; b < m->nbody; b++) {
     const JlBody *bd = &m->body[b];
@@ -1048,7 +1097,7 @@ static void contact_free(void *self) {
     jl_collision_destroy(ce->col);
     jl_proximity_destroy(ce->prox);
     jl_thin_destroy(ce->thin);
-    JL_FREE_ALL(ce->vpath, ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent, ce->patch, ce->load_cp);
+    JL_FREE_ALL(ce->seen, ce->vpath, ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent, ce->patch, ce->load_cp);
   }
   free(ce);
 }

@@ -105,7 +105,8 @@ typedef struct JlForceOps {
    * v0) to x1 (every node moves on the straight line between them), 1 when that
    * path carries primitives through each other that the element's linear
    * gaps did not hold apart (thin edge-edge pairs whose segments turned
-   * within the step, src/contact.c); the stepper then redoes the step as two
+   * within the step, nodes that ended deep inside an obstacle without a
+   * contact, src/contact.c); the stepper then redoes the step as two
    * half steps (src/world.c). crossed(e, m, NULL, NULL, NULL): 1 when the
    * element checks steps at all (the stepper then keeps the step's start to
    * redo it). */

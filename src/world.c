@@ -531,8 +531,8 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
   warn(w, JL_WARN_CG_CAP, failed, s->t, "t = %.6g s: the linear solver stopped at its cap of %d iterations "
        "(step %.3g s)", s->t, w->def.max_iterations, h);
   if (can_split && crossed(w, k->x_guard + off, k->v_guard + off, s->x)) {
-    /* thin bodies passed through each other along the step: two half steps,
-     * each with its own detection, follow the turning segments more closely */
+    /* thin bodies passed through each other along the step, or a node turned into an obstacle it had no
+     * contact with: two half steps, each with its own detection, follow the turning paths more closely */
     load_state(s, k->x_guard + off, k->v_guard + off, k->dv_guard + off);
     rep->crossing_splits++;
     implicit_guarded(w, 0.5 * h, rep, depth + 1);

@@ -72,7 +72,8 @@ typedef struct JlStepReport {
   char message[384];  /* set when diverged: names body and likely cause */
   int energy_splits;  /* implicit steps redone as two half steps because they would have created energy */
   int energy_rises;   /* steps that still created energy at the smallest split (h / 8) */
-  int crossing_splits; /* implicit steps redone as two half steps because thin bodies passed through each other */
+  int crossing_splits; /* implicit steps redone as two half steps because thin bodies passed through each other
+                          or a node ended deep inside an obstacle without a contact (JlForceOps.crossed) */
 } JlStepReport;
 
 /* Numerical trouble, counted in the world by kind (the warnings channel of

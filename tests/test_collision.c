@@ -878,6 +878,45 @@ static void test_passing_an_edge_untouched(void) {
   jl_world_destroy(&w);
 }
 
+/* A node whose velocity at the step's start points away from an obstacle,
+ * or is zero, but that turns within the step (a cube squashed to 85 % of
+ * its height and let go 5 mm above a box) gets no speculative contact and
+ * would end the step inside the box, to be found there at the next step
+ * (1/2 k d^2 from nowhere, then pushed out as an overlap). The step is
+ * redone as two half steps instead (JlForce.crossed, obstacle_missed in
+ * src/contact.c). Without that, at dt 1/60: 2 push-out steps and the energy
+ * rose by 0.63 J of 118 J in one step. */
+static void test_turning_node_caught(void) {
+  const char *text =
+      "{ \"gravity\": [0, 0, 0], \"contact\": {\"friction\": 0},\n"
+      "  \"obstacles\": [{\"type\": \"box\", \"size\": [0.6, 0.2, 0.6], \"translate\": [0, -0.1, 0]}],\n"
+      "  \"bodies\": [ {\"name\": \"cube\", \"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2]},\n"
+      "    \"translate\": [0, 0.105, 0], \"tetgen\": {\"max_volume\": 1e-4}, \"young_modulus\": 1e6} ] }";
+  double dts[2] = {1.0 / 60.0, 1.0 / 240.0};
+  for (int k = 0; k < 2; k++) {
+    JlWorld w;
+    ENSURE(jl_test_scene_world(&w, text, "turning.json"));
+    /* squashed towards its bottom face, which stays 5 mm above the box */
+    for (int i = 0; i < w.model->nnode; i++) w.state.x[3 * i + 1] = 0.005 + 0.85 * (w.state.x[3 * i + 1] - 0.005);
+    double e0 = total_energy(&w), prev = e0, rise = -INFINITY;
+    long splits = 0;
+    for (int s = 0; s < (int)(0.25 / dts[k] + 0.5); s++) {
+      JlStepReport rep;
+      ENSURE_MSG(jl_world_step(&w, dts[k], &rep) == JL_OK, "step %d: %s", s, rep.message);
+      splits += rep.crossing_splits;
+      double e = total_energy(&w);
+      rise = fmax(rise, e - prev);
+      prev = e;
+    }
+    long pushed = w.warnings.count[JL_WARN_PUSH_OUT];
+    printf("  dt %.4g: push-out steps %ld, crossing splits %ld, largest energy rise %.3g J of %.4g J\n", dts[k], pushed,
+           splits, rise, e0);
+    ENSURE_MSG(pushed == 0, "dt %g: %ld steps pushed the cube out of the box it was found deep in", dts[k], pushed);
+    ENSURE_MSG(rise <= 1e-3 * e0, "dt %g: the energy rose by %g J of %g J", dts[k], rise, e0);
+    jl_world_destroy(&w);
+  }
+}
+
 static void test_cli_deterministic(void) {
   const char *dir = jl_test_tmpdir("collision_det");
   char scene[1024], cmd[4096], out[4096];
@@ -923,7 +962,7 @@ static void test_cli_deterministic(void) {
   free(csv[0]), free(csv[1]);
 }
 
-JL_TEST_MAIN({"hash_matches_brute_force", test_hash_matches_brute_force},
+JL_TEST_MAIN({"hash_matches_brute_force", test_hash_matches_brute_force}, {"turning_node_caught", test_turning_node_caught},
              {"point_in_tet_shared_face", test_point_in_tet_shared_face},
              {"obstacles_analytic_and_mpr", test_obstacles_analytic_and_mpr},
              {"contact_jacobian_fd", test_contact_jacobian_fd},
