@@ -43,6 +43,7 @@ JlTetgenDef jl_default_tetgen_def(void) {
   def.mode = JL_TETGEN_CONFORMING;
   def.max_volume = 0.0;
   def.quality = 1.5;
+  def.keep_surface = 0;
   def.resolution = 0.0;
   def.seed = 1u;
   def.winding = 0;
@@ -91,10 +92,12 @@ double jl_tet_volume(const double *a, const double *b, const double *c, const do
 static JlResult build_conforming(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node,
                                  int *ntet, int **tet, char *err, size_t errsz) {
   /* -p PLC, facets merged only when coplanar to 1e-3 degrees (file comment),
-   * -q radius-edge bound, -a volume bound; %.9g keeps the bounds (TetGen's
-   * parser accepts exponents, a1.5e-07) */
+   * -Y the surface kept as it is (keep_surface), -q radius-edge bound, -a
+   * volume bound; %.9g keeps the bounds (TetGen's parser accepts exponents,
+   * a1.5e-07) */
   char sw[96] = "p179.999Q";
   size_t len = strlen(sw);
+  if (def->keep_surface) len += (size_t)snprintf(sw + len, sizeof sw - len, "Y");
   if (def->quality > 0) len += (size_t)snprintf(sw + len, sizeof sw - len, "q%.9g", def->quality);
   if (def->max_volume > 0) snprintf(sw + len, sizeof sw - len, "a%.9g", def->max_volume);
   return jl_tetgen_raw(sw, s->nvert, s->vert, s->ntri, s->tri, nnode, node, ntet, tet, err, errsz);
@@ -116,6 +119,9 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
     return jl_fail(err, errsz, JL_ERR_INPUT,
                    "tet quality (radius-edge ratio bound) must be 0 (off) or >= %.1f, got %g",
                    MIN_QUALITY, def->quality);
+  if (def->keep_surface != 0 && (def->keep_surface != 1 || def->mode != JL_TETGEN_CONFORMING))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "keep_surface is 0 or 1 and applies to conforming mode only, got %d",
+                   def->keep_surface);
   if (!(def->resolution >= 0) || !isfinite(def->resolution))
     return jl_fail(err, errsz, JL_ERR_INPUT, "embedded resolution must be >= 0 m, got %g", def->resolution);
   if (s->nvert < 4 || s->ntri < 4)
@@ -162,10 +168,11 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
   }
 
   /* conforming: bring tets TetGen's sliver removal left above max_volume
-   * within it (jl_tetmesh_bisect_large) */
+   * within it (jl_tetmesh_bisect_large); with keep_surface only interior
+   * edges are cut, so no midpoint lands on the surface */
   int nbisect = 0;
   if (def->mode == JL_TETGEN_CONFORMING && def->max_volume > 0)
-    nbisect = jl_tetmesh_bisect_large(&nnode, &node, &ntet, &tet, def->max_volume);
+    nbisect = jl_tetmesh_bisect_large(&nnode, &node, &ntet, &tet, def->max_volume, def->keep_surface);
 
   /* drop nodes no tet uses (then jl_tetmesh_reorder numbers the rest along
    * a Hilbert curve, mesh/order.c) */

@@ -25,6 +25,10 @@ typedef struct JlTetgenDef {
   double max_volume;  /* m^3, upper bound on tet volume (-a); 0 = no bound. default 0 */
   double quality;     /* radius-edge ratio bound (-q); 0 = no quality refinement, else >= 1.1
                          (TetGen 1.5 may not terminate below). default 1.5 */
+  int keep_surface;   /* conforming mode: 1 = TetGen -Y, the surface's vertices and triangles are the mesh's
+                         boundary as they are (no Steiner points on it), so max_volume and quality are met only
+                         as far as interior points can (the bisection after TetGen cuts interior edges only;
+                         jl_tetmesh_check says what is missed). default 0 */
   double resolution;  /* m, embedded lattice spacing; 0 = bbox diagonal / 12. default 0 */
   unsigned seed;      /* jitter seed of the embedded lattice. default 1 */
   int winding;        /* embedded mode: 1 = inside is |generalized winding number| >= 0.5 (mesh/winding.h),

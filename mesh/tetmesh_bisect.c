@@ -39,6 +39,46 @@ static int sort_unique(uint64_t *key, int n) {
   return m;
 }
 
+/* a triangle by its sorted node ids */
+typedef struct Tri3 {
+  int v[3];
+} Tri3;
+
+static int tri3_cmp(const void *pa, const void *pb) {
+  const int *a = ((const Tri3 *)pa)->v, *b = ((const Tri3 *)pb)->v;
+  for (int k = 0; k < 3; k++)
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  return 0;
+}
+
+/* the edges of the boundary faces (faces of one tet only) of tets t[0..nt),
+ * sorted and unique; *n their count */
+static uint64_t *boundary_edges(const int *t, int nt, int *n) {
+  static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+  Tri3 *f = jl_calloc((size_t)nt * 4 + 1, sizeof(Tri3));
+  for (int e = 0; e < nt; e++)
+    for (int k = 0; k < 4; k++) {
+      int *v = f[4 * e + k].v;
+      for (int j = 0; j < 3; j++) v[j] = t[4 * e + face[k][j]];
+      if (v[0] > v[1]) { int s = v[0]; v[0] = v[1]; v[1] = s; }
+      if (v[1] > v[2]) { int s = v[1]; v[1] = v[2]; v[2] = s; }
+      if (v[0] > v[1]) { int s = v[0]; v[0] = v[1]; v[1] = s; }
+    }
+  int nf = 4 * nt, ne = 0;
+  qsort(f, (size_t)nf, sizeof(Tri3), tri3_cmp);
+  uint64_t *edge = jl_calloc((size_t)nf * 3 + 1, sizeof(uint64_t));
+  for (int i = 0; i < nf;) {
+    int j = i + 1;
+    while (j < nf && tri3_cmp(&f[i], &f[j]) == 0) j++;
+    if (j - i == 1)
+      for (int k = 0; k < 3; k++) edge[ne++] = edge_key(f[i].v[k], f[i].v[(k + 1) % 3]);
+    i = j;
+  }
+  free(f);
+  *n = sort_unique(edge, ne);
+  return edge;
+}
+
 /* index of key in the sorted array key[0..n), or -1 */
 static int find_key(const uint64_t *key, int n, uint64_t k) {
   int lo = 0, hi = n - 1;
@@ -61,8 +101,11 @@ static int find_key(const uint64_t *key, int n, uint64_t k) {
  * both halves keep the orientation and half the volume. Cutting every tet
  * around the edge keeps the mesh conforming. The edges of one pass share no
  * tet (a tet with two of them keeps only the smaller key), so a pass is three
- * sweeps over the tets. Returns the number of edges bisected. */
-int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, double max_volume) {
+ * sweeps over the tets. keep_boundary: edges of boundary faces are not cut
+ * (their midpoints would be new surface points), so a tet whose every edge
+ * is on the boundary stays above the bound. Returns the number of edges
+ * bisected. */
+int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, double max_volume, int keep_boundary) {
   double bound = max_volume * (1.0 + JL_TET_VOLUME_TOL);
   int nsplit = 0;
   for (int pass = 0; pass < MAX_BISECT_PASSES; pass++) {
@@ -87,6 +130,8 @@ int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, dou
       for (int k = 0; k < 6; k++) edge[nedge++] = edge_key(v[tet_edge[k][0]], v[tet_edge[k][1]]);
     }
     nedge = sort_unique(edge, nedge);
+    int nbound = 0;
+    uint64_t *bound_edge = keep_boundary ? boundary_edges(t, nt, &nbound) : NULL;
 
     /* bisecting any edge halves the tet; score each edge by the worst
      * radius-edge ratio its bisection would make around it */
@@ -116,6 +161,7 @@ int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, dou
       double best_score = 0.0, best_len = 0.0;
       for (int k = 0; k < 6; k++) {
         int a = v[tet_edge[k][0]], b = v[tet_edge[k][1]];
+        if (bound_edge && find_key(bound_edge, nbound, edge_key(a, b)) >= 0) continue;
         double sc = score[find_key(edge, nedge, edge_key(a, b))], d[3];
         jl_vec3_sub(x + 3 * b, x + 3 * a, d);
         double len = jl_vec3_dot(d, d);
@@ -125,9 +171,13 @@ int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, dou
           best_len = len;
         }
       }
-      cand[ncand++] = edge_key(v[tet_edge[best][0]], v[tet_edge[best][1]]);
+      if (best >= 0) cand[ncand++] = edge_key(v[tet_edge[best][0]], v[tet_edge[best][1]]);
     }
-    JL_FREE_ALL(score, edge, over);
+    JL_FREE_ALL(score, edge, over, bound_edge);
+    if (ncand == 0) {
+      free(cand);
+      break;
+    }
     ncand = sort_unique(cand, ncand);
 
     /* a tet holding two candidate edges rejects all but the smallest key (the
@@ -199,7 +249,7 @@ int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, dou
 int jl_tetmesh_bisect(JlTetMesh *t, double max_volume) {
   JL_ASSERT(t && (t->ntet == 0 || (t->node && t->tet)), "jl_tetmesh_bisect needs a tet mesh");
   JL_ASSERT(max_volume > 0, "jl_tetmesh_bisect needs a volume bound > 0");
-  int n = jl_tetmesh_bisect_large(&t->nnode, &t->node, &t->ntet, &t->tet, max_volume);
+  int n = jl_tetmesh_bisect_large(&t->nnode, &t->node, &t->ntet, &t->tet, max_volume, 0);
   if (n > 0 && t->edge) jl_tetmesh_topology(t);
   return n;
 }

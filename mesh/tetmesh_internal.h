@@ -46,6 +46,6 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
                                    int *ntet, int **tet, double **fill_out, char *err, size_t errsz);
 
 /* tetmesh_bisect.c: bisects tets above max_volume in place; returns the edges bisected */
-int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, double max_volume);
+int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, double max_volume, int keep_boundary);
 
 #endif

@@ -178,13 +178,13 @@ static JlResult parse_pin(const JlSceneCtx *c, const cJSON *o, const char *path,
   return JL_OK;
 }
 
-/* "tetgen": { "mode", "max_volume", "quality", "resolution", "seed" };
- * max_volume and quality belong to conforming mode, resolution and seed to
+/* "tetgen": { "mode", "max_volume", "quality", "keep_surface", "resolution", "seed" };
+ * max_volume, quality and keep_surface belong to conforming mode, resolution and seed to
  * embedded mode: a key of the other mode is an error, not silently ignored */
 static JlResult parse_tetgen(const JlSceneCtx *c, const cJSON *o, const char *path, JlTetgenDef *t) {
-  static const char *const keys[] = {"mode", "max_volume", "quality", "resolution", "seed", NULL};
-  static const char *const mode_keys[JL_TETGEN_MODE_COUNT][3] = {{"max_volume", "quality", NULL},
-                                                                 {"resolution", "seed", NULL}};
+  static const char *const keys[] = {"mode", "max_volume", "quality", "keep_surface", "resolution", "seed", NULL};
+  static const char *const mode_keys[JL_TETGEN_MODE_COUNT][4] = {{"max_volume", "quality", "keep_surface", NULL},
+                                                                 {"resolution", "seed", NULL, NULL}};
   static const char *const mode_name[JL_TETGEN_MODE_COUNT] = {"conforming", "embedded"};
   TRY(jl_scene_check_keys(c, o, path, keys));
   const char *mode = NULL;
@@ -209,6 +209,7 @@ static JlResult parse_tetgen(const JlSceneCtx *c, const cJSON *o, const char *pa
     }
   TRY(jl_scene_get_num(c, o, path, "max_volume", &t->max_volume, 0, 0, 1e30));
   TRY(jl_scene_get_num(c, o, path, "quality", &t->quality, 1.1, 0, 100));
+  TRY(jl_scene_get_bool(c, o, path, "keep_surface", &t->keep_surface));
   TRY(jl_scene_get_num(c, o, path, "resolution", &t->resolution, 0, 1, 1e6));
   int seed = (int)t->seed;
   TRY(jl_scene_get_int(c, o, path, "seed", &seed, 0, 2147483647));

@@ -258,6 +258,10 @@ static void test_bad_scenes(void) {
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}},\n"
        " {\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"conforming\", \"seed\": 2}}]}",
        "bodies[1].tetgen.seed", "applies to mode \"embedded\" only; this body is meshed in mode \"conforming\""},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"embedded\", \"keep_surface\": true}}]}",
+       "bodies[0].tetgen.keep_surface", "applies to mode \"conforming\" only; this body is meshed in mode \"embedded\""},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"keep_surface\": 1}}]}", "bodies[0].tetgen.keep_surface",
+       "true or false"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"max_volume\": 1e-3, \"mode\": \"embedded\"}}]}",
        "bodies[0].tetgen.max_volume", "applies to mode \"conforming\" only; this body is meshed in mode \"embedded\""},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"embedded\", \"quality\": 2}}]}",

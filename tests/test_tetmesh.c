@@ -869,6 +869,53 @@ static void test_reorder_hilbert(void) {
   jl_surface_free(&s);
 }
 
+/* keep_surface (TetGen -Y): issue 16's Bullet comparison sphere (642
+ * vertices, r 0.5 m, max_volume 1e-4, quality 1.4; the issue's mesh had
+ * 9616 tets) keeps its 1280 triangles as the boundary, every boundary node a
+ * surface vertex at its exact coordinates, and meets max_volume by cutting
+ * interior edges only; without it TetGen puts Steiner points on the surface
+ * (16.5k tets). */
+static void test_conforming_keep_surface(void) {
+  JlSurface s;
+  jl_shape_sphere(0.5, 0.0, &s);
+  ENSURE(s.nvert == 642 && s.ntri == 1280);
+  int ntet[2], nface[2];
+  for (int keep = 0; keep < 2; keep++) {
+    JlTetgenDef def = jl_default_tetgen_def();
+    def.max_volume = 1e-4;
+    def.quality = 1.4;
+    def.keep_surface = keep;
+    JlTetMesh t;
+    char err[512] = "";
+    ENSURE_MSG(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_OK, "%s", err);
+    JlTetQuality q;
+    jl_tetmesh_quality(&t, &q);
+    ENSURE_REL(q.volume_sum, jl_surface_volume(&s), 1e-12);
+    ntet[keep] = t.ntet, nface[keep] = t.nface;
+    printf("  keep_surface %d: %d nodes, %d tets, %d boundary faces, %d edges bisected\n", keep, t.nnode, t.ntet,
+           t.nface, t.nbisect);
+    JlTetCheck check;
+    jl_tetmesh_check(&t, &def, &check);
+    ENSURE_MSG(check.over_volume == 0, "%d tets above max_volume", check.over_volume);
+    if (keep) {
+      /* TetGen leaves 2 tets up to 1.04x the bound; their interior edges are cut */
+      ENSURE(t.nface == s.ntri && t.nbisect > 0);
+      /* every boundary node is a surface vertex, bit for bit */
+      int off = 0;
+      for (int f = 0; f < 3 * t.nface; f++) {
+        const double *p = t.node + 3 * t.face[f];
+        int found = 0;
+        for (int v = 0; v < s.nvert && !found; v++) found = memcmp(p, s.vert + 3 * v, 3 * sizeof(double)) == 0;
+        off += !found;
+      }
+      ENSURE_MSG(off == 0, "%d boundary corners are not surface vertices", off);
+    }
+    jl_tetmesh_free(&t);
+  }
+  ENSURE(nface[0] > s.ntri && ntet[1] < ntet[0]);
+  jl_surface_free(&s);
+}
+
 static void test_bad_defs(void) {
   JlSurface s;
   ENSURE(load_model("icosphere_320.obj", &s));
@@ -887,6 +934,13 @@ static void test_bad_defs(void) {
   def = jl_default_tetgen_def();
   def.resolution = NAN;
   ENSURE(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_ERR_INPUT);
+  def = jl_default_tetgen_def();
+  def.keep_surface = 2;
+  ENSURE(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_ERR_INPUT && strstr(err, "keep_surface"));
+  def = jl_default_tetgen_def();
+  def.mode = JL_TETGEN_EMBEDDED;
+  def.keep_surface = 1;
+  ENSURE(jl_tetgen_build(&s, &def, &t, err, sizeof err) == JL_ERR_INPUT && strstr(err, "conforming"));
   /* raw: too few points, coplanar points */
   double flat[5 * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0.5, 0.5, 0};
   int nn, nt;
@@ -941,6 +995,12 @@ static void test_cli_mesh(void) {
   ENSURE_MSG(strstr(g_out, "max volume   largest tet") && strstr(g_out, "(bound 0.001): met"), "%s", g_out);
   ENSURE_MSG(strstr(g_out, "quality      radius-edge ratio largest"), "%s", g_out);
 
+  /* --keep-surface: the 0.5 m sphere's 1280 triangles are the boundary */
+  snprintf(cmd, sizeof cmd, "%s mesh --shape sphere --keep-surface --max-volume 1e-4 --quality 1.4", JL_JELLY_EXE);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0 && strstr(g_out, "boundary     1280 faces") && strstr(g_out, "(bound 0.0001): met"), "rc %d: %s",
+             rc, g_out);
+
   /* a quality bound TetGen misses next to the bunny's small angles is a warning (exit 0) */
   snprintf(cmd, sizeof cmd, "%s mesh %s/bunny.obj --max-volume 50", JL_JELLY_EXE, JL_MODELS_DIR);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
@@ -968,6 +1028,7 @@ static void test_cli_mesh_bad_flags(void) {
   } other[] = {
       {"--mode embedded --max-volume 0.01", "--max-volume applies to --mode conforming only; this mesh is embedded"},
       {"--quality 2 --mode embedded", "--quality applies to --mode conforming only; this mesh is embedded"},
+      {"--keep-surface --mode embedded", "--keep-surface applies to --mode conforming only; this mesh is embedded"},
       {"--resolution 0.1", "--resolution applies to --mode embedded (or to a --shape's edge length) only"},
       {"--resolution 0.1 --mode conforming", "this mesh is conforming"},
   };
@@ -989,7 +1050,7 @@ static void test_cli_mesh_bad_flags(void) {
   ENSURE(jl_test_run(cmd, g_out, sizeof g_out) == 0 && strstr(g_out, "--max-volume"));
 }
 
-JL_TEST_MAIN({"conforming_icosphere", test_conforming_icosphere}, {"reorder_hilbert", test_reorder_hilbert}, {"conforming_torus", test_conforming_torus},
+JL_TEST_MAIN({"conforming_icosphere", test_conforming_icosphere}, {"conforming_keep_surface", test_conforming_keep_surface}, {"reorder_hilbert", test_reorder_hilbert}, {"conforming_torus", test_conforming_torus},
              {"conforming_bunny", test_conforming_bunny}, {"conforming_plain", test_conforming_plain},
              {"conforming_small_volume_bound", test_conforming_small_volume_bound},
              {"conforming_coarse_box_bound", test_conforming_coarse_box_bound},

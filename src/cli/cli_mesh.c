@@ -46,6 +46,9 @@ static void usage(FILE *out) {
           "  --max-volume M3             largest tet volume (conforming only), 0 = no bound\n"
           "  --quality RATIO             radius-edge ratio bound, >= 1.1 or 0 = off\n"
           "                              (default 1.5, conforming only)\n"
+          "  --keep-surface              keep the surface's vertices and triangles as the\n"
+          "                              mesh's boundary (TetGen -Y; conforming only): no\n"
+          "                              points added on it, bounds met inside only\n"
           "  --resolution METERS         lattice spacing (embedded), 0 = bbox diagonal/12;\n"
           "                              with --shape also the shape's edge length\n"
           "                              (either mode)\n"
@@ -65,6 +68,7 @@ typedef struct MeshArgs {
   const char *shape, *out_path;
   const char *conforming_flag, *resolution_flag;
   int vtk_ascii; /* --vtk-ascii */
+  int keep_surface; /* --keep-surface */
 } MeshArgs;
 
 /* a finite number >= 0 */
@@ -145,7 +149,7 @@ static int load_tets(const char *path, const char *flag, JlTetMesh *t, JlSurface
 
 int jl_cli_mesh(int argc, char **argv) {
   /* flags */
-  MeshArgs a = {jl_default_tetgen_def(), NULL, NULL, NULL, NULL, 0};
+  MeshArgs a = {jl_default_tetgen_def(), NULL, NULL, NULL, NULL, 0, 0};
   const char *path = NULL;
   const JlCliFlag flags[] = {
       JL_CLI_FLAG_CALL("--mode", &a, mode_flag),
@@ -155,11 +159,14 @@ int jl_cli_mesh(int argc, char **argv) {
       JL_CLI_FLAG_CALL("--shape", &a.shape, shape_flag),
       JL_CLI_FLAG_TEXT("--out", &a.out_path, NULL),
       JL_CLI_FLAG_SWITCH("--vtk-ascii", &a.vtk_ascii),
+      JL_CLI_FLAG_SWITCH("--keep-surface", &a.keep_surface),
   };
   JlCliSpec spec = {"mesh", flags, (int)(sizeof flags / sizeof flags[0]), NULL, &path, "FILE", usage};
   int rc = jl_cli_parse(&spec, argc, argv);
   if (rc != JL_CLI_GO) return rc;
   JlTetgenDef def = a.def;
+  def.keep_surface = a.keep_surface;
+  if (a.keep_surface && !a.conforming_flag) a.conforming_flag = "--keep-surface";
   const char *shape = a.shape, *out_path = a.out_path;
   JlVtkEncoding enc = a.vtk_ascii ? JL_VTK_ASCII : JL_VTK_BINARY;
   const char *conforming_flag = a.conforming_flag, *resolution_flag = a.resolution_flag;
