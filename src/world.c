@@ -497,7 +497,7 @@ static int crossed(const JlWorld *w, const double *x0, const double *v0, const d
  * energy (measured: +0.78 J of 17 J in one 1/15 s step of stairs.json). With
  * no element doing work, a step whose total energy rises by more than
  * JL_GUARD_TOL of the energy that changed hands in it is undone and taken as
- * two half steps, down to h / 2^JL_GUARD_DEPTH; what still rises there is
+ * two half steps, down to h / 2^(JL_GUARD_DEPTH - 1); what still rises there is
  * counted in rep->energy_rises. The energy at the start is the one the last
  * step left (with its contacts, as stats.csv reports it): the new step's
  * collision detection finds contacts already deep, whose penalty energy

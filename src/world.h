@@ -71,7 +71,7 @@ typedef struct JlStepReport {
   int diverged_body;  /* body index when diverged */
   char message[384];  /* set when diverged: names body and likely cause */
   int energy_splits;  /* implicit steps redone as two half steps because they would have created energy */
-  int energy_rises;   /* steps that still created energy at the smallest split (h / 8) */
+  int energy_rises;   /* steps that still created energy at the smallest split (h / 2^(JL_GUARD_DEPTH - 1)) */
   int crossing_splits; /* implicit steps redone as two half steps because thin bodies passed through each other
                           or a node ended deep inside an obstacle without a contact (JlForceOps.crossed) */
 } JlStepReport;

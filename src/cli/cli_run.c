@@ -62,6 +62,7 @@
 #include "render/render.h"
 #include "src/cli/cli.h"
 #include "src/contact.h"
+#include "src/linalg.h"
 #include "src/model_cloth.h"
 #include "src/output.h"
 #include "src/overlap.h"
@@ -941,8 +942,8 @@ int jl_cli_run(int argc, char **argv) {
   }
   if (rises_total > 0) {
     fflush(stdout);
-    fprintf(stderr, "jelly run: warning: %ld steps created energy even at 1/8 of the time step; lower dt\n",
-            rises_total);
+    fprintf(stderr, "jelly run: warning: %ld steps created energy even at 1/%d of the time step; lower dt\n",
+            rises_total, 1 << (JL_GUARD_DEPTH - 1));
   }
   free(inv_max);
   free(inv_first);
