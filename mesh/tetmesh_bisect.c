@@ -39,43 +39,15 @@ static int sort_unique(uint64_t *key, int n) {
   return m;
 }
 
-/* a triangle by its sorted node ids */
-typedef struct Tri3 {
-  int v[3];
-} Tri3;
-
-static int tri3_cmp(const void *pa, const void *pb) {
-  const int *a = ((const Tri3 *)pa)->v, *b = ((const Tri3 *)pb)->v;
-  for (int k = 0; k < 3; k++)
-    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
-  return 0;
-}
-
-/* the edges of the boundary faces (faces of one tet only) of tets t[0..nt),
+/* the edges of the boundary faces of tets t[0..nt) (jl_tet_boundary_faces),
  * sorted and unique; *n their count */
 static uint64_t *boundary_edges(const int *t, int nt, int *n) {
-  static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-  Tri3 *f = jl_calloc((size_t)nt * 4 + 1, sizeof(Tri3));
-  for (int e = 0; e < nt; e++)
-    for (int k = 0; k < 4; k++) {
-      int *v = f[4 * e + k].v;
-      for (int j = 0; j < 3; j++) v[j] = t[4 * e + face[k][j]];
-      if (v[0] > v[1]) { int s = v[0]; v[0] = v[1]; v[1] = s; }
-      if (v[1] > v[2]) { int s = v[1]; v[1] = v[2]; v[2] = s; }
-      if (v[0] > v[1]) { int s = v[0]; v[0] = v[1]; v[1] = s; }
-    }
-  int nf = 4 * nt, ne = 0;
-  qsort(f, (size_t)nf, sizeof(Tri3), tri3_cmp);
-  uint64_t *edge = jl_calloc((size_t)nf * 3 + 1, sizeof(uint64_t));
-  for (int i = 0; i < nf;) {
-    int j = i + 1;
-    while (j < nf && tri3_cmp(&f[i], &f[j]) == 0) j++;
-    if (j - i == 1)
-      for (int k = 0; k < 3; k++) edge[ne++] = edge_key(f[i].v[k], f[i].v[(k + 1) % 3]);
-    i = j;
-  }
-  free(f);
-  *n = sort_unique(edge, ne);
+  int *face = NULL, nface = jl_tet_boundary_faces(t, nt, &face);
+  uint64_t *edge = jl_calloc(3 * (size_t)nface + 1, sizeof(uint64_t));
+  for (int f = 0; f < nface; f++)
+    for (int k = 0; k < 3; k++) edge[3 * f + k] = edge_key(face[3 * f + k], face[3 * f + (k + 1) % 3]);
+  free(face);
+  *n = sort_unique(edge, 3 * nface);
   return edge;
 }
 

@@ -46,6 +46,11 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
                                    int *ntet, int **tet, double **fill_out, char *err, size_t errsz);
 
 /* tetmesh_bisect.c: bisects tets above max_volume in place; returns the edges bisected */
+/* The boundary faces (faces of exactly one tet, in that tet's outward order)
+ * of tets tet[0..ntet) into *face (malloc'd, 3 per face); returns their
+ * number. jl_tetmesh_topology's boundary, on raw arrays. */
+int jl_tet_boundary_faces(const int *tet, int ntet, int **face);
+
 int jl_tetmesh_bisect_large(int *nnode, double **node, int *ntet, int **tet, double max_volume, int keep_boundary);
 
 #endif

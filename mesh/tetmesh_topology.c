@@ -29,6 +29,40 @@ static int cmp_face(const void *a, const void *b) {
 /* outward faces of a positively oriented tet (a, b, c, d) */
 static const int tet_face[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
+int jl_tet_boundary_faces(const int *tet, int ntet, int **face) {
+  /* faces of exactly one tet, kept in that tet's outward order */
+  size_t nfk = (size_t)ntet * 4;
+  FaceKey *fk = jl_calloc(nfk + 1, sizeof(FaceKey));
+  for (int e = 0; e < ntet; e++)
+    for (int f = 0; f < 4; f++) {
+      FaceKey *k = &fk[4 * (size_t)e + f];
+      int a = tet[4 * e + tet_face[f][0]], b = tet[4 * e + tet_face[f][1]], c = tet[4 * e + tet_face[f][2]];
+      int lo = a < b ? (a < c ? a : c) : (b < c ? b : c);
+      int hi = a > b ? (a > c ? a : c) : (b > c ? b : c);
+      k->sorted[0] = lo;
+      k->sorted[1] = a + b + c - lo - hi;
+      k->sorted[2] = hi;
+      k->tet = e;
+      k->which = f;
+    }
+  qsort(fk, nfk, sizeof(FaceKey), cmp_face);
+  int nface = 0;
+  int *out = jl_calloc(nfk * 3 + 1, sizeof(int));
+  for (size_t i = 0; i < nfk;) {
+    size_t j = i + 1;
+    while (j < nfk && cmp_face(&fk[i], &fk[j]) == 0) j++;
+    if (j - i == 1) {
+      const int *v = tet + 4 * fk[i].tet;
+      for (int k = 0; k < 3; k++) out[3 * nface + k] = v[tet_face[fk[i].which][k]];
+      nface++;
+    }
+    i = j;
+  }
+  free(fk);
+  *face = jl_realloc(out, (size_t)nface * 3, sizeof(int));
+  return nface;
+}
+
 void jl_tetmesh_topology(JlTetMesh *t) {
   JL_ASSERT(t && (t->ntet == 0 || (t->node && t->tet)), "jl_tetmesh_topology needs a tet mesh");
   JL_FREE_ALL(t->edge, t->face, t->adj_start, t->adj);
@@ -53,36 +87,7 @@ void jl_tetmesh_topology(JlTetMesh *t) {
   }
   free(key);
 
-  /* boundary faces: faces of exactly one tet, kept in that tet's outward order */
-  size_t nfk = (size_t)t->ntet * 4;
-  FaceKey *fk = jl_calloc(nfk, sizeof(FaceKey));
-  for (int e = 0; e < t->ntet; e++)
-    for (int f = 0; f < 4; f++) {
-      FaceKey *k = &fk[4 * (size_t)e + f];
-      int a = t->tet[4 * e + tet_face[f][0]], b = t->tet[4 * e + tet_face[f][1]], c = t->tet[4 * e + tet_face[f][2]];
-      int lo = a < b ? (a < c ? a : c) : (b < c ? b : c);
-      int hi = a > b ? (a > c ? a : c) : (b > c ? b : c);
-      k->sorted[0] = lo;
-      k->sorted[1] = a + b + c - lo - hi;
-      k->sorted[2] = hi;
-      k->tet = e;
-      k->which = f;
-    }
-  qsort(fk, nfk, sizeof(FaceKey), cmp_face);
-  t->nface = 0;
-  t->face = jl_calloc(nfk * 3, sizeof(int));
-  for (size_t i = 0; i < nfk;) {
-    size_t j = i + 1;
-    while (j < nfk && cmp_face(&fk[i], &fk[j]) == 0) j++;
-    if (j - i == 1) {
-      const int *v = t->tet + 4 * fk[i].tet;
-      for (int k = 0; k < 3; k++) t->face[3 * t->nface + k] = v[tet_face[fk[i].which][k]];
-      t->nface++;
-    }
-    i = j;
-  }
-  free(fk);
-  t->face = jl_realloc(t->face, (size_t)t->nface * 3, sizeof(int));
+  t->nface = jl_tet_boundary_faces(t->tet, t->ntet, &t->face);
 
   /* adjacency (CSR, mesh/csr.h): each node's neighbours, ascending */
   jl_csr_edges(t->nnode, t->nedge, t->edge, NULL, NULL, &t->adj_start, &t->adj);

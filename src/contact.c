@@ -375,6 +375,14 @@ static void thin_mass(const ContactElem *ce, const JlModel *m, const Contact *ct
   *kp = ik > 0.0 ? 1.0 / ik : 0.0;
 }
 
+/* the depth a new contact of stiffness k on a node of mass mp, approaching
+ * at vn (m/s, < 0 approaching) along its direction, keeps without slack:
+ * what its approach explains within the contact's own period or the step */
+static double explained_depth(double k, double mp, double vn, double h) {
+  double approach = vn < 0.0 ? -vn : 0.0, omega = k > 0.0 && mp > 0.0 ? sqrt(k / mp) : 0.0;
+  return approach * (omega > 0.0 && 1.0 / omega < h ? 1.0 / omega : h);
+}
+
 /* stiffness, slack, friction anchor and regime of contact ct at (x, v) */
 static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const double *x, const double *v,
                           double h) {
@@ -434,8 +442,7 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
     /* a new contact keeps the depth its approach speed explains, at most the
      * depth whose penalty energy equals the node's kinetic energy of
      * approach; the rest is slack */
-    double approach = vn < 0.0 ? -vn : 0.0, omega = ct->k > 0.0 && mp > 0.0 ? sqrt(ct->k / mp) : 0.0;
-    double allow = approach * (omega > 0.0 && 1.0 / omega < h ? 1.0 / omega : h);
+    double allow = explained_depth(ct->k, mp, vn, h);
     ct->slack = d0 > allow ? d0 - allow : 0.0;
   }
   if (ct->slack < 0.0) ct->slack = 0.0;
@@ -986,9 +993,7 @@ static int obstacle_missed(ContactElem *ce, const JlModel *m, const double *x0, 
        * the step's mean velocity (x1 = x0 + h v1) */
       double mp = m->mass[i], k = wd->contact_stiffness * mp + wd->contact_spring_scale * ce->knode[i], vn = 0.0;
       for (int a = 0; a < 3; a++) vn += hit.n[a] * (x1[3 * i + a] - x0[3 * i + a]) / h;
-      double omega = k > 0.0 && mp > 0.0 ? sqrt(k / mp) : 0.0;
-      double allow = (vn < 0.0 ? -vn : 0.0) * (omega > 0.0 && 1.0 / omega < h ? 1.0 / omega : h);
-      if (rad - hit.dist > allow + JL_MISS_TOL) return 1;
+      if (rad - hit.dist > explained_depth(k, mp, vn, h) + JL_MISS_TOL) return 1;
     }
   }
   return 0;
