@@ -91,6 +91,10 @@ static void to_world_dir(const JlObstacle *o, const double *q, double *p) {
   for (int r = 0; r < 3; r++) p[r] = o->rot[3 * r] * q[0] + o->rot[3 * r + 1] * q[1] + o->rot[3 * r + 2] * q[2];
 }
 
+static int finite3(const double *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+static double dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
 static void to_local(const JlObstacle *o, const double *p, double *q) {
   double d[3] = {p[0] - o->translate[0], p[1] - o->translate[1], p[2] - o->translate[2]};
   for (int c = 0; c < 3; c++) q[c] = o->rot[c] * d[0] + o->rot[3 + c] * d[1] + o->rot[6 + c] * d[2];
@@ -147,6 +151,42 @@ void jl_obstacle_aabb(const JlObstacle *o, double lo[3], double hi[3]) {
     lo[k] = o->translate[k] - ext[k];
     hi[k] = o->translate[k] + ext[k];
   }
+}
+
+double jl_obstacle_support(const JlObstacle *o, const double n[3]) {
+  double nl[3];
+  if (!finite3(n)) return INFINITY;
+  for (int c = 0; c < 3; c++) nl[c] = o->rot[c] * n[0] + o->rot[3 + c] * n[1] + o->rot[6 + c] * n[2];
+  double len = sqrt(dot(nl, nl)), h;
+  switch (o->type) {
+    case JL_OBSTACLE_PLANE: /* solid below local y = 0: bounded only along +y */
+      if (nl[0] != 0.0 || nl[2] != 0.0 || nl[1] < 0.0) return INFINITY;
+      h = 0.0;
+      break;
+    case JL_OBSTACLE_BOX:
+      h = 0.5 * (fabs(nl[0]) * o->size[0] + fabs(nl[1]) * o->size[1] + fabs(nl[2]) * o->size[2]);
+      break;
+    case JL_OBSTACLE_SPHERE:
+      h = o->radius * len;
+      break;
+    case JL_OBSTACLE_CAPSULE:
+      h = 0.5 * o->length * fabs(nl[1]) + o->radius * len;
+      break;
+    case JL_OBSTACLE_HULL:
+      if (o->npoint <= 0 || !o->point) return -INFINITY; /* empty */
+      h = dot(nl, jl_obstacle_hull_support(o, nl));
+      break;
+    default:
+      return INFINITY;
+  }
+  return h + dot(n, o->translate);
+}
+
+double jl_obstacle_width(const JlObstacle *o, const double n[3]) {
+  double len = finite3(n) ? sqrt(dot(n, n)) : 0.0;
+  if (!(len > 0.0)) return INFINITY;
+  double neg[3] = {-n[0], -n[1], -n[2]}, w = (jl_obstacle_support(o, n) + jl_obstacle_support(o, neg)) / len;
+  return isnan(w) ? 0.0 : w; /* an empty hull */
 }
 
 /* depth and outward direction from the distance to a centre point c (local) */
@@ -223,10 +263,6 @@ static void local_to_hit(const JlObstacle *o, const LocalHit *l, JlObstacleHit *
   to_world_point(o, l->point, hit->point);
   hit->feature = l->feature;
 }
-
-static double dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-static int finite3(const double *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
 /* q measured against a box face's plane: signed distance, outward normal, q projected on the plane */
 static void box_face_plane(const JlObstacle *o, const double *q, int face, LocalHit *l) {

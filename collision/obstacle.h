@@ -60,6 +60,16 @@ void jl_obstacle_copy(JlObstacle *dst, const JlObstacle *src);
 void jl_obstacle_free(JlObstacle *o);
 /* World-space bounding box; planes give +-1e30 on unbounded axes. */
 void jl_obstacle_aabb(const JlObstacle *o, double lo[3], double hi[3]);
+/* The support function: the largest n . y over the obstacle's points y
+ * (world; n any length): the obstacle lies behind the plane n . y = h with
+ * normal n. INFINITY for a plane unless n is its normal times a length >= 0,
+ * and for a non-finite n. */
+double jl_obstacle_support(const JlObstacle *o, const double n[3]);
+/* m: the obstacle's extent along direction n (world, any length): the
+ * distance between its two support planes normal to n (a box's thickness
+ * across the face with normal n, a sphere's diameter); INFINITY for a plane
+ * (a half-space) and for a zero or non-finite n. */
+double jl_obstacle_width(const JlObstacle *o, const double n[3]);
 /* Returns 1 when p (m) is inside the obstacle; then *depth (m, >= 0) is how
  * far p must move along dir (unit, world) to reach the surface. Points on the
  * surface are outside. */

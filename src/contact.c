@@ -77,6 +77,7 @@
 
 enum { FRICTION_NONE, FRICTION_STICK, FRICTION_SLIDE };
 
+#define JL_OBSTACLE_GIVE 0.25 /* a new obstacle contact stops its node within this fraction of the obstacle's width */
 #define JL_MISS_TOL 1e-4 /* m: a node found this much deeper in an obstacle than its approach explains was missed */
 #define JL_CONTACT_NODES 7 /* a volume's embedded surface vertex (4 tet nodes) against a cloth triangle */
 
@@ -106,6 +107,7 @@ typedef struct Contact {
   int active;     /* on in the current linear solve (implicit) or g > 0 at the last linearize */
   double gpred;   /* m, g at the end of the step if z kept its velocity: the implicit solve's first guess */
   double D[9];    /* a dPhi/dz + b dPhi/dz' at the last linearize */
+  double mshare;  /* kg, obstacle contacts: the body's mass over its contacts with that obstacle in this step */
 } Contact;
 
 /* what a contact leaves for the next step */
@@ -135,10 +137,12 @@ typedef struct ContactElem {
   int use_set;        /* 1: implicit solve with a fixed on/off set (refine) */
   const double *x_step, *v_step; /* the state begin_step read (refine re-linearizes edge-edge pairs on it) */
   double h_step;
+  int implicit;       /* JlForce.implicit of this step: explicit steps keep raised stiffnesses below m / h^2 */
   double *vpath;      /* nnode x 3, scratch of contact_crossed: the step's mean velocities */
   int nmem, memcap;
   Memory *mem;        /* previous step's contacts, sorted by (node, other) */
   double *knode;      /* nnode: summed stiffness of each node's springs, N/m */
+  int *bcount;        /* nbody, scratch of obstacle_contacts: contacts per body */
   unsigned *seen;     /* nnode + 1, scratch of obstacle_missed: the node has a contact with the obstacle when = seen_stamp */
   unsigned seen_stamp;
   /* patch scratch */
@@ -407,6 +411,27 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
       double an = -jl_vec3_dot(ct->r, zd0), kneed = an > 0.0 ? mp * (an / JL_THIN_GIVE) * (an / JL_THIN_GIVE) : 0.0;
       if (kneed > ct->k) ct->k = kneed;
     }
+  } else if (ct->other >= m->nbody) {
+    /* A node hitting a static obstacle must stop within a fraction of the
+     * obstacle's width along the contact's direction (a 5 mm plate hit at
+     * 30 m/s, a thin post), or the penalty lets it through to the far side:
+     * the same energy bound as a thin pair's, 1/2 m v^2 <= 1/2 k give^2,
+     * with give = JL_OBSTACLE_GIVE x the width and m the node's share of
+     * its body's mass (the body behind the node pushes it on: a ball landing
+     * on a post stops on the few nodes that meet it). Raised for a new
+     * contact (gap still open or just closed) and kept while it lasts. */
+    if (q && q->k > ct->k) ct->k = q->k;
+    if (!q) {
+      const double *vp = v + 3 * p;
+      double an = -jl_vec3_dot(ct->r, vp);
+      double give = JL_OBSTACLE_GIVE * jl_obstacle_width(&m->obstacle[ct->other - m->nbody], ct->r);
+      if (an > 0.0 && give > 0.0 && isfinite(give)) {
+        double me = ct->mshare > mp ? ct->mshare : mp, kneed = me * (an / give) * (an / give);
+        /* an explicit step is stable up to omega h = 2 (docs/integrators.md): stay at omega h <= 1 */
+        if (!ce->implicit && kneed > mp / (h * h)) kneed = mp / (h * h);
+        if (kneed > ct->k) ct->k = kneed;
+      }
+    }
   }
   ct->c = wd->contact_damping * mp;
   if (ct->continued) {
@@ -599,6 +624,31 @@ static void thin_contacts(ContactElem *ce, const JlModel *m, const double *x, co
   }
 }
 
+/* A node that kept a contact with obstacle ob from the last step (q) and
+ * is now past the obstacle's middle, or through it and out of its far side,
+ * is measured against the support plane of the contact's direction, the
+ * obstacle's face on the side the node came in through: a sphere's or a
+ * capsule's tangent plane there, a hull's face, a box's entry face. The
+ * nearest surface would push it on through (a fast body landing on a post
+ * or a thin plate). Beyond the far side only within the obstacle's shadow:
+ * the straight line from the node back along the direction must meet the
+ * obstacle. Returns 1 and fills *hit (dist < 0) when the node is behind
+ * that plane in this sense. */
+static int entry_side(const JlObstacle *ob, const double *xi, const Memory *q, JlObstacleHit *hit) {
+  if (ob->type == JL_OBSTACLE_PLANE) return 0; /* a half-space has no far side */
+  double hsup = jl_obstacle_support(ob, q->r), dist = jl_vec3_dot(q->r, xi) - hsup;
+  if (!(dist < 0.0) || !isfinite(dist)) return 0;
+  double back[3], t;
+  JlObstacleHit through;
+  for (int a = 0; a < 3; a++) back[a] = xi[a] - 1.001 * dist * q->r[a];
+  if (!jl_obstacle_query(ob, xi, 0.0, -1, &through) && !jl_obstacle_sweep(ob, xi, back, &t, &through)) return 0;
+  hit->dist = dist;
+  memcpy(hit->n, q->r, sizeof hit->n);
+  for (int a = 0; a < 3; a++) hit->point[a] = xi[a] - dist * q->r[a];
+  hit->feature = q->feature >= 0 ? q->feature : hit->feature;
+  return 1;
+}
+
 /* Contacts of every node with obstacle o. A node inside is measured against
  * the feature it came in through (for a box: the face its path over the last
  * step crossed, kept while the contact lasts), not the nearest one, so a node
@@ -613,6 +663,7 @@ static void obstacle_contacts(ContactElem *ce, const JlModel *m, int o, const do
   const double *gr = m->world.gravity;
   double lo[3], hi[3], gh2 = h * h * sqrt(jl_vec3_dot(gr, gr));
   jl_obstacle_aabb(ob, lo, hi);
+  int first = ce->ncontact;
   for (int i = 0; i < m->nnode; i++) {
     if (m->pinned[i]) continue; /* held in place: neither side can move, no force and no energy */
     const double *xi = x + 3 * i, *vi = v + 3 * i;
@@ -633,6 +684,10 @@ static void obstacle_contacts(ContactElem *ce, const JlModel *m, int o, const do
         if (jl_obstacle_sweep(ob, back, xi, &t, &entry)) jl_obstacle_query(ob, xi, rad, entry.feature, &hit);
       }
       found = 1;
+      /* past the middle: the nearest surface is now the far one */
+      if (q && jl_vec3_dot(hit.n, q->r) < 0.0) entry_side(ob, xi, q, &hit);
+    } else if (q && entry_side(ob, xi, q, &hit)) {
+      found = 1; /* through and out of the far side within the obstacle's shadow */
     } else {
       /* outside: where the path over this step (lengthened by the node's
        * radius) would enter, if it does */
@@ -652,6 +707,14 @@ static void obstacle_contacts(ContactElem *ce, const JlModel *m, int o, const do
     Contact *ct = push_contact(ce, i, 0, NULL, NULL, m->nbody + o, hit.n, rad - hit.dist);
     ct->feature = ob->type == JL_OBSTACLE_BOX ? hit.feature : -1;
   }
+  /* each contact's share of its body's mass (contact_setup's stiffness for fast hits) */
+  if (!ce->bcount) ce->bcount = jl_calloc((size_t)m->nbody, sizeof(int));
+  memset(ce->bcount, 0, (size_t)m->nbody * sizeof(int));
+  for (int q = first; q < ce->ncontact; q++) ce->bcount[m->node_body[ce->contact[q].node[0]]]++;
+  for (int q = first; q < ce->ncontact; q++) {
+    int b = m->node_body[ce->contact[q].node[0]];
+    ce->contact[q].mshare = m->body[b].mass / ce->bcount[b];
+  }
 }
 
 static void contact_begin(JlForce *e, const JlModel *m, const double *x, const double *v, double h) {
@@ -659,6 +722,7 @@ static void contact_begin(JlForce *e, const JlModel *m, const double *x, const d
   ce->ncontact = 0;
   ce->use_set = 0;
   ce->x_step = x, ce->v_step = v, ce->h_step = h;
+  ce->implicit = e->implicit;
   /* soft body against soft body */
   if (ce->col) {
     int n;
@@ -977,18 +1041,39 @@ static int obstacle_missed(ContactElem *ce, const JlModel *m, const double *x0, 
       stamp = ce->seen_stamp = 1;
     }
     for (int q = 0; q < ce->ncontact; q++)
-      if (ce->contact[q].other == m->nbody + o && ce->contact[q].tag == 0) ce->seen[ce->contact[q].node[0]] = stamp;
+      if (ce->contact[q].other == m->nbody + o && ce->contact[q].tag == 0) {
+        const Contact *ct = &ce->contact[q];
+        int p = ct->node[0];
+        ce->seen[p] = stamp;
+        if (ct->active) continue;
+        /* off in the last pass (very stiff contacts of a fast hit can leave
+         * a set that still flips): missed if the node went in deeper than a
+         * new contact's give, or through and out */
+        double rad = m->body[m->node_body[p]].radius, t, give = JL_OBSTACLE_GIVE * jl_obstacle_width(ob, ct->r);
+        JlObstacleHit hit;
+        if (jl_obstacle_query(ob, x1 + 3 * p, rad, ct->feature, &hit)) {
+          if (rad - hit.dist > give + JL_MISS_TOL) return 1;
+        } else if (jl_obstacle_sweep(ob, x0 + 3 * p, x1 + 3 * p, &t, &hit)) {
+          return 1;
+        }
+      }
     double lo[3], hi[3];
     jl_obstacle_aabb(ob, lo, hi);
     for (int i = 0; i < m->nnode; i++) {
       if (m->pinned[i] || ce->seen[i] == stamp) continue;
-      const double *xi = x1 + 3 * i;
+      const double *xi = x1 + 3 * i, *xs = x0 + 3 * i;
       double rad = m->body[m->node_body[i]].radius; /* a cloth or rope node keeps its half-thickness off */
-      if (xi[0] < lo[0] - rad || xi[1] < lo[1] - rad || xi[2] < lo[2] - rad || xi[0] > hi[0] + rad ||
-          xi[1] > hi[1] + rad || xi[2] > hi[2] + rad)
-        continue;
+      int off = 0;
+      for (int a = 0; a < 3; a++)
+        off |= fmax(xi[a], xs[a]) < lo[a] - rad || fmin(xi[a], xs[a]) > hi[a] + rad;
+      if (off) continue;
       JlObstacleHit hit;
-      if (!jl_obstacle_query(ob, xi, rad, -1, &hit) || !(rad - hit.dist > JL_MISS_TOL)) continue;
+      if (!jl_obstacle_query(ob, xi, rad, -1, &hit) || !(rad - hit.dist > JL_MISS_TOL)) {
+        /* through a thin obstacle and out within the step */
+        double t;
+        if (!jl_obstacle_query(ob, xi, 0.0, -1, &hit) && jl_obstacle_sweep(ob, xs, xi, &t, &hit)) return 1;
+        continue;
+      }
       /* the depth a new contact found there would keep (contact_setup), at
        * the step's mean velocity (x1 = x0 + h v1) */
       double mp = m->mass[i], k = wd->contact_stiffness * mp + wd->contact_spring_scale * ce->knode[i], vn = 0.0;
@@ -1102,7 +1187,7 @@ static void contact_free(void *self) {
     jl_collision_destroy(ce->col);
     jl_proximity_destroy(ce->prox);
     jl_thin_destroy(ce->thin);
-    JL_FREE_ALL(ce->seen, ce->vpath, ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent, ce->patch, ce->load_cp);
+    JL_FREE_ALL(ce->seen, ce->bcount, ce->vpath, ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent, ce->patch, ce->load_cp);
   }
   free(ce);
 }

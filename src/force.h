@@ -153,6 +153,8 @@ struct JlForce {
   JlForceKind kind;   /* ops->kind, kept here for the world's lookups */
   int threads;        /* OpenMP threads of the element's parallel loops, 0 = OpenMP's default; set by
                          jl_world_add_force from JlStepDef.threads */
+  int implicit;       /* 1 when the world steps implicitly (set before each begin_step): elements may
+                         then use stiffnesses an explicit step of the same length could not */
   void *self; /* element-owned data, freed by ops->free_self */
 };
 

@@ -456,6 +456,7 @@ static int begin_elements(JlWorld *w, double h) {
   for (int e = 0; e < w->nforce; e++) {
     JlForce *f = w->force[e];
     jl_work_poll_threads(w);
+    f->implicit = w->def.integrator == JL_INTEGRATOR_IMPLICIT;
     if (f->ops->begin_step) f->ops->begin_step(f, w->model, w->state.x, w->state.v, h);
     if (f->ops->pushing && f->ops->pushing(f)) pushing = 1;
   }

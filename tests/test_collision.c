@@ -917,6 +917,69 @@ static void test_turning_node_caught(void) {
   }
 }
 
+/* A fast soft ball against thin static obstacles: a 5 mm plate (30 m/s at
+ * dt 0.002, 10 m/s at 1/60 and 1/30), a sphere of radius 3 cm and a rod of
+ * radius 1 cm (10 m/s, zero gravity, dt 1/60 and 0.002). A new obstacle
+ * contact is made stiff enough to stop its share of the body within a quarter
+ * of the obstacle's width, and a node past the obstacle's middle is pushed
+ * back out the side it came in (src/contact.c, entry_side). Before, the ball
+ * passed through the plate at 30 m/s and closed around the sphere and the rod,
+ * its nodes pushed out through their far sides. */
+static void test_fast_hit_thin_obstacles(void) {
+  struct {
+    const char *obstacle;
+    double v, dt, t_end;
+    int plate;
+  } cases[] = {
+      {"{\"type\": \"box\", \"size\": [0.6, 0.005, 0.6], \"translate\": [0, 0.5025, 0]}", 30, 0.002, 0.1, 1},
+      {"{\"type\": \"box\", \"size\": [0.6, 0.005, 0.6], \"translate\": [0, 0.5025, 0]}", 10, 1.0 / 60.0, 0.2, 1},
+      {"{\"type\": \"box\", \"size\": [0.6, 0.005, 0.6], \"translate\": [0, 0.5025, 0]}", 10, 1.0 / 30.0, 0.2, 1},
+      {"{\"type\": \"sphere\", \"radius\": 0.03, \"translate\": [0, 0.5, 0]}", 10, 1.0 / 60.0, 0.15, 0},
+      {"{\"type\": \"sphere\", \"radius\": 0.03, \"translate\": [0, 0.5, 0]}", 10, 0.002, 0.15, 0},
+      {"{\"type\": \"capsule\", \"radius\": 0.01, \"length\": 0.6, \"rotate_deg\": [0, 0, 90], \"translate\": [0, 0.5, 0]}",
+       10, 1.0 / 60.0, 0.15, 0},
+      {"{\"type\": \"capsule\", \"radius\": 0.01, \"length\": 0.6, \"rotate_deg\": [0, 0, 90], \"translate\": [0, 0.5, 0]}",
+       10, 0.002, 0.15, 0},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{ %s \"contact\": {\"stiffness\": 1e5, \"damping\": 10, \"friction\": 0.3},\n"
+             "  \"obstacles\": [%s],\n"
+             "  \"bodies\": [ {\"name\": \"ball\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.1},\n"
+             "    \"translate\": [0, %g, 0], \"velocity\": [0, %g, 0], \"tetgen\": {\"max_volume\": 1e-4},\n"
+             "    \"young_modulus\": 2e5} ] }",
+             cases[k].plate ? "" : "\"gravity\": [0, 0, 0],", cases[k].obstacle, cases[k].plate ? 0.755 : 0.78,
+             -cases[k].v);
+    JlWorld w;
+    ENSURE(jl_test_scene_world(&w, text, "fast_hit.json"));
+    const JlBody *ball = &w.model->body[0];
+    double beyond = 0.0; /* m: deepest ball node past the plate's bottom (0.5) under it */
+    int nstep = (int)(cases[k].t_end / cases[k].dt + 0.5);
+    for (int s = 0; s < nstep; s++) {
+      JlStepReport rep;
+      ENSURE_MSG(jl_world_step(&w, cases[k].dt, &rep) == JL_OK, "case %zu step %d: %s", k, s, rep.message);
+      if (!cases[k].plate) continue;
+      for (int i = ball->node_begin; i < ball->node_begin + ball->node_count; i++) {
+        const double *p = w.state.x + 3 * i;
+        if (fabs(p[0]) < 0.3 && fabs(p[2]) < 0.3) beyond = fmax(beyond, 0.5 - p[1]);
+      }
+    }
+    double c[3], v[3];
+    body_centre(&w, 0, c, v);
+    printf("  %-9s %4.0f m/s dt %.4g: centre y %.3f m, vy %.3f m/s, deepest node past the plate %.2g m\n",
+           cases[k].plate ? "plate" : k < 5 ? "sphere" : "rod", cases[k].v, cases[k].dt, c[1], v[1], beyond);
+    if (cases[k].plate) {
+      ENSURE_MSG(beyond <= 1e-3, "case %zu: a ball node %.3g m past the 5 mm plate", k, beyond);
+      ENSURE_MSG(c[1] > 0.505, "case %zu: the ball's centre is below the plate (y %g)", k, c[1]);
+    } else {
+      /* bounced back off the obstacle: above it and moving away */
+      ENSURE_MSG(c[1] > 0.63 && v[1] > 0.0, "case %zu: the ball did not bounce off (centre y %g, vy %g)", k, c[1], v[1]);
+    }
+    jl_world_destroy(&w);
+  }
+}
+
 static void test_cli_deterministic(void) {
   const char *dir = jl_test_tmpdir("collision_det");
   char scene[1024], cmd[4096], out[4096];
@@ -963,6 +1026,7 @@ static void test_cli_deterministic(void) {
 }
 
 JL_TEST_MAIN({"hash_matches_brute_force", test_hash_matches_brute_force}, {"turning_node_caught", test_turning_node_caught},
+             {"fast_hit_thin_obstacles", test_fast_hit_thin_obstacles},
              {"point_in_tet_shared_face", test_point_in_tet_shared_face},
              {"obstacles_analytic_and_mpr", test_obstacles_analytic_and_mpr},
              {"contact_jacobian_fd", test_contact_jacobian_fd},

@@ -228,6 +228,60 @@ static void test_hull_query_matches_box(void) {
   }
 }
 
+/* The support function against brute force over surface points, and the
+ * widths it gives: a rotated box across each face is that edge's length, a
+ * sphere its diameter, a capsule along its axis length + 2 r, a hull of a
+ * box's corners the box's; a plane is unbounded except along its normal. */
+static void test_support_and_width(void) {
+  JlObstacle box = make(JL_OBSTACLE_BOX, 1, 2, 3, 10, 20, 30), sph = make(JL_OBSTACLE_SPHERE, -1, 0.5, 2, 0, 0, 0);
+  JlObstacle cap = make(JL_OBSTACLE_CAPSULE, 0.3, -0.2, 0.1, 0, 40, 70), plane = make(JL_OBSTACLE_PLANE, 0, 1, 0, 0, 0, 30);
+  box.size[0] = 1, box.size[1] = 0.005, box.size[2] = 2;
+  sph.radius = 0.03;
+  cap.radius = 0.01, cap.length = 0.6;
+  double pts[24];
+  JlObstacle hull = cube_hull(&box, pts);
+  for (int a = 0; a < 3; a++) {
+    double e[3] = {0, 0, 0}, n[3];
+    e[a] = 1;
+    world_dir(&box, e, n);
+    ENSURE_NEAR(jl_obstacle_width(&box, n), box.size[a], 1e-12);
+    ENSURE_NEAR(jl_obstacle_width(&hull, n), box.size[a], 1e-12);
+    for (int k = 0; k < 3; k++) n[k] *= -2.5; /* any length, either sign */
+    ENSURE_NEAR(jl_obstacle_width(&box, n), box.size[a], 1e-12);
+  }
+  double up[3] = {0, 1, 0}, axis[3];
+  ENSURE_NEAR(jl_obstacle_width(&sph, up), 0.06, 1e-15);
+  world_dir(&cap, up, axis);
+  ENSURE_NEAR(jl_obstacle_width(&cap, axis), 0.62, 1e-12);
+  /* the support value is the largest n . y over points of the obstacle */
+  unsigned long long seed = 7;
+  for (int t = 0; t < 200; t++) {
+    double n[3];
+    for (int k = 0; k < 3; k++) n[k] = (double)(jl_test_lcg(&seed) >> 11) * 0x1p-53 - 0.5;
+    const JlObstacle *o[4] = {&box, &sph, &cap, &hull};
+    for (int j = 0; j < 4; j++) {
+      double best = -INFINITY;
+      for (int s = 0; s < 4000; s++) { /* points on the surface: a query's surface point */
+        double d[3], p[3];
+        for (int k = 0; k < 3; k++) d[k] = (double)(jl_test_lcg(&seed) >> 11) * 0x1p-53 - 0.5;
+        for (int k = 0; k < 3; k++) p[k] = o[j]->translate[k] + 3.0 * d[k] / norm3(d);
+        JlObstacleHit h;
+        if (jl_obstacle_query(o[j], p, 10.0, -1, &h)) best = fmax(best, dot3(n, h.point));
+      }
+      double sup = jl_obstacle_support(o[j], n);
+      ENSURE_MSG(sup >= best - 1e-12, "obstacle %d: a surface point beyond the support plane by %g", j, best - sup);
+      ENSURE_MSG(sup - best <= 0.02 * norm3(n), "obstacle %d: support %g, best sampled %g", j, sup, best);
+    }
+  }
+  double nrm[3], tilt[3] = {0.1, 1, 0};
+  world_dir(&plane, up, nrm);
+  ENSURE(isinf(jl_obstacle_width(&plane, nrm)));
+  ENSURE(isinf(jl_obstacle_support(&plane, tilt)));
+  double zero[3] = {0, 0, 0}, nan3[3] = {NAN, 0, 0};
+  ENSURE(isinf(jl_obstacle_width(&box, zero)));
+  ENSURE(isinf(jl_obstacle_width(&box, nan3)));
+}
+
 /* ---------------------------------------------------------------- sweep */
 
 /* A fast node crossing a 2 cm box in one step: neither end is inside, the sweep catches it. */
@@ -597,4 +651,5 @@ JL_TEST_MAIN({"hint_keeps_entry_face", test_hint_keeps_entry_face}, {"query_regi
              {"hull_query_matches_box", test_hull_query_matches_box}, {"sweep_thin_box", test_sweep_thin_box},
              {"sweep_rotated_box", test_sweep_rotated_box}, {"sweep_sphere_capsule", test_sweep_sphere_capsule},
              {"sweep_hull_matches_box", test_sweep_hull_matches_box}, {"degenerate_inputs", test_degenerate_inputs},
-             {"random_against_brute_force", test_random_against_brute_force})
+             {"random_against_brute_force", test_random_against_brute_force},
+             {"support_and_width", test_support_and_width})
