@@ -452,9 +452,11 @@ static void tunnel(const char *scene, const char *label, double dt) {
 static void tunnel_slab_soft(double dt) { tunnel("contact_slab_soft.json", "tunnel_slab_soft", dt); }
 static void tunnel_slab_stiff(double dt) { tunnel("contact_slab_stiff.json", "tunnel_slab_stiff", dt); }
 static void tunnel_slab_obstacle(double dt) { tunnel("contact_slab_obstacle.json", "tunnel_slab_obstacle", dt); }
+static void tunnel_fast_plate(double dt) { tunnel("contact_fast_plate.json", "tunnel_fast_plate", dt); }
 TWO_DT(tunnel_slab_soft)
 TWO_DT(tunnel_slab_stiff)
 TWO_DT(tunnel_slab_obstacle)
+TWO_DT(tunnel_fast_plate)
 
 /* ---------------------------------------------------------------------------
  * 9: bodies that start interpenetrating are pushed apart gently */
@@ -636,6 +638,7 @@ static const char *const contact_scenes[] = {
     "contact_stack8.json",            "contact_slab_soft.json",     "contact_slab_stiff.json",
     "contact_slab_obstacle.json",     "contact_overlap_start.json", "contact_half_below_ground.json",
     "contact_small_ball_obstacle.json", "contact_cube_on_cube.json", "contact_edge_entry.json",
+    "contact_fast_plate.json",
 };
 
 
@@ -746,7 +749,7 @@ LARGE(rope_bridge, 0, 0)
 
 JL_TEST_MAIN(CASE2(ball_on_box), CASE2(ball_thrown), CASE2(head_on), CASE2(rest_friction),
              CASE2(incline_stick), CASE2(incline_slide), CASE2(stack8), CASE2(tunnel_slab_soft),
-             CASE2(tunnel_slab_stiff), CASE2(tunnel_slab_obstacle), CASE2(overlap_start),
+             CASE2(tunnel_slab_stiff), CASE2(tunnel_slab_obstacle), CASE2(tunnel_fast_plate), CASE2(overlap_start),
              CASE2(half_below_ground), CASE2(rest_depth_small_ball), CASE2(rest_depth_cube_on_cube),
              CASE2(edge_entry), CASE2(energy_contact),
              {"energy_shipped_default", energy_shipped_default}, {"energy_shipped_drop", energy_shipped_drop},
