@@ -645,7 +645,7 @@ static int entry_side(const JlObstacle *ob, const double *xi, const Memory *q, J
   hit->dist = dist;
   memcpy(hit->n, q->r, sizeof hit->n);
   for (int a = 0; a < 3; a++) hit->point[a] = xi[a] - dist * q->r[a];
-  hit->feature = q->feature >= 0 ? q->feature : hit->feature;
+  hit->feature = q->feature; /* a box's entry face; -1 for other shapes, which have no features */
   return 1;
 }
 
@@ -1022,6 +1022,14 @@ static int ee_crossed(const Contact *c, const double *x0, const double *x1) {
   return ee_violated(c, x0, x1, &tv) || ee_first(c, x0, x1, 0.5 * c->reach) >= 0.0;
 }
 
+/* 1 when a node's straight path a -> b over the step entered obstacle ob
+ * and b is outside it again: through a thin obstacle within the step */
+static int passed_through(const JlObstacle *ob, const double *a, const double *b) {
+  JlObstacleHit hit;
+  double t;
+  return !jl_obstacle_query(ob, b, 0.0, -1, &hit) && jl_obstacle_sweep(ob, a, b, &t, &hit);
+}
+
 /* 1 when a node ended the step x0 -> x1 inside an obstacle it had no
  * contact with in the step (not even a speculative one), deeper than a new
  * contact may start (the depth its approach speed explains, contact_setup)
@@ -1049,13 +1057,11 @@ static int obstacle_missed(ContactElem *ce, const JlModel *m, const double *x0, 
         /* off in the last pass (very stiff contacts of a fast hit can leave
          * a set that still flips): missed if the node went in deeper than a
          * new contact's give, or through and out */
-        double rad = m->body[m->node_body[p]].radius, t, give = JL_OBSTACLE_GIVE * jl_obstacle_width(ob, ct->r);
+        double rad = m->body[m->node_body[p]].radius, give = JL_OBSTACLE_GIVE * jl_obstacle_width(ob, ct->r);
         JlObstacleHit hit;
-        if (jl_obstacle_query(ob, x1 + 3 * p, rad, ct->feature, &hit)) {
-          if (rad - hit.dist > give + JL_MISS_TOL) return 1;
-        } else if (jl_obstacle_sweep(ob, x0 + 3 * p, x1 + 3 * p, &t, &hit)) {
+        if (jl_obstacle_query(ob, x1 + 3 * p, rad, ct->feature, &hit) ? rad - hit.dist > give + JL_MISS_TOL
+                                                                      : passed_through(ob, x0 + 3 * p, x1 + 3 * p))
           return 1;
-        }
       }
     double lo[3], hi[3];
     jl_obstacle_aabb(ob, lo, hi);
@@ -1069,9 +1075,7 @@ static int obstacle_missed(ContactElem *ce, const JlModel *m, const double *x0, 
       if (off) continue;
       JlObstacleHit hit;
       if (!jl_obstacle_query(ob, xi, rad, -1, &hit) || !(rad - hit.dist > JL_MISS_TOL)) {
-        /* through a thin obstacle and out within the step */
-        double t;
-        if (!jl_obstacle_query(ob, xi, 0.0, -1, &hit) && jl_obstacle_sweep(ob, xs, xi, &t, &hit)) return 1;
+        if (passed_through(ob, xs, xi)) return 1;
         continue;
       }
       /* the depth a new contact found there would keep (contact_setup), at
