@@ -1168,10 +1168,11 @@ static int contact_refine(JlForce *e, const JlModel *m, const double *x1, const 
     }
     return 0;
   }
-  int changed = 0;
+  int changed = 0, undoing = 0;
   for (int q = 0; q < ce->ncontact; q++) {
     Contact *ct = &ce->contact[q];
-    changed += (ct->tag & 3) == JL_THIN_EDGE_EDGE && ct->n == 4 && ee_relinearize(ce, m, ct, x1);
+    int relin = (ct->tag & 3) == JL_THIN_EDGE_EDGE && ct->n == 4 && ee_relinearize(ce, m, ct, x1);
+    changed += relin, undoing += relin;
     double z[3];
     contact_z(ct, x1, z);
     double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
@@ -1180,8 +1181,10 @@ static int contact_refine(JlForce *e, const JlModel *m, const double *x1, const 
     if (want != ct->active) {
       ct->active = want;
       changed++;
+      undoing += !want;
     }
   }
+  e->undoing = undoing;
   return changed;
 }
 

@@ -98,8 +98,12 @@ typedef struct JlForceOps {
    * solve, refine(e, m, x1, v1) with the end-of-step state updates the set
    * (switches on contacts whose gap closed during the step, off those that
    * would pull) and returns how many changed, so the stepper can solve again
-   * (a primal active-set iteration). begin_step leaves that mode again, so
-   * explicit steppers see the plain piecewise force. */
+   * (a primal active-set iteration). It also sets e->undoing to how many of
+   * those changes may undo an earlier pass's (contacts switched off, pairs
+   * re-linearized): passes that only switch contacts on grow the set, which
+   * cannot cycle, so the stepper lets them run longer (src/implicit.c).
+   * begin_step leaves that mode again, so explicit steppers see the plain
+   * piecewise force. */
   int (*refine)(JlForce *e, const JlModel *m, const double *x1, const double *v1);
   /* Optional (may be NULL), implicit steppers only: after a step from (x0,
    * v0) to x1 (every node moves on the straight line between them), 1 when that
@@ -155,6 +159,7 @@ struct JlForce {
                          jl_world_add_force from JlStepDef.threads */
   int implicit;       /* 1 when the world steps implicitly (set before each begin_step): elements may
                          then use stiffnesses an explicit step of the same length could not */
+  int undoing;        /* of the last refine(e, m, x1, v1)'s changes, those that may undo an earlier pass's */
   void *self; /* element-owned data, freed by ops->free_self */
 };
 

@@ -211,14 +211,16 @@ static int ground_refine(JlForce *e, const JlModel *m, const double *x1, const d
     g->use_set = 1;
     return 0;
   }
-  int changed = 0;
+  int changed = 0, undoing = 0;
   for (int i = 0; i < m->nnode; i++) {
     double pen = ground_pen(g, &m->world, x1, i);
     unsigned char want = pen > 0.0;
     changed += want != g->on[i];
+    undoing += g->on[i] && !want;
     g->on[i] = want;
     g->pen1[i] = want ? pen : -1.0;
   }
+  e->undoing = undoing;
   return changed;
 }
 

@@ -26,8 +26,12 @@
  * held fixed for a solve (JlForce.refine); after the solve the end-of-step
  * state decides which contacts should have been on (a speculative contact
  * whose gap closed during the step, a contact that would pull), and the step
- * is solved again with the corrected set, at most JL_ACTIVE_SET_PASSES times
- * (a primal active-set iteration; docs/collision.md). Without it a contact
+ * is solved again with the corrected set (a primal active-set iteration;
+ * docs/collision.md): at most JL_ACTIVE_SET_PASSES solves once a pass has
+ * switched a contact off (the set may cycle), up to JL_ACTIVE_SET_GROW while
+ * the passes only switch contacts on. A stack hit in one large step needs
+ * the latter: each pass stops one more body on the one below, and the next
+ * body up is only seen to close its gap in the pass after. Without it a contact
  * caught only at the next step's start is already deep, and its penalty
  * energy 1/2 k d^2 comes from nowhere. A pass that may be followed by another
  * only decides the set, so it is solved JL_ACTIVE_SET_LOOSE times less
@@ -92,10 +96,12 @@ static void apply_matrix(void *ctx, const double *u, double *out) {
   for (int e = 0; e < w->nforce; e++) w->force[e]->ops->multiply(w->force[e], m, u, out);
 }
 
-/* at most this many linear solves per step while contacts switch on or off;
- * the solves that only decide the set stop JL_ACTIVE_SET_LOOSE times less
- * accurate */
+/* at most JL_ACTIVE_SET_PASSES linear solves per step once a pass has
+ * undone an earlier one's switch (JlForce.undoing), at most
+ * JL_ACTIVE_SET_GROW while passes only switch contacts on; the solves that
+ * only decide the set stop JL_ACTIVE_SET_LOOSE times less accurate */
 #define JL_ACTIVE_SET_PASSES 4
+#define JL_ACTIVE_SET_GROW 16
 #define JL_ACTIVE_SET_LOOSE 30.0
 
 /* CG on the linearized step for s->dv, warm-started from it, to the step's
@@ -353,6 +359,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
   for (int e = 0; e < w->nforce; e++)
     if (w->force[e]->ops->refine) refinable += w->force[e]->ops->refine(w->force[e], m, NULL, NULL) >= 0;
 
+  int undone = 0; /* passes after which a switch was undone */
   for (int pass = 0;; pass++) {
     /* rhs = h f0 + h^2 dF/dx v0; A = M - h dF/dv - h^2 dF/dx: the blocks
      * cached, the diagonal collected, the preconditioner set up */
@@ -361,7 +368,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
     /* solve for dv, warm-started from the previous dv (or the previous
      * pass); a pass that may be followed by another only decides the set and
      * is solved JL_ACTIVE_SET_LOOSE times looser */
-    int last = !refinable || pass + 1 >= JL_ACTIVE_SET_PASSES;
+    int last = !refinable || undone + 1 >= JL_ACTIVE_SET_PASSES || pass + 1 >= JL_ACTIVE_SET_GROW;
     JlCgResult res = solve(w, last ? 1.0 : JL_ACTIVE_SET_LOOSE);
     iterations += res.iterations;
     *cg_failed = !res.converged;
@@ -370,9 +377,13 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
     /* the end-of-step state this solution gives; contacts that closed or
      * would pull switch, and the step is solved again with the new set */
     end_state(w, h, NULL, 0.0);
-    int changed = 0;
+    int changed = 0, undoing = 0;
     for (int e = 0; e < w->nforce; e++)
-      if (w->force[e]->ops->refine) changed += w->force[e]->ops->refine(w->force[e], m, k->xs, k->vs);
+      if (w->force[e]->ops->refine) {
+        changed += w->force[e]->ops->refine(w->force[e], m, k->xs, k->vs);
+        undoing += w->force[e]->undoing;
+      }
+    undone += undoing > 0;
     if (!changed) {
       /* the set holds: finish this system to the full accuracy */
       res = solve(w, 1.0);
