@@ -77,6 +77,7 @@ typedef struct Job {
   const Loaded *expect;
   int rounds;
   int mismatches;
+  char first[640]; /* what the first mismatching load gave */
 } Job;
 
 static void *load_job(void *arg) {
@@ -84,7 +85,10 @@ static void *load_job(void *arg) {
   for (int k = 0; k < j->rounds; k++) {
     Loaded l;
     load(j->path, &l);
-    j->mismatches += !same(&l, j->expect);
+    if (!same(&l, j->expect) && j->mismatches++ == 0)
+      snprintf(j->first, sizeof j->first, "round %d: result %d, %d vertices, %d triangles, %d findings, %d nodes, %d tets (%s)",
+               k, (int)l.r, l.s.nvert, l.s.ntri, l.nfinding, l.r == JL_OK && l.ok ? l.t.nnode : 0,
+               l.r == JL_OK && l.ok ? l.t.ntet : 0, l.err);
     loaded_free(&l);
   }
   return NULL;
@@ -109,7 +113,7 @@ static void test_two_meshes_at_once(void) {
     load(paths[i], &expect[i]);
     ENSURE_MSG(expect[i].r == JL_OK && expect[i].ok && expect[i].t.ntet > 0, "%s: %s", paths[i], expect[i].err);
   }
-  Job job[2] = {{paths[0], &expect[0], rounds(), 0}, {paths[1], &expect[1], rounds(), 0}};
+  Job job[2] = {{paths[0], &expect[0], rounds(), 0, ""}, {paths[1], &expect[1], rounds(), 0, ""}};
   pthread_t th[2];
   for (int i = 0; i < 2; i++) ENSURE(pthread_create(&th[i], NULL, load_job, &job[i]) == 0);
   /* the program's setter and getter, meanwhile: the same values, so the loads' results cannot change */
@@ -120,8 +124,9 @@ static void test_two_meshes_at_once(void) {
   }
   for (int i = 0; i < 2; i++) ENSURE(pthread_join(th[i], NULL) == 0);
   for (int i = 0; i < 2; i++) {
-    ENSURE_MSG(job[i].mismatches == 0, "%s: %d of %d threaded loads differ from the single-threaded one",
-               paths[i], job[i].mismatches, job[i].rounds);
+    ENSURE_MSG(job[i].mismatches == 0,
+               "%s: %d of %d threaded loads differ from the single-threaded one (%d nodes, %d tets); first: %s",
+               paths[i], job[i].mismatches, job[i].rounds, expect[i].t.nnode, expect[i].t.ntet, job[i].first);
     loaded_free(&expect[i]);
   }
 }
