@@ -95,9 +95,13 @@ static int finite3(const double *v) { return isfinite(v[0]) && isfinite(v[1]) &&
 
 static double dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
+static void to_local_dir(const JlObstacle *o, const double *d, double *q) {
+  for (int c = 0; c < 3; c++) q[c] = o->rot[c] * d[0] + o->rot[3 + c] * d[1] + o->rot[6 + c] * d[2];
+}
+
 static void to_local(const JlObstacle *o, const double *p, double *q) {
   double d[3] = {p[0] - o->translate[0], p[1] - o->translate[1], p[2] - o->translate[2]};
-  for (int c = 0; c < 3; c++) q[c] = o->rot[c] * d[0] + o->rot[3 + c] * d[1] + o->rot[6 + c] * d[2];
+  to_local_dir(o, d, q);
 }
 
 void jl_obstacle_aabb(const JlObstacle *o, double lo[3], double hi[3]) {
@@ -156,7 +160,7 @@ void jl_obstacle_aabb(const JlObstacle *o, double lo[3], double hi[3]) {
 double jl_obstacle_support(const JlObstacle *o, const double n[3]) {
   double nl[3];
   if (!finite3(n)) return INFINITY;
-  for (int c = 0; c < 3; c++) nl[c] = o->rot[c] * n[0] + o->rot[3 + c] * n[1] + o->rot[6 + c] * n[2];
+  to_local_dir(o, n, nl);
   double len = sqrt(dot(nl, nl)), h;
   switch (o->type) {
     case JL_OBSTACLE_PLANE: /* solid below local y = 0: bounded only along +y */
