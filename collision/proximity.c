@@ -91,10 +91,28 @@ static int test_face(const JlGeom *geo, const double *x, const double *v, double
   /* the point of the face nearest p now, and the gap along n at the end of the step */
   double q[3], w0[3];
   jl_closest_point_triangle(xp, xa, xb, xc, q, w0);
-  double rel_end = d0;
+  double rel_end = d0, vpn = 0.0, vfn = 0.0;
   for (int a = 0; a < 3; a++) {
     double vf = w0[0] * v[3 * fv[0] + a] + w0[1] * v[3 * fv[1] + a] + w0[2] * v[3 * fv[2] + a];
     rel_end += h * n[a] * (v[3 * p + a] - vf);
+    vpn += n[a] * v[3 * p + a];
+    vfn += n[a] * vf;
+  }
+  /* one side stopped within the step: bodies falling together, the lower
+   * one landing on what is below it, close their gap at the other's speed
+   * (a stack dropped with gaps: each interface closes the step after the
+   * one below stops), which their common velocity does not predict. The
+   * path of the side that keeps moving against the other where it stands
+   * decides; the meeting point follows that motion. Volume bodies only: a
+   * cloth or rope node is moved by its sheet more than by its velocity (the
+   * cloth case below), and with this test the cloth draped over a ball in
+   * drape.json at dt 1/15 kept about 100 contacts switching at rest. */
+  double sp = 1.0, sf = 1.0;
+  if (!(rel_end < margin) && geo->body[geo->node_body[p]].kind == JL_BODY_VOLUME &&
+      geo->body[geo->node_body[fv[0]]].kind == JL_BODY_VOLUME) {
+    double node_on = d0 + h * vpn, face_on = d0 - h * vfn;
+    if (node_on < margin && !(face_on < node_on)) sf = 0.0, rel_end = node_on;
+    else if (face_on < margin) sp = 0.0, rel_end = face_on;
   }
   /* near and leaving, cloth nodes: a light node that left the face
    * by more than the margin in the last step (a contact popping it out) may
@@ -113,10 +131,10 @@ static int test_face(const JlGeom *geo, const double *x, const double *v, double
   /* where p meets the plane, on the face as it is then */
   double pt[3], fa[3], fb[3], fc[3];
   for (int a = 0; a < 3; a++) {
-    pt[a] = xp[a] + t * h * v[3 * p + a];
-    fa[a] = xa[a] + t * h * v[3 * fv[0] + a];
-    fb[a] = xb[a] + t * h * v[3 * fv[1] + a];
-    fc[a] = xc[a] + t * h * v[3 * fv[2] + a];
+    pt[a] = xp[a] + sp * t * h * v[3 * p + a];
+    fa[a] = xa[a] + sf * t * h * v[3 * fv[0] + a];
+    fb[a] = xb[a] + sf * t * h * v[3 * fv[1] + a];
+    fc[a] = xc[a] + sf * t * h * v[3 * fv[2] + a];
   }
   double w[3];
   double d2 = jl_closest_point_triangle(pt, fa, fb, fc, q, w);

@@ -17,9 +17,11 @@
  * the faces of other bodies it meets in the hash: the node must start in
  * front of the face's plane; its distance along the face normal at the end
  * of the step, from both bodies' velocities, must fall below the margin (plus
- * the node's body radius: cloth and ropes keep their half-thickness); the
- * point where it would cross the plane must lie on the face. For each (node,
- * body) the face it would meet first is kept. */
+ * the node's body radius: cloth and ropes keep their half-thickness), or
+ * else with one side's velocity alone, the other side stopped where it
+ * stands (bodies falling together with a gap, the lower one landing within
+ * the step); the point where it would cross the plane must lie on the face.
+ * For each (node, body) the face it would meet first is kept. */
 #ifndef JL_COLLISION_PROXIMITY_H
 #define JL_COLLISION_PROXIMITY_H
 

@@ -35,7 +35,9 @@
  *    slab's local bottom, so a bending, moving slab is followed).
  *  - stack8: order kept = every cube's centre above the one below at every
  *    frame, and at 4 s each centre within half a cube (0.1 m) horizontally of
- *    the one below; the top cube's drift is measured from its start.
+ *    the one below; the top cube's drift is measured from its start; at
+ *    dt 1/60 no step in which contacts pushed cubes out of each other
+ *    (JL_WARN_PUSH_OUT).
  *  - energy: E = kinetic + elastic + gravity + penalty (JlEnergy fields, the
  *    penalty being ground + contacts); the scale is |E(0)|, or KE(0) +
  *    |gravity(0)| when |E(0)| is below 1 % of that (E(0) ~ 0 by cancellation);
@@ -332,6 +334,12 @@ static void stack8(double dt) {
   rep_metric(&r, "total_ke_4s", e.kinetic, LE, 1e-3, full);
   rep_metric(&r, "min_centre_dy", min_dy, GE, 0.0, 1);
   rep_metric(&r, "max_neighbour_offset_4s", max_offset, LE, 0.1, full);
+  /* at dt 1/60 every interface is stopped as it closes, none found deep and
+   * pushed out (8 push-out steps before the speculative contacts' stopped-side
+   * test). At dt 0.002 the depth estimate of a few corner nodes jumps by about
+   * 1 mm as their border edge changes, slack worked off at the push-out
+   * speed (docs/collision.md, "Push-out slack"): reported, not asserted. */
+  rep_metric(&r, "push_out_steps", (double)s.w.warnings.count[JL_WARN_PUSH_OUT], LE, 0, dt > 0.01);
   rep_finish(&r, &s);
   sim_close(&s);
 }
