@@ -11,13 +11,17 @@
  *             while the node sticks and is dragged onto the Coulomb cone
  *             |a - x_t| <= mu p when it slips, so a resting body does not
  *             creep when its nodes settle up and down;
- *             sliding: F_t = -(mu k p / s0) v_t, lagged-viscosity Coulomb
- *             with the tangential speed s0 frozen at the step's start, so a
- *             step can slow the sliding down to zero but never reverse it (a
- *             constant mu k p against the motion lets implicit Euler
- *             overshoot and reverse the velocity every step; docs/collision.md);
+ *             sliding: F_t = -(mu k p / sv) v_t, lagged-viscosity Coulomb
+ *             with sv the tangential speed at the step's start extrapolated
+ *             to its end (src/linalg.h jl_slide_lag_speed), so a step can
+ *             slow the sliding down to zero but never reverse it (a constant
+ *             mu k p against the motion lets implicit Euler overshoot and
+ *             reverse the velocity every step; docs/collision.md); the
+ *             anchor is dragged along, mu p behind the node, so a node that
+ *             stops sticks with the kinetic friction force;
  *             the regime is chosen at begin_step: sliding when the anchor
- *             spring could not hold the node over the step;
+ *             spring could not hold the node over the step and it moves
+ *             more than JL_SLIDE_MIN of its cone per step (src/linalg.h);
  * and stores the penalty energy 1/2 k p^2 plus the anchor spring's 1/2 |F|^2 / k.
  * Scaling k and c with the node mass makes the contact behave the same at
  * every mesh resolution (each node is a mass on a spring of frequency
@@ -58,6 +62,7 @@ typedef struct Ground {
   double *blk;     /* nnode x 9: a dF/dx + b dF/dv of node active[q] at 9 q */
   double *partial; /* nblock energy partials */
   double *s0;      /* nnode: m/s, tangential speed at the step's start; < 0 = no step begun */
+  double *sv;      /* nnode: m/s, sliding nodes: the speed their viscosity is lagged on */
   double h;        /* s, the step begun: outside implicit solves (explicit steppers) the sliding
                       viscosity mu k p / s0 is held below m / (2h), so no explicit stage can
                       overshoot on it (a node that starts sliding slowly and touches down mid-step) */
@@ -91,11 +96,11 @@ static double friction_eta(double c, double cap, double s0, double st, int *slid
   return *sliding ? cap / s : c;
 }
 
-/* the lagged viscosity of a sliding node, cap / s0; outside implicit solves
+/* the lagged viscosity of a sliding node, cap / sv; outside implicit solves
  * (explicit steppers) at most m / (2h), *held = 1 then (it no longer depends
  * on the load) */
 static double slide_eta(const Ground *g, double cap, double mass, int i, int *held) {
-  double eta = cap / g->s0[i], top = g->h > 0.0 ? 0.5 * mass / g->h : INFINITY;
+  double eta = cap / g->sv[i], top = g->h > 0.0 ? 0.5 * mass / g->h : INFINITY;
   *held = !g->use_set && eta > top;
   return *held ? top : eta;
 }
@@ -148,6 +153,7 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
     const double *vi = v + 3 * i;
     /* pins may change between steps (jl_world_pin): a pinned node is out of the plane's reach */
     g->top[i] = m->pinned[i] ? -INFINITY : wd->ground_y + m->body[m->node_body[i]].radius;
+    double s_prev = g->s0[i];
     g->s0[i] = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
     g->pen1[i] = -1.0;
     /* slack: a node found below the plane that was not there at the last
@@ -190,11 +196,23 @@ static void ground_begin(JlForce *e, const JlModel *m, const double *x, const do
     /* sticking when the anchor spring can hold the node over the step */
     double k = g->kn[i], c = wd->ground_damping * m->mass[i];
     double need0 = k * (d[0] - h * vi[0]) - c * vi[0], need2 = k * (d[1] - h * vi[2]) - c * vi[2];
-    int slide = sqrt(need0 * need0 + need2 * need2) > mu * k * load && g->s0[i] > 0.0;
+    /* cloth and rope nodes keep the plain law, as in src/contact.c */
+    int thin = m->body[m->node_body[i]].kind != JL_BODY_VOLUME;
+    double nm = sqrt(need0 * need0 + need2 * need2), crawl = thin ? 0.0 : JL_SLIDE_MIN * mu * load / h;
+    int slide = nm > mu * k * load && g->s0[i] > crawl;
     g->mode[i] = slide ? FRICTION_SLIDE : FRICTION_STICK;
-    g->has_anchor[i] = !slide && load > 0.0;
+    g->has_anchor[i] = load > 0.0 && !(slide && thin);
     g->next_anchor[2 * i] = a[0];
     g->next_anchor[2 * i + 1] = a[1];
+    g->sv[i] = g->s0[i];
+    if (slide && !thin) {
+      /* the anchor is dragged along: where the node ends the step if it
+       * keeps its velocity, mu p away along the force sticking would need
+       * (src/contact.c, remember) */
+      g->sv[i] = jl_slide_lag_speed(g->s0[i], s_prev, crawl);
+      g->next_anchor[2 * i] = xi[0] + h * vi[0] + mu * load * need0 / nm;
+      g->next_anchor[2 * i + 1] = xi[2] + h * vi[2] + mu * load * need2 / nm;
+    }
   }
 }
 
@@ -255,7 +273,7 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
         double fm = sqrt(ft[0] * ft[0] + ft[1] * ft[1]);
         if (fm > cap) ft[0] *= cap / fm, ft[1] *= cap / fm;
       } else {
-        /* sliding: lagged viscosity, mu N at the start speed s0; before any
+        /* sliding: lagged viscosity, mu N at the extrapolated end speed sv; before any
          * step: min(c s, mu N) at the current speed */
         double st = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
         int sliding;
@@ -305,8 +323,9 @@ static void ground_linearize(JlForce *e, const JlModel *m, const double *x,
       B[8] = -b * eta;
     }
     if (sliding && !held && exact && !(g->use_set && g->pen1[i] >= 0.0)) {
-      /* dF_t/dy = (mu k / s0) v_t (unsymmetric); with no step begun s0 follows v and this is only the x part */
-      double s = g->s0[i] >= 0.0 ? g->s0[i] : st;
+      /* dF_t/dy = (mu k / sv) v_t (unsymmetric); with no step begun the speed follows v and this is only
+       * the x part */
+      double s = g->s0[i] >= 0.0 ? g->sv[i] : st;
       B[1] = a * wd->ground_friction * k / s * vi[0];
       B[7] = a * wd->ground_friction * k / s * vi[2];
     }
@@ -332,8 +351,8 @@ static void ground_multiply(const JlForce *e, const JlModel *m, const double *u,
 static void ground_free(void *self) {
   Ground *g = self;
   if (g)
-    JL_FREE_ALL(g->active, g->blk, g->partial, g->s0, g->on, g->pen1, g->slack, g->kn, g->top, g->mode, g->anchor,
-                g->next_anchor, g->has_anchor);
+    JL_FREE_ALL(g->active, g->blk, g->partial, g->s0, g->sv, g->on, g->pen1, g->slack, g->kn, g->top, g->mode,
+                g->anchor, g->next_anchor, g->has_anchor);
   free(g);
 }
 
@@ -341,8 +360,8 @@ static void ground_free(void *self) {
  * between steps reads: the regime, slack, anchors and on/off set that
  * begin_step and refine left, and the step length they were set up for.
  * The active list and blocks are rebuilt by every linearize. */
-enum { GROUND_DOUBLES = 7, GROUND_BYTES = 3 }; /* per node: s0, pen1, slack, anchor (2), next_anchor (2); on,
-                                                 mode, has_anchor */
+enum { GROUND_DOUBLES = 8, GROUND_BYTES = 3 }; /* per node: s0, sv, pen1, slack, anchor (2), next_anchor (2);
+                                                 on, mode, has_anchor */
 
 static size_t ground_history_size(const JlForce *e) {
   const Ground *g = e->self;
@@ -357,8 +376,8 @@ static void ground_history_save(const JlForce *e, unsigned char *out) {
   out += sizeof head;
   memcpy(out, &g->h, sizeof g->h);
   out += sizeof g->h;
-  const double *d[] = {g->s0, g->pen1, g->slack};
-  for (int a = 0; a < 3; a++, out += n * sizeof(double)) memcpy(out, d[a], n * sizeof(double));
+  const double *d[] = {g->s0, g->sv, g->pen1, g->slack};
+  for (int a = 0; a < 4; a++, out += n * sizeof(double)) memcpy(out, d[a], n * sizeof(double));
   memcpy(out, g->anchor, 2 * n * sizeof(double));
   out += 2 * n * sizeof(double);
   memcpy(out, g->next_anchor, 2 * n * sizeof(double));
@@ -382,8 +401,8 @@ static int ground_history_load(JlForce *e, const JlModel *m, const unsigned char
   in += sizeof head;
   memcpy(&g->h, in, sizeof g->h);
   in += sizeof g->h;
-  double *d[] = {g->s0, g->pen1, g->slack};
-  for (int a = 0; a < 3; a++, in += n * sizeof(double)) memcpy(d[a], in, n * sizeof(double));
+  double *d[] = {g->s0, g->sv, g->pen1, g->slack};
+  for (int a = 0; a < 4; a++, in += n * sizeof(double)) memcpy(d[a], in, n * sizeof(double));
   memcpy(g->anchor, in, 2 * n * sizeof(double));
   in += 2 * n * sizeof(double);
   memcpy(g->next_anchor, in, 2 * n * sizeof(double));
@@ -413,6 +432,7 @@ JlForce *jl_ground_create(const JlModel *m) {
   g->blk = jl_calloc(9 * ((size_t)m->nnode + 1), sizeof(double));
   g->partial = jl_calloc((size_t)g->nblock + 1, sizeof(double));
   g->s0 = jl_calloc((size_t)m->nnode + 1, sizeof(double));
+  g->sv = jl_calloc((size_t)m->nnode + 1, sizeof(double));
   g->on = jl_calloc((size_t)m->nnode + 1, 1);
   g->pen1 = jl_calloc((size_t)m->nnode + 1, sizeof(double));
   g->slack = jl_calloc((size_t)m->nnode + 1, sizeof(double));

@@ -26,7 +26,9 @@
  * MuJoCo's condim 6. The anchor persists across steps while the pair
  * touches, so a resting body stays put instead of creeping; slipping is
  * chosen as for the friction anchors of src/contact.c (stick when the
- * spring can hold over the step, else lagged-viscosity sliding).
+ * spring can hold over the step or the pair turns by less than JL_SLIDE_MIN
+ * of its cone per step, else
+ * lagged-viscosity rolling, which drags the anchor along).
  *
  * A body's orientation R is the rotation of the polar decomposition of
  * sum_i m_i (x_i - c)(X_i - C)^T (Muller et al. 2005, shape matching), X the
@@ -80,12 +82,14 @@ typedef struct Pair {
   double cap;      /* N m: mu_r N l */
   double phi0[3];  /* rad: tangential deviation at the step's start, on the cone */
   double w0;       /* rad/s: tangential relative angular speed at the step's start */
+  double wv;       /* rad/s, rolling: the speed the viscosity is lagged on (src/linalg.h jl_slide_lag_speed) */
   double D[9];     /* a dtau/dphi + b dtau/domega at the last linearize (P_n folded in) */
 } Pair;
 
 typedef struct Anchor {
   int a, b;
   double A[9];     /* R_b^T R_a when the deviation was zero */
+  double w0;       /* rad/s: the pair's tangential angular speed at that step's start */
 } Anchor;
 
 typedef struct Rolling {
@@ -434,17 +438,30 @@ static void rolling_begin(JlForce *e, const JlModel *m, const double *x, const d
     tangential(n, w);
     p->w0 = sqrt(jl_vec3_dot(w, w));
     for (int c = 0; c < 3; c++) need[c] = p->k * (phi[c] + h * w[c]);
-    p->mode = sqrt(jl_vec3_dot(need, need)) > p->cap && p->w0 > 0.0 ? ROLL_SLIDE : ROLL_STICK;
+    /* rolling only while it turns by more than JL_SLIDE_MIN of the cone per
+     * step, as the friction anchors of src/contact.c */
+    double nm = sqrt(jl_vec3_dot(need, need)), crawl = JL_SLIDE_MIN * p->cap / (p->k * h);
+    p->mode = nm > p->cap && p->w0 > crawl ? ROLL_SLIDE : ROLL_STICK;
+    if (p->mode == ROLL_SLIDE) p->wv = jl_slide_lag_speed(p->w0, q ? q->w0 : -1.0, crawl);
     /* the anchor for the next step keeps this deviation, A = exp(-e) R_rel
-     * so that R_rel A^T = exp(e); a rolling pair leaves none (as the
-     * friction anchors: the next sticking step anchors where the pair then
-     * is, and no spring wound up while rolling springs back when it stops) */
+     * so that R_rel A^T = exp(e). A rolling pair drags its anchor along:
+     * the deviation it leaves is the cone's, cap / k along the torque
+     * sticking would need, less the step's turn at the current speed, so
+     * that when the roll stops the spring holds it with the rolling
+     * resistance (as the friction anchors of src/contact.c: a pair that
+     * stopped on a fresh anchor rolled on by a little every step, a ball
+     * on a slope at 0.9 of the resistance's angle 0.9 mm/s at dt 0.002) */
     jl_grow((void **)&ro->fresh, &ro->freshcap, ro->nfresh + 1, sizeof(Anchor));
     Anchor *an = &ro->fresh[ro->nfresh++];
     memset(an, 0, sizeof *an);
     an->a = a, an->b = b;
+    an->w0 = p->w0;
     double eb[3] = {0, 0, 0}, Em[9];
-    if (p->mode == ROLL_STICK) mat_tvec(Rb, phi, eb);
+    if (p->mode == ROLL_SLIDE) {
+      for (int c = 0; c < 3; c++) phi[c] = p->cap / p->k * need[c] / nm - h * w[c];
+      tangential(n, phi);
+    }
+    mat_tvec(Rb, phi, eb);
     for (int c = 0; c < 3; c++) eb[c] = -eb[c];
     rot_exp(eb, Em);
     mat_mul(Em, Rrel, an->A);
@@ -461,7 +478,7 @@ static int pair_rolls_b(const Rolling *ro, const Pair *p) { return p->b < ro->nb
 /* the stiffness, damping and sliding viscosity pair p acts with: in
  * explicit steps held where one step cannot overshoot (omega h <= 1, c h <= I / 2) */
 static void pair_coefs(const Rolling *ro, const Pair *p, double *k, double *c, double *eta) {
-  *k = p->k, *c = p->c, *eta = p->mode == ROLL_SLIDE ? p->cap / p->w0 : 0.0;
+  *k = p->k, *c = p->c, *eta = p->mode == ROLL_SLIDE ? p->cap / p->wv : 0.0;
   if (ro->implicit || !(ro->h > 0.0)) return;
   double ktop = p->inertia / (ro->h * ro->h), ctop = 0.5 * p->inertia / ro->h;
   if (*k > ktop) *k = ktop;

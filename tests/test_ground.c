@@ -121,15 +121,19 @@ static void test_box_slides_to_rest(void) {
   printf("  damping 50: decel %.3f (mu g %.3f), v(t_stop/2) %.3f (Coulomb %.3f), rest at %.3f s, travel %.3f m, "
          "min vx %.2e, max |vz| %.2e, final max speed %.2e\n",
          run.decel, mu * g, run.v_half, 0.5 * v0, run.t_rest, run.travel, run.min_vx, run.max_vz, run.final_speed);
-  ENSURE_MSG(fabs(run.decel - mu * g) < 0.15 * mu * g, "deceleration %.3f m/s^2, expected about mu g = %.3f",
+  /* 4.62 (6 % short) while sliding friction was lagged on the step's start speed; 4.92 since it is
+   * extrapolated to the step's end (src/linalg.h, jl_slide_lag_speed) */
+  ENSURE_MSG(fabs(run.decel - mu * g) < 0.03 * mu * g, "deceleration %.3f m/s^2, expected about mu g = %.3f",
              run.decel, mu * g);
   ENSURE_MSG(fabs(run.v_half - 0.5 * v0) < 0.1 * v0, "speed at half the Coulomb stopping time %.3f, expected %.3f",
              run.v_half, 0.5 * v0);
   ENSURE_MSG(run.t_rest > 0 && run.t_rest < 1.0, "not at rest after 1 s (t_rest %.3f)", run.t_rest);
   ENSURE_MSG(run.final_speed < 0.01, "still moving at the end: %.3g m/s", run.final_speed);
   /* the bug this guards threw the box back at -1.8 m/s; what remains is the
-   * soft box's shear relaxing against its sticking base when it stops */
-  ENSURE_MSG(run.min_vx > -0.01 * v0, "the box turned round: vx = %.3g m/s", run.min_vx);
+   * soft box's shear relaxing against its sticking base when it stops:
+   * -0.018 m/s while friction faded out as the box slowed, -0.030 since it
+   * stops it at full Coulomb force (the same without the dragged anchors) */
+  ENSURE_MSG(run.min_vx > -0.02 * v0, "the box turned round: vx = %.3g m/s", run.min_vx);
   ENSURE_MSG(run.max_vz < 0.02, "sideways motion |vz| = %.3g m/s", run.max_vz);
 }
 
