@@ -103,6 +103,12 @@ static double neo_hookean_column(double E, double nu, double rho, double g, doub
 }
 
 static void soft_case(const char *shape, double dt) {
+  if (jl_test_quick() && dt < 0.01) {
+    /* sanitizer runs: the dt 1/60 case runs the same code; these 750 steps
+     * took test_volume past CTest's 600 s under ASan on a slow VM */
+    printf("  dt %.4g: skipped under JL_TEST_QUICK (the release run measures it)\n", dt);
+    return;
+  }
   char text[1024];
   snprintf(text, sizeof text,
            "{ \"dt\": %.17g, \"integrator\": \"implicit\", \"ground\": { \"y\": 0 },"
