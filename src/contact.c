@@ -392,6 +392,12 @@ static double explained_depth(double k, double mp, double vn, double h) {
   return approach * (omega > 0.0 && 1.0 / omega < h ? 1.0 / omega : h);
 }
 
+/* 1 for a cloth or rope node's contact and for a thin pair (tag != 0): these
+ * keep the plain friction law (contact_setup) */
+static int thin_friction(const JlModel *m, const Contact *ct) {
+  return ct->tag != 0 || m->body[m->node_body[ct->node[0]]].kind != JL_BODY_VOLUME;
+}
+
 /* stiffness, slack, friction anchor and regime of contact ct at (x, v) */
 static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const double *x, const double *v,
                           double h) {
@@ -512,7 +518,7 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
    * itself at 1/30 s in test_thin rope_ends, and two ropes came within
    * 5.2 mm of their 10 mm contact distance in test_thin_contact; not
    * understood yet.) */
-  int thin = ct->tag != 0 || m->body[m->node_body[p]].kind != JL_BODY_VOLUME;
+  int thin = thin_friction(m, ct);
   double nm = sqrt(jl_vec3_dot(need, need)), crawl = thin ? 0.0 : JL_SLIDE_MIN * ce->mu * g0 / h;
   int slide = nm > ce->mu * ct->k * g0 && ct->st0 > crawl;
   ct->friction = slide ? FRICTION_SLIDE : FRICTION_STICK;
@@ -584,8 +590,7 @@ static void remember(ContactElem *ce, const JlModel *m, const double *x, const d
     /* edge-edge pairs re-anchor every step: neither side is one point */
     if (ct->friction == FRICTION_NONE || (ct->tag & 3) == JL_THIN_EDGE_EDGE) continue;
     /* cloth and rope: no dragged anchor (contact_setup) */
-    if (ct->friction == FRICTION_SLIDE && (ct->tag != 0 || m->body[m->node_body[ct->node[0]]].kind != JL_BODY_VOLUME))
-      continue;
+    if (ct->friction == FRICTION_SLIDE && thin_friction(m, ct)) continue;
     double xp[3], off[3];
     side_a(ct, x, xp);
     memcpy(off, ct->delta, sizeof off);
