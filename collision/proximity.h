@@ -36,9 +36,12 @@ typedef struct JlProximity {
   int body;    /* body Q it would meet */
   int face;    /* Q's boundary face (index into geo->face) */
   double w[3]; /* weights of the predicted meeting point on the face's three nodes (sum 1, each >= 0) */
-  double n[3]; /* unit outward normal of the face at the step's start */
-  double dist; /* m, n . (x_p - face) at the step's start (>= 0: p in front of the face) */
+  double n[3]; /* unit outward normal of the face at the step's start; where a volume node meets an edge
+                  or a vertex (faces met at once, to 1e-6 of the step), the mean of those faces' normals */
+  double dist; /* m, n . (x_p - the meeting point's material point) at the step's start (>= 0: p in front
+                  of the face; for one face, the distance from its plane) */
   double t;    /* fraction of the step at which p would reach the face's plane (1 = not within the step) */
+  double path; /* m, length of p's path over the step relative to the face's meeting point */
 } JlProximity;
 
 typedef struct JlProximityFinder JlProximityFinder;

@@ -102,7 +102,8 @@ static inline double total_energy(const JlWorld *w, JlEnergy *parts) {
   return e.kinetic + e.elastic + e.gravity + e.ground;
 }
 
-/* Loads models/scenes/<scene> and sets the run up: dt overrides the
+/* Loads models/scenes/<scene> (or the file <scene> when it is an absolute
+ * or ./-relative path) and sets the run up: dt overrides the
  * scene's largest step (0: keep it), fps the output cadence (0: 60, or 1/dt
  * when dt is longer than a frame); the run ends at `duration` (0: the scene's
  * duration), at most QUICK_T under JL_TEST_QUICK. Nothing is built yet.
@@ -112,7 +113,10 @@ static inline int sim_load(Sim *s, const char *scene, double dt, double fps, dou
   s->t_start = jl_seconds();
   snprintf(s->scene, sizeof s->scene, "%s", scene);
   char path[4096], err[4096];
-  snprintf(path, sizeof path, "%s/scenes/%s", JL_MODELS_DIR, scene);
+  if (scene[0] == '/' || strncmp(scene, "./", 2) == 0)
+    snprintf(path, sizeof path, "%s", scene);
+  else
+    snprintf(path, sizeof path, "%s/scenes/%s", JL_MODELS_DIR, scene);
   if (jl_scene_load(path, &s->sc, err, sizeof err)) {
     jl_test_fail(__FILE__, __LINE__, "%s", err);
     return 0;
