@@ -324,9 +324,36 @@ static int collide_rows(int json, int quick, int nstep, const char *cpu) {
   return 0;
 }
 
+/* the row groups --only names, in the order they run */
+enum { GROUP_SPHERES, GROUP_COLLIDE, GROUP_VOLUME, GROUP_CLOTH, GROUP_SOLVER, GROUP_RENDER, NGROUP };
+static const char *const group_names[NGROUP] = {"spheres", "collide", "volume", "cloth", "solver", "render"};
+
+/* --only: a comma-separated list of group names into a bit mask */
+static int only_flag(const char *cmd, const char *flag, const char *v, void *dst) {
+  unsigned mask = 0;
+  const char *p = v;
+  for (;;) {
+    size_t len = strcspn(p, ",");
+    int g = 0;
+    while (g < NGROUP && !(strlen(group_names[g]) == len && strncmp(p, group_names[g], len) == 0)) g++;
+    if (g == NGROUP) {
+      fprintf(stderr,
+              "jelly %s: %s expects row groups separated by commas (spheres, collide, volume, cloth, solver, "
+              "render), got '%.*s'\n",
+              cmd, flag, (int)(len > 64 ? 64 : len), p);
+      return 0;
+    }
+    mask |= 1u << g;
+    if (p[len] == '\0') break;
+    p += len + 1;
+  }
+  *(unsigned *)dst = mask;
+  return 1;
+}
+
 static void bench_usage(FILE *f) {
   fprintf(f,
-          "usage: jelly bench [--json] [--quick] [--steps N]\n"
+          "usage: jelly bench [--json] [--quick] [--steps N] [--only GROUPS]\n"
           "                   [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "Prints TetGen time, ms per implicit step (dt 1/60 s, the default solver), CG\n"
           "iterations, spring-CG-iterations per second and peak memory for generated\n"
@@ -347,28 +374,32 @@ static void bench_usage(FILE *f) {
           "a core.\n"
           "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n"
           "--steps N: steps per row (default 10, 5 for the 50k and 100k spheres).\n"
+          "--only GROUPS: only these row groups, separated by commas: spheres, collide,\n"
+          "volume, cloth, solver, render (default: all).\n"
           JL_CLI_MESH_LIMITS_HELP
           "\n" JL_CLI_EXIT_HELP);
 }
 
 int jl_cli_bench(int argc, char **argv) {
   int json = 0, quick = 0, nstep = 0;
+  unsigned only = (1u << NGROUP) - 1;
   const JlCliFlag flags[] = {
       JL_CLI_FLAG_SWITCH("--json", &json),
       JL_CLI_FLAG_SWITCH("--quick", &quick),
       JL_CLI_FLAG_INT("--steps", &nstep, 1, 100000),
+      JL_CLI_FLAG_CALL("--only", &only, only_flag),
   };
   JlCliSpec spec = {"bench", flags, (int)(sizeof flags / sizeof flags[0]), NULL, NULL, NULL, bench_usage};
   int rc = jl_cli_parse(&spec, argc, argv);
   if (rc != JL_CLI_GO) return rc;
   static const int targets[] = {1000, 10000, 50000, 100000};
-  int ntarget = quick ? 2 : 4;
+  int ntarget = !(only & 1u << GROUP_SPHERES) ? 0 : quick ? 2 : 4;
   char cpu[256];
   cpu_name(cpu, sizeof cpu);
   struct utsname un;
   uname(&un);
-  if (!json) {
-    printf("jelly bench on %s (%s %s)\n", cpu, un.sysname, un.machine);
+  if (!json) printf("jelly bench on %s (%s %s)\n", cpu, un.sysname, un.machine);
+  if (!json && ntarget > 0) {
     printf("%-12s %7s %7s %8s %4s %10s %9s %8s %14s %8s %s\n", "name", "tets", "nodes", "springs",
            "thr", "tetgen_ms", "ms/step", "cg_it", "spring-cg-it/s", "peak_mb", "precond    stopping");
   }
@@ -404,10 +435,10 @@ int jl_cli_bench(int argc, char **argv) {
       }
     }
   }
-  if (collide_rows(json, quick, nstep, cpu)) return JL_ERR_SYSTEM;
-  if (jl_cli_bench_volume(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_volume.c */
-  if (jl_cli_bench_thin(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_thin.c */
-  if (jl_cli_bench_solver(json, quick, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_solver.c */
-  if (jl_cli_bench_render(json, cpu)) return JL_ERR_SYSTEM; /* src/cli/cli_bench_render.c */
+  if ((only & 1u << GROUP_COLLIDE) && collide_rows(json, quick, nstep, cpu)) return JL_ERR_SYSTEM;
+  if ((only & 1u << GROUP_VOLUME) && jl_cli_bench_volume(json, quick, cpu)) return JL_ERR_SYSTEM; /* cli_bench_volume.c */
+  if ((only & 1u << GROUP_CLOTH) && jl_cli_bench_thin(json, quick, cpu)) return JL_ERR_SYSTEM; /* cli_bench_thin.c */
+  if ((only & 1u << GROUP_SOLVER) && jl_cli_bench_solver(json, quick, cpu)) return JL_ERR_SYSTEM; /* cli_bench_solver.c */
+  if ((only & 1u << GROUP_RENDER) && jl_cli_bench_render(json, cpu)) return JL_ERR_SYSTEM; /* cli_bench_render.c */
   return 0;
 }
