@@ -170,7 +170,7 @@ static int test_face(const JlGeom *geo, const double *x, const double *v, double
  * got normals up to 10 degrees apart at the same meeting (head-on balls
  * left with 0.17 % transverse momentum instead of 1e-7), and a hit at a
  * facet edge could flip between its two faces with the solver's tolerance
- * (docs/collision.md, "Speculative contacts"). Faces whose planes the path
+ * (docs/collision.md, "Pipeline" and "Open"). Faces whose planes the path
  * meets within tol of the first one (measured along the path relative to
  * the face) are met at its edge or vertex; the contact then acts along the
  * mean of their normals (the feature's pseudo-normal, Baerentzen and Aanaes

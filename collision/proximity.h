@@ -37,7 +37,8 @@ typedef struct JlProximity {
   int face;    /* Q's boundary face (index into geo->face) */
   double w[3]; /* weights of the predicted meeting point on the face's three nodes (sum 1, each >= 0) */
   double n[3]; /* unit outward normal of the face at the step's start; where a volume node meets an edge
-                  or a vertex (faces met at once, to 1e-6 of the step), the mean of those faces' normals */
+                  or a vertex (faces met within 1e-3 of the mean boundary edge along its path), the mean
+                  of those faces' normals */
   double dist; /* m, n . (x_p - the meeting point's material point) at the step's start (>= 0: p in front
                   of the face; for one face, the distance from its plane) */
   double t;    /* fraction of the step at which p would reach the face's plane (1 = not within the step) */
