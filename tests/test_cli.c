@@ -687,6 +687,7 @@ JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs},
              {"inverted_tets_column_and_warning", test_inverted_tets_column_and_warning},
              {"fps_flag", test_fps_flag}, {"overlap_warnings", test_overlap_warnings},
              {"bad_input", test_bad_input}, {"hostile_values", test_hostile_values}, {"help", test_help},
-             {"bench_json_format", test_bench_json_format}, {"bench_only", test_bench_only}, {"rerun_fewer_frames", test_rerun_fewer_frames},
+             {"bench_json_format", test_bench_json_format}, {"bench_only", test_bench_only},
+             {"rerun_fewer_frames", test_rerun_fewer_frames},
              {"foreign_frames_refused", test_foreign_frames_refused},
              {"resume_keeps_frames", test_resume_keeps_frames})

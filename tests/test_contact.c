@@ -67,6 +67,7 @@
 
 #include "mesh/shapes.h"
 #include "mesh/tetmesh.h"
+#include "src/output.h"
 
 #define TUNNEL_TOL 1e-3  /* m */
 #define TUNNEL_R 0.05    /* m, horizontal radius of the slab's local bottom */
@@ -197,38 +198,15 @@ TWO_DT(head_on)
  * then mirror-symmetric, so any transverse momentum comes from the engine
  * treating the two bodies differently (body order, node order, the patch
  * normal's orientation, friction anchors, which of several faces met at
- * once counts). Measured 1e-7 and 3e-8 of the axial momentum (1.7e-3 while
- * ties between faces met at a vertex were decided by rounding), so the limit
- * is 1e-4, ten times tighter than head_on's. head_on itself stays above
+ * once counts). Measured 3e-8 and 4e-7 of the axial momentum at dt 1/60 and
+ * 0.002 (8e-4 and 1.2e-3 while ties between faces met at a vertex were
+ * decided by rounding), so the limit is 1e-4, ten times tighter than
+ * head_on's. head_on itself stays above
  * 0.1 % because two independently meshed balls are not mirror images
  * (docs/collision.md, "Open"). */
-static int write_tetgen_files(const char *stem, const JlTetMesh *t, const double R[9], double sx) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s.node", stem);
-  FILE *f = fopen(path, "w");
-  if (!f) return 0;
-  fprintf(f, "%d 3 0 0\n", t->nnode);
-  for (int i = 0; i < t->nnode; i++) {
-    const double *p = t->node + 3 * i;
-    double q[3];
-    for (int a = 0; a < 3; a++) q[a] = R[3 * a] * p[0] + R[3 * a + 1] * p[1] + R[3 * a + 2] * p[2];
-    fprintf(f, "%d %.17g %.17g %.17g\n", i, sx * q[0], q[1], q[2]);
-  }
-  int ok = fclose(f) == 0;
-  snprintf(path, sizeof path, "%s.ele", stem);
-  if (!ok || !(f = fopen(path, "w"))) return 0;
-  fprintf(f, "%d 4 0\n", t->ntet);
-  for (int e = 0; e < t->ntet; e++) {
-    const int *v = t->tet + 4 * e;
-    int swap = sx < 0; /* a mirror reverses orientation */
-    fprintf(f, "%d %d %d %d %d\n", e, v[swap], v[!swap], v[2], v[3]);
-  }
-  return fclose(f) == 0;
-}
-
 static void head_on_mirrored(double dt) {
   const char *dir = jl_test_tmpdir("contact_head_on_mirrored");
-  char err[512], stem[2][600], scene[2048], path[700];
+  char err[512], path[700];
   JlSurface surf;
   jl_shape_sphere(0.15, 0.0, &surf); /* the scene's sphere: default resolution */
   JlTetgenDef def = jl_default_tetgen_def();
@@ -238,25 +216,32 @@ static void head_on_mirrored(double dt) {
   jl_surface_free(&surf);
   ENSURE_MSG(built, "tetgen: %s", err);
   if (!built) return;
-  /* rotation by 0.7 rad about (1, 2, 3) / |(1, 2, 3)| */
-  double u[3] = {1 / sqrt(14.0), 2 / sqrt(14.0), 3 / sqrt(14.0)}, c = cos(0.7), sn = sin(0.7), R[9];
-  for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++) R[3 * a + b] = (a == b ? c : 0.0) + (1 - c) * u[a] * u[b];
-  R[1] -= sn * u[2], R[2] += sn * u[1], R[3] += sn * u[2], R[5] -= sn * u[0], R[6] -= sn * u[1], R[7] += sn * u[0];
-  snprintf(stem[0], sizeof stem[0], "%s/left", dir);
-  snprintf(stem[1], sizeof stem[1], "%s/right", dir);
-  int written = write_tetgen_files(stem[0], &t, R, 1.0) && write_tetgen_files(stem[1], &t, R, -1.0);
+  static const double turn[3] = {40.0, 25.0, 60.0}, none[3] = {0.0, 0.0, 0.0};
+  jl_transform_points(t.node, t.nnode, 1.0, turn, none);
+  /* left.vtu as it is, right.vtu mirrored in x (binary VTU keeps every bit) */
+  int written = 1;
+  for (int side = 0; side < 2 && written; side++) {
+    if (side == 1) {
+      for (int i = 0; i < t.nnode; i++) t.node[3 * i] = -t.node[3 * i];
+      for (int e = 0; e < t.ntet; e++) {
+        int a = t.tet[4 * e];
+        t.tet[4 * e] = t.tet[4 * e + 1], t.tet[4 * e + 1] = a; /* a mirror reverses orientation */
+      }
+    }
+    snprintf(path, sizeof path, "%s/%s.vtu", dir, side ? "right" : "left");
+    written = jl_vtu_write(path, JL_VTK_BINARY, t.nnode, t.node, t.ntet, t.tet, 0, NULL, err, sizeof err) == JL_OK;
+  }
   jl_tetmesh_free(&t);
-  ENSURE_MSG(written, "cannot write the meshes in %s", dir);
+  ENSURE_MSG(written, "%s", err);
   if (!written) return;
   /* contact_head_on.json with these meshes in place of the generated spheres */
-  snprintf(scene, sizeof scene,
-           "{ \"duration\": 1.0, \"fps\": 60, \"dt\": 0.016666666666666666, \"gravity\": [0, 0, 0],"
-           "  \"contact\": { \"stiffness\": 1e5, \"damping\": 10, \"friction\": 0.3 }, \"bodies\": ["
-           "  { \"name\": \"left\", \"mesh\": \"left.node\", \"translate\": [-0.175, 0, 0], \"velocity\": [5, 0, 0],"
-           "    \"density\": 1000, \"young_modulus\": 2e5, \"damping\": 0.5 },"
-           "  { \"name\": \"right\", \"mesh\": \"right.node\", \"translate\": [0.175, 0, 0], \"velocity\": [-5, 0, 0],"
-           "    \"density\": 1000, \"young_modulus\": 2e5, \"damping\": 0.5 } ] }");
+  const char *scene =
+      "{ \"duration\": 1.0, \"fps\": 60, \"dt\": 0.016666666666666666, \"gravity\": [0, 0, 0],"
+      "  \"contact\": { \"stiffness\": 1e5, \"damping\": 10, \"friction\": 0.3 }, \"bodies\": ["
+      "  { \"name\": \"left\", \"mesh\": \"left.vtu\", \"translate\": [-0.175, 0, 0], \"velocity\": [5, 0, 0],"
+      "    \"density\": 1000, \"young_modulus\": 2e5, \"damping\": 0.5 },"
+      "  { \"name\": \"right\", \"mesh\": \"right.vtu\", \"translate\": [0.175, 0, 0], \"velocity\": [-5, 0, 0],"
+      "    \"density\": 1000, \"young_modulus\": 2e5, \"damping\": 0.5 } ] }";
   snprintf(path, sizeof path, "./%s/head_on_mirrored.json", dir);
   ENSURE(jl_test_write_file(path, scene));
   head_on_run("head_on_mirrored", path, dt, 1e-4);
