@@ -6,11 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
-static int g_case_failed;
+static int g_case_failed, g_case_skipped;
 static const char *g_case_name = "";
+static char g_prog[128] = "test";
 
 void jl_test_fail(const char *file, int line, const char *fmt, ...) {
   va_list ap;
@@ -24,6 +25,17 @@ void jl_test_fail(const char *file, int line, const char *fmt, ...) {
 
 int jl_test_failed(void) { return g_case_failed; }
 
+void jl_test_skip(const char *fmt, ...) {
+  va_list ap;
+  printf("  SKIP %s: ", g_case_name);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+  fflush(stdout);
+  g_case_skipped = 1;
+}
+
 int jl_test_close(const char *file, int line, const char *what, double a, double b, double tol, int rel) {
   double scale = fmax(fabs(a), fabs(b)), diff = fabs(a - b);
   if (rel ? diff <= tol * scale : diff <= tol) return 1;
@@ -32,53 +44,79 @@ int jl_test_close(const char *file, int line, const char *what, double a, double
   return 0;
 }
 
-/* the index of the case named `name`, or -1 */
-static int case_index(const JlTestCase *cases, int ncase, const char *name) {
-  for (int i = 0; i < ncase; i++)
-    if (strcmp(cases[i].name, name) == 0) return i;
-  return -1;
+static const char *const tier_names[] = {"", "unit", "scene", "program", "robustness"};
+
+/* the case's tier (its own, or the file's) */
+static int case_tier(const JlTestCase *c, int file_tier) {
+  int t = c->tier & JL_TIER_MASK ? c->tier & JL_TIER_MASK : file_tier & JL_TIER_MASK;
+  return t >= JL_UNIT && t <= JL_ROBUSTNESS ? t : 0;
 }
 
-int jl_test_main(int argc, char **argv, const JlTestCase *cases, int ncase) {
-  const char *filter = argc > 1 ? argv[1] : NULL;
-  /* --before=NAME / --from=NAME: the cases before the one named NAME, or it
-   * and those after; CMake runs a long test as these two halves (each case
-   * in exactly one), so that each stays well within its time limit */
-  int lo = 0, hi = ncase;
-  if (filter && (strncmp(filter, "--before=", 9) == 0 || strncmp(filter, "--from=", 7) == 0)) {
-    int before = filter[2] == 'b';
-    const char *name = filter + (before ? 9 : 7);
-    int k = case_index(cases, ncase, name);
-    if (k < 0) {
-      fprintf(stderr, "no test case named '%s'\n", name);
-      return 1;
+/* whether the case carries label `label` (a tier's name, or "short") */
+static int case_has_label(const JlTestCase *c, int file_tier, const char *label) {
+  if (strcmp(label, "short") == 0) return (c->tier & JL_SHORT) != 0;
+  return strcmp(tier_names[case_tier(c, file_tier)], label) == 0;
+}
+
+int jl_test_main(int argc, char **argv, const JlTestCase *cases, int ncase, int file_tier) {
+  const char *base = argc > 0 && strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argc > 0 ? argv[0] : "test";
+  snprintf(g_prog, sizeof g_prog, "%s", base);
+  for (int i = 0; i < ncase; i++)
+    if (!case_tier(&cases[i], file_tier)) {
+      fprintf(stderr, "%s: case '%s' has no tier (JL_TEST_TIER or its own)\n", g_prog, cases[i].name);
+      return 2;
     }
-    if (before) hi = k;
-    else lo = k;
-    filter = NULL;
+  if (argc > 2) {
+    fprintf(stderr, "usage: %s [NAME | --case=NAME | --tier=TIER | --list]\n", g_prog);
+    return 2;
   }
-  int passed = 0, failed = 0;
-  for (int i = lo; i < hi; i++) {
+  const char *arg = argc > 1 ? argv[1] : NULL, *filter = NULL, *exact = NULL, *tier = NULL;
+  if (arg && strcmp(arg, "--list") == 0) {
+    for (int i = 0; i < ncase; i++)
+      printf("%s %s%s\n", cases[i].name, tier_names[case_tier(&cases[i], file_tier)],
+             cases[i].tier & JL_SHORT ? ";short" : "");
+    return 0;
+  }
+  if (arg && strncmp(arg, "--case=", 7) == 0) exact = arg + 7;
+  else if (arg && strncmp(arg, "--tier=", 7) == 0) tier = arg + 7;
+  else if (arg && arg[0] == '-') {
+    fprintf(stderr, "%s: unknown option '%s'\nusage: %s [NAME | --case=NAME | --tier=TIER | --list]\n", g_prog,
+            arg, g_prog);
+    return 2;
+  } else filter = arg;
+  int passed = 0, failed = 0, skipped = 0;
+  for (int i = 0; i < ncase; i++) {
     if (filter && !strstr(cases[i].name, filter)) continue;
-    g_case_failed = 0;
+    if (exact && strcmp(cases[i].name, exact) != 0) continue;
+    if (tier && !case_has_label(&cases[i], file_tier, tier)) continue;
+    g_case_failed = g_case_skipped = 0;
     g_case_name = cases[i].name;
     printf("- %s\n", cases[i].name);
     fflush(stdout);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     cases[i].fn();
-    fflush(stdout);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (g_case_failed) {
       failed++;
-      printf("  FAILED %s\n", cases[i].name);
+      printf("  FAILED %s (%.2f s)\n", cases[i].name, secs);
+    } else if (g_case_skipped) {
+      skipped++;
     } else {
       passed++;
+      printf("  ok %s (%.2f s)\n", cases[i].name, secs);
     }
+    fflush(stdout);
   }
-  printf("%d passed, %d failed\n", passed, failed);
-  if (passed + failed == 0) {
-    fprintf(stderr, "no test matched '%s'\n", filter ? filter : "");
+  printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  if (passed + failed + skipped == 0) {
+    fprintf(stderr, "%s: no test case matched '%s'\n", g_prog, arg ? arg : "");
     return 1;
   }
-  return failed ? 1 : 0;
+  if (failed) return 1;
+  /* one case asked for and skipped: CTest's SKIP_RETURN_CODE (tests/discover.cmake) */
+  return exact && skipped ? 77 : 0;
 }
 
 int jl_test_run(const char *cmd, char *out, size_t outsz) {
@@ -101,9 +139,8 @@ const char *jl_test_tmpdir(const char *tag) {
   static char paths[16][512];
   static int used;
   char *p = paths[used++ % 16];
-  snprintf(p, 512, "tmp_tests/%s", tag);
-  mkdir("tmp_tests", 0755);
-  char cmd[1100];
+  snprintf(p, 512, "tmp_tests/%s.%s/%s", g_prog, g_case_name, tag);
+  char cmd[1200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", p, p);
   if (system(cmd) != 0) fprintf(stderr, "cannot create %s\n", p);
   return p;

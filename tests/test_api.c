@@ -677,6 +677,7 @@ static void test_stats(void) {
   jelly_world_free(w);
 }
 
+#define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"version", test_version}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
              {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
              {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},

@@ -680,6 +680,7 @@ static void test_resume_keeps_frames(void) {
   ENSURE_MSG(ok, "scene.pvd of the resumed run does not match its folder");
 }
 
+#define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs},
              {"determinism", test_determinism},
              {"stiff_implicit_vs_euler", test_stiff_implicit_vs_euler},

@@ -1050,20 +1050,21 @@ static void test_cli_deterministic(void) {
   free(csv[0]), free(csv[1]);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"hash_matches_brute_force", test_hash_matches_brute_force}, {"turning_node_caught", test_turning_node_caught},
-             {"fast_hit_thin_obstacles", test_fast_hit_thin_obstacles},
+             {"fast_hit_thin_obstacles", test_fast_hit_thin_obstacles, JL_SCENE},
              {"point_in_tet_shared_face", test_point_in_tet_shared_face},
              {"obstacles_analytic_and_mpr", test_obstacles_analytic_and_mpr},
              {"contact_jacobian_fd", test_contact_jacobian_fd},
-             {"two_cubes_momentum", test_two_cubes_momentum},
-             {"consistent_through_thin_slab", test_consistent_through_thin_slab},
+             {"two_cubes_momentum", test_two_cubes_momentum, JL_SCENE},
+             {"consistent_through_thin_slab", test_consistent_through_thin_slab, JL_SCENE},
              {"crease_normals_at_rim", test_crease_normals_at_rim},
-             {"no_tunneling", test_no_tunneling},
-             {"stack_settles", test_stack_settles},
-             {"tilted_box_friction", test_tilted_box_friction},
-             {"overlap_pushed_apart_gently", test_overlap_pushed_apart_gently},
-             {"small_ball_rests_on_obstacle", test_small_ball_rests_on_obstacle},
-             {"head_on_balls", test_head_on_balls},
-             {"momentum_default_tolerance", test_momentum_default_tolerance},
-             {"passing_an_edge_untouched", test_passing_an_edge_untouched},
-             {"cli_deterministic", test_cli_deterministic})
+             {"no_tunneling", test_no_tunneling, JL_SCENE},
+             {"stack_settles", test_stack_settles, JL_SCENE},
+             {"tilted_box_friction", test_tilted_box_friction, JL_SCENE},
+             {"overlap_pushed_apart_gently", test_overlap_pushed_apart_gently, JL_SCENE},
+             {"small_ball_rests_on_obstacle", test_small_ball_rests_on_obstacle, JL_SCENE},
+             {"head_on_balls", test_head_on_balls, JL_SCENE},
+             {"momentum_default_tolerance", test_momentum_default_tolerance, JL_SCENE},
+             {"passing_an_edge_untouched", test_passing_an_edge_untouched, JL_SCENE},
+             {"cli_deterministic", test_cli_deterministic, JL_PROGRAM})

@@ -75,15 +75,16 @@
 /* Known gaps: criteria of the contact issue the engine does not meet yet
  * (docs/collision.md, "Open"); tests/sim.h says how the table works. */
 const Gap gaps[] = {
+    {"", 0, ""}, /* no gap: a placeholder, never matches a case */
     /* closed by rolling resistance and material damping (src/rolling.c, docs/physics.md): ball_on_box,
      * ball_thrown, rest_friction (the ball) and stack8 (kinetic energy at 4 s) at both time steps */
-    {"head_on", 0, "left_pt/px"},         {"head_on", 0, "right_pt/px"},
     /* momentum_drift_rel at dt 1/60 (7e-5 of the momentum, the solver's residual) closed by the implicit
      * step's momentum restoration (src/implicit.c): 5e-16 */
     /* half_below_ground ke_max (1.83 J, 2.51 J) closed by the push-out ramp (src/linalg.h jl_push_out_step);
      * edge_entry at dt 0.002: its cube tips over the edge (physics), its exits counted apart */
     /* closed by the implicit step's energy guard (src/world.c): large_step stack.json and drape.json
      * at 1/15 s (2.9 % and 7.3 % before, 0.87 % and < 0 after) */
+    /* head_on's transverse momentum: an asserted bound of 0.6 % (see head_on) */
 };
 const size_t ngaps = sizeof gaps / sizeof gaps[0];
 
@@ -188,7 +189,10 @@ static void head_on_run(const char *name, const char *scene, double dt, double l
   rep_finish(&r, &s);
   sim_close(&s);
 }
-static void head_on(double dt) { head_on_run("head_on", "contact_head_on.json", dt, 1e-3); }
+/* the two balls are meshed independently: 0.42 % of transverse momentum measured
+ * at both steps is the difference between the meshes (mirrored meshes keep
+ * 1e-4, head_on_mirrored below; docs/collision.md), so the bound is 0.6 % */
+static void head_on(double dt) { head_on_run("head_on", "contact_head_on.json", dt, 6e-3); }
 TWO_DT(head_on)
 
 /* head_on's balls with tet meshes that are exact mirror images of each other:
@@ -769,8 +773,7 @@ SHIPPED_ENERGY(rope_bridge)
 
 static void large_step(const char *scene, double dt, int wind, int check_order) {
   if (jl_test_quick()) {
-    printf("  large_step %s dt=%.4g: skipped under JL_TEST_QUICK\n", scene, dt);
-    return;
+    SKIP("large_step %s dt=%.4g under JL_TEST_QUICK (the release run measures it)", scene, dt);
   }
   Sim s;
   if (!sim_open(&s, scene, dt, 1.0 / dt, 0)) return;
@@ -842,6 +845,7 @@ LARGE(contact_cube_on_cube, 0, 1)
 #define CASE_LARGE(stem) {"large_step_" #stem "_dt30", large_step_##stem##_dt30}, \
                          {"large_step_" #stem "_dt15", large_step_##stem##_dt15}
 
+#define JL_TEST_TIER JL_SCENE /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN(CASE2(ball_on_box), CASE2(ball_thrown), CASE2(head_on), CASE2(head_on_mirrored), CASE2(rest_friction),
              CASE2(incline_stick), CASE2(incline_slide), CASE2(incline_stick_near), CASE2(incline_slide_near),
              CASE2(stack8), CASE2(tunnel_slab_soft),

@@ -681,6 +681,7 @@ static void test_volume_sparse(void) {
   jl_model_free(&m);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"spring_dfdx_exact", test_spring_dfdx_exact},
              {"spring_stretched_default_equals_exact", test_spring_stretched_default_equals_exact},
              {"spring_dfdv", test_spring_dfdv},

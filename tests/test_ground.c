@@ -196,6 +196,7 @@ static void test_tiny_ball_rests(void) {
   }
 }
 
+#define JL_TEST_TIER JL_SCENE /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"box_slides_to_rest", test_box_slides_to_rest},
              {"sharp_friction_never_reverses", test_sharp_friction_never_reverses},
              {"frictionless_keeps_speed", test_frictionless_keeps_speed},

@@ -981,6 +981,7 @@ static void test_tetfile_hostile(void) {
   ENSURE_MSG(rc == 2 && strstr(out, "huge.msh") && strstr(out, "more than the limit"), "exit %d:\n%s", rc, out);
 }
 
+#define JL_TEST_TIER JL_ROBUSTNESS /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"collada_self_instance", test_collada_self_instance},
              {"ply_short_faces", test_ply_short_faces},

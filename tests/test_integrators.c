@@ -583,6 +583,7 @@ static void test_stable_dt(void) {
   ENSURE(sd.dt == 1.0);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"cg_dense", test_cg_dense}, {"pinned_never_move", test_pinned_never_move},
              {"spring_period", test_spring_period}, {"convergence_orders", test_convergence_orders},
              {"stiff_lattice", test_stiff_lattice}, {"implicit_energy", test_implicit_energy},

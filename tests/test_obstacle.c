@@ -647,6 +647,7 @@ static void test_random_against_brute_force(void) {
                hits[ty], near[ty]);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"hint_keeps_entry_face", test_hint_keeps_entry_face}, {"query_regions", test_query_regions},
              {"hull_query_matches_box", test_hull_query_matches_box}, {"sweep_thin_box", test_sweep_thin_box},
              {"sweep_rotated_box", test_sweep_rotated_box}, {"sweep_sphere_capsule", test_sweep_sphere_capsule},

@@ -532,6 +532,7 @@ static void test_binary_matches_ascii(void) {
              lb, la);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"cloth_vtu", test_cloth_vtu}, {"cloth_obj", test_cloth_obj}, {"rope_vtu", test_rope_vtu},
              {"rope_obj", test_rope_obj}, {"mixed_vtu", test_mixed_vtu}, {"mixed_obj", test_mixed_obj},
              {"mixed_vtp", test_mixed_vtp}, {"binary_matches_ascii", test_binary_matches_ascii})

@@ -14,7 +14,9 @@
 static JlResult boxes(JlModel *m, int nb, const double (*lo)[3], const double (*hi)[3], const JlWorldDef *wd) {
   JlTetMesh t[4];
   JlBodyDef defs[4];
-  for (int b = 0; b < nb; b++) {
+  memset(t, 0, sizeof t);
+  memset(defs, 0, sizeof defs);
+  for (int b = 0; b < nb && b < 4; b++) {
     int n = b == 0 ? 4 : 1;
     lattice_box(&t[b], lo[b], hi[b], n, n, n);
     defs[b] = jl_default_body_def();
@@ -108,6 +110,7 @@ static void test_ground_obstacles_and_order(void) {
   jl_model_free(&m);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"two_boxes_overlap_by_5cm", test_two_boxes_overlap_by_5cm},
              {"apart_and_touching", test_apart_and_touching},
              {"ground_obstacles_and_order", test_ground_obstacles_and_order})

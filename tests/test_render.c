@@ -678,8 +678,9 @@ static void test_floor(void) {
   }
 }
 
+#define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"pixels", test_pixels}, {"ground_and_default_camera", test_ground_and_default_camera},
              {"camera_follow", test_camera_follow}, {"pick", test_pick}, {"png", test_png},
-             {"drag_jacobian", test_drag_jacobian}, {"cli_render", test_cli_render},
+             {"drag_jacobian", test_drag_jacobian, JL_UNIT}, {"cli_render", test_cli_render},
              {"cli_run_preview", test_cli_run_preview}, {"render_camera_follows", test_render_camera_follows},
              {"preview_frames_bodies", test_preview_frames_bodies}, {"floor", test_floor})

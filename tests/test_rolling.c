@@ -260,6 +260,7 @@ static void test_material_damping_ratio(void) {
   }
 }
 
-JL_TEST_MAIN({"ball_rests", test_ball_rests}, {"slopes", test_slopes}, {"jacobian_fd", test_jacobian_fd},
-             {"no_net_force_or_torque", test_no_net_force_or_torque}, {"explicit_stable", test_explicit_stable},
-             {"material_damping_ratio", test_material_damping_ratio})
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
+JL_TEST_MAIN({"ball_rests", test_ball_rests, JL_SCENE}, {"slopes", test_slopes, JL_SCENE}, {"jacobian_fd", test_jacobian_fd},
+             {"no_net_force_or_torque", test_no_net_force_or_torque}, {"explicit_stable", test_explicit_stable, JL_SCENE},
+             {"material_damping_ratio", test_material_damping_ratio, JL_SCENE})

@@ -570,9 +570,10 @@ static void test_shape_limits(void) {
   ENSURE(jl_shape_sphere_triangles(1.0, 1e-9) == 20.0 * 16384);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"full_example", test_full_example}, {"defaults", test_defaults},
              {"hull_points_finite", test_hull_points_finite}, {"shape_limits", test_shape_limits},
              {"bad_scenes", test_bad_scenes}, {"inline_mesh", test_inline_mesh}, {"cloth_rope_wind", test_cloth_rope_wind},
              {"transform", test_transform},
              {"shipped_scenes_parse", test_shipped_scenes_parse},
-             {"shipped_scene_meshes", test_shipped_scene_meshes})
+             {"shipped_scene_meshes", test_shipped_scene_meshes, JL_SCENE})

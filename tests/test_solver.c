@@ -379,7 +379,7 @@ static void test_tuner(void) {
     jl_tune_end(&t, 0.01, 10);
   }
   jl_tune_init(&t, 2, 100000);
-  if (t.full != 2) return; /* built without OpenMP */
+  if (t.full != 2) SKIP("built without OpenMP: the two-thread tuner cannot be scripted");
   script_tuner(&t);
   script_others = 0.0, t.ncpu = 2;
   const double idle_machine[2] = {1.0, 0.6}, busy_core[2] = {1.0, 2.2};
@@ -463,5 +463,6 @@ static void test_tuner(void) {
   }
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"two_level", test_two_level}, {"update", test_update}, {"velocity_stop", test_velocity_stop}, {"accuracy", test_accuracy},
              {"threads", test_threads}, {"tuner", test_tuner})

@@ -804,9 +804,10 @@ static void test_program_resume(void) {
   ENSURE_MSG(rc == 2 && strstr(g_out, "another model"), "exit %d: %s", rc, g_out);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_scenes", test_copy_scenes}, {"copy_mismatch", test_copy_mismatch},
              {"adaptive_rejection", test_adaptive_rejection}, {"checkpoint_file", test_checkpoint_file},
-             {"checkpoint_hostile", test_checkpoint_hostile}, {"two_threads", test_two_threads},
+             {"checkpoint_hostile", test_checkpoint_hostile, JL_ROBUSTNESS}, {"two_threads", test_two_threads},
              {"threads_per_world", test_threads_per_world},
              {"library_matches_scene", test_library_matches_scene}, {"warnings", test_warnings}, {"world_pins", test_world_pins}, {"ground_runtime_pin", test_ground_runtime_pin}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
-             {"program_resume", test_program_resume})
+             {"program_resume", test_program_resume, JL_PROGRAM})

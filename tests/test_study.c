@@ -332,5 +332,6 @@ static void test_help(void) {
   ENSURE(jl_test_run("'" JELLY "' study --full --quick", g_out, sizeof g_out) == 2);
 }
 
+#define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"help", test_help}, {"diverged_runs_without_nan", test_diverged_runs_without_nan},
              {"quick_default", test_quick_default})

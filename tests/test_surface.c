@@ -665,6 +665,7 @@ static void test_cli_garbage_never_crashes(void) {
   free(base);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"obj_normals_seams_welded", test_obj_normals_seams_welded},
              {"obj_negative_indices_crlf", test_obj_negative_indices_crlf},
              {"obj_polygons_triangulated", test_obj_polygons_triangulated},
@@ -684,13 +685,13 @@ JL_TEST_MAIN({"obj_normals_seams_welded", test_obj_normals_seams_welded},
              {"near_duplicates_welded", test_near_duplicates_welded},
              {"two_components", test_two_components},
              {"cavity_kept_stray_flipped", test_cavity_kept_stray_flipped},
-             {"nan_and_inf", test_nan_and_inf},
+             {"nan_and_inf", test_nan_and_inf, JL_ROBUSTNESS},
              {"out_of_range_and_empty_surface", test_out_of_range_and_empty_surface},
-             {"load_rejects", test_load_rejects},
+             {"load_rejects", test_load_rejects, JL_ROBUSTNESS},
              {"large_mesh", test_large_mesh},
              {"bowtie_vertex", test_bowtie_vertex},
-             {"huge_coordinates", test_huge_coordinates},
+             {"huge_coordinates", test_huge_coordinates, JL_ROBUSTNESS},
              {"far_apart_components", test_far_apart_components},
-             {"generated_shapes_at_cap", test_generated_shapes_at_cap},
-             {"cli_check", test_cli_check},
-             {"cli_garbage_never_crashes", test_cli_garbage_never_crashes})
+             {"generated_shapes_at_cap", test_generated_shapes_at_cap, JL_ROBUSTNESS},
+             {"cli_check", test_cli_check, JL_PROGRAM},
+             {"cli_garbage_never_crashes", test_cli_garbage_never_crashes, JL_ROBUSTNESS})

@@ -665,5 +665,6 @@ static void test_api(void) {
   jelly_model_free(m);
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"formats_agree", test_formats_agree}, {"tetgen_made", test_tetgen_made}, {"orientation", test_orientation}, {"errors", test_errors},
-             {"scene", test_scene}, {"cli", test_cli}, {"api", test_api})
+             {"scene", test_scene}, {"cli", test_cli, JL_PROGRAM}, {"api", test_api, JL_PROGRAM})

@@ -1050,6 +1050,7 @@ static void test_cli_mesh_bad_flags(void) {
   ENSURE(jl_test_run(cmd, g_out, sizeof g_out) == 0 && strstr(g_out, "--max-volume"));
 }
 
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"conforming_icosphere", test_conforming_icosphere}, {"conforming_keep_surface", test_conforming_keep_surface}, {"reorder_hilbert", test_reorder_hilbert}, {"conforming_torus", test_conforming_torus},
              {"conforming_bunny", test_conforming_bunny}, {"conforming_plain", test_conforming_plain},
              {"conforming_small_volume_bound", test_conforming_small_volume_bound},
@@ -1062,4 +1063,4 @@ JL_TEST_MAIN({"conforming_icosphere", test_conforming_icosphere}, {"conforming_k
              {"shape_box", test_shape_box}, {"shape_sphere", test_shape_sphere}, {"shape_torus", test_shape_torus},
              {"shapes_tetrahedralize", test_shapes_tetrahedralize},
              {"tetgen_self_intersection", test_tetgen_self_intersection}, {"bad_defs", test_bad_defs},
-             {"cli_mesh", test_cli_mesh}, {"cli_mesh_bad_flags", test_cli_mesh_bad_flags})
+             {"cli_mesh", test_cli_mesh, JL_PROGRAM}, {"cli_mesh_bad_flags", test_cli_mesh_bad_flags, JL_PROGRAM})

@@ -697,6 +697,7 @@ static void geometry(void) {
 
 #define CASE2(fn) {#fn "_dt60", fn##_dt60}, {#fn "_dt002", fn##_dt002}
 
-JL_TEST_MAIN({"geometry", geometry}, CASE2(rope_bridge), {"rope_bridge_dt15", rope_bridge_dt15}, CASE2(cloth_ball_24), CASE2(cloth_ball_8),
+#define JL_TEST_TIER JL_SCENE /* cases without a tier of their own (tests/harness.h) */
+JL_TEST_MAIN({"geometry", geometry, JL_UNIT}, CASE2(rope_bridge), {"rope_bridge_dt15", rope_bridge_dt15}, CASE2(cloth_ball_24), CASE2(cloth_ball_8),
              CASE2(cloth_on_box), CASE2(rope_on_box), CASE2(rope_ends), {"rope_ends_dt30", rope_ends_dt30},
              CASE2(curtain_fold))

@@ -130,8 +130,7 @@ static void test_two_meshes_at_once(void) {
    * by the --mesh-timeout deadline). glibc's malloc locks its arenas around
    * fork, so the release run keeps this case; the ThreadSanitizer run keeps
    * it too, counting such hangs as lost loads (FORK_MAY_HANG). */
-  printf("  skipped under AddressSanitizer: its allocator is not fork-safe (gcc 12)\n");
-  return;
+  SKIP("under AddressSanitizer: its allocator is not fork-safe (gcc 12)");
 #endif
   const char *paths[2] = {JL_MODELS_DIR "/icosphere_320.obj", JL_MODELS_DIR "/torus.obj"};
   JlMeshLimits saved = jl_mesh_limits(), limits = saved;
@@ -255,6 +254,8 @@ static void test_child_fds(void) {
 }
 
 /* ---- PNG ------------------------------------------------------------------------ */
+
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 
 #ifdef JL_TEST_RENDER /* render/png.c is built only with JELLY_RENDER */
 

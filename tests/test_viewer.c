@@ -304,6 +304,7 @@ static void test_integrator_key_default_dt(void) {
   ENSURE_MSG(rc == 1 && strstr(out, "diverged"), "symplectic at the scene's 1/60 s: exit %d: %s", rc, out);
 }
 
+#define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"xvfb_drag", test_xvfb_drag}, {"dummy_driver", test_dummy_driver},
              {"divergence_recovers", test_divergence_recovers}, {"bad_input", test_bad_input},
              {"camera_follows", test_camera_follows}, {"divergence_message", test_divergence_message},

@@ -1,4 +1,4 @@
-/* Imperfect scans (issue 14): the generalized winding number against its
+/* Imperfect scans (mesh/winding.c, embedded mode): the generalized winding number against its
  * exact sum and ray parity; embedded mode building a sphere with a missing
  * triangle and two overlapping boxes to the intended solid's mass, with a
  * warning naming each defect, while conforming mode refuses them pointing
@@ -456,8 +456,9 @@ static void test_commands(void) {
              "mesh: exit %d\n%s", rc, out);
 }
 
-JL_TEST_MAIN({"winding_agrees", test_winding_agrees}, {"winding_speed", test_winding_speed},
-             {"sphere_with_hole", test_sphere_with_hole}, {"overlapping_boxes", test_overlapping_boxes},
-             {"boxes_sharing_an_edge", test_boxes_sharing_an_edge},
+#define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
+JL_TEST_MAIN({"winding_agrees", test_winding_agrees}, {"winding_speed", test_winding_speed, JL_SCENE},
+             {"sphere_with_hole", test_sphere_with_hole, JL_ROBUSTNESS}, {"overlapping_boxes", test_overlapping_boxes, JL_ROBUSTNESS},
+             {"boxes_sharing_an_edge", test_boxes_sharing_an_edge, JL_ROBUSTNESS},
              {"open_sheet", test_open_sheet}, {"units", test_units}, {"size_hints", test_size_hints},
-             {"precision_hint", test_precision_hint}, {"commands", test_commands})
+             {"precision_hint", test_precision_hint}, {"commands", test_commands, JL_PROGRAM})
