@@ -270,5 +270,5 @@ static void test_hanging_bar_stretch(void) {
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"lumped_mass", test_lumped_mass}, {"pins", test_pins}, {"invalid_defs", test_invalid_defs},
              {"surface_embedding", test_surface_embedding},
-             {"hanging_bar_reaction", test_hanging_bar_reaction, JL_SCENE},
-             {"hanging_bar_stretch", test_hanging_bar_stretch, JL_SCENE})
+             {"hanging_bar_reaction", test_hanging_bar_reaction, JL_SCENE | JL_SHORT},
+             {"hanging_bar_stretch", test_hanging_bar_stretch, JL_SCENE | JL_SHORT})

@@ -744,9 +744,9 @@ static void test_cloth_drapes_on_sphere(void) {
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"topology", test_topology}, {"rope_convergence_orders", test_rope_convergence_orders},
-             {"catenary", test_catenary, JL_SCENE}, {"curtain_implicit_vs_euler", test_curtain_implicit_vs_euler, JL_SCENE},
+             {"catenary", test_catenary, JL_SCENE | JL_SHORT}, {"curtain_implicit_vs_euler", test_curtain_implicit_vs_euler, JL_SCENE | JL_SHORT},
              {"bend_jacobian", test_bend_jacobian}, {"wind_jacobian", test_wind_jacobian},
              {"provot_limit", test_provot_limit}, {"provot_momentum", test_provot_momentum},
-             {"large_step_energy", test_large_step_energy, JL_SCENE},
+             {"large_step_energy", test_large_step_energy, JL_SCENE | JL_SHORT},
              {"cloth_surface_and_wind", test_cloth_surface_and_wind},
              {"concat", test_concat}, {"cloth_drapes_on_sphere", test_cloth_drapes_on_sphere, JL_SCENE})

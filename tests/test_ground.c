@@ -197,7 +197,7 @@ static void test_tiny_ball_rests(void) {
 }
 
 #define JL_TEST_TIER JL_SCENE /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"box_slides_to_rest", test_box_slides_to_rest},
-             {"sharp_friction_never_reverses", test_sharp_friction_never_reverses},
-             {"frictionless_keeps_speed", test_frictionless_keeps_speed},
+JL_TEST_MAIN({"box_slides_to_rest", test_box_slides_to_rest, JL_SCENE | JL_SHORT},
+             {"sharp_friction_never_reverses", test_sharp_friction_never_reverses, JL_SCENE | JL_SHORT},
+             {"frictionless_keeps_speed", test_frictionless_keeps_speed, JL_SCENE | JL_SHORT},
              {"tiny_ball_rests", test_tiny_ball_rests})

@@ -262,5 +262,5 @@ static void test_material_damping_ratio(void) {
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"ball_rests", test_ball_rests, JL_SCENE}, {"slopes", test_slopes, JL_SCENE}, {"jacobian_fd", test_jacobian_fd},
-             {"no_net_force_or_torque", test_no_net_force_or_torque}, {"explicit_stable", test_explicit_stable, JL_SCENE},
-             {"material_damping_ratio", test_material_damping_ratio, JL_SCENE})
+             {"no_net_force_or_torque", test_no_net_force_or_torque}, {"explicit_stable", test_explicit_stable, JL_SCENE | JL_SHORT},
+             {"material_damping_ratio", test_material_damping_ratio, JL_SCENE | JL_SHORT})

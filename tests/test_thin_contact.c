@@ -337,6 +337,6 @@ static void test_rest_at_thickness(void) {
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"closest_segments", test_closest_segments}, {"segments_first_within", test_segments_first_within}, {"thin_jacobian_fd", test_thin_jacobian_fd},
-             {"ropes_do_not_pass", test_ropes_do_not_pass, JL_SCENE},
-             {"ropes_start_crossed", test_ropes_start_crossed, JL_SCENE}, {"bodies_on_coarse_cloth", test_bodies_on_coarse_cloth, JL_SCENE},
-             {"rest_at_thickness", test_rest_at_thickness, JL_SCENE})
+             {"ropes_do_not_pass", test_ropes_do_not_pass, JL_SCENE | JL_SHORT},
+             {"ropes_start_crossed", test_ropes_start_crossed, JL_SCENE | JL_SHORT}, {"bodies_on_coarse_cloth", test_bodies_on_coarse_cloth, JL_SCENE | JL_SHORT},
+             {"rest_at_thickness", test_rest_at_thickness, JL_SCENE | JL_SHORT})
