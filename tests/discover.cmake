@@ -1,6 +1,6 @@
 # Registers one CTest test per case of a test executable (run after each
 # build of it, as CMake's GoogleTest module does): asks the executable for
-# its cases (`test_x --list`: "NAME LABELS" per line) and writes a CTest
+# its cases (`test_x --list`: "NAME LABEL[,LABEL]" per line) and writes a CTest
 # script that adds "<prefix>.<NAME>" running `test_x --case=NAME`, labelled
 # with the case's tier (and "short"), skipped on exit 77.
 #
@@ -20,11 +20,11 @@ foreach(line IN LISTS lines)
   if(line STREQUAL "")
     continue()
   endif()
-  if(NOT line MATCHES "^([A-Za-z0-9_.+-]+) ([a-z;]+)$")
+  if(NOT line MATCHES "^([A-Za-z0-9_.+-]+) ([a-z,]+)$")
     message(FATAL_ERROR "${EXE} --list: unexpected line '${line}'")
   endif()
   set(name ${CMAKE_MATCH_1})
-  set(labels "${CMAKE_MATCH_2}")
+  string(REPLACE "," ";" labels "${CMAKE_MATCH_2}")
   set(test "${PREFIX}.${name}")
   string(APPEND script
     "add_test([=[${test}]=] [=[${EXE}]=] [=[--case=${name}]=])\n"

@@ -74,7 +74,7 @@ int jl_test_main(int argc, char **argv, const JlTestCase *cases, int ncase, int 
   if (arg && strcmp(arg, "--list") == 0) {
     for (int i = 0; i < ncase; i++)
       printf("%s %s%s\n", cases[i].name, tier_names[case_tier(&cases[i], file_tier)],
-             cases[i].tier & JL_SHORT ? ";short" : "");
+             cases[i].tier & JL_SHORT ? ",short" : "");
     return 0;
   }
   if (arg && strncmp(arg, "--case=", 7) == 0) exact = arg + 7;

@@ -18,7 +18,7 @@
  *     test_x NAME         the cases whose name contains NAME
  *     test_x --case=NAME  exactly the case NAME (exit 77 when it skipped)
  *     test_x --tier=TIER  the cases of a tier (unit, scene, program, robustness, short)
- *     test_x --list       "NAME LABELS" per case, LABELS separated by ';'
+ *     test_x --list       "NAME LABELS" per case, LABELS separated by ','
  * The run ends with the line "N passed, N failed, N skipped". */
 #ifndef JL_TESTS_HARNESS_H
 #define JL_TESTS_HARNESS_H
