@@ -51,16 +51,13 @@ if [ "$sanitize" = 1 ]; then
   # Worlds (also of one model) stepped on several threads, meshes loaded and
   # PNGs written at once. OpenMP off: libgomp is not instrumented and would
   # report its own barriers. Only the three thread test binaries are built,
-  # and only their thread cases run (the name filter).
+  # and only their thread cases run (CTest's name filter), side by side.
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DJELLY_OPENMP=OFF -DJELLY_WERROR=ON \
     -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_CXX_FLAGS=-fsanitize=thread \
     -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread >/dev/null
   cmake --build build-tsan -j "$jobs" --target test_threads test_state test_api
-  export TSAN_OPTIONS=halt_on_error=1 JL_TEST_QUICK=1
-  build-tsan/test_threads
-  build-tsan/test_state thread
-  build-tsan/test_api thread
-  unset TSAN_OPTIONS JL_TEST_QUICK
+  TSAN_OPTIONS=halt_on_error=1 JL_TEST_QUICK=1 ctest --test-dir build-tsan --output-on-failure -j "$jobs" \
+    -R '^(threads\..*|state\..*thread.*|api\..*thread.*)$'
   stage_done "ThreadSanitizer stage"
 fi
 echo "== test suite: $(($(date +%s) - suite_start)) s"

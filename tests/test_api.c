@@ -493,11 +493,13 @@ static void test_save_load(void) {
   JellyWorld *a = NULL, *b = NULL;
   ENSURE(jelly_world_new(m, &a, err, sizeof err) == JELLY_OK && jelly_world_new(m, &b, err, sizeof err) == JELLY_OK);
   jelly_model_free(m);
-  ENSURE(jelly_world_step(a, 0.3, err, sizeof err) == JELLY_OK);
+  /* quick runs (the sanitizer stage): the same calls on shorter runs */
+  double t1 = jl_test_quick() ? 0.1 : 0.3, t2 = jl_test_quick() ? 0.05 : 0.2;
+  ENSURE(jelly_world_step(a, t1, err, sizeof err) == JELLY_OK);
   ENSURE_MSG(jelly_world_save(a, path, err, sizeof err) == JELLY_OK, "%s", err);
   ENSURE_MSG(jelly_world_load(b, path, err, sizeof err) == JELLY_OK, "%s", err);
   ENSURE(same_world_state(a, b));
-  ENSURE(jelly_world_step(a, 0.2, err, sizeof err) == JELLY_OK && jelly_world_step(b, 0.2, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_step(a, t2, err, sizeof err) == JELLY_OK && jelly_world_step(b, t2, err, sizeof err) == JELLY_OK);
   ENSURE(same_world_state(a, b));
   /* garbage: an error naming the file, the world untouched */
   FILE *f = fopen(junk, "wb");
