@@ -505,14 +505,14 @@ static void check_literal(const char *file, const char *text, void *ctx) {
   collect_flags(text, flags, sizeof flags);
   int use[NCMD];
   int n = file_commands(file, use);
-  /* a message that names a command ("jelly mesh --mode embedded") advises that command's flags */
+  /* a message that names commands ("jelly mesh --mode embedded") advises those commands' flags */
+  int named = 0;
   for (int c = 0; c < NCMD; c++) {
-    char named[64];
-    snprintf(named, sizeof named, "jelly %s ", COMMANDS[c]);
-    if (strstr(text, named)) {
-      if (n != 1 || !use[c]) memset(use, 0, sizeof use), n = 0;
-      use[c] = 1, n++;
-    }
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "jelly %s ", COMMANDS[c]);
+    if (!strstr(text, cmd)) continue;
+    if (!named++) memset(use, 0, sizeof use), n = 0;
+    use[c] = 1, n++;
   }
   const char *rel = strstr(file, JL_SOURCE_DIR) ? file + strlen(JL_SOURCE_DIR) + 1 : file;
   for (char *f = flags; (f = strstr(f, " --")) != NULL; f++) {
