@@ -43,7 +43,7 @@
 #include "mesh/vec3.h"
 #include "src/linalg.h"
 
-#define JL_PRECOND_AGG_SIZE 300  /* nodes per aggregate, at least (but for a body's last) */
+#define JL_PRECOND_AGG_SIZE 150  /* nodes per aggregate, at least (but for a body's last) */
 #define JL_PRECOND_AGG_MAX 40    /* aggregates per body at most: the coarse block is 6 x this square */
 
 const char *const jl_precond_names[JL_PRECOND_COUNT] = {"jacobi", "two_level"};

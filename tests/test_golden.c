@@ -32,12 +32,12 @@ const size_t ngaps = 0;
 
 /* one line a row: a deliberate change of results changes its hash here */
 static const Golden golden[] = {
-    {"contact_head_on.json", "implicit", 30, 1.0 / 60.0, 0xe4add811a5b51d5cull},         /* body-body: patches, speculative */
-    {"contact_slab_obstacle.json", "implicit", 25, 1.0 / 60.0, 0xcfeb4dc024465cefull},   /* fast ball onto an obstacle box */
-    {"contact_half_below_ground.json", "implicit", 20, 1.0 / 60.0, 0xf69f6eb6d117a241ull}, /* ground push-out, friction */
-    {"thin_cloth_ball_8.json", "implicit", 30, 1.0 / 60.0, 0x5f8b1aac149e57c5ull},       /* cloth on a body and the ground */
+    {"contact_head_on.json", "implicit", 30, 1.0 / 60.0, 0xba547129dbfc4f1bull},         /* body-body: patches, speculative */
+    {"contact_slab_obstacle.json", "implicit", 25, 1.0 / 60.0, 0xcde43a430d6513bfull},   /* fast ball onto an obstacle box */
+    {"contact_half_below_ground.json", "implicit", 20, 1.0 / 60.0, 0x87aaa894d588149eull}, /* ground push-out, friction */
+    {"thin_cloth_ball_8.json", "implicit", 30, 1.0 / 60.0, 0x0911c5cf39720487ull},       /* cloth on a body and the ground */
     {"thin_rope_on_box.json", "implicit", 20, 1.0 / 60.0, 0xe921a9c1a33128ddull},        /* rope on an obstacle box */
-    {"hair.json", "implicit", 60, 1.0 / 120.0, 0xc5da95beb5522a5aull},                   /* ropes on a body and each other */
+    {"hair.json", "implicit", 60, 1.0 / 120.0, 0xb075f449c6890007ull},                   /* ropes on a body and each other */
     {"contact_half_below_ground.json", "symplectic", 150, 0, 0xd427c37577f465c5ull},    /* explicit integrators: ground */
     {"contact_half_below_ground.json", "euler", 150, 0, 0xd58014a64dba30e0ull},
     {"contact_half_below_ground.json", "midpoint", 150, 0, 0xfbb7f379a344dc3eull},
