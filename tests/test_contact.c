@@ -842,6 +842,37 @@ LARGE(rope_bridge, 0, 0)
 LARGE(contact_stack8, 0, 1)
 LARGE(contact_cube_on_cube, 0, 1)
 
+/* ---------------------------------------------------------------------------
+ * pile.json: 24 soft bodies dropped into an open box of four walls settle
+ * within its 3 s: every body ends inside the box (the walls' inner faces at
+ * x, z = +-0.36 m) and above the ground, within 1 cm; at rest (no node faster
+ * than 5 cm/s, kinetic energy below 1e-3 J); no solve at the CG cap; the
+ * energy rule. At its own dt (1/60 s). */
+static void pile_settles(void) {
+  Sim s;
+  if (!sim_open(&s, "pile.json", 0, 0, 0)) return;
+  sim_run(&s);
+  const JlModel *m = s.w.model;
+  double out = 0.0, vmax = 0.0;
+  for (int i = 0; i < m->nnode; i++) {
+    const double *x = s.w.state.x + 3 * i, *v = s.w.state.v + 3 * i;
+    double o = fmax(fmax(fabs(x[0]) - 0.36, fabs(x[2]) - 0.36), -x[1]);
+    out = fmax(out, o);
+    vmax = fmax(vmax, norm3(v));
+  }
+  JlEnergy e;
+  jl_world_energy(&s.w, &e);
+  Report r;
+  rep_start(&r, "pile", &s);
+  rep_metric(&r, "outside_m", out, LE, 0.01, 1);
+  rep_metric(&r, "max_speed", vmax, LE, 0.05, 1);
+  rep_metric(&r, "kinetic_J", e.kinetic, LE, 1e-3, 1);
+  rep_metric(&r, "cg_capped", (double)s.w.warnings.count[JL_WARN_CG_CAP], LE, 0, 1);
+  rep_energy(&r, &s);
+  rep_finish(&r, &s);
+  sim_close(&s);
+}
+
 #define CASE2(fn) {#fn "_dt60", fn##_dt60}, {#fn "_dt002", fn##_dt002}
 /* the same, its dt 1/60 run also in the sanitizer stage (JL_SHORT, tests/harness.h) */
 #define CASE2S(fn) {#fn "_dt60", fn##_dt60, JL_SCENE | JL_SHORT}, {#fn "_dt002", fn##_dt002}
@@ -855,6 +886,7 @@ JL_TEST_MAIN(CASE2S(ball_on_box), CASE2(ball_thrown), CASE2S(head_on), CASE2(hea
              CASE2(tunnel_slab_stiff), CASE2S(tunnel_slab_obstacle), CASE2S(tunnel_fast_plate), CASE2S(overlap_start),
              CASE2S(half_below_ground), CASE2S(rest_depth_small_ball), CASE2(rest_depth_cube_on_cube),
              CASE2S(edge_entry),
+             {"pile_settles", pile_settles},
              {"energy_shipped_default", energy_shipped_default}, {"energy_shipped_drop", energy_shipped_drop},
              {"energy_shipped_stack", energy_shipped_stack}, {"energy_shipped_squeeze", energy_shipped_squeeze},
              {"energy_shipped_stairs", energy_shipped_stairs, JL_SCENE | JL_SHORT},

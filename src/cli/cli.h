@@ -37,6 +37,7 @@ int jl_cli_bench_render(int json, const char *cpu);
 int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli/cli_bench_thin.c */
 int jl_cli_bench_volume(int json, int quick, const char *cpu); /* src/cli/cli_bench_volume.c */
 int jl_cli_bench_solver(int json, int quick, const char *cpu); /* src/cli/cli_bench_solver.c */
+int jl_cli_bench_scenes(int json, int nstep, const char *cpu); /* src/cli/cli_bench_scenes.c */
 /* src/cli/cli_bench.c: a TetGen sphere of radius 0.5 m with about `target` tets, and its body (E 1e6 Pa,
  * density 1000, hanging from a pinned cap) */
 JlBodyDef jl_cli_bench_sphere_def(void);

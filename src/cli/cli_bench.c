@@ -325,8 +325,9 @@ static int collide_rows(int json, int quick, int nstep, const char *cpu) {
 }
 
 /* the row groups --only names, in the order they run */
-enum { GROUP_SPHERES, GROUP_COLLIDE, GROUP_VOLUME, GROUP_CLOTH, GROUP_SOLVER, GROUP_RENDER, NGROUP };
-static const char *const group_names[NGROUP] = {"spheres", "collide", "volume", "cloth", "solver", "render"};
+enum { GROUP_SPHERES, GROUP_COLLIDE, GROUP_VOLUME, GROUP_CLOTH, GROUP_SOLVER, GROUP_SCENES, GROUP_RENDER, NGROUP };
+static const char *const group_names[NGROUP] = {"spheres", "collide", "volume", "cloth", "solver", "scenes",
+                                                 "render"};
 
 /* --only: a comma-separated list of group names into a bit mask */
 static int only_flag(const char *cmd, const char *flag, const char *v, void *dst) {
@@ -372,10 +373,17 @@ static void bench_usage(FILE *f) {
           "10k-tet balls in contact), wall seconds per simulated second at 1 and 2\n"
           "threads; busy_10k, ms per step at 1 and 2 threads while a busy loop holds\n"
           "a core.\n"
+          "Scene rows: default_scene (models/scenes/default.json, 2 s) and pile\n"
+          "(models/scenes/pile.json, 24 bodies in a box, 3 s) at their own dt: wall\n"
+          "seconds of stepping per simulated second and CG iterations per step;\n"
+          "rest_ground, a 10k-tet ball resting on the ground (after 2 s of settling)\n"
+          "against the same ball in free fall: CG iterations per step and their ratio.\n"
+          "All at 1 and 2 threads.\n"
           "--quick: only the 1k and 10k spheres. --json: one JSON object per line.\n"
-          "--steps N: steps per row (default 10, 5 for the 50k and 100k spheres).\n"
+          "--steps N: steps per row (default 10, 5 for the 50k and 100k spheres; scene\n"
+          "rows: N steps of each part instead of their simulated time).\n"
           "--only GROUPS: only these row groups, separated by commas: spheres, collide,\n"
-          "volume, cloth, solver, render (default: all).\n"
+          "volume, cloth, solver, scenes, render (default: all).\n"
           JL_CLI_MESH_LIMITS_HELP
           "\n" JL_CLI_EXIT_HELP);
 }
@@ -439,6 +447,7 @@ int jl_cli_bench(int argc, char **argv) {
   if ((only & 1u << GROUP_VOLUME) && jl_cli_bench_volume(json, quick, cpu)) return JL_ERR_SYSTEM; /* cli_bench_volume.c */
   if ((only & 1u << GROUP_CLOTH) && jl_cli_bench_thin(json, quick, cpu)) return JL_ERR_SYSTEM; /* cli_bench_thin.c */
   if ((only & 1u << GROUP_SOLVER) && jl_cli_bench_solver(json, quick, cpu)) return JL_ERR_SYSTEM; /* cli_bench_solver.c */
+  if ((only & 1u << GROUP_SCENES) && jl_cli_bench_scenes(json, nstep, cpu)) return JL_ERR_SYSTEM; /* cli_bench_scenes.c */
   if ((only & 1u << GROUP_RENDER) && jl_cli_bench_render(json, cpu)) return JL_ERR_SYSTEM; /* cli_bench_render.c */
   return 0;
 }
