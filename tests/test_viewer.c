@@ -25,6 +25,7 @@ typedef struct Report {
   char status[32];
   int frames, nbody, drag_body;
   double right[3], com0[8][3], com1[8][3];
+  double fps, pace; /* --seconds runs: frames per second, wall per simulated second */
 } Report;
 
 static int read_report(const char *path, Report *r) {
@@ -39,6 +40,8 @@ static int read_report(const char *path, Report *r) {
     double a[6];
     if (sscanf(line, "status %31s", r->status) == 1) continue;
     if (sscanf(line, "frames %d", &r->frames) == 1) continue;
+    if (sscanf(line, "frames_per_second %lf", &r->fps) == 1) continue;
+    if (sscanf(line, "wall_per_simulated_second %lf", &r->pace) == 1) continue;
     if (sscanf(line, "camera_right %lf %lf %lf", &r->right[0], &r->right[1], &r->right[2]) == 3) continue;
     if (sscanf(line, "drag body %d", &r->drag_body) == 1) continue;
     if (sscanf(line, "body %d %127s com_start %lf %lf %lf com_end %lf %lf %lf", &b, name, &a[0], &a[1],
@@ -94,6 +97,38 @@ static void test_xvfb_drag(void) {
   ENSURE(sscanf(out, "%d %d %d %lf", &w, &h, &ncol, &frac) == 4);
   ENSURE_MSG(w == 1280 && h == 720, "screenshot %dx%d", w, h);
   ENSURE_MSG(ncol > 100 && frac > 0.2, "screenshot looks blank: %s", out);
+}
+
+/* --seconds: the interactive loop (real-time pacing) for a fixed wall time;
+ * a spawned body is meshed on a worker thread while the window goes on and
+ * joins the world when ready, and the report has the frame rate and pace */
+static void test_xvfb_seconds_spawn(void) {
+  char out[16384], cmd[4096];
+  int have = jl_test_run("command -v xvfb-run", out, sizeof out);
+  ENSURE_MSG(have == 0, "xvfb-run is missing: install it with scripts/setup.sh --test-deps");
+  const char *dir = jl_test_tmpdir("viewer_seconds");
+  char script[1200];
+  snprintf(script, sizeof script, "%s/keys.txt", dir);
+  ENSURE(jl_test_write_file(script, "frame 3 key 1\nframe 4 key 2\n"));
+  snprintf(cmd, sizeof cmd,
+           "cd %s && LSAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x720x24' %s view " DATA
+           "/viewer_ball.json --seconds 4 --size 640x360 --script keys.txt --report report.txt",
+           dir, JELLY);
+  int rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 0, "jelly view --seconds exited %d: %s", rc, out);
+  char path[1200];
+  snprintf(path, sizeof path, "%s/report.txt", dir);
+  Report r;
+  ENSURE_MSG(read_report(path, &r), "no report %s", path);
+  ENSURE(strcmp(r.status, "ok") == 0);
+  /* the box was spawned; the sphere's key came while the box was meshing
+   * ("still meshing") or after it: one or two new bodies, never a crash */
+  ENSURE_MSG(r.nbody == 2 || r.nbody == 3, "%d bodies after spawning", r.nbody);
+  ENSURE_MSG(r.frames > 5 && r.fps > 1.0 && r.pace > 0.0, "frames %d, fps %g, pace %g", r.frames, r.fps, r.pace);
+  /* --seconds and --frames exclude each other */
+  snprintf(cmd, sizeof cmd, "%s view " DATA "/viewer_ball.json --seconds 2 --frames 5", JELLY);
+  rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 2 && strstr(out, "exclude each other"), "exit %d: %s", rc, out);
 }
 
 static void test_dummy_driver(void) {
@@ -305,7 +340,8 @@ static void test_integrator_key_default_dt(void) {
 }
 
 #define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"xvfb_drag", test_xvfb_drag}, {"dummy_driver", test_dummy_driver},
+JL_TEST_MAIN({"xvfb_drag", test_xvfb_drag}, {"xvfb_seconds_spawn", test_xvfb_seconds_spawn},
+             {"dummy_driver", test_dummy_driver},
              {"divergence_recovers", test_divergence_recovers}, {"bad_input", test_bad_input},
              {"camera_follows", test_camera_follows}, {"divergence_message", test_divergence_message},
              {"drag_spring_drawn", test_drag_spring_drawn},

@@ -17,7 +17,7 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: jelly view [SCENE] [--size WxH] [--frames N] [--screenshot FILE]\n"
+          "usage: jelly view [SCENE] [--size WxH] [--frames N | --seconds N] [--screenshot FILE]\n"
           "                  [--script FILE] [--report FILE] [--layers LIST]\n"
           "                  [--dt S] [--fps F] [--integrator NAME] [--threads N]\n"
           "                  [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
@@ -31,6 +31,9 @@ static void usage(FILE *f) {
           "  --frames N        run N frames unattended (1/fps of simulated time each,\n"
           "                    replaying --script events), then quit; also runs without\n"
           "                    a display\n"
+          "  --seconds N       interactive for N seconds of wall time, then quit; --script\n"
+          "                    events replay by displayed frame and --report adds the\n"
+          "                    frame rate and pace (how fast the viewer runs here)\n"
           "  --screenshot FILE PNG of the last frame (needs --frames)\n"
           "  --script FILE     timed input events (docs/viewer.md)\n"
           "  --report FILE     each body's centre of mass at start and end, and drags\n"
@@ -51,6 +54,7 @@ int jl_cli_view(int argc, char **argv) {
   const JlCliFlag flags[] = {
       JL_CLI_FLAG_CALL("--size", size, jl_cli_size_flag),
       JL_CLI_FLAG_INT("--frames", &d.frames, 1, 100000000),
+      JL_CLI_FLAG_INT("--seconds", &d.seconds, 1, 86400),
       JL_CLI_FLAG_TEXT("--screenshot", &d.screenshot, "file name"),
       JL_CLI_FLAG_TEXT("--script", &d.script, "file name"),
       JL_CLI_FLAG_TEXT("--report", &d.report, "file name"),
@@ -60,6 +64,10 @@ int jl_cli_view(int argc, char **argv) {
   int rc = jl_cli_parse(&spec, argc, argv);
   if (rc != JL_CLI_GO) return rc;
   d.width = size[0], d.height = size[1];
+  if (d.seconds > 0 && d.frames > 0) {
+    fprintf(stderr, "jelly view: --seconds (interactive, timed) and --frames (scripted) exclude each other\n");
+    return 2;
+  }
   if (d.screenshot && d.frames <= 0) {
     fprintf(stderr, "jelly view: --screenshot needs --frames N (press P in the window instead)\n");
     return 2;

@@ -53,6 +53,13 @@ static void write_report(Viewer *v, const char *status) {
   jl_camera_basis(&v->cam, right, up, fwd);
   fprintf(f, "scene %s\nframes %d\nstatus %s\ntime %.9g\n", v->def.scene, v->frame, status,
           v->world.state.t);
+  if (v->def.seconds > 0) {
+    /* the interactive run's pace: displayed frames per wall second, wall seconds per simulated second
+     * while running (1 = real time) */
+    double wall = jl_seconds() - v->t_start;
+    fprintf(f, "frames_per_second %.4g\nwall_per_simulated_second %.4g\nbodies %d\n", wall > 0 ? v->frame / wall : 0.0,
+            v->sim_total > 0 ? v->wall_total / v->sim_total : 0.0, v->world.model->nbody);
+  }
   fprintf(f, "camera_right %.9g %.9g %.9g\ncamera_up %.9g %.9g %.9g\n", right[0], right[1],
           right[2], up[0], up[1], up[2]);
   for (int b = 0; b < v->world.model->nbody; b++) {
@@ -172,6 +179,7 @@ int jl_viewer_run(const JlViewerDef *def) {
 
   double last = jl_seconds(), budget = 0, fps_t0 = last, sim_acc = 0, wall_acc = 0;
   int fps_frames = 0;
+  v.t_start = last;
   while (!v.quit) {
     SDL_Event e;
     while (SDL_PollEvent(&e)) {
@@ -179,9 +187,10 @@ int jl_viewer_run(const JlViewerDef *def) {
       jl_viewer_handle_event(&v, &e);
     }
     if (v.quit) break;
-    double now = jl_seconds(), wall = now - last;
+    double now = jl_seconds(), wall = now - last, wall_true = wall;
     last = now;
-    if (wall > 0.1) wall = 0.1;
+    if (wall > 0.1) wall = 0.1; /* the simulated time a frame may ask for; the HUD's pace uses wall_true */
+    jl_viewer_spawn_poll(&v, 0); /* a spawned body whose mesh is ready joins the world */
 
     if (def->frames > 0) {
       /* scripted: one output frame of simulated time per displayed frame */
@@ -197,6 +206,8 @@ int jl_viewer_run(const JlViewerDef *def) {
         jl_viewer_step(&v);
     } else {
       /* interactive: follow the wall clock while the solver keeps up */
+      if (v.nev > 0) jl_viewer_run_script(&v); /* --seconds: events by displayed frame */
+      if (v.quit) break;
       jl_viewer_drag_update(&v, wall);
       double t0 = jl_seconds(), simulated = 0;
       if (!v.paused) {
@@ -208,7 +219,9 @@ int jl_viewer_run(const JlViewerDef *def) {
         }
         if (budget > v.h) budget = 0; /* could not keep up: drop the debt */
         sim_acc += simulated;
-        wall_acc += wall;
+        wall_acc += wall_true;
+        v.sim_total += simulated;
+        v.wall_total += wall_true;
       } else {
         budget = 0;
         if (v.step_once) jl_viewer_step(&v);
@@ -226,6 +239,7 @@ int jl_viewer_run(const JlViewerDef *def) {
     for (int i = 0; i < v.nev; i++)
       if (v.ev[i].type == EV_SCREENSHOT && v.ev[i].frame == v.frame) jl_viewer_screenshot(&v, v.ev[i].file);
     v.frame++;
+    if (def->seconds > 0 && now - v.t_start >= def->seconds) v.quit = 1;
     if (def->frames > 0 && v.frame >= def->frames) {
       if (def->screenshot) jl_viewer_screenshot(&v, def->screenshot);
       v.quit = 1;
@@ -241,6 +255,7 @@ int jl_viewer_run(const JlViewerDef *def) {
       sim_acc = wall_acc = 0;
     }
   }
+  jl_viewer_spawn_cancel(&v);
   if (v.quit == 2) status = 2;
   if (v.dragging) jl_viewer_drag_release(&v);
   write_report(&v, v.error[0] ? "diverged" : "ok");

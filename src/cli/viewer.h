@@ -18,6 +18,9 @@ typedef struct JlViewerDef {
   unsigned layers;        /* initial debug layers */
   double fps;             /* override of the scene's fps (1/s), or 0 */
   int threads;            /* override of the scene's threads, or 0 */
+  int seconds;            /* > 0: interactive (real-time pacing) for this many seconds of wall time, then
+                             quit; --script events replay by displayed frame, the report gets the frame
+                             rate and pace (a measurement of the interactive viewer) */
 } JlViewerDef;
 
 JlViewerDef jl_default_viewer_def(void);

@@ -41,6 +41,7 @@ void jl_viewer_draw_hud(Viewer *v) {
   char buf[1200], pace[80];
   if (v->def.frames > 0) snprintf(pace, sizeof pace, "scripted (%d frames)", v->def.frames);
   else if (v->paused) snprintf(pace, sizeof pace, "PAUSED");
+  else if (v->slowdown > 99.0) snprintf(pace, sizeof pace, "over 99x slower than real time");
   else if (v->slowdown > 1.05) snprintf(pace, sizeof pace, "%.1fx slower than real time", v->slowdown);
   else snprintf(pace, sizeof pace, "real time");
   snprintf(buf, sizeof buf,
@@ -61,6 +62,11 @@ void jl_viewer_draw_hud(Viewer *v) {
     char e[sizeof v->error + 32];
     snprintf(e, sizeof e, "%s\npress R to reset", v->error);
     y = text_panel(v, y, scale, red, e);
+  }
+  if (v->meshing) {
+    char line[160];
+    snprintf(line, sizeof line, "meshing %s ...", v->spawn_body.def.name);
+    y = text_panel(v, y, scale, yellow, line);
   }
   if (v->note[0] && jl_seconds() < v->note_until) text_panel(v, y, scale, yellow, v->note);
   if (v->help) {

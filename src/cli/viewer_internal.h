@@ -10,6 +10,8 @@
 #ifndef JL_SRC_CLI_VIEWER_INTERNAL_H
 #define JL_SRC_CLI_VIEWER_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "render/internal.h"
@@ -71,6 +73,19 @@ typedef struct Viewer {
   int drag_body, drag_from, drag_to;
   unsigned rng;
   int shots;
+  /* a spawned body meshed on a worker thread (viewer_world.c): the window
+   * keeps drawing and stepping meanwhile; the body joins the world when its
+   * model is ready */
+  double t_start, sim_total, wall_total; /* --seconds: start, simulated and wall time while running */
+  int meshing;           /* 1 while the worker runs or its result waits */
+  pthread_t mesher;
+  int mesh_thread;       /* the worker is a thread to join (else it ran inline) */
+  atomic_int mesh_done;  /* set by the worker when spawn_model (or spawn_err) is ready */
+  JlSceneBody spawn_body;/* the body being meshed */
+  JlScene spawn_scene;   /* the worker's one-body scene: v->scene's settings, body = &spawn_body */
+  JlModel spawn_model;
+  int spawn_rc;
+  char spawn_err[1024];
 } Viewer;
 
 /* viewer_script.c: reads the --script file (docs/viewer.md); 0 after printing the reason */
@@ -86,7 +101,13 @@ void jl_viewer_detach_gravity(Viewer *v);
 int jl_viewer_build_world(Viewer *v, const JlWorld *old);
 void jl_viewer_frame_camera(Viewer *v);
 int jl_viewer_reset(Viewer *v);            /* reloads the scene file; 0 after printing */
-void jl_viewer_spawn(Viewer *v, int kind); /* 1 box, 2 sphere, 3 torus, 4 bunny, 5 random */
+/* 1 box, 2 sphere, 3 torus, 4 bunny, 5 random: meshed on a worker thread
+ * (jl_viewer_spawn_poll adds it); a scripted run (def.frames > 0) waits for it */
+void jl_viewer_spawn(Viewer *v, int kind);
+/* adds a spawned body whose mesh is ready (wait: block until it is); 1 when one was added */
+int jl_viewer_spawn_poll(Viewer *v, int wait);
+/* waits for a running mesher and drops its body (reset, quit) */
+void jl_viewer_spawn_cancel(Viewer *v);
 double jl_viewer_default_step(Viewer *v, JlIntegrator i);
 void jl_viewer_cycle_integrator(Viewer *v);
 int jl_viewer_step(Viewer *v);             /* one step of v->h; 0 when it diverged (paused, message set) */

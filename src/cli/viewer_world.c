@@ -31,19 +31,14 @@ void jl_viewer_detach_gravity(Viewer *v) {
   v->gravity = g;
 }
 
-/* builds model and world from v->scene; carries over x, v, t of the first
- * `keep` nodes from `old` when given */
-int jl_viewer_build_world(Viewer *v, const JlWorld *old) {
-  JlModel m;
+/* the world of model m (taken over), carrying x, v, t over from `old`
+ * when its bodies are the first of m's; 0 after printing */
+static int adopt_model(Viewer *v, JlModel *m, const JlWorld *old) {
   char err[4096];
-  if (jl_scene_build(&v->scene, &m, stderr, err, sizeof err)) {
-    fprintf(stderr, "jelly view: %s\n", err);
-    return 0;
-  }
   JlWorld w;
-  if (jl_world_create(&w, &m, &v->scene.step, err, sizeof err)) {
+  if (jl_world_create(&w, m, &v->scene.step, err, sizeof err)) {
     fprintf(stderr, "jelly view: %s\n", err);
-    jl_model_free(&m);
+    jl_model_free(m);
     return 0;
   }
   if (old) {
@@ -67,12 +62,25 @@ int jl_viewer_build_world(Viewer *v, const JlWorld *old) {
   return 1;
 }
 
+/* builds model and world from v->scene; carries over x, v, t of the first
+ * nodes from `old` when given */
+int jl_viewer_build_world(Viewer *v, const JlWorld *old) {
+  JlModel m;
+  char err[4096];
+  if (jl_scene_build(&v->scene, &m, stderr, err, sizeof err)) {
+    fprintf(stderr, "jelly view: %s\n", err);
+    return 0;
+  }
+  return adopt_model(v, &m, old);
+}
+
 void jl_viewer_frame_camera(Viewer *v) {
   jl_camera_frame_world(&v->cam, &v->world, (double)v->r->width / v->r->height);
   v->follow = 1;
 }
 
 int jl_viewer_reset(Viewer *v) {
+  jl_viewer_spawn_cancel(v);
   JlScene sc;
   char err[4096];
   if (jl_scene_load(v->def.scene, &sc, err, sizeof err)) {
@@ -112,8 +120,20 @@ static int find_bunny(const Viewer *v, char *out, size_t n) {
   return 0;
 }
 
+/* the worker: builds the one-body model of v->spawn_scene */
+static void *mesh_worker(void *arg) {
+  Viewer *v = arg;
+  v->spawn_rc = jl_scene_build(&v->spawn_scene, &v->spawn_model, NULL, v->spawn_err, sizeof v->spawn_err);
+  atomic_store(&v->mesh_done, 1);
+  return NULL;
+}
+
 /* kind 1 box, 2 sphere, 3 torus, 4 bunny, 5 random */
 void jl_viewer_spawn(Viewer *v, int kind) {
+  if (v->meshing) {
+    jl_viewer_note(v, "still meshing %s", v->spawn_body.def.name);
+    return;
+  }
   if (kind == 5) kind = 1 + (int)(rnd(v) * 4) % 4;
   JlSceneBody b;
   memset(&b, 0, sizeof b);
@@ -158,20 +178,62 @@ void jl_viewer_spawn(Viewer *v, int kind) {
   if (kind == 4) { /* the bunny's origin is near its base */
     b.translate[1] = hi[1] + 0.1;
   }
-  v->scene.body = jl_realloc(v->scene.body, (size_t)v->scene.nbody + 1, sizeof *v->scene.body);
-  v->scene.body[v->scene.nbody++] = b;
-  /* rebuild, carrying the current state over; a failed build drops the body */
+  /* the body alone is meshed on a worker thread (TetGen in its guarded
+   * child); the window goes on meanwhile, and jl_viewer_spawn_poll joins the
+   * model to the world's when it is ready */
+  v->spawn_body = b;
+  v->spawn_scene = v->scene; /* settings only: no obstacles (the world's stay), one body */
+  v->spawn_scene.nobstacle = 0;
+  v->spawn_scene.obstacle = NULL;
+  v->spawn_scene.nbody = 1;
+  v->spawn_scene.body = &v->spawn_body;
+  atomic_store(&v->mesh_done, 0);
+  v->meshing = 1;
+  v->mesh_thread = pthread_create(&v->mesher, NULL, mesh_worker, v) == 0;
+  if (!v->mesh_thread) mesh_worker(v); /* no thread: mesh here */
+  if (v->def.frames > 0) jl_viewer_spawn_poll(v, 1); /* scripted runs stay deterministic */
+}
+
+int jl_viewer_spawn_poll(Viewer *v, int wait) {
+  if (!v->meshing || (!wait && !atomic_load(&v->mesh_done))) return 0;
+  if (v->mesh_thread) pthread_join(v->mesher, NULL);
+  v->meshing = 0;
+  const char *name = v->spawn_body.def.name;
+  if (v->spawn_rc != JL_OK) {
+    fprintf(stderr, "jelly view: %s\n", v->spawn_err);
+    jl_viewer_note(v, "%s", "spawn failed (see the terminal)");
+    return 0;
+  }
+  /* the world's model (its bodies first) and the new body's, in one numbering */
+  JlModel parts[2] = {*v->world.model, v->spawn_model}, m;
+  char err[1024];
+  JlResult r = jl_model_concat(&m, 2, parts, err, sizeof err);
+  jl_model_free(&v->spawn_model);
+  if (r != JL_OK) {
+    fprintf(stderr, "jelly view: %s\n", err);
+    jl_viewer_note(v, "%s", "spawn failed (see the terminal)");
+    return 0;
+  }
   JlWorld old = v->world;
   v->has_world = 0; /* keep `old` alive until the new world holds its state */
-  if (!jl_viewer_build_world(v, &old)) {
-    v->scene.nbody--;
+  if (!adopt_model(v, &m, &old)) {
     v->world = old;
     v->has_world = 1;
     jl_viewer_note(v, "%s", "spawn failed (see the terminal)");
-    return;
+    return 0;
   }
   jl_world_destroy(&old);
-  jl_viewer_note(v, "spawned %s", b.def.name);
+  v->scene.body = jl_realloc(v->scene.body, (size_t)v->scene.nbody + 1, sizeof *v->scene.body);
+  v->scene.body[v->scene.nbody++] = v->spawn_body;
+  jl_viewer_note(v, "spawned %s", name);
+  return 1;
+}
+
+void jl_viewer_spawn_cancel(Viewer *v) {
+  if (!v->meshing) return;
+  if (v->mesh_thread) pthread_join(v->mesher, NULL);
+  v->meshing = 0;
+  if (v->spawn_rc == JL_OK) jl_model_free(&v->spawn_model);
 }
 
 /* the step of integrator i when none was given: the scene's default (1/60 s,
