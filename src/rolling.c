@@ -103,6 +103,7 @@ typedef struct Rolling {
   double *xs;      /* nnode x 3: positions at the step's start */
   double *mr;      /* nnode x 3: m_i (xs_i - c) of the rolling bodies' nodes (lever_arms) */
   double *part;    /* 3 x blocks of nnode: body_rotations' block sums */
+  double *part_small; /* 6 x nbody: the block sums of the bodies of at most JL_PAR_MIN_LIGHT nodes (two blocks each) */
   int nload, loadcap;
   Load *load;
   int npair, paircap;
@@ -258,59 +259,97 @@ static void lever_arms(Rolling *ro, const JlModel *m) {
 
 /* th (nbody x 3) = J u per rolling body: I^-1 sum m_i r_i x u_i with
  * r_i = xs_i - c (u - xs with subtract_xs); bodies without a frame get 0.
- * Summed in fixed blocks of JL_BLOCK nodes, so the result does not depend
- * on the thread count. */
+ * Summed in fixed blocks of JL_BLOCK nodes, each block in node order and the
+ * blocks in order, so the result does not depend on the thread count. A body
+ * of more than JL_PAR_MIN_LIGHT nodes splits its blocks over the threads;
+ * the smaller bodies are shared out whole, one thread summing each (a pile
+ * of small bodies would otherwise run on one thread). */
+static void body_sum(const Rolling *ro, const JlBody *bd, const double *u, int subtract_xs, double *part,
+                     int threads, double s[3]) {
+  (void)threads; /* without OpenMP */
+  int n = bd->node_count, i0 = bd->node_begin, nb = jl_nblock(n);
+  const double *restrict mr = ro->mr, *restrict xs = ro->xs;
+  JL_OMP(omp parallel for schedule(static) if (threads != 1 && n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
+  for (int blk = 0; blk < nb; blk++) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    for (int i = i0 + blk * JL_BLOCK, end = i0 + jl_block_end(blk, n); i < end; i++) {
+      const double *r = mr + 3 * i;
+      double d0 = u[3 * i], d1 = u[3 * i + 1], d2 = u[3 * i + 2];
+      if (subtract_xs) d0 -= xs[3 * i], d1 -= xs[3 * i + 1], d2 -= xs[3 * i + 2];
+      s0 += r[1] * d2 - r[2] * d1;
+      s1 += r[2] * d0 - r[0] * d2;
+      s2 += r[0] * d1 - r[1] * d0;
+    }
+    part[3 * blk] = s0, part[3 * blk + 1] = s1, part[3 * blk + 2] = s2;
+  }
+  s[0] = s[1] = s[2] = 0.0;
+  for (int blk = 0; blk < nb; blk++)
+    for (int a = 0; a < 3; a++) s[a] += part[3 * blk + a];
+}
+
+/* nodes of the bodies of at most JL_PAR_MIN_LIGHT nodes (shared out whole) */
+static int small_nodes(const JlModel *m) {
+  int n = 0;
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body[b].node_count <= JL_PAR_MIN_LIGHT) n += m->body[b].node_count;
+  return n;
+}
+
 static void body_rotations(const Rolling *ro, const JlModel *m, const double *u, int subtract_xs, double *th,
                            int threads) {
   (void)threads; /* without OpenMP */
+  /* the large bodies, each over the threads; their part[] is the shared scratch */
   for (int b = 0; b < m->nbody; b++) {
-    const Frame *fr = &ro->frame[b];
+    if (m->body[b].node_count <= JL_PAR_MIN_LIGHT) continue;
     double s[3] = {0, 0, 0};
-    if (fr->ok) {
-      const JlBody *bd = &m->body[b];
-      int n = bd->node_count, i0 = bd->node_begin, nb = jl_nblock(n);
-      const double *restrict mr = ro->mr, *restrict xs = ro->xs;
-      double *part = ro->part;
-      JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
-      for (int blk = 0; blk < nb; blk++) {
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-        for (int i = i0 + blk * JL_BLOCK, end = i0 + jl_block_end(blk, n); i < end; i++) {
-          const double *r = mr + 3 * i;
-          double d0 = u[3 * i], d1 = u[3 * i + 1], d2 = u[3 * i + 2];
-          if (subtract_xs) d0 -= xs[3 * i], d1 -= xs[3 * i + 1], d2 -= xs[3 * i + 2];
-          s0 += r[1] * d2 - r[2] * d1;
-          s1 += r[2] * d0 - r[0] * d2;
-          s2 += r[0] * d1 - r[1] * d0;
-        }
-        part[3 * blk] = s0, part[3 * blk + 1] = s1, part[3 * blk + 2] = s2;
-      }
-      for (int blk = 0; blk < nb; blk++)
-        for (int a = 0; a < 3; a++) s[a] += part[3 * blk + a];
-    }
-    mat_vec(fr->Iinv, s, th + 3 * b);
+    if (ro->frame[b].ok) body_sum(ro, &m->body[b], u, subtract_xs, ro->part, threads, s);
+    mat_vec(ro->frame[b].Iinv, s, th + 3 * b);
+  }
+  /* the small ones, a body per thread, each with its own two blocks of part[] */
+  JL_OMP(omp parallel for schedule(dynamic, 1) if (small_nodes(m) > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
+  for (int b = 0; b < m->nbody; b++) {
+    const JlBody *bd = &m->body[b];
+    if (bd->node_count > JL_PAR_MIN_LIGHT) continue;
+    double s[3] = {0, 0, 0};
+    if (ro->frame[b].ok) body_sum(ro, bd, u, subtract_xs, ro->part_small + 6 * (size_t)b, 1, s);
+    mat_vec(ro->frame[b].Iinv, s, th + 3 * b);
   }
 }
 
-/* out_i += m_i (I^-1 tau_b) x r_i for every node of every rolling body */
+/* out_i += m_i (I^-1 tau_b) x r_i for every node of every rolling body: a
+ * large body's nodes over the threads, the small bodies shared out whole */
+static void body_torque(const Rolling *ro, const JlBody *bd, const double al[3], double *out, int threads) {
+  (void)threads; /* without OpenMP */
+  const double *restrict mr = ro->mr;
+  int end = bd->node_begin + bd->node_count;
+  JL_OMP(omp parallel for schedule(static) if (threads != 1 && bd->node_count > JL_PAR_MIN_LIGHT)
+             num_threads(jl_omp_threads(threads)))
+  for (int i = bd->node_begin; i < end; i++) {
+    const double *r = mr + 3 * i;
+    out[3 * i] += al[1] * r[2] - al[2] * r[1];
+    out[3 * i + 1] += al[2] * r[0] - al[0] * r[2];
+    out[3 * i + 2] += al[0] * r[1] - al[1] * r[0];
+  }
+}
+
 static void apply_torques(const Rolling *ro, const JlModel *m, const double *tau, double *out, int threads) {
   (void)threads; /* without OpenMP */
+  JL_OMP(omp parallel for schedule(dynamic, 1) if (small_nodes(m) > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
   for (int b = 0; b < m->nbody; b++) {
     const Frame *fr = &ro->frame[b];
     const double *t = tau + 3 * b;
-    if (!fr->ok || (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0)) continue;
+    if (m->body[b].node_count > JL_PAR_MIN_LIGHT || !fr->ok || (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0)) continue;
     double al[3];
     mat_vec(fr->Iinv, t, al);
-    const JlBody *bd = &m->body[b];
-    const double *restrict mr = ro->mr;
-    int end = bd->node_begin + bd->node_count;
-    JL_OMP(omp parallel for schedule(static) if (bd->node_count > JL_PAR_MIN_LIGHT)
-               num_threads(jl_omp_threads(threads)))
-    for (int i = bd->node_begin; i < end; i++) {
-      const double *r = mr + 3 * i;
-      out[3 * i] += al[1] * r[2] - al[2] * r[1];
-      out[3 * i + 1] += al[2] * r[0] - al[0] * r[2];
-      out[3 * i + 2] += al[0] * r[1] - al[1] * r[0];
-    }
+    body_torque(ro, &m->body[b], al, out, 1);
+  }
+  for (int b = 0; b < m->nbody; b++) {
+    const Frame *fr = &ro->frame[b];
+    const double *t = tau + 3 * b;
+    if (m->body[b].node_count <= JL_PAR_MIN_LIGHT || !fr->ok || (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0)) continue;
+    double al[3];
+    mat_vec(fr->Iinv, t, al);
+    body_torque(ro, &m->body[b], al, out, threads);
   }
 }
 
@@ -606,7 +645,7 @@ static int rolling_refine(JlForce *e, const JlModel *m, const double *x1, const 
 
 static void rolling_free(void *self) {
   Rolling *ro = self;
-  if (ro) JL_FREE_ALL(ro->frame, ro->C, ro->xs, ro->mr, ro->part, ro->load, ro->pair, ro->anchor, ro->fresh, ro->tau, ro->th);
+  if (ro) JL_FREE_ALL(ro->frame, ro->C, ro->xs, ro->mr, ro->part, ro->part_small, ro->load, ro->pair, ro->anchor, ro->fresh, ro->tau, ro->th);
   free(ro);
 }
 
@@ -742,6 +781,7 @@ JlForce *jl_rolling_create(const JlModel *m, const JlForce *contacts, const JlFo
   ro->xs = jl_calloc(3 * ((size_t)m->nnode + 1), sizeof(double));
   ro->mr = jl_calloc(3 * ((size_t)m->nnode + 1), sizeof(double));
   ro->part = jl_calloc(3 * ((size_t)jl_nblock(m->nnode) + 1), sizeof(double));
+  ro->part_small = jl_calloc(6 * ((size_t)m->nbody + 1), sizeof(double)); /* two blocks per small body */
   ro->tau = jl_calloc(3 * ((size_t)m->nbody + 1), sizeof(double));
   ro->th = jl_calloc(6 * ((size_t)m->nbody + 1), sizeof(double));
   for (int b = 0; b < m->nbody; b++) jl_model_body_com(m, m->x0, b, ro->C + 3 * b);
