@@ -189,7 +189,14 @@ void jl_viewer_spawn(Viewer *v, int kind) {
   v->spawn_scene.body = &v->spawn_body;
   atomic_store(&v->mesh_done, 0);
   v->meshing = 1;
+#if defined(__SANITIZE_ADDRESS__)
+  /* gcc 12's ASan allocator takes no lock across fork(): a TetGen child forked
+   * while the window's thread is inside malloc could wait forever on it
+   * (docs/architecture.md, "Threads"), so sanitizer builds mesh here */
+  v->mesh_thread = 0;
+#else
   v->mesh_thread = pthread_create(&v->mesher, NULL, mesh_worker, v) == 0;
+#endif
   if (!v->mesh_thread) mesh_worker(v); /* no thread: mesh here */
   if (v->def.frames > 0) jl_viewer_spawn_poll(v, 1); /* scripted runs stay deterministic */
 }
