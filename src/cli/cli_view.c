@@ -17,8 +17,9 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: jelly view [SCENE] [--size WxH] [--frames N | --seconds N] [--screenshot FILE]\n"
-          "                  [--script FILE] [--report FILE] [--layers LIST]\n"
+          "usage: jelly view [SCENE] [--size WxH] [--frames N | --seconds N]\n"
+          "                  [--screenshot FILE] [--script FILE] [--report FILE]\n"
+          "                  [--layers LIST]\n"
           "                  [--dt S] [--fps F] [--integrator NAME] [--threads N]\n"
           "                  [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
