@@ -306,7 +306,9 @@ static void body_rotations(const Rolling *ro, const JlModel *m, const double *u,
     mat_vec(ro->frame[b].Iinv, s, th + 3 * b);
   }
   /* the small ones, a body per thread, each with its own two blocks of part[] */
-  JL_OMP(omp parallel for schedule(dynamic, 1) if (small_nodes(m) > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
+  int small = small_nodes(m);
+  (void)small; /* without OpenMP */
+  JL_OMP(omp parallel for schedule(dynamic, 1) if (small > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
   for (int b = 0; b < m->nbody; b++) {
     const JlBody *bd = &m->body[b];
     if (bd->node_count > JL_PAR_MIN_LIGHT) continue;
@@ -333,8 +335,9 @@ static void body_torque(const Rolling *ro, const JlBody *bd, const double al[3],
 }
 
 static void apply_torques(const Rolling *ro, const JlModel *m, const double *tau, double *out, int threads) {
-  (void)threads; /* without OpenMP */
-  JL_OMP(omp parallel for schedule(dynamic, 1) if (small_nodes(m) > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
+  int small = small_nodes(m);
+  (void)threads, (void)small; /* without OpenMP */
+  JL_OMP(omp parallel for schedule(dynamic, 1) if (small > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
   for (int b = 0; b < m->nbody; b++) {
     const Frame *fr = &ro->frame[b];
     const double *t = tau + 3 * b;
