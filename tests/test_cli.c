@@ -476,6 +476,7 @@ static void test_bench_only(void) {
   rc = jl_test_run("'" JELLY "' bench --only render,spheres,bogus", g_out, sizeof g_out);
   ENSURE_MSG(rc == 2 && strstr(g_out, "--only expects row groups") && strstr(g_out, "got 'bogus'"), "exit %d: %s", rc,
              g_out);
+  ENSURE_MSG(strstr(g_out, "solver, scenes, render"), "the message names every group: %s", g_out);
   rc = jl_test_run("'" JELLY "' bench --only render,", g_out, sizeof g_out);
   ENSURE_MSG(rc == 2 && strstr(g_out, "got ''"), "exit %d: %s", rc, g_out);
 }

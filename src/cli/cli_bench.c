@@ -338,10 +338,10 @@ static int only_flag(const char *cmd, const char *flag, const char *v, void *dst
     int g = 0;
     while (g < NGROUP && !(strlen(group_names[g]) == len && strncmp(p, group_names[g], len) == 0)) g++;
     if (g == NGROUP) {
-      fprintf(stderr,
-              "jelly %s: %s expects row groups separated by commas (spheres, collide, volume, cloth, solver, "
-              "render), got '%.*s'\n",
-              cmd, flag, (int)(len > 64 ? 64 : len), p);
+      /* the names from the table, so a new group cannot be left out of the message */
+      fprintf(stderr, "jelly %s: %s expects row groups separated by commas (", cmd, flag);
+      for (int k = 0; k < NGROUP; k++) fprintf(stderr, "%s%s", k ? ", " : "", group_names[k]);
+      fprintf(stderr, "), got '%.*s'\n", (int)(len > 64 ? 64 : len), p);
       return 0;
     }
     mask |= 1u << g;
