@@ -334,26 +334,23 @@ static void body_torque(const Rolling *ro, const JlBody *bd, const double al[3],
   }
 }
 
+/* I^-1 tau_b of rolling body b into al; 0 when it has none (no frame or no torque) */
+static int body_alpha(const Rolling *ro, const double *tau, int b, double al[3]) {
+  const double *t = tau + 3 * b;
+  if (!ro->frame[b].ok || (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0)) return 0;
+  mat_vec(ro->frame[b].Iinv, t, al);
+  return 1;
+}
+
 static void apply_torques(const Rolling *ro, const JlModel *m, const double *tau, double *out, int threads) {
   int small = small_nodes(m);
   (void)threads, (void)small; /* without OpenMP */
-  JL_OMP(omp parallel for schedule(dynamic, 1) if (small > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
-  for (int b = 0; b < m->nbody; b++) {
-    const Frame *fr = &ro->frame[b];
-    const double *t = tau + 3 * b;
-    if (m->body[b].node_count > JL_PAR_MIN_LIGHT || !fr->ok || (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0)) continue;
-    double al[3];
-    mat_vec(fr->Iinv, t, al);
-    body_torque(ro, &m->body[b], al, out, 1);
-  }
-  for (int b = 0; b < m->nbody; b++) {
-    const Frame *fr = &ro->frame[b];
-    const double *t = tau + 3 * b;
-    if (m->body[b].node_count <= JL_PAR_MIN_LIGHT || !fr->ok || (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0)) continue;
-    double al[3];
-    mat_vec(fr->Iinv, t, al);
-    body_torque(ro, &m->body[b], al, out, threads);
-  }
+  double al[3];
+  JL_OMP(omp parallel for schedule(dynamic, 1) private(al) if (small > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body[b].node_count <= JL_PAR_MIN_LIGHT && body_alpha(ro, tau, b, al)) body_torque(ro, &m->body[b], al, out, 1);
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body[b].node_count > JL_PAR_MIN_LIGHT && body_alpha(ro, tau, b, al)) body_torque(ro, &m->body[b], al, out, threads);
 }
 
 /* ---------------------------------------------------------------- pairs */

@@ -201,7 +201,7 @@ static void view_free(JlWorld *w) {
  * With the floor a node lighter than a tenth of its body's mean is held to
  * the momentum error a tenth-of-mean node may have, vtol x floor: its share
  * of the body's momentum and energy errors stays below a normal node's.
- * docs/performance.md, "Stopping by accuracy", has the accuracy and the
+ * docs/performance.md, "Contact-rich scenes", has the accuracy and the
  * iterations it saves. */
 #define JL_VSTOP_MASS_FLOOR 0.1
 

@@ -28,9 +28,12 @@ typedef struct Report {
   double fps, pace; /* --seconds runs: frames per second, wall per simulated second */
 } Report;
 
-static int read_report(const char *path, Report *r) {
+/* dir/report.txt (jelly view --report report.txt run in dir) into r; 0 when it cannot be read */
+static int read_report(const char *dir, Report *r) {
   memset(r, 0, sizeof *r);
   r->drag_body = -1;
+  char path[1200];
+  snprintf(path, sizeof path, "%s/report.txt", dir);
   FILE *f = fopen(path, "r");
   if (!f) return 0;
   char line[1024];
@@ -55,11 +58,19 @@ static int read_report(const char *path, Report *r) {
   return 1;
 }
 
+/* 1 when xvfb-run is there, else a test failure saying how to install it */
+static int have_xvfb(void) {
+  char out[1024];
+  int have = jl_test_run("command -v xvfb-run", out, sizeof out) == 0;
+  if (!have)
+    jl_test_fail(__FILE__, __LINE__, "xvfb-run is missing: install it with scripts/setup.sh --test-deps "
+                                     "(Debian packages xvfb and xauth); the viewer tests under X need an X server");
+  return have;
+}
+
 static void test_xvfb_drag(void) {
   char out[16384], cmd[4096];
-  int have = jl_test_run("command -v xvfb-run", out, sizeof out);
-  ENSURE_MSG(have == 0, "xvfb-run is missing: install it with scripts/setup.sh --test-deps "
-                        "(Debian packages xvfb and xauth); the viewer smoke test needs an X server");
+  if (!have_xvfb()) return;
   const char *dir = jl_test_tmpdir("viewer_xvfb");
   /* leak checking is off for this child only (sanitizer builds): under X11
    * SDL loads D-Bus and Mesa's DRI driver, which keep process-lifetime
@@ -72,10 +83,8 @@ static void test_xvfb_drag(void) {
            dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 0, "jelly view under xvfb-run exited %d: %s", rc, out);
-  char path[1200];
-  snprintf(path, sizeof path, "%s/report.txt", dir);
   Report r;
-  ENSURE_MSG(read_report(path, &r), "no report %s", path);
+  ENSURE_MSG(read_report(dir, &r), "no report in %s", dir);
   ENSURE(strcmp(r.status, "ok") == 0);
   ENSURE(r.frames == 120 && r.nbody == 1 && r.drag_body == 0);
   /* moved along the camera's right vector (the drag direction on screen) */
@@ -104,8 +113,7 @@ static void test_xvfb_drag(void) {
  * joins the world when ready, and the report has the frame rate and pace */
 static void test_xvfb_seconds_spawn(void) {
   char out[16384], cmd[4096];
-  int have = jl_test_run("command -v xvfb-run", out, sizeof out);
-  ENSURE_MSG(have == 0, "xvfb-run is missing: install it with scripts/setup.sh --test-deps");
+  if (!have_xvfb()) return;
   const char *dir = jl_test_tmpdir("viewer_seconds");
   char script[1200];
   snprintf(script, sizeof script, "%s/keys.txt", dir);
@@ -116,10 +124,8 @@ static void test_xvfb_seconds_spawn(void) {
            dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 0, "jelly view --seconds exited %d: %s", rc, out);
-  char path[1200];
-  snprintf(path, sizeof path, "%s/report.txt", dir);
   Report r;
-  ENSURE_MSG(read_report(path, &r), "no report %s", path);
+  ENSURE_MSG(read_report(dir, &r), "no report in %s", dir);
   ENSURE(strcmp(r.status, "ok") == 0);
   /* the box was spawned; the sphere's key came while the box was meshing
    * ("still meshing") or after it: one or two new bodies, never a crash */
@@ -145,10 +151,8 @@ static void test_dummy_driver(void) {
            "--report report.txt", dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 0, "jelly view with the dummy driver exited %d: %s", rc, out);
-  char path[1200];
-  snprintf(path, sizeof path, "%s/report.txt", dir);
   Report r;
-  ENSURE(read_report(path, &r));
+  ENSURE(read_report(dir, &r));
   ENSURE_MSG(r.nbody == 2, "spawned body missing: %d bodies", r.nbody);
   ENSURE(strcmp(r.status, "ok") == 0);
   /* the spawned sphere fell (gravity back on), the ball stayed on the ground */
@@ -175,10 +179,8 @@ static void test_divergence_recovers(void) {
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 1, "expected exit 1 after divergence, got %d: %s", rc, out);
   ENSURE_MSG(strstr(out, "diverged") != NULL, "%s", out);
-  char path[1200];
-  snprintf(path, sizeof path, "%s/report.txt", dir);
   Report r;
-  ENSURE(read_report(path, &r));
+  ENSURE(read_report(dir, &r));
   ENSURE(strcmp(r.status, "diverged") == 0);
   ENSURE(isfinite(r.com1[0][0]) && isfinite(r.com1[0][1]));
 }

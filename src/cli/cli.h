@@ -38,6 +38,17 @@ int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli/cli_benc
 int jl_cli_bench_volume(int json, int quick, const char *cpu); /* src/cli/cli_bench_volume.c */
 int jl_cli_bench_solver(int json, int quick, const char *cpu); /* src/cli/cli_bench_solver.c */
 int jl_cli_bench_scenes(int json, int nstep, const char *cpu); /* src/cli/cli_bench_scenes.c */
+/* what the bench rows that step whole scenes share (src/cli/cli_bench_scenes.c): */
+typedef struct JlBenchTally {
+  int steps, cg_max, capped, energy_splits, crossing_splits; /* capped: steps whose CG stopped at its cap */
+  long cg;                    /* CG iterations */
+  double wall_s, simulated_s; /* stepping only */
+} JlBenchTally;
+/* the world of scene sc (freed here) on `threads` threads, its dt; 0, or 1 with err set */
+int jl_cli_bench_world(JlScene *sc, int threads, JlWorld *w, double *dt, char *err, size_t errsz);
+/* n steps of h added to *t; 0, or 1 with err set */
+int jl_cli_bench_steps(JlWorld *w, double h, int n, JlBenchTally *t, char *err, size_t errsz);
+int jl_cli_bench_tets(const JlModel *m); /* tets of all bodies */
 /* src/cli/cli_bench.c: a TetGen sphere of radius 0.5 m with about `target` tets, and its body (E 1e6 Pa,
  * density 1000, hanging from a pinned cap) */
 JlBodyDef jl_cli_bench_sphere_def(void);

@@ -17,7 +17,6 @@
  * splits, and the kinetic energy at the end (a pile at rest has little).
  * --steps N runs N steps of each part instead (a format check). */
 #define _POSIX_C_SOURCE 200809L
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,14 +32,7 @@ static const char rest_ball[] =
     "    \"translate\": [0, %g, 0], \"tetgen\": { \"max_volume\": 2.2e-4 }, \"density\": 1000, \"young_modulus\": 1e6,\n"
     "    \"damping\": 0.5 } ] }\n";
 
-typedef struct Tally {
-  int steps, cg_max, capped, energy_splits, crossing_splits;
-  long cg;
-  double wall_s, simulated_s;
-} Tally;
-
-/* n steps of h; adds to *t. Returns 0, or 1 with err set */
-static int run_steps(JlWorld *w, double h, int n, Tally *t, char *err, size_t errsz) {
+int jl_cli_bench_steps(JlWorld *w, double h, int n, JlBenchTally *t, char *err, size_t errsz) {
   double t0 = jl_seconds();
   for (int s = 0; s < n; s++) {
     JlStepReport rep;
@@ -60,8 +52,7 @@ static int run_steps(JlWorld *w, double h, int n, Tally *t, char *err, size_t er
   return 0;
 }
 
-/* a world of `sc` on `threads` threads (sc is freed) */
-static int make_world(JlScene *sc, int threads, JlWorld *w, double *dt, char *err, size_t errsz) {
+int jl_cli_bench_world(JlScene *sc, int threads, JlWorld *w, double *dt, char *err, size_t errsz) {
   JlModel m;
   if (jl_scene_build(sc, &m, NULL, err, errsz)) {
     jl_scene_free(sc);
@@ -74,14 +65,14 @@ static int make_world(JlScene *sc, int threads, JlWorld *w, double *dt, char *er
   return r != JL_OK;
 }
 
-static int count_tets(const JlModel *m) {
+int jl_cli_bench_tets(const JlModel *m) {
   int tets = 0;
   for (int b = 0; b < m->nbody; b++) tets += m->body[b].tet_count;
   return tets;
 }
 
-static double per_sim(const Tally *t) { return t->simulated_s > 0.0 ? t->wall_s / t->simulated_s : 0.0; }
-static double per_step(const Tally *t) { return t->steps > 0 ? (double)t->cg / t->steps : 0.0; }
+static double per_sim(const JlBenchTally *t) { return t->simulated_s > 0.0 ? t->wall_s / t->simulated_s : 0.0; }
+static double per_step(const JlBenchTally *t) { return t->steps > 0 ? (double)t->cg / t->steps : 0.0; }
 
 /* default_scene and pile: the shipped file `file` for its duration (or nstep steps) */
 static int file_row(const char *name, const char *file, int nstep, int json, const char *cpu, int *header) {
@@ -101,16 +92,16 @@ static int file_row(const char *name, const char *file, int nstep, int json, con
       return 1;
     }
     double duration = sc.duration;
-    if (make_world(&sc, threads, &w, &dt, err, sizeof err)) {
+    if (jl_cli_bench_world(&sc, threads, &w, &dt, err, sizeof err)) {
       fprintf(stderr, "jelly bench: %s: %s\n", name, err);
       return 1;
     }
     int n = nstep ? nstep : (int)(duration / dt + 0.5);
-    Tally t = {0};
-    int rc = run_steps(&w, dt, n, &t, err, sizeof err);
+    JlBenchTally t = {0};
+    int rc = jl_cli_bench_steps(&w, dt, n, &t, err, sizeof err);
     JlEnergy e;
     jl_world_energy(&w, &e);
-    int tets = count_tets(w.model), nodes = w.model->nnode, bodies = w.model->nbody;
+    int tets = jl_cli_bench_tets(w.model), nodes = w.model->nnode, bodies = w.model->nbody;
     jl_world_destroy(&w);
     if (rc) {
       fprintf(stderr, "jelly bench: %s: %s\n", name, err);
@@ -142,7 +133,7 @@ static int ball_world(double y, int threads, JlWorld *w, double *dt, char *err, 
   snprintf(text, sizeof text, rest_ball, y);
   JlScene sc;
   if (jl_scene_parse(text, "rest_ground", &sc, err, errsz)) return 1;
-  return make_world(&sc, threads, w, dt, err, errsz);
+  return jl_cli_bench_world(&sc, threads, w, dt, err, errsz);
 }
 
 static int rest_row(int nstep, int json, const char *cpu) {
@@ -150,21 +141,21 @@ static int rest_row(int nstep, int json, const char *cpu) {
   for (int threads = 1; threads <= 2; threads++) {
     JlWorld rest, fall;
     double dt;
-    Tally settle = {0}, t_rest = {0}, t_fall = {0};
+    JlBenchTally settle = {0}, t_rest = {0}, t_fall = {0};
     /* resting: set on the ground (its lowest point at y = 0), settled, then measured */
     if (ball_world(0.5, threads, &rest, &dt, err, sizeof err)) {
       fprintf(stderr, "jelly bench: rest_ground: %s\n", err);
       return 1;
     }
     int n_settle = nstep ? nstep : (int)(2.0 / dt + 0.5), n = nstep ? nstep : (int)(1.0 / dt + 0.5);
-    int rc = run_steps(&rest, dt, n_settle, &settle, err, sizeof err) || run_steps(&rest, dt, n, &t_rest, err, sizeof err);
+    int rc = jl_cli_bench_steps(&rest, dt, n_settle, &settle, err, sizeof err) || jl_cli_bench_steps(&rest, dt, n, &t_rest, err, sizeof err);
     JlEnergy e;
     jl_world_energy(&rest, &e);
-    int tets = count_tets(rest.model), nodes = rest.model->nnode;
+    int tets = jl_cli_bench_tets(rest.model), nodes = rest.model->nnode;
     jl_world_destroy(&rest);
     /* free fall: far above the ground for the whole measurement */
     if (!rc && ball_world(100.0, threads, &fall, &dt, err, sizeof err) == 0) {
-      rc = run_steps(&fall, dt, n, &t_fall, err, sizeof err);
+      rc = jl_cli_bench_steps(&fall, dt, n, &t_fall, err, sizeof err);
       jl_world_destroy(&fall);
     } else {
       rc = 1;

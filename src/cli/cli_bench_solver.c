@@ -51,10 +51,8 @@ static const char contact_20k[] =
     "      \"tetgen\": { \"max_volume\": 2.2e-4 }, \"density\": 1000, \"young_modulus\": 1e6, \"damping\": 0.5 } ] }\n";
 
 typedef struct SceneRun {
-  int tets, nodes, steps;
-  long cg;
-  double wall_s; /* stepping only */
-  int cg_failed;
+  int tets, nodes;
+  JlBenchTally t; /* stepping only */
 } SceneRun;
 
 /* steps `text`'s scene for `seconds` at dt 1/60 on `threads` threads */
@@ -62,29 +60,13 @@ static int scene_run(const char *name, const char *text, double seconds, int thr
                      size_t errsz) {
   memset(out, 0, sizeof *out);
   JlScene sc;
-  JlModel m;
   JlWorld w;
-  if (jl_scene_parse(text, name, &sc, err, errsz) || jl_scene_build(&sc, &m, NULL, err, errsz)) return 1;
-  sc.step.threads = threads;
-  if (jl_world_create(&w, &m, &sc.step, err, errsz)) {
-    jl_scene_free(&sc);
-    return 1;
-  }
-  jl_scene_free(&sc);
-  for (int b = 0; b < w.model->nbody; b++) out->tets += w.model->body[b].tet_count;
+  double dt;
+  if (jl_scene_parse(text, name, &sc, err, errsz) || jl_cli_bench_world(&sc, threads, &w, &dt, err, errsz)) return 1;
+  out->tets = jl_cli_bench_tets(w.model);
   out->nodes = w.model->nnode;
   const double h = 1.0 / 60.0;
-  int n = (int)(seconds / h + 0.5), rc = 0;
-  double t0 = jl_seconds();
-  for (int s = 0; s < n && !rc; s++) {
-    JlStepReport rep;
-    rc = jl_world_step(&w, h, &rep) != JL_OK;
-    out->cg += rep.cg_iterations;
-    out->cg_failed += rep.cg_failed;
-    if (rc) snprintf(err, errsz, "%s: step %d: %s", name, s, rep.message);
-  }
-  out->wall_s = jl_seconds() - t0;
-  out->steps = n;
+  int rc = jl_cli_bench_steps(&w, h, (int)(seconds / h + 0.5), &out->t, err, errsz);
   jl_world_destroy(&w);
   return rc;
 }
@@ -101,20 +83,21 @@ static int scene_rows(int json, const char *cpu) {
       SceneRun run;
       char err[1024];
       if (scene_run(rows[r].name, rows[r].text, 1.0, threads, &run, err, sizeof err)) {
-        fprintf(stderr, "jelly bench: %s\n", err);
+        fprintf(stderr, "jelly bench: %s: %s\n", rows[r].name, err);
         return 1;
       }
-      double per_sim = run.wall_s / (run.steps / 60.0), ms = 1e3 * run.wall_s / run.steps;
-      double cg = (double)run.cg / run.steps;
+      const JlBenchTally *t = &run.t;
+      double per_sim = t->wall_s / t->simulated_s, ms = 1e3 * t->wall_s / t->steps;
+      double cg = (double)t->cg / t->steps;
       if (json)
         printf("{\"name\": \"%s\", \"tets\": %d, \"nodes\": %d, \"threads\": %d, \"ms_per_step\": %.3f, "
                "\"cg_iterations\": %.1f, \"wall_s_per_simulated_s\": %.4f, \"cg_capped_steps\": %d, "
                "\"preconditioner\": \"%s\", \"cpu\": \"%s\"}\n",
-               rows[r].name, run.tets, run.nodes, threads, ms, cg, per_sim, run.cg_failed,
+               rows[r].name, run.tets, run.nodes, threads, ms, cg, per_sim, t->capped,
                jl_precond_names[JL_PRECOND_DEFAULT], cpu);
       else
         printf("%-12s %7d %7d %4d %10.2f %8.1f %14.4f %9d\n", rows[r].name, run.tets, run.nodes, threads, ms, cg,
-               per_sim, run.cg_failed);
+               per_sim, t->capped);
       fflush(stdout);
     }
   }

@@ -73,10 +73,10 @@ typedef struct Viewer {
   int drag_body, drag_from, drag_to;
   unsigned rng;
   int shots;
+  double t_start, sim_total, wall_total; /* --seconds: start, simulated and wall time while running */
   /* a spawned body meshed on a worker thread (viewer_world.c): the window
    * keeps drawing and stepping meanwhile; the body joins the world when its
    * model is ready */
-  double t_start, sim_total, wall_total; /* --seconds: start, simulated and wall time while running */
   int meshing;           /* 1 while the worker runs or its result waits */
   pthread_t mesher;
   int mesh_thread;       /* the worker is a thread to join (else it ran inline) */
