@@ -26,6 +26,7 @@ typedef struct Report {
   int frames, nbody, drag_body;
   double right[3], com0[8][3], com1[8][3];
   double fps, pace; /* --seconds runs: frames per second, wall per simulated second */
+  double steps_per_second;
 } Report;
 
 /* dir/report.txt (jelly view --report report.txt run in dir) into r; 0 when it cannot be read */
@@ -45,6 +46,7 @@ static int read_report(const char *dir, Report *r) {
     if (sscanf(line, "frames %d", &r->frames) == 1) continue;
     if (sscanf(line, "frames_per_second %lf", &r->fps) == 1) continue;
     if (sscanf(line, "wall_per_simulated_second %lf", &r->pace) == 1) continue;
+    if (sscanf(line, "steps_per_second %lf", &r->steps_per_second) == 1) continue;
     if (sscanf(line, "camera_right %lf %lf %lf", &r->right[0], &r->right[1], &r->right[2]) == 3) continue;
     if (sscanf(line, "drag body %d", &r->drag_body) == 1) continue;
     if (sscanf(line, "body %d %127s com_start %lf %lf %lf com_end %lf %lf %lf", &b, name, &a[0], &a[1],
@@ -135,6 +137,49 @@ static void test_xvfb_seconds_spawn(void) {
   snprintf(cmd, sizeof cmd, "%s view " DATA "/viewer_ball.json --seconds 2 --frames 5", JELLY);
   rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 2 && strstr(out, "exclude each other"), "exit %d: %s", rc, out);
+}
+
+/* Interactive runs step on a worker thread while the window draws. The
+ * window holds the world for what reads or changes it: a drag (picking, the
+ * target each frame, the release), keys, the contacts layer (drawn from the
+ * contact element), a single step while paused. The ball must follow the
+ * drag as in the scripted run; a step that diverges on the worker pauses the
+ * viewer with the world's message (explicit Euler far above its stable
+ * step). */
+static void test_xvfb_seconds_worker(void) {
+  char out[16384], cmd[4096];
+  if (!have_xvfb()) return;
+  const char *dir = jl_test_tmpdir("viewer_worker");
+  char script[1200];
+  snprintf(script, sizeof script, "%s/keys.txt", dir);
+  ENSURE(jl_test_write_file(script, "frame 5 key c\nframe 10 drag 640 360 900 360 30\nframe 50 key space\n"
+                                    "frame 52 key n\nframe 54 key n\nframe 56 key space\nframe 58 key c\n"));
+  snprintf(cmd, sizeof cmd,
+           "cd %s && LSAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x720x24' %s view " DATA
+           "/viewer_ball.json --seconds 4 --script keys.txt --report report.txt",
+           dir, JELLY);
+  int rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 0, "jelly view --seconds exited %d: %s", rc, out);
+  Report r;
+  ENSURE_MSG(read_report(dir, &r), "no report in %s", dir);
+  ENSURE_MSG(strcmp(r.status, "ok") == 0, "status %s: %s", r.status, out);
+  ENSURE_MSG(r.drag_body == 0, "the drag picked body %d", r.drag_body);
+  ENSURE_MSG(r.frames > 60 && r.steps_per_second > 0.0, "frames %d, steps per second %g", r.frames,
+             r.steps_per_second);
+  /* pulled to the right (the camera's right vector), as in the scripted drag */
+  double along = 0.0;
+  for (int k = 0; k < 3; k++) along += (r.com1[0][k] - r.com0[0][k]) * r.right[k];
+  ENSURE_MSG(along > 0.05, "the ball moved %g m along the drag", along);
+
+  /* a diverging step on the worker: paused, the message printed and reported */
+  snprintf(cmd, sizeof cmd,
+           "cd %s && LSAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x720x24' %s view " DATA
+           "/viewer_ball.json --seconds 2 --integrator euler --dt 0.01 --report report.txt",
+           dir, JELLY);
+  rc = jl_test_run(cmd, out, sizeof out);
+  ENSURE_MSG(rc == 0, "jelly view --seconds (diverging) exited %d: %s", rc, out);
+  ENSURE_MSG(read_report(dir, &r), "no report in %s", dir);
+  ENSURE_MSG(strcmp(r.status, "diverged") == 0 && strstr(out, "jelly view: "), "status %s: %s", r.status, out);
 }
 
 static void test_dummy_driver(void) {
@@ -343,6 +388,7 @@ static void test_integrator_key_default_dt(void) {
 
 #define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"xvfb_drag", test_xvfb_drag}, {"xvfb_seconds_spawn", test_xvfb_seconds_spawn},
+             {"xvfb_seconds_worker", test_xvfb_seconds_worker},
              {"dummy_driver", test_dummy_driver},
              {"divergence_recovers", test_divergence_recovers}, {"bad_input", test_bad_input},
              {"camera_follows", test_camera_follows}, {"divergence_message", test_divergence_message},

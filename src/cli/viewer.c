@@ -57,8 +57,9 @@ static void write_report(Viewer *v, const char *status) {
     /* the interactive run's pace: displayed frames per wall second, wall seconds per simulated second
      * while running (1 = real time) */
     double wall = jl_seconds() - v->t_start;
-    fprintf(f, "frames_per_second %.4g\nwall_per_simulated_second %.4g\nbodies %d\n", wall > 0 ? v->frame / wall : 0.0,
-            v->sim_total > 0 ? v->wall_total / v->sim_total : 0.0, v->world.model->nbody);
+    fprintf(f, "frames_per_second %.4g\nwall_per_simulated_second %.4g\nbodies %d\nsteps_per_second %.4g\n",
+            wall > 0 ? v->frame / wall : 0.0, v->sim_total > 0 ? v->wall_total / v->sim_total : 0.0,
+            v->world.model->nbody, wall > 0 ? v->steps_total / wall : 0.0);
   }
   fprintf(f, "camera_right %.9g %.9g %.9g\ncamera_up %.9g %.9g %.9g\n", right[0], right[1],
           right[2], up[0], up[1], up[2]);
@@ -180,16 +181,24 @@ int jl_viewer_run(const JlViewerDef *def) {
   double last = jl_seconds(), budget = 0, fps_t0 = last, sim_acc = 0, wall_acc = 0;
   int fps_frames = 0;
   v.t_start = last;
+  /* interactive runs step on a worker thread (viewer_stepper.c); without
+   * one, or scripted, the steps are taken here between frames */
+  v.shown = &v.world;
+  if (def->frames <= 0 && !jl_viewer_stepper_start(&v))
+    fprintf(stderr, "jelly view: no stepping thread; stepping between frames\n");
+  const unsigned contacts_layer = 1u << JL_LAYER_CONTACTS;
   while (!v.quit) {
     SDL_Event e;
     while (SDL_PollEvent(&e)) {
       if (def->frames > 0 && e.type != SDL_QUIT && e.type != SDL_WINDOWEVENT) continue;
+      if (jl_viewer_event_needs_world(&v, &e)) jl_viewer_hold(&v);
       jl_viewer_handle_event(&v, &e);
     }
     if (v.quit) break;
     double now = jl_seconds(), wall = now - last, wall_true = wall;
     last = now;
     if (wall > 0.1) wall = 0.1; /* the simulated time a frame may ask for; the HUD's pace uses wall_true */
+    if (v.meshing && atomic_load(&v.mesh_done)) jl_viewer_hold(&v);
     jl_viewer_spawn_poll(&v, 0); /* a spawned body whose mesh is ready joins the world */
 
     if (def->frames > 0) {
@@ -204,8 +213,29 @@ int jl_viewer_run(const JlViewerDef *def) {
         }
       else if (v.step_once)
         jl_viewer_step(&v);
+    } else if (v.stepper.running) {
+      /* interactive: the worker follows the wall clock while the solver keeps
+       * up; the window holds the world only for what reads or changes it */
+      if (jl_viewer_script_due(&v)) {
+        jl_viewer_hold(&v);
+        jl_viewer_run_script(&v); /* --seconds: events by displayed frame */
+      }
+      if (v.quit) break;
+      if (v.dragging) {
+        jl_viewer_hold(&v);
+        jl_viewer_drag_update(&v, wall);
+      }
+      if (v.opt.layers & contacts_layer) jl_viewer_hold(&v); /* drawn from the contact element itself */
+      double simulated = jl_viewer_stepper_frame(&v, wall);
+      if (!v.paused) {
+        sim_acc += simulated;
+        wall_acc += wall_true;
+        v.sim_total += simulated;
+        v.wall_total += wall_true;
+      }
+      if (!(v.opt.layers & contacts_layer)) jl_viewer_release(&v);
     } else {
-      /* interactive: follow the wall clock while the solver keeps up */
+      /* interactive without the worker: follow the wall clock while the solver keeps up */
       if (v.nev > 0) jl_viewer_run_script(&v); /* --seconds: events by displayed frame */
       if (v.quit) break;
       jl_viewer_drag_update(&v, wall);
@@ -232,10 +262,11 @@ int jl_viewer_run(const JlViewerDef *def) {
     /* the camera follows the bodies until the user moves it; not while a
      * drag holds a point under the cursor */
     if (v.follow && !v.dragging)
-      jl_camera_follow(&v.cam, &v.world, (double)v.r->width / v.r->height, def->frames > 0 ? v.frame_dt : wall);
-    jl_render_world(v.r, &v.world, &v.cam, &v.opt);
+      jl_camera_follow(&v.cam, v.shown, (double)v.r->width / v.r->height, def->frames > 0 ? v.frame_dt : wall);
+    jl_render_world(v.r, v.shown, &v.cam, &v.opt);
     jl_viewer_draw_drag(&v);
     jl_viewer_draw_hud(&v);
+    jl_viewer_release(&v);
     for (int i = 0; i < v.nev; i++)
       if (v.ev[i].type == EV_SCREENSHOT && v.ev[i].frame == v.frame) jl_viewer_screenshot(&v, v.ev[i].file);
     v.frame++;
@@ -255,6 +286,7 @@ int jl_viewer_run(const JlViewerDef *def) {
       sim_acc = wall_acc = 0;
     }
   }
+  jl_viewer_stepper_stop(&v); /* the world is this thread's again */
   jl_viewer_spawn_cancel(&v);
   if (v.quit == 2) status = 2;
   if (v.dragging) jl_viewer_drag_release(&v);

@@ -37,7 +37,8 @@ static int text_panel(Viewer *v, int y, int scale, const unsigned char rgba[4], 
 }
 
 void jl_viewer_draw_hud(Viewer *v) {
-  const JlModel *m = v->world.model;
+  const JlWorld *w = v->shown;
+  const JlModel *m = w->model;
   char buf[1200], pace[80];
   if (v->def.frames > 0) snprintf(pace, sizeof pace, "scripted (%d frames)", v->def.frames);
   else if (v->paused) snprintf(pace, sizeof pace, "PAUSED");
@@ -50,8 +51,8 @@ void jl_viewer_draw_hud(Viewer *v) {
            "nodes %d  tets %d  springs %d  contacts %d\n"
            "%s   gravity %s%s\n"
            "H: keys",
-           v->fps, v->world.state.t, pace, v->ms_step, 1e3 * v->h, v->cg_last, m->nnode, m->ntet,
-           m->nspring, contacts(&v->world), jl_integrator_name(v->world.def.integrator),
+           v->fps, w->state.t, pace, v->ms_step, 1e3 * v->h, v->cg_last, m->nnode, m->ntet,
+           m->nspring, contacts(w), jl_integrator_name(w->def.integrator),
            v->gravity_off ? "off" : "on", v->paused && v->def.frames > 0 ? "   PAUSED" : "");
   int scale = v->r->height >= 600 ? 2 : 1;
   static const unsigned char white[4] = {235, 238, 242, 255}, red[4] = {255, 110, 100, 255},
@@ -122,7 +123,7 @@ void jl_viewer_draw_hud(Viewer *v) {
  * unless the mouse moves fast: the ends' squares keep the grab visible. */
 void jl_viewer_draw_drag(Viewer *v) {
   double p[3], q[3], a[3], b[3];
-  if (!v->dragging || !jl_drag_point(v->drag, v->world.state.x, p)) return;
+  if (!v->dragging || !jl_drag_point(v->drag, v->shown->state.x, p)) return;
   jl_viewer_mouse_target(v, q);
   if (!jl_camera_project(&v->cam, v->r->width, v->r->height, p, a) ||
       !jl_camera_project(&v->cam, v->r->width, v->r->height, q, b))

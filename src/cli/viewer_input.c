@@ -135,6 +135,15 @@ void jl_viewer_handle_key(Viewer *v, SDL_Keycode key, int want_shot) {
   }
 }
 
+int jl_viewer_event_needs_world(const Viewer *v, const SDL_Event *e) {
+  switch (e->type) {
+    case SDL_KEYDOWN: return 1; /* keys act on the world (and are rare) */
+    case SDL_MOUSEBUTTONDOWN: return e->button.button == SDL_BUTTON_LEFT; /* picks a body */
+    case SDL_MOUSEBUTTONUP: return v->dragging; /* releases the drag */
+    default: return 0; /* camera, window */
+  }
+}
+
 void jl_viewer_handle_event(Viewer *v, const SDL_Event *e) {
   float sx = 1, sy = 1;
   int ww = 1, wh = 1;

@@ -119,6 +119,13 @@ int jl_viewer_load_script(const char *path, Event **out, int *nout) {
   return 1;
 }
 
+int jl_viewer_script_due(const Viewer *v) {
+  if (v->sdrag_active) return 1;
+  for (int i = 0; i < v->nev; i++)
+    if (v->ev[i].frame == v->frame) return 1;
+  return 0;
+}
+
 /* scripted input for this frame (before stepping) */
 void jl_viewer_run_script(Viewer *v) {
   /* an active scripted drag: move, or release one frame after reaching B */

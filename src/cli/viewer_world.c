@@ -263,23 +263,30 @@ void jl_viewer_cycle_integrator(Viewer *v) {
   jl_viewer_note(v, "integrator %s", text);
 }
 
-int jl_viewer_step(Viewer *v) {
+int jl_viewer_step_world(Viewer *v, double h, double *ms, int *cg, char *msg, size_t msgsz) {
   JlStepReport rep;
   double t0 = jl_seconds();
-  JlResult r = jl_world_step(&v->world, v->h, &rep);
-  double ms = 1e3 * (jl_seconds() - t0);
+  JlResult r = jl_world_step(&v->world, h, &rep);
+  *ms = 1e3 * (jl_seconds() - t0);
+  *cg = rep.cg_iterations;
+  if (!r) return 1;
+  /* the world's message names the body and the time of the failed step */
+  if (strstr(rep.message, "t = "))
+    snprintf(msg, msgsz, "%s", rep.message);
+  else
+    snprintf(msg, msgsz, "diverged at t = %.3f s: %s", v->world.state.t, rep.message);
+  return 0;
+}
+
+int jl_viewer_step(Viewer *v) {
+  double ms = 0.0;
+  int ok = jl_viewer_step_world(v, v->h, &ms, &v->cg_last, v->error, sizeof v->error);
   v->ms_step = 0.8 * v->ms_step + 0.2 * ms;
-  v->cg_last = rep.cg_iterations;
-  if (r) {
-    /* the world's message names the body and the time of the failed step */
-    if (strstr(rep.message, "t = "))
-      snprintf(v->error, sizeof v->error, "%s", rep.message);
-    else
-      snprintf(v->error, sizeof v->error, "diverged at t = %.3f s: %s", v->world.state.t, rep.message);
+  v->steps_total += ok;
+  if (!ok) {
     fprintf(stderr, "jelly view: %s\n", v->error);
     v->paused = 1;
     jl_viewer_drag_release(v);
-    return 0;
   }
-  return 1;
+  return ok;
 }
