@@ -123,12 +123,35 @@ static JlResult write_grid_ascii(const char *path, int nnode, const double *x, i
 _Static_assert(sizeof(int) == 4, "Int32 arrays are written from int");
 _Static_assert(sizeof(double) == 8, "Float64 arrays are written from double");
 
+/* the arrays a file sequence wrote, in file order: entry k is the k-th
+ * array of the last file (its raw bytes and their compressed form) */
+typedef struct CacheEntry {
+  unsigned char *raw, *packed;
+  size_t nraw, npacked;
+} CacheEntry;
+
+struct JlVtkCache {
+  CacheEntry *entry;
+  int n;
+};
+
+JlVtkCache *jl_vtk_cache_new(void) { return jl_calloc(1, sizeof(JlVtkCache)); }
+
+void jl_vtk_cache_free(JlVtkCache *c) {
+  if (!c) return;
+  for (int k = 0; k < c->n; k++) JL_FREE_ALL(c->entry[k].raw, c->entry[k].packed);
+  free(c->entry);
+  free(c);
+}
+
 /* the appended-data section being built: the arrays' compressed bytes one
  * after another, each array's offset into it named in its DataArray */
 typedef struct Appended {
   unsigned char *data;
   size_t n, cap;
   int failed; /* compress2 refused (out of memory) */
+  JlVtkCache *cache; /* may be NULL */
+  int index;         /* arrays appended so far: the cache entry of the next */
 } Appended;
 
 static int little_endian(void) {
@@ -155,27 +178,60 @@ static const unsigned char *le_bytes(const void *src, size_t count, int width, u
   return d;
 }
 
-/* appends nbytes of raw as VTK's compressed block layout; its offset */
+/* appends nbytes of raw as VTK's compressed block layout; its offset. With
+ * a cache, the same bytes as the last file's array at this place are copied
+ * from there. */
 static size_t append_array(Appended *a, const unsigned char *raw, size_t nbytes) {
   size_t nblock = (nbytes + BLOCK - 1) / BLOCK, head = 8 * (3 + nblock);
-  size_t need = a->n + head + nblock * (size_t)compressBound(BLOCK);
+  CacheEntry *ce = NULL;
+  if (a->cache) {
+    JlVtkCache *c = a->cache;
+    if (a->index >= c->n) {
+      c->entry = jl_realloc(c->entry, (size_t)a->index + 1, sizeof *c->entry);
+      memset(c->entry + c->n, 0, ((size_t)a->index + 1 - (size_t)c->n) * sizeof *c->entry);
+      c->n = a->index + 1;
+    }
+    ce = &c->entry[a->index++];
+  }
+  int hit = ce && ce->packed && ce->nraw == nbytes && memcmp(ce->raw, raw, nbytes) == 0;
+  size_t need = a->n + (hit ? ce->npacked : head + nblock * (size_t)compressBound(BLOCK));
   if (need > a->cap) {
     a->cap = need + need / 2;
     a->data = jl_realloc(a->data, a->cap, 1);
   }
   size_t off = a->n;
+  if (hit) {
+    memcpy(a->data + off, ce->packed, ce->npacked);
+    a->n += ce->npacked;
+    return off;
+  }
   unsigned char *h = a->data + off, *dst = h + head;
   put_u64(h, nblock);
   put_u64(h + 8, BLOCK);
   put_u64(h + 16, nbytes % BLOCK);
+  int failed = 0;
   for (size_t b = 0; b < nblock; b++) {
     size_t len = b + 1 < nblock || nbytes % BLOCK == 0 ? BLOCK : nbytes % BLOCK;
     uLongf dlen = compressBound(BLOCK);
-    if (compress2(dst, &dlen, raw + b * BLOCK, (uLong)len, ZLEVEL) != Z_OK) a->failed = 1;
+    if (compress2(dst, &dlen, raw + b * BLOCK, (uLong)len, ZLEVEL) != Z_OK) failed = 1;
     put_u64(h + 8 * (3 + b), dlen);
     dst += dlen;
   }
+  a->failed |= failed;
   a->n = (size_t)(dst - a->data);
+  if (ce) {
+    /* this array for the next file */
+    JL_FREE_ALL(ce->raw, ce->packed);
+    ce->nraw = ce->npacked = 0;
+    if (!failed) {
+      ce->nraw = nbytes;
+      ce->npacked = a->n - off;
+      ce->raw = jl_calloc(nbytes + 1, 1);
+      ce->packed = jl_calloc(ce->npacked + 1, 1);
+      memcpy(ce->raw, raw, nbytes);
+      memcpy(ce->packed, a->data + off, ce->npacked);
+    }
+  }
   return off;
 }
 
@@ -189,9 +245,11 @@ typedef struct Vtk {
 } Vtk;
 
 /* opens path.tmp and writes the VTKFile element of `type` and its child */
-static int vtk_open(Vtk *v, const char *path, const char *type, JlVtkEncoding enc, char *err, size_t errsz) {
+static int vtk_open(Vtk *v, const char *path, const char *type, JlVtkEncoding enc, JlVtkCache *cache, char *err,
+                    size_t errsz) {
   memset(v, 0, sizeof *v);
   v->enc = enc;
+  v->app.cache = cache;
   v->f = open_tmp(path, v->tmp, sizeof v->tmp, err, errsz);
   if (!v->f) return 0;
   if (enc == JL_VTK_BINARY)
@@ -252,9 +310,9 @@ static JlResult vtk_close(Vtk *v, const char *type, const char *path, char *err,
 /* the grid in binary: the ASCII writer's arrays in the same order */
 static JlResult write_grid_binary(const char *path, int nnode, const double *x, int ncell, const int *offset,
                                   const int *conn, const unsigned char *type, int nfield, const JlVtuField *field,
-                                  char *err, size_t errsz) {
+                                  JlVtkCache *cache, char *err, size_t errsz) {
   Vtk v;
-  if (!vtk_open(&v, path, "UnstructuredGrid", JL_VTK_BINARY, err, errsz)) return JL_ERR_SYSTEM;
+  if (!vtk_open(&v, path, "UnstructuredGrid", JL_VTK_BINARY, cache, err, errsz)) return JL_ERR_SYSTEM;
   fprintf(v.f, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", nnode, ncell);
   for (int pass = 0; pass < 2; pass++) {
     fputs(pass ? "      <CellData>\n" : "      <PointData>\n", v.f);
@@ -287,21 +345,22 @@ static JlResult write_grid_binary(const char *path, int nnode, const double *x, 
 
 static JlResult write_grid(const char *path, JlVtkEncoding enc, int nnode, const double *x, int ncell,
                            const int *offset, const int *conn, const unsigned char *type, int nfield,
-                           const JlVtuField *field, char *err, size_t errsz) {
+                           const JlVtuField *field, JlVtkCache *cache, char *err, size_t errsz) {
   JL_ASSERT(enc >= 0 && enc < JL_VTK_ENCODING_COUNT, "VTK writers: enc must be JL_VTK_BINARY or JL_VTK_ASCII");
   if (enc == JL_VTK_ASCII)
     return write_grid_ascii(path, nnode, x, ncell, offset, conn, type, nfield, field, err, errsz);
-  return write_grid_binary(path, nnode, x, ncell, offset, conn, type, nfield, field, err, errsz);
+  return write_grid_binary(path, nnode, x, ncell, offset, conn, type, nfield, field, cache, err, errsz);
 }
 
 JlResult jl_vtu_write(const char *path, JlVtkEncoding enc, int nnode, const double *x, int ntet, const int *tet,
                       int nfield, const JlVtuField *field, char *err, size_t errsz) {
   JL_ASSERT(ntet == 0 || tet, "jl_vtu_write: tet must not be NULL when ntet > 0");
-  return write_grid(path, enc, nnode, x, ntet, NULL, tet, NULL, nfield, field, err, errsz);
+  return write_grid(path, enc, nnode, x, ntet, NULL, tet, NULL, nfield, field, NULL, err, errsz);
 }
 
 JlResult jl_vtu_write_cells(const char *path, JlVtkEncoding enc, int nnode, const double *x,
-                            const JlVtuCells *cells, int nfield, const JlVtuField *field, char *err, size_t errsz) {
+                            const JlVtuCells *cells, int nfield, const JlVtuField *field, JlVtkCache *cache,
+                            char *err, size_t errsz) {
   JL_ASSERT(cells && cells->ncell >= 0, "jl_vtu_write_cells: cells must not be NULL");
   JL_ASSERT(cells->ncell == 0 || (cells->offset && cells->conn && cells->type),
             "jl_vtu_write_cells: offset, conn and type must not be NULL when ncell > 0");
@@ -310,8 +369,8 @@ JlResult jl_vtu_write_cells(const char *path, JlVtkEncoding enc, int nnode, cons
     JL_ASSERT(cells->offset[c + 1] > cells->offset[c], "jl_vtu_write_cells: offsets must increase");
   for (int k = 0; cells->ncell > 0 && k < cells->offset[cells->ncell]; k++)
     JL_ASSERT(cells->conn[k] >= 0 && cells->conn[k] < nnode, "jl_vtu_write_cells: node id out of range");
-  return write_grid(path, enc, nnode, x, cells->ncell, cells->offset, cells->conn, cells->type, nfield, field, err,
-                    errsz);
+  return write_grid(path, enc, nnode, x, cells->ncell, cells->offset, cells->conn, cells->type, nfield, field, cache,
+                    err, errsz);
 }
 
 /* runs of segments that continue each other, as polylines: the number of
@@ -334,7 +393,8 @@ static int polylines(int nseg, const int *seg, int *conn, int *offset) {
 }
 
 JlResult jl_vtp_write(const char *path, JlVtkEncoding enc, int nvert, const double *x, const double *normal,
-                      int ntri, const int *tri, int nseg, const int *seg, char *err, size_t errsz) {
+                      int ntri, const int *tri, int nseg, const int *seg, JlVtkCache *cache, char *err,
+                      size_t errsz) {
   JL_ASSERT(enc >= 0 && enc < JL_VTK_ENCODING_COUNT, "jl_vtp_write: enc must be JL_VTK_BINARY or JL_VTK_ASCII");
   JL_ASSERT(ntri == 0 || tri, "jl_vtp_write: tri must not be NULL when ntri > 0");
   JL_ASSERT(nseg == 0 || seg, "jl_vtp_write: seg must not be NULL when nseg > 0");
@@ -345,7 +405,7 @@ JlResult jl_vtp_write(const char *path, JlVtkEncoding enc, int nvert, const doub
   polylines(nseg, seg, line_conn, line_off);
   for (int t = 0; t < ntri; t++) tri_off[t] = 3 * (t + 1);
   Vtk v;
-  if (!vtk_open(&v, path, "PolyData", enc, err, errsz)) {
+  if (!vtk_open(&v, path, "PolyData", enc, cache, err, errsz)) {
     JL_FREE_ALL(line_conn, line_off, tri_off);
     return JL_ERR_SYSTEM;
   }

@@ -31,6 +31,16 @@ typedef struct JlVtuField {
   const double *data; /* (nnode or ncell) x ncomp */
 } JlVtuField;
 
+/* What a sequence of binary files keeps of the arrays it wrote, so an array
+ * that comes again with the same bytes in the same place (the cells, the
+ * triangles, a constant field: everything but the moving ones, frame after
+ * frame) is copied compressed instead of compressed again. The files are
+ * the same bytes as without it. One cache per sequence of files of the same
+ * layout (one for the grid, one per body's surface); NULL: none. */
+typedef struct JlVtkCache JlVtkCache;
+JlVtkCache *jl_vtk_cache_new(void);
+void jl_vtk_cache_free(JlVtkCache *c);
+
 /* Cells of mixed types: cell c has the nodes conn[offset[c] ..
  * offset[c + 1]) and the VTK type type[c] (JL_VTK_*). */
 typedef struct JlVtuCells {
@@ -51,17 +61,18 @@ JlResult jl_vtu_write(const char *path, JlVtkEncoding enc, int nnode, const doub
  * with point/cell data fields; cell fields have cells->ncell tuples. For
  * tets only it writes the same bytes as jl_vtu_write. */
 JlResult jl_vtu_write_cells(const char *path, JlVtkEncoding enc, int nnode, const double *x,
-                            const JlVtuCells *cells, int nfield, const JlVtuField *field, char *err,
-                            size_t errsz);
+                            const JlVtuCells *cells, int nfield, const JlVtuField *field, JlVtkCache *cache,
+                            char *err, size_t errsz);
 
 /* A surface as VTK PolyData (.vtp): nvert points ("position"), ntri
  * triangles (tri: ntri x 3 vertex ids) as Polys, with the point array
  * "Normals" (the active normals) unless normal is NULL, and nseg line
  * segments (seg: nseg x 2) as Lines, one polyline cell per run of segments
  * that continue each other (a chain listed in order is one cell), as
- * jl_obj_write_lines groups them. */
+ * jl_obj_write_lines groups them. cache: as for jl_vtu_write_cells. */
 JlResult jl_vtp_write(const char *path, JlVtkEncoding enc, int nvert, const double *x, const double *normal,
-                      int ntri, const int *tri, int nseg, const int *seg, char *err, size_t errsz);
+                      int ntri, const int *tri, int nseg, const int *seg, JlVtkCache *cache, char *err,
+                      size_t errsz);
 
 /* A frame as a VTK multiblock (.vtm, vtkMultiBlockDataSet): block 0 "grid"
  * is the file grid (the frame's .vtu), block 1 "bodies" holds nbody

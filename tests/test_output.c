@@ -20,6 +20,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "src/output.h"
 #include "tests/harness.h"
 
 #define JELLY JL_JELLY_EXE
@@ -532,7 +533,56 @@ static void test_binary_matches_ascii(void) {
              lb, la);
 }
 
+/* 1 when the two files hold the same bytes */
+static int files_equal(const char *p, const char *q) {
+  size_t lp = 0, lq = 0;
+  char *a = jl_test_read_file(p, &lp), *b = jl_test_read_file(q, &lq);
+  int same = a && b && lp == lq && memcmp(a, b, lp) == 0;
+  free(a);
+  free(b);
+  return same;
+}
+
+/* A file sequence with a cache (the grid's, a surface's) writes the same
+ * bytes as without one: arrays that come again unchanged are copied
+ * compressed, a changed one (here the connectivity of the third file) is
+ * compressed again, and a stale entry never leaks into a file. */
+static void test_cache_same_bytes(void) {
+  const char *dir = jl_test_tmpdir("output_cache");
+  double x[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}};
+  int tet[2][8] = {{0, 1, 2, 3, 1, 2, 3, 4}, {0, 1, 2, 3, 4, 3, 2, 1}};
+  int off[3] = {0, 4, 8};
+  unsigned char type[2] = {JL_VTK_TETRA, JL_VTK_TETRA};
+  int tri[6] = {0, 1, 2, 1, 2, 4};
+  JlVtkCache *grid = jl_vtk_cache_new(), *surf = jl_vtk_cache_new();
+  char err[512], a[2048], b[2048];
+  for (int f = 0; f < 4; f++) {
+    x[4][1] = 1.0 + 0.25 * f; /* a moving node */
+    const int *conn = tet[f == 2];
+    JlVtuCells cells = {2, off, conn, type};
+    double strain[5] = {0.1 * f, 0, 0, 0, 0}, body[2] = {0, 0};
+    JlVtuField field[2] = {{"strain", 1, 0, strain}, {"body", 1, 1, body}};
+    for (int k = 0; k < 2; k++) {
+      JlVtkCache *c = k ? grid : NULL;
+      snprintf(k ? b : a, sizeof a, "%s/%s_%d.vtu", dir, k ? "cached" : "plain", f);
+      ENSURE_MSG(jl_vtu_write_cells(k ? b : a, JL_VTK_BINARY, 5, &x[0][0], &cells, 2, field, c, err, sizeof err) ==
+                     JL_OK, "%s", err);
+    }
+    ENSURE_MSG(files_equal(a, b), "frame %d: %s and %s differ", f, a, b);
+    for (int k = 0; k < 2; k++) {
+      JlVtkCache *c = k ? surf : NULL;
+      snprintf(k ? b : a, sizeof a, "%s/%s_%d.vtp", dir, k ? "cached" : "plain", f);
+      ENSURE_MSG(jl_vtp_write(k ? b : a, JL_VTK_BINARY, 5, &x[0][0], NULL, f == 3 ? 1 : 2, tri, 0, NULL, c, err,
+                              sizeof err) == JL_OK, "%s", err);
+    }
+    ENSURE_MSG(files_equal(a, b), "frame %d: %s and %s differ", f, a, b);
+  }
+  jl_vtk_cache_free(grid);
+  jl_vtk_cache_free(surf);
+}
+
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"cloth_vtu", test_cloth_vtu}, {"cloth_obj", test_cloth_obj}, {"rope_vtu", test_rope_vtu},
              {"rope_obj", test_rope_obj}, {"mixed_vtu", test_mixed_vtu}, {"mixed_obj", test_mixed_obj},
-             {"mixed_vtp", test_mixed_vtp}, {"binary_matches_ascii", test_binary_matches_ascii})
+             {"mixed_vtp", test_mixed_vtp}, {"binary_matches_ascii", test_binary_matches_ascii},
+             {"cache_same_bytes", test_cache_same_bytes})

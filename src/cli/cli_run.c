@@ -185,6 +185,11 @@ typedef struct Outputs {
   double *node_strain, *cell_strain;
   double *surf_x, *surf_n;
   int *seg;                   /* longest rope's segments x 2, local node ids */
+  /* the arrays of the last frame's files (the grid, each body's surface):
+   * the fixed ones are copied compressed, not compressed again */
+  JlVtkCache *grid_cache;
+  JlVtkCache **body_cache;    /* nbody */
+  int nbody;
 } Outputs;
 
 /* area of the triangle abc */
@@ -336,7 +341,8 @@ static JlResult write_vtp(Outputs *o, const JlWorld *w, int b, const char *name,
   int nseg = body_surface(o, w, b);
   int rope = body->kind == JL_BODY_ROPE;
   JlResult r = jl_vtp_write(path, o->enc, body->surface.nvert, o->surf_x, rope ? NULL : o->surf_n,
-                            rope ? 0 : body->surface.ntri, body->surface.tri, nseg, o->seg, err, errsz);
+                            rope ? 0 : body->surface.ntri, body->surface.tri, nseg, o->seg, o->body_cache[b], err,
+                            errsz);
   if (!r) names_add(&o->written, name);
   return r;
 }
@@ -355,7 +361,7 @@ static JlResult write_frame(Outputs *o, const JlWorld *w, int frame, int obj, ch
       {"body", 1, 1, o->cell_body},
   };
   JlVtuCells cells = {o->ncell, o->cell_offset, o->cell_conn, o->cell_type};
-  JlResult r = jl_vtu_write_cells(path, o->enc, m->nnode, w->state.x, &cells, 4, fields, err, errsz);
+  JlResult r = jl_vtu_write_cells(path, o->enc, m->nnode, w->state.x, &cells, 4, fields, o->grid_cache, err, errsz);
   if (r) return r;
   names_add(&o->written, name);
   /* each body's surface, then the multiblock of grid and surfaces */
@@ -776,6 +782,10 @@ int jl_cli_run(int argc, char **argv) {
   o.surf_x = jl_calloc((size_t)maxv * 3, sizeof(double));
   o.surf_n = jl_calloc((size_t)maxv * 3, sizeof(double));
   o.seg = jl_calloc((size_t)maxs * 2, sizeof(int));
+  o.grid_cache = jl_vtk_cache_new();
+  o.nbody = m->nbody;
+  o.body_cache = jl_calloc((size_t)m->nbody + 1, sizeof *o.body_cache);
+  for (int b = 0; b < m->nbody; b++) o.body_cache[b] = jl_vtk_cache_new();
 
   char stats_path[4200];
   snprintf(stats_path, sizeof stats_path, "%s/stats.csv", outdir);
@@ -967,6 +977,9 @@ done:
   for (int i = 0; i < o.nframe; i++) free(o.file[i]), free(o.vtm[i]);
   names_free(&kept);
   names_free(&o.written);
+  jl_vtk_cache_free(o.grid_cache);
+  for (int b = 0; b < o.nbody; b++) jl_vtk_cache_free(o.body_cache[b]);
+  free(o.body_cache);
   JL_FREE_ALL(o.vtm, o.time, o.file, o.node_strain, o.cell_offset, o.cell_conn, o.cell_type, o.cell_rest,
               o.cell_body, o.cell_strain, o.body_cell, o.seg, o.surf_x, o.surf_n);
   jl_world_destroy(&w);
