@@ -3,12 +3,15 @@
  * step/integrator/debug layers/screenshots, a HUD, real-time pacing, and a
  * scripted mode for tests.
  *
- * Pacing: each displayed frame adds the wall-clock time since the previous
- * one (capped at 0.1 s) to a budget of simulated time and takes steps of h
- * while the budget lasts and the frame has spent less than 30 ms stepping;
- * any remaining debt is dropped and the HUD shows the ratio of wall-clock to
- * simulated time. With --frames the viewer runs unpaced instead: exactly one
- * output frame (1/fps s, split into steps like `jelly run`) per displayed
+ * Pacing: interactive runs step on a worker thread (viewer_stepper.c); each
+ * displayed frame grants it the wall-clock time since the previous one
+ * (capped at 0.1 s) as simulated time, what it cannot step within 0.1 s is
+ * dropped, and the HUD shows the ratio of wall-clock to simulated time. The
+ * window draws the state of the last finished step and holds the world for
+ * what reads or changes it. Without the thread the frame itself takes steps
+ * while the budget lasts and it has spent less than 30 ms stepping. With
+ * --frames the viewer runs unpaced instead, on the window's thread: exactly
+ * one output frame (1/fps s, split into steps like `jelly run`) per displayed
  * frame, so scripted runs are reproducible.
  *
  * The camera frames all bodies at the start and follows them
