@@ -107,28 +107,25 @@ void jl_depth_broad_phase(JlCollision *c, const JlGeom *geo, const double *x) {
       const int *tn = geo->tet + 4 * t;
       double tb[6];
       jl_depth_node_box(x, tn, 4, tb);
-      int c0[3], c1[3];
-      if (!cell_range(h, tb, q, c0, c1)) continue;
+      double cb[6];
+      if (!clip_box(tb, q, cb)) continue;
       st->queried_tets++;
-      for (int i = c0[0]; i <= c1[0]; i++)
-        for (int j = c0[1]; j <= c1[1]; j++)
-          for (int k = c0[2]; k <= c1[2]; k++) {
-            int cell[3] = {i, j, k};
-            for (int e = jl_hash_first(h, cell); e >= 0; e = jl_hash_next(h, e, cell)) {
-              int p = h->item[e];
-              if (geo->node_body[p] == b) {
-                if (!self) continue;
-                if (p == tn[0] || p == tn[1] || p == tn[2] || p == tn[3]) continue;
-                if (adjacent(geo, p, tn[0]) || adjacent(geo, p, tn[1]) || adjacent(geo, p, tn[2]) ||
-                    adjacent(geo, p, tn[3]))
-                  continue;
-              }
-              if (!in_box(tb, x + 3 * p)) continue;
-              st->candidates++;
-              double w[4];
-              if (jl_point_in_tet(x, tn, x + 3 * p, w)) add_hit(c, geo->node_body[p], p, b, t, w);
-            }
-          }
+      /* the nodes in the cells of the clipped box (bounded: collision/hash.h) */
+      JlHashQuery hq;
+      jl_hash_query(h, cb, &hq);
+      for (int p; (p = jl_hash_query_next(h, &hq)) >= 0;) {
+        if (geo->node_body[p] == b) {
+          if (!self) continue;
+          if (p == tn[0] || p == tn[1] || p == tn[2] || p == tn[3]) continue;
+          if (adjacent(geo, p, tn[0]) || adjacent(geo, p, tn[1]) || adjacent(geo, p, tn[2]) ||
+              adjacent(geo, p, tn[3]))
+            continue;
+        }
+        if (!in_box(tb, x + 3 * p)) continue;
+        st->candidates++;
+        double w[4];
+        if (jl_point_in_tet(x, tn, x + 3 * p, w)) add_hit(c, geo->node_body[p], p, b, t, w);
+      }
     }
   }
   /* one contact per (node, Q): the deepest containing tet */

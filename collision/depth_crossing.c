@@ -83,15 +83,10 @@ static void gather_faces(JlCollision *c, const JlGeom *geo, const double *x, int
       c->face_stamp[f] = c->wstamp;
       double *fb = c->fbox + 6 * f;
       jl_depth_node_box(x, geo->face + 3 * f, 3, fb);
-      int c0[3], c1[3];
-      if (!cell_range(h, fb, eb, c0, c1)) continue;
+      double cb[6];
+      if (!clip_box(fb, eb, cb)) continue;
       c->stats.gathered_faces++;
-      for (int ci = c0[0]; ci <= c1[0]; ci++)
-        for (int cj = c0[1]; cj <= c1[1]; cj++)
-          for (int ck = c0[2]; ck <= c1[2]; ck++) {
-            int cell[3] = {ci, cj, ck};
-            jl_hash_insert(h, cell, f);
-          }
+      jl_hash_insert_box(h, cb, f);
     }
   }
   c->stats.walked_tets += nw;
@@ -210,32 +205,25 @@ static int hash_crossing(JlCollision *c, const JlGeom *geo, const double *x, int
     sb[k] = a[k] < b[k] ? a[k] : b[k];
     sb[3 + k] = a[k] < b[k] ? b[k] : a[k];
   }
-  int c0[3], c1[3];
-  jl_hash_cell(h, sb, c0);
-  jl_hash_cell(h, sb + 3, c1);
   c->query++;
   double best = INFINITY, best_bary[3] = {0, 0, 0};
   int best_face = -1;
-  for (int i = c0[0]; i <= c1[0]; i++)
-    for (int j = c0[1]; j <= c1[1]; j++)
-      for (int k = c0[2]; k <= c1[2]; k++) {
-        int cell[3] = {i, j, k};
-        for (int e = jl_hash_first(h, cell); e >= 0; e = jl_hash_next(h, e, cell)) {
-          int f = h->item[e];
-          if (c->face_mark[f] == c->query) continue;
-          c->face_mark[f] = c->query;
-          const int *fv = geo->face + 3 * f;
-          if (!boxes_overlap(c->fbox + 6 * f, sb)) continue;
-          if (fv[0] == p || fv[1] == p || fv[2] == p || fv[0] == n || fv[1] == n || fv[2] == n) continue;
-          c->stats.segment_tests++;
-          double s, bary[3];
-          if (!jl_segment_triangle(a, b, x + 3 * fv[0], x + 3 * fv[1], x + 3 * fv[2], &s, bary)) continue;
-          if (s >= best) continue;
-          best = s;
-          best_face = f;
-          memcpy(best_bary, bary, sizeof bary);
-        }
-      }
+  JlHashQuery hq;
+  jl_hash_query(h, sb, &hq);
+  for (int f; (f = jl_hash_query_next(h, &hq)) >= 0;) {
+    if (c->face_mark[f] == c->query) continue;
+    c->face_mark[f] = c->query;
+    const int *fv = geo->face + 3 * f;
+    if (!boxes_overlap(c->fbox + 6 * f, sb)) continue;
+    if (fv[0] == p || fv[1] == p || fv[2] == p || fv[0] == n || fv[1] == n || fv[2] == n) continue;
+    c->stats.segment_tests++;
+    double s, bary[3];
+    if (!jl_segment_triangle(a, b, x + 3 * fv[0], x + 3 * fv[1], x + 3 * fv[2], &s, bary)) continue;
+    if (s >= best) continue;
+    best = s;
+    best_face = f;
+    memcpy(best_bary, bary, sizeof bary);
+  }
   *s_out = best;
   memcpy(bary_out, best_bary, sizeof best_bary);
   return best_face;

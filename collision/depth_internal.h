@@ -122,19 +122,15 @@ static inline int in_box(const double *box, const double *p) {
   return p[0] >= box[0] && p[1] >= box[1] && p[2] >= box[2] && p[0] <= box[3] && p[1] <= box[4] && p[2] <= box[5];
 }
 
-/* cell range of box lo..hi clipped to clip (both 6-vectors); 0 when empty */
-static inline int cell_range(const JlHash *h, const double *box, const double *clip, int c0[3], int c1[3]) {
-  double lo[3], hi[3];
+/* out = box clipped to clip (6-vectors); 0 when empty */
+static inline int clip_box(const double *box, const double *clip, double *out) {
   for (int k = 0; k < 3; k++) {
-    lo[k] = box[k] > clip[k] ? box[k] : clip[k];
-    hi[k] = box[3 + k] < clip[3 + k] ? box[3 + k] : clip[3 + k];
-    if (lo[k] > hi[k]) return 0;
+    out[k] = box[k] > clip[k] ? box[k] : clip[k];
+    out[3 + k] = box[3 + k] < clip[3 + k] ? box[3 + k] : clip[3 + k];
+    if (!(out[k] <= out[3 + k])) return 0;
   }
-  jl_hash_cell(h, lo, c0);
-  jl_hash_cell(h, hi, c1);
   return 1;
 }
-
 
 /* ---- functions of one part called from another ---- */
 

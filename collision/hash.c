@@ -36,12 +36,13 @@ void jl_hash_init(JlHash *h, int min_size, double cell) {
 
 void jl_hash_free(JlHash *h) {
   if (!h) return;
-  JL_FREE_ALL(h->bucket_stamp, h->head, h->next, h->item, h->cellk);
+  JL_FREE_ALL(h->bucket_stamp, h->head, h->next, h->item, h->cellk, h->big);
   memset(h, 0, sizeof *h);
 }
 
 void jl_hash_begin(JlHash *h) {
   h->nentry = 0;
+  h->nbig = 0;
   if (++h->stamp == 0) { /* wrapped after 2^32 passes: clear once */
     memset(h->bucket_stamp, 0, (size_t)h->size * sizeof(unsigned));
     h->stamp = 1;
@@ -51,7 +52,7 @@ void jl_hash_begin(JlHash *h) {
 void jl_hash_cell(const JlHash *h, const double *p, int cell[3]) {
   for (int k = 0; k < 3; k++) {
     double c = floor(p[k] * h->inv_cell);
-    cell[k] = c < -1e9 ? -1000000000 : c > 1e9 ? 1000000000 : (int)c;
+    cell[k] = !(c >= -1e9) ? -1000000000 : c > 1e9 ? 1000000000 : (int)c; /* NaN: the lowest */
   }
 }
 
@@ -94,11 +95,60 @@ int jl_hash_first(const JlHash *h, const int cell[3]) {
   return e >= 0 ? jl_hash_next(h, e, cell) : -1;
 }
 
+/* cells from c0 to c1 (0 when empty); a double, as it can pass 2^63 */
+static double range_cells(const int c0[3], const int c1[3]) {
+  double n = 1.0;
+  for (int k = 0; k < 3; k++) n *= c1[k] < c0[k] ? 0.0 : (double)c1[k] - (double)c0[k] + 1.0;
+  return n;
+}
+
 void jl_hash_insert_box(JlHash *h, const double box[6], int item) {
   int c0[3], c1[3], c[3];
   jl_hash_cell(h, box, c0);
   jl_hash_cell(h, box + 3, c1);
+  if (range_cells(c0, c1) > JL_HASH_BOX_CELLS) {
+    jl_grow((void **)&h->big, &h->big_cap, h->nbig + 1, sizeof(int));
+    h->big[h->nbig++] = item;
+    return;
+  }
   for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++)
     for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
       for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++) jl_hash_insert(h, c, item);
+}
+
+void jl_hash_query(const JlHash *h, const double box[6], JlHashQuery *q) {
+  jl_hash_cell(h, box, q->c0);
+  jl_hash_cell(h, box + 3, q->c1);
+  double n = range_cells(q->c0, q->c1);
+  q->scan = n > JL_HASH_BOX_CELLS && n > h->nentry;
+  q->cells = n == 0.0;
+  q->e = -1;
+  q->big = 0;
+  memcpy(q->c, q->c0, sizeof q->c);
+}
+
+static int in_range(const JlHashQuery *q, const int *c) {
+  for (int k = 0; k < 3; k++)
+    if (c[k] < q->c0[k] || c[k] > q->c1[k]) return 0;
+  return 1;
+}
+
+int jl_hash_query_next(const JlHash *h, JlHashQuery *q) {
+  if (!q->cells && q->scan) {
+    for (q->e++; q->e < h->nentry; q->e++)
+      if (in_range(q, h->cellk + 3 * q->e)) return h->item[q->e];
+    q->cells = 1;
+  }
+  while (!q->cells) {
+    q->e = q->e < 0 ? jl_hash_first(h, q->c) : jl_hash_next(h, q->e, q->c);
+    if (q->e >= 0) return h->item[q->e];
+    /* the next cell, z fastest */
+    int k = 2;
+    while (k >= 0 && q->c[k] == q->c1[k]) q->c[k] = q->c0[k], k--;
+    if (k < 0)
+      q->cells = 1;
+    else
+      q->c[k]++;
+  }
+  return q->big < h->nbig ? h->big[q->big++] : -1;
 }

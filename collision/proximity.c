@@ -276,34 +276,30 @@ int jl_proximity_find(JlProximityFinder *f, const JlGeom *geo, const double *x, 
       f->seen = 1;
     }
     f->ntouched = 0;
-    int c0[3], c1[3], c[3];
-    jl_hash_cell(&f->hash, nb, c0);
-    jl_hash_cell(&f->hash, nb + 3, c1);
-    for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++)
-      for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
-        for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++)
-          for (int en = jl_hash_first(&f->hash, c); en >= 0; en = jl_hash_next(&f->hash, en, c)) {
-            int k = f->hash.item[en], Q = f->face_body[k];
-            if (Q == P || f->face_seen[k] == f->seen) continue;
-            f->face_seen[k] = f->seen;
-            if (!jl_boxes_overlap(nb, f->fbox + 6 * k)) continue;
-            JlProximity r;
-            /* a cloth or rope node stays its radius off the plane: beside a
-             * convex crease it then projects just past both faces' edges */
-            if (!test_face(geo, x, v, h, margin + geo->body[P].radius, tol + geo->body[P].radius, p, k, &r)) continue;
-            jl_grow((void **)&f->cand, &f->candcap, f->ncand + 1, sizeof(JlProximity));
-            f->cand[f->ncand++] = r;
-            int bi = f->best[Q];
-            if (bi < 0) {
-              f->best[Q] = f->ncand - 1;
-              f->touched[f->ntouched++] = Q;
-            } else {
-              const JlProximity *o = &f->cand[bi];
-              /* the face met first; ties: the nearer plane, then the lower face id */
-              if (r.t < o->t || (r.t == o->t && (r.dist < o->dist || (r.dist == o->dist && r.face < o->face))))
-                f->best[Q] = f->ncand - 1;
-            }
-          }
+    JlHashQuery hq;
+    jl_hash_query(&f->hash, nb, &hq);
+    for (int k; (k = jl_hash_query_next(&f->hash, &hq)) >= 0;) {
+      int Q = f->face_body[k];
+      if (Q == P || f->face_seen[k] == f->seen) continue;
+      f->face_seen[k] = f->seen;
+      if (!jl_boxes_overlap(nb, f->fbox + 6 * k)) continue;
+      JlProximity r;
+      /* a cloth or rope node stays its radius off the plane: beside a
+       * convex crease it then projects just past both faces' edges */
+      if (!test_face(geo, x, v, h, margin + geo->body[P].radius, tol + geo->body[P].radius, p, k, &r)) continue;
+      jl_grow((void **)&f->cand, &f->candcap, f->ncand + 1, sizeof(JlProximity));
+      f->cand[f->ncand++] = r;
+      int bi = f->best[Q];
+      if (bi < 0) {
+        f->best[Q] = f->ncand - 1;
+        f->touched[f->ntouched++] = Q;
+      } else {
+        const JlProximity *o = &f->cand[bi];
+        /* the face met first; ties: the nearer plane, then the lower face id */
+        if (r.t < o->t || (r.t == o->t && (r.dist < o->dist || (r.dist == o->dist && r.face < o->face))))
+          f->best[Q] = f->ncand - 1;
+      }
+    }
     /* this node's entries in body order */
     if (f->ntouched > 1) jl_sort_by_int(f->touched, f->ntouched, sizeof(int), 0);
     for (int a = 0; a < f->ntouched; a++) {

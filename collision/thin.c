@@ -283,21 +283,17 @@ static void close_primitive(JlThinFinder *f, int start) {
   f->ntouched = 0;
 }
 
-/* visits the items in the cells of box b (each once per query) */
+/* visits the items in the cells of box b (each once per query; bounded:
+ * collision/hash.h) */
 #define FOR_ITEMS(f, b, k)                                                                  \
   if (++(f)->stamp == 0) {                                                                  \
     memset((f)->seen, 0, ((size_t)(f)->ntri + (size_t)(f)->nedge) * sizeof(unsigned));      \
     (f)->stamp = 1;                                                                         \
   }                                                                                         \
-  int c0_[3], c1_[3], c_[3];                                                                \
-  jl_hash_cell(&(f)->hash, (b), c0_);                                                       \
-  jl_hash_cell(&(f)->hash, (b) + 3, c1_);                                                   \
-  for (c_[0] = c0_[0]; c_[0] <= c1_[0]; c_[0]++)                                            \
-    for (c_[1] = c0_[1]; c_[1] <= c1_[1]; c_[1]++)                                          \
-      for (c_[2] = c0_[2]; c_[2] <= c1_[2]; c_[2]++)                                        \
-        for (int en_ = jl_hash_first(&(f)->hash, c_); en_ >= 0; en_ = jl_hash_next(&(f)->hash, en_, c_)) \
-          for (int k = (f)->hash.item[en_], once_ = 1; once_; once_ = 0)                    \
-            if ((f)->seen[k] != (f)->stamp && ((f)->seen[k] = (f)->stamp, 1))
+  JlHashQuery q_;                                                                           \
+  jl_hash_query(&(f)->hash, (b), &q_);                                                      \
+  for (int k; (k = jl_hash_query_next(&(f)->hash, &q_)) >= 0;)                             \
+    if ((f)->seen[k] != (f)->stamp && ((f)->seen[k] = (f)->stamp, 1))
 
 /* jl_thin_find; points = 0: edge-edge pairs only (jl_thin_find_edges) */
 static int find(JlThinFinder *f, const JlGeom *geo, const double *x, const double *v, double h, int points,

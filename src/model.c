@@ -338,6 +338,24 @@ static void copy_surface(JlSurface *dst, const JlSurface *src) {
   if (dst->ntri) memcpy(dst->tri, src->tri, 3 * (size_t)dst->ntri * sizeof(int));
 }
 
+/* A given contact cell size within JL_CELL_RANGE of the bodies' mean rest
+ * edge: the spatial hash's cells (collision/hash.h) are sized for boxes of a
+ * few edges; far smaller cells make every query scan all entries, far larger
+ * ones put every node in one cell (the same cost), either way a step costs
+ * tets x nodes. */
+#define JL_CELL_RANGE 100.0
+static JlResult check_cell_size(const JlModel *m, char *err, size_t errsz) {
+  double cell = m->world.contact_cell, sum = 0.0;
+  if (!(cell > 0.0) || m->nspring <= 0) return JL_OK;
+  for (int s = 0; s < m->nspring; s++) sum += m->spring_rest[s];
+  double edge = sum / m->nspring;
+  if (!(edge > 0.0) || (cell >= edge / JL_CELL_RANGE && cell <= edge * JL_CELL_RANGE)) return JL_OK;
+  return jl_fail(err, errsz, JL_ERR_INPUT,
+                 "world: contact cell size (contact.cell_size) %.6g m is outside %g to %g times the bodies' mean "
+                 "rest edge length %.6g m: give a value from %.6g to %.6g m (without one: the mean edge)",
+                 cell, 1.0 / JL_CELL_RANGE, JL_CELL_RANGE, edge, edge / JL_CELL_RANGE, edge * JL_CELL_RANGE);
+}
+
 JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
                         const JlSurface *surfaces, const JlBodyDef *defs,
                         const JlWorldDef *world, char *err, size_t errsz) {
@@ -537,6 +555,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
     face0 += t->face ? t->nface : 0;
   }
   free(names);
+  if (!r) r = check_cell_size(m, err, errsz);
   if (r) {
     jl_model_free(m);
     return r;

@@ -407,6 +407,21 @@ JlForce *jl_volume_create(const JlModel *m) {
   return jl_force_new(&volume_ops, vo);
 }
 
+int jl_volume_body(const JlModel *m, const double *x, int b, double *now, double *rest) {
+  const JlBody *body = &m->body[b];
+  int count = 0;
+  double v = 0.0, v0 = 0.0;
+  for (int t = body->tet_begin; t < body->tet_begin + body->tet_count; t++) {
+    double e[9], g[9], vt = tet_grad(x, m->tet + 4 * t, e, g);
+    count += !(vt > 0.0);
+    v += vt;
+    v0 += m->tet_volume[t];
+  }
+  *now = v;
+  *rest = v0;
+  return count;
+}
+
 int jl_volume_inverted(const JlModel *m, const double *x, int b) {
   const JlBody *body = &m->body[b];
   int count = 0;

@@ -23,6 +23,9 @@ void jl_volume_psi(double J, double kv, double kb, double out[3]);
 
 /* Tets of body b with signed volume <= 0 at positions x. */
 int jl_volume_inverted(const JlModel *m, const double *x, int b);
+/* body b's signed volume at x (the sum over its tets, m^3) into *now and its
+ * rest volume into *rest; returns its inverted tets, as jl_volume_inverted */
+int jl_volume_body(const JlModel *m, const double *x, int b, double *now, double *rest);
 
 #ifdef __cplusplus
 }

@@ -650,6 +650,9 @@ static void set_message(JlStepReport *rep, const char *fmt, ...) {
 
 static int body_of_spring(const JlModel *m, int s) { return s >= 0 ? m->node_body[m->spring_node[2 * s]] : 0; }
 
+/* the fraction of its rest volume below which a volume body has collapsed (a diverged step) */
+#define JL_COLLAPSED 1e-3
+
 /* Checks the state after an accepted step; fills the report on divergence. */
 static int diverged(JlWorld *w, double t, JlStepReport *rep) {
   const JlModel *m = w->model;
@@ -663,6 +666,42 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
     cause_text(w, rep, cause, sizeof cause);
     set_message(rep, "body '%s' diverged in the step to t = %.4g s: position or velocity became NaN/Inf (%s)",
              m->body[rep->diverged_body].name, t, cause);
+    return 1;
+  }
+  /* kinetic energy past the doubles (velocities near 1e154 and up): every later number is inf or NaN */
+  double ke = 0.0;
+  for (int i = 0; i < m->nnode; i++) {
+    const double *v = w->state.v + 3 * i;
+    ke += 0.5 * m->mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  }
+  if (!isfinite(ke)) {
+    int fast = 0;
+    double vmax = -1.0;
+    for (int i = 0; i < m->nnode; i++) {
+      const double *v = w->state.v + 3 * i;
+      double s = fabs(v[0]) + fabs(v[1]) + fabs(v[2]);
+      if (s > vmax) vmax = s, fast = i;
+    }
+    rep->diverged = 1;
+    rep->diverged_body = m->node_body[fast];
+    cause_text(w, rep, cause, sizeof cause);
+    set_message(rep, "body '%s' diverged in the step to t = %.4g s: its kinetic energy is no longer a finite number "
+                "(a node moves at %.3g m/s; %s)", m->body[rep->diverged_body].name, t, vmax, cause);
+    return 1;
+  }
+  /* a volume body crushed flat or turned inside out: all its tets inverted, or its volume below
+   * JL_COLLAPSED of its rest volume */
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body[b].tet_count == 0) continue;
+    double now, rest;
+    int inverted = jl_volume_body(m, w->state.x, b, &now, &rest);
+    if (inverted < m->body[b].tet_count && now >= JL_COLLAPSED * rest) continue;
+    rep->diverged = 1;
+    rep->diverged_body = b;
+    cause_text(w, rep, cause, sizeof cause);
+    set_message(rep, "body '%s' diverged in the step to t = %.4g s: it collapsed (volume %.3g of its rest volume, "
+                "%d of %d tets inverted; %s)", m->body[b].name, t, rest > 0.0 ? now / rest : 0.0, inverted,
+                m->body[b].tet_count, cause);
     return 1;
   }
   int worst;

@@ -10,6 +10,7 @@
 
 #include "collision/ccd_wrap.h"
 #include "collision/depth.h"
+#include "collision/hash.h"
 #include "collision/narrow.h"
 #include "src/contact.h"
 #include "src/scene.h"
@@ -118,6 +119,49 @@ static int brute_pairs(const JlModel *m, const double *x, unsigned char *inside 
       }
     }
   return count;
+}
+
+/* Queries are bounded whatever the box (collision/hash.h): a box of 10^21
+ * cells (cells of 1e-9 m) finds the same items as a walk would, by scanning
+ * the entries; an item inserted with such a box is kept as a large item and
+ * met by every query, also over a single far-away cell. Before, both loops
+ * ran for hours. */
+static void test_hash_bounded_queries(void) {
+  JlHash h;
+  jl_hash_init(&h, 64, 1e-9);
+  jl_hash_begin(&h);
+  double pts[3][3] = {{0.001, 0.002, 0.003}, {0.004, 0.005, 0.006}, {0.5, 0.5, 0.5}};
+  for (int i = 0; i < 3; i++) {
+    int c[3];
+    jl_hash_cell(&h, pts[i], c);
+    jl_hash_insert(&h, c, i);
+  }
+  double big[6] = {0.0, 0.0, 0.0, 0.01, 0.01, 0.01};
+  jl_hash_insert_box(&h, big, 7); /* 10^21 cells: a large item */
+  ENSURE_MSG(h.nbig == 1 && h.nentry == 3, "large items %d, entries %d", h.nbig, h.nentry);
+  JlHashQuery q;
+  jl_hash_query(&h, big, &q);
+  int seen[8] = {0}, n = 0;
+  for (int it; (it = jl_hash_query_next(&h, &q)) >= 0;) {
+    ENSURE(it >= 0 && it < 8);
+    seen[it]++;
+    n++;
+  }
+  ENSURE_MSG(n == 3 && seen[0] == 1 && seen[1] == 1 && seen[7] == 1, "%d items (0: %d, 1: %d, 7: %d)", n, seen[0],
+             seen[1], seen[7]);
+  /* one far cell: no entry there, the large item all the same */
+  double far[6] = {5.0, 5.0, 5.0, 5.0, 5.0, 5.0};
+  jl_hash_query(&h, far, &q);
+  ENSURE(jl_hash_query_next(&h, &q) == 7 && jl_hash_query_next(&h, &q) == -1);
+  /* an empty box (lo > hi) finds only the large item; NaN corners do not hang either */
+  double empty[6] = {1, 1, 1, 0, 0, 0}, nan[6] = {NAN, 0, 0, 0, NAN, 0};
+  jl_hash_query(&h, empty, &q);
+  ENSURE(jl_hash_query_next(&h, &q) == 7 && jl_hash_query_next(&h, &q) == -1);
+  jl_hash_query(&h, nan, &q);
+  n = 0;
+  while (jl_hash_query_next(&h, &q) >= 0) n++;
+  ENSURE(n <= 4);
+  jl_hash_free(&h);
 }
 
 static void test_hash_matches_brute_force(void) {
@@ -1051,7 +1095,8 @@ static void test_cli_deterministic(void) {
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"hash_matches_brute_force", test_hash_matches_brute_force}, {"turning_node_caught", test_turning_node_caught},
+JL_TEST_MAIN({"hash_matches_brute_force", test_hash_matches_brute_force},
+             {"hash_bounded_queries", test_hash_bounded_queries}, {"turning_node_caught", test_turning_node_caught},
              {"fast_hit_thin_obstacles", test_fast_hit_thin_obstacles, JL_SCENE},
              {"point_in_tet_shared_face", test_point_in_tet_shared_face},
              {"obstacles_analytic_and_mpr", test_obstacles_analytic_and_mpr},

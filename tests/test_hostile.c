@@ -981,8 +981,74 @@ static void test_tetfile_hostile(void) {
   ENSURE_MSG(rc == 2 && strstr(out, "huge.msh") && strstr(out, "more than the limit"), "exit %d:\n%s", rc, out);
 }
 
+/* ---- scene values valid in form, extreme in size ---------------------------------- */
+
+/* two small balls gap m apart, body a of density a_density with `a_extra` keys, the world `world_extra` */
+static const char *two_balls(const char *name, const char *world_extra, const char *a_extra, double a_density,
+                             double gap) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "{\"duration\": 0.1, \"fps\": 60, \"dt\": 0.016666666666666666%s, \"bodies\": ["
+           "{\"name\": \"a\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.1}, \"translate\": [0, 0.5, 0]%s,"
+           " \"tetgen\": {\"max_volume\": 1e-4}, \"density\": %g, \"young_modulus\": 1e5},"
+           "{\"name\": \"b\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.1}, \"translate\": [%g, 0.5, 0],"
+           " \"tetgen\": {\"max_volume\": 1e-4}, \"density\": 500, \"young_modulus\": 1e5}]}",
+           world_extra, a_extra, a_density, 0.2 + gap);
+  return put_str(name, text);
+}
+
+/* A body thrown at 1e5 m/s into another stretched both tens of metres
+ * across, and the collision hash then walked one tet's box over 3e7 cells
+ * per step (over a minute); a contact.cell_size of 1e-9 m gave 1e21 cells.
+ * Boxes of more than JL_HASH_BOX_CELLS cells are now listed apart or
+ * scanned (collision/hash.h), and the cell size must lie within 0.01 to 100
+ * times the mean rest edge: the first scene ends within seconds (here: the
+ * bodies are crushed and the run says so, exit 1), the second is refused. */
+static void test_extreme_speed_and_cells(void) {
+  char args[1600], out[8192];
+  double t;
+  const char *p = two_balls("fast.json", "", ", \"velocity\": [100000, 0, 0]", 500, 0.3);
+  snprintf(args, sizeof args, "run '%s' --out '%s/fast_out' --quiet --no-preview", p, dir());
+  int rc = run(args, out, sizeof out, &t);
+  ENSURE_MSG((rc == 0 || rc == 1) && t < 20.0, "1e5 m/s: exit %d after %.1f s (want 0 or 1 within 20 s):\n%s", rc, t,
+             out);
+  p = two_balls("cells.json", ", \"contact\": {\"cell_size\": 1e-9}", "", 500, -0.01);
+  snprintf(args, sizeof args, "run '%s' --out '%s/cells_out' --quiet --no-preview", p, dir());
+  rc = run(args, out, sizeof out, &t);
+  ENSURE_MSG(rc == 2 && strstr(out, "contact.cell_size") && strstr(out, "1e-09") && t < 20.0,
+             "cell_size 1e-9: exit %d after %.1f s (want 2 naming the key):\n%s", rc, t, out);
+}
+
+/* Velocities, gravity or densities so extreme that the state leaves the
+ * doubles used to exit 0 with kinetic energy `inf` in stats.csv and a body
+ * collapsed to a point. Now the step is undone and the run exits 1 naming
+ * the body, the time and what diverged. */
+static void test_diverged_forms(void) {
+  static const struct {
+    const char *world, *a;
+    double density;
+    const char *needle;
+  } cases[] = {
+      {"", ", \"velocity\": [1e300, 0, 0]", 500, "kinetic energy"},
+      {", \"gravity\": [0, -1e300, 0]", "", 500, "kinetic energy"},
+      {"", "", 1e-300, "diverged"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char name[64], args[1600], out[8192];
+    snprintf(name, sizeof name, "diverge%zu.json", i);
+    const char *p = two_balls(name, cases[i].world, cases[i].a, cases[i].density, 1.0);
+    snprintf(args, sizeof args, "run '%s' --out '%s/diverge_out%zu' --quiet --no-preview", p, dir(), i);
+    double t;
+    int rc = run(args, out, sizeof out, &t);
+    ENSURE_MSG(rc == 1 && strstr(out, "body 'a'") && strstr(out, "t = ") && strstr(out, cases[i].needle),
+               "case %zu: exit %d (want 1 naming body 'a', the time and '%s'):\n%s", i, rc, cases[i].needle, out);
+  }
+}
+
 #define JL_TEST_TIER JL_ROBUSTNESS /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
+             {"extreme_speed_and_cells", test_extreme_speed_and_cells},
+             {"diverged_forms", test_diverged_forms},
              {"collada_self_instance", test_collada_self_instance},
              {"ply_short_faces", test_ply_short_faces},
              {"ply_without_end_header", test_ply_without_end_header},

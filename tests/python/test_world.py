@@ -279,3 +279,35 @@ def test_one_thread_per_world():
     assert w.time == pytest.approx(400 / 60, rel=1e-9)
     if errors:
         assert "another thread" in errors[0]
+
+
+def test_boolean_masks_select_nodes():
+    # a mask used to be cast to indices 0 and 1 (NumPy's same-kind cast lets bool through)
+    w = jelly.World(tiny_scene())
+    n = w.node_count
+    mask = np.zeros(n, dtype=bool)
+    mask[5] = True
+    w.pin(mask)
+    w.set_force(mask, [0.0, 1.0, 0.0])
+    w.step(3)
+    v = np.asarray(w.velocities)
+    assert np.all(v[5] == 0.0)
+    assert np.any(v[0] != 0.0) and np.any(v[1] != 0.0)  # not pinned
+    w.pin(mask, False)
+    w.add_force(mask, [0.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match="one entry per node"):
+        w.pin(np.ones(3, dtype=bool))
+    with pytest.raises(TypeError, match="integer indices or a boolean mask"):
+        w.set_force([1.5], [0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("key,value", [("velocity", [1e300, 0, 0]), ("density", 1e-300)])
+def test_divergence_raises(key, value):
+    # these used to step on with kinetic energy inf and the body collapsed to a point
+    sc = tiny_scene()
+    sc["bodies"][0][key] = value
+    if key == "velocity":
+        sc["bodies"][0].pop("damping", None)
+    w = jelly.World(sc)
+    with pytest.raises(jelly.SimulationError, match="cube"):
+        w.step(6)

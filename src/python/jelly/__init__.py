@@ -192,14 +192,28 @@ class World:
     positions = property(lambda self: self._w.positions, doc="read-only (nnode, 3) float64 view, m")
     velocities = property(lambda self: self._w.velocities, doc="read-only (nnode, 3) float64 view, m/s")
 
+    def _nodes(self, nodes, what):
+        """A node selection as an intp array: integer indices, or a boolean mask
+        with one entry per node (its True entries)."""
+        a = np.atleast_1d(np.asarray(nodes))
+        if a.dtype == np.bool_:
+            if a.shape != (self.node_count,):
+                raise ValueError(f"{what}: a boolean mask needs one entry per node ({self.node_count}), "
+                                 f"got shape {a.shape}")
+            return np.flatnonzero(a).astype(np.intp)
+        if a.size and not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"{what}: nodes must be integer indices or a boolean mask, got {a.dtype}")
+        return a.astype(np.intp)
+
     def pin(self, nodes, on=True):
-        """Holds the nodes where they are (on=False releases them, scene pins too)."""
-        self._w.pin(np.atleast_1d(np.asarray(nodes)).astype(np.intp, casting="same_kind"), bool(on))
+        """Holds the nodes where they are (on=False releases them, scene pins too).
+        nodes: integer indices or a boolean mask with one entry per node."""
+        self._w.pin(self._nodes(nodes, "pin"), bool(on))
 
     def set_force(self, nodes, force):
         """Constant force (N) on each node from now on, replacing the previous one;
-        force is (3,) for all or (len(nodes), 3)."""
-        nodes = np.atleast_1d(np.asarray(nodes)).astype(np.intp, casting="same_kind")
+        force is (3,) for all or (len(nodes), 3); nodes as for pin."""
+        nodes = self._nodes(nodes, "set_force")
         f = np.broadcast_to(np.asarray(force, dtype=np.float64), (len(nodes), 3))
         self._w.set_force(nodes, np.ascontiguousarray(f))
         if self._forces is None:
@@ -207,8 +221,9 @@ class World:
         self._forces[nodes] = f
 
     def add_force(self, nodes, force):
-        """Adds a constant force (N) to what the nodes carry already (set_force replaces)."""
-        nodes = np.atleast_1d(np.asarray(nodes)).astype(np.intp, casting="same_kind")
+        """Adds a constant force (N) to what the nodes carry already (set_force replaces);
+        nodes as for pin."""
+        nodes = self._nodes(nodes, "add_force")
         f = np.broadcast_to(np.asarray(force, dtype=np.float64), (len(nodes), 3))
         if len(nodes) and (nodes.min() < 0 or nodes.max() >= self.node_count):
             raise IndexError(f"add_force: node out of range [0, {self.node_count})")
