@@ -495,7 +495,8 @@ JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_
   if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
   if (!(isfinite(seconds) && seconds > 0 && seconds <= 1e6))
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "seconds must be > 0 and at most 1e6");
-  double n = ceil(seconds / world->dt * (1 - 1e-12));
+  /* steps of at most dt, a dt within JL_DT_TOL of seconds / k counting as that (src/scene.h) */
+  double n = ceil(seconds / world->dt * (1.0 - JL_DT_TOL));
   if (n < 1) n = 1;
   if (n > (double)API_MAX_STEPS) return fail(err, errsz, JELLY_ERR_INPUT, fn, "more than 1e9 steps of the model's dt");
   long steps = (long)n;

@@ -603,15 +603,22 @@ static JlResult parse_obstacle(const JlSceneCtx *c, const cJSON *o, int index, c
   return JL_OK;
 }
 
+int jl_dt_too_long(double dt, double frame) { return dt > frame * (1.0 + JL_DT_TOL); }
+
+int jl_steps_per_frame(double frame, double dt) {
+  double n = ceil(frame / dt * (1.0 - JL_DT_TOL));
+  return n < 1.0 ? 1 : n > 1e9 ? 1000000000 : (int)n;
+}
+
 /* Time settings that a run can honour: a given dt no longer than one output
  * frame (a longer one used to be cut to 1/fps silently; the default is still
  * cut, see docs/scenes.md), at most 1e7 steps per frame and 1e8 frames, so
  * that the step and frame counts are sane ints. */
 static JlResult check_timing(const JlSceneCtx *c, const JlScene *sc) {
   double frame = 1.0 / sc->fps;
-  if (sc->dt_set && sc->dt > frame * (1.0 + 1e-9))
+  if (sc->dt_set && jl_dt_too_long(sc->dt, frame))
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
-                   "%s: dt: %g s is longer than one output frame (1/fps = %g s); lower dt or raise fps",
+                   "%s: dt: %.9g s is longer than one output frame (1/fps = %.9g s); lower dt or raise fps",
                    c->file, sc->dt, frame);
   if (frame / sc->dt > 1e7)
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT,

@@ -12,14 +12,18 @@
  *
  * The file is written to "<path>.tmp" and renamed, so an interrupted write
  * never leaves a half checkpoint under the real name. */
+#define _POSIX_C_SOURCE 200809L
 #include "src/state.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "src/linalg.h"
 
@@ -262,8 +266,21 @@ static double state_strain(const JlModel *m, const double *x) {
 
 JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errsz) {
   JL_ASSERT(w && w->work && path, "jl_checkpoint_load: world (created) and path must not be NULL");
-  FILE *f = fopen(path, "rb");
-  if (!f) return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot open checkpoint '%s': %s", path, strerror(errno));
+  /* opened without blocking and checked to be a regular file before any read
+   * (a FIFO would block in fopen until a writer came; a directory or device
+   * would be read as data) */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot open checkpoint '%s': %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' is not a regular file", path);
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot open checkpoint '%s': %s", path, strerror(errno));
+  }
   long size = -1;
   if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
   if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {

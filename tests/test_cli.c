@@ -354,7 +354,7 @@ static void test_bad_input(void) {
       {"run " SCENES "drop.json --frames", "--frames"},
       {"run " SCENES "drop.json --dt 0", "--dt"},
       {"run " SCENES "drop.json --dt abc", "--dt"},
-      {"run " SCENES "drop.json --dt 0.1", "--dt 0.1 s is longer than one output frame (1/fps = 0.0166667 s)"},
+      {"run " SCENES "drop.json --dt 0.1", "--dt 0.1 s is longer than one output frame (1/fps = 0.0166666667 s)"},
       {"run " SCENES "drop.json --fps 120 --dt 0.01", "--dt 0.01 s is longer than one output frame"},
       {"run " SCENES "drop.json --dt 1e-12", "steps per output frame"},
       {"run BAD/dt.json", "dt.json: dt: 0.05 s is longer than one output frame"},

@@ -981,6 +981,53 @@ static void test_tetfile_hostile(void) {
   ENSURE_MSG(rc == 2 && strstr(out, "huge.msh") && strstr(out, "more than the limit"), "exit %d:\n%s", rc, out);
 }
 
+/* `jelly run --resume FIFO` blocked in fopen until a writer came (the
+ * checkpoint loader opened before it looked at what the path was); now it
+ * opens without blocking, sees no regular file and exits 2 */
+static void test_resume_fifo(void) {
+  char fifo[700], args[1600], out[8192];
+  snprintf(fifo, sizeof fifo, "%s/checkpoint.fifo", dir());
+  remove(fifo);
+  ENSURE_MSG(mkfifo(fifo, 0600) == 0, "mkfifo %s failed", fifo);
+  snprintf(args, sizeof args, "run %s/drop.json --resume '%s' --out '%s/resume_out' --quiet --no-preview",
+           JL_SOURCE_DIR "/models/scenes", fifo, dir());
+  double t;
+  int rc = run(args, out, sizeof out, &t);
+  ENSURE_MSG(rc == 2 && strstr(out, "not a regular file") && strstr(out, fifo), "exit %d after %.1f s:\n%s", rc, t,
+             out);
+  remove(fifo);
+}
+
+/* A dt as users write it: 0.0166667 with fps 60 was refused as "longer than
+ * one output frame (1/fps = 0.0166667 s)", two equal numbers, and 0.0083333
+ * took three steps per frame. A dt within 1e-5 of a whole fraction of the
+ * frame now counts as that fraction; a refused one prints digits that differ. */
+static void test_dt_as_written(void) {
+  static const struct {
+    const char *dt, *needle;
+    int rc;
+  } cases[] = {
+      {"0.0166667", "(1 steps per frame)", 0},
+      {"0.0083333", "(2 steps per frame)", 0},
+      {"0.01667", "dt: 0.01667 s is longer than one output frame (1/fps = 0.0166666667 s)", 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024], name[64], args[1600], out[8192];
+    snprintf(text, sizeof text,
+             "{\"duration\": 0.05, \"fps\": 60, \"dt\": %s, \"ground\": {\"y\": 0}, \"bodies\": [{\"name\": "
+             "\"b\", \"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2]}, \"translate\": [0, 0.3, 0], "
+             "\"tetgen\": {\"max_volume\": 1e-3}, \"density\": 500, \"young_modulus\": 1e5}]}",
+             cases[i].dt);
+    snprintf(name, sizeof name, "dt%zu.json", i);
+    const char *p = put_str(name, text);
+    snprintf(args, sizeof args, "run '%s' --out '%s/dt_out%zu' --no-preview", p, dir(), i);
+    double t;
+    int rc = run(args, out, sizeof out, &t);
+    ENSURE_MSG(rc == cases[i].rc && strstr(out, cases[i].needle), "dt %s: exit %d (want %d, '%s'):\n%s", cases[i].dt,
+               rc, cases[i].rc, cases[i].needle, out);
+  }
+}
+
 /* ---- scene values valid in form, extreme in size ---------------------------------- */
 
 /* two small balls gap m apart, body a of density a_density with `a_extra` keys, the world `world_extra` */
@@ -1048,6 +1095,8 @@ static void test_diverged_forms(void) {
 #define JL_TEST_TIER JL_ROBUSTNESS /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"extreme_speed_and_cells", test_extreme_speed_and_cells},
+             {"resume_fifo", test_resume_fifo},
+             {"dt_as_written", test_dt_as_written},
              {"diverged_forms", test_diverged_forms},
              {"collada_self_instance", test_collada_self_instance},
              {"ply_short_faces", test_ply_short_faces},

@@ -273,8 +273,8 @@ static void test_bad_scenes(void) {
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}, {\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}]}", "bodies[1].name", "already"},
       {"{\"dt\": 1, \"dt\": 2, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "twice"},
       /* time settings a run can honour: dt within one frame, at most 1e7 steps per frame and 1e8 frames */
-      {"{\"dt\": 0.05, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "longer than one output frame (1/fps = 0.0166667 s)"},
-      {"{\"fps\": 30, \"dt\": 0.04, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "1/fps = 0.0333333 s"},
+      {"{\"dt\": 0.05, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "longer than one output frame (1/fps = 0.0166666667 s)"},
+      {"{\"fps\": 30, \"dt\": 0.04, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "1/fps = 0.0333333333 s"},
       {"{\"dt\": 1e-12, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "steps per output frame"},
       {"{\"fps\": 1e-9, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "(the default)"},
       {"{\"duration\": 1e7, \"fps\": 1000, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "duration, fps", "1e8"},

@@ -90,14 +90,14 @@ int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *p
   /* explicit integrators without a given dt: jl_cli_timing_world sets it */
   t->auto_dt = sc->step.integrator != JL_INTEGRATOR_IMPLICIT && !(o->dt > 0) && !sc->dt_set;
   if (t->auto_dt) sc->dt = frame;
-  if (sc->dt > frame * (1.0 + 1e-9)) {
+  if (jl_dt_too_long(sc->dt, frame)) {
     if (o->dt > 0) {
-      fprintf(stderr, "jelly %s: --dt %g s is longer than one output frame (1/fps = %g s); lower --dt or raise %s\n",
+      fprintf(stderr, "jelly %s: --dt %.9g s is longer than one output frame (1/fps = %.9g s); lower --dt or raise %s\n",
               cmd, o->dt, frame, o->fps > 0 ? "--fps" : "fps (--fps)");
       return 0;
     }
     if (sc->dt_set) {
-      fprintf(stderr, "jelly %s: %s: dt: %g s is longer than one output frame (1/fps = %g s%s); %s\n", cmd, path,
+      fprintf(stderr, "jelly %s: %s: dt: %.9g s is longer than one output frame (1/fps = %.9g s%s); %s\n", cmd, path,
               sc->dt, frame, o->fps > 0 ? " with --fps" : "",
               o->fps > 0 ? "give a smaller --dt or a lower --fps" : "lower dt (or --dt) or raise fps (or --fps)");
       return 0;
@@ -115,8 +115,7 @@ int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *p
               per_frame, frame, o->fps > 0 ? " with --fps" : "");
     return 0;
   }
-  t->steps = (int)ceil(per_frame - 1e-9);
-  if (t->steps < 1) t->steps = 1;
+  t->steps = jl_steps_per_frame(frame, sc->dt);
   t->h = frame / t->steps;
   if (o->frames >= 0) {
     t->nframes = o->frames;
@@ -155,8 +154,7 @@ int jl_cli_timing_world(const char *cmd, JlScene *sc, JlWorld *w, JlCliTiming *t
     return 0;
   }
   sc->dt = t->stable.dt;
-  t->steps = (int)ceil(per_frame - 1e-9);
-  if (t->steps < 1) t->steps = 1;
+  t->steps = jl_steps_per_frame(frame, sc->dt);
   t->h = frame / t->steps;
   return 1;
 }

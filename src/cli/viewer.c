@@ -129,8 +129,8 @@ int jl_viewer_run(const JlViewerDef *def) {
   if (def->fps > 0) v.scene.fps = def->fps;
   v.frame_dt = 1.0 / v.scene.fps;
   /* the checks `jelly run` makes (src/cli/cli_sim.c): a given step no longer than a frame, at most 1e7 per frame */
-  if ((def->dt > 0 || v.scene.dt_set) && (def->dt > 0 ? def->dt : v.scene.dt) > v.frame_dt * (1.0 + 1e-9)) {
-    fprintf(stderr, "jelly view: %s %g s is longer than one frame (1/fps = %g s); %s or raise fps (--fps)\n",
+  if ((def->dt > 0 || v.scene.dt_set) && jl_dt_too_long(def->dt > 0 ? def->dt : v.scene.dt, v.frame_dt)) {
+    fprintf(stderr, "jelly view: %s %.9g s is longer than one frame (1/fps = %.9g s); %s or raise fps (--fps)\n",
             def->dt > 0 ? "--dt" : "the scene's dt", def->dt > 0 ? def->dt : v.scene.dt, v.frame_dt,
             def->dt > 0 ? "lower --dt" : "lower dt (or give --dt)");
     status = 2;
@@ -143,8 +143,7 @@ int jl_viewer_run(const JlViewerDef *def) {
     goto done;
   }
   double dt = def->dt > 0 ? def->dt : v.scene.dt;
-  int spf = (int)ceil(v.frame_dt / dt - 1e-9);
-  v.h = v.frame_dt / (spf < 1 ? 1 : spf);
+  v.h = v.frame_dt / jl_steps_per_frame(v.frame_dt, dt);
   if (!jl_viewer_build_world(&v, NULL)) {
     status = 2;
     goto done;

@@ -249,8 +249,7 @@ void jl_viewer_spawn_cancel(Viewer *v) {
 double jl_viewer_default_step(Viewer *v, JlIntegrator i) {
   double dt = v->scene.dt < v->frame_dt ? v->scene.dt : v->frame_dt;
   if (i != JL_INTEGRATOR_IMPLICIT) dt = jl_world_stable_dt(&v->world, i, v->frame_dt, 0.0).dt;
-  int spf = (int)ceil(v->frame_dt / dt - 1e-9);
-  return v->frame_dt / (spf < 1 ? 1 : spf);
+  return v->frame_dt / jl_steps_per_frame(v->frame_dt, dt);
 }
 
 void jl_viewer_cycle_integrator(Viewer *v) {
