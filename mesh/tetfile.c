@@ -20,6 +20,7 @@
  * Hilbert reordering and topology. */
 #define _POSIX_C_SOURCE 200809L
 #include "mesh/tetfile_internal.h"
+#include "mesh/grid.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -621,4 +622,87 @@ void jl_tetmesh_boundary_surface(const JlTetMesh *t, JlSurface *s) {
     if (map[i] >= 0) memcpy(s->vert + 3 * map[i], t->node + 3 * i, 3 * sizeof(double));
   for (int i = 0; i < 3 * t->nface; i++) s->tri[i] = map[t->face[i]];
   free(map);
+}
+
+/* 6 x the signed volume of (a, b, c, d) */
+static double vol6(const double *a, const double *b, const double *c, const double *d) {
+  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  double w[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+  return u[0] * (v[1] * w[2] - v[2] * w[1]) + u[1] * (v[2] * w[0] - v[0] * w[2]) + u[2] * (v[0] * w[1] - v[1] * w[0]);
+}
+
+/* 1 when p lies strictly inside tet v (every barycentric weight above a
+ * 1e-9 relative margin; the tet's orientation does not matter) */
+static int strictly_inside(const double *x, const int *v, const double p[3]) {
+  const double *a = x + 3 * v[0], *b = x + 3 * v[1], *c = x + 3 * v[2], *d = x + 3 * v[3];
+  double vol = vol6(a, b, c, d);
+  if (vol == 0.0) return 0;
+  double w[4] = {vol6(p, b, c, d), vol6(a, p, c, d), vol6(a, b, p, d),
+                 vol6(a, b, c, p)};
+  for (int k = 0; k < 4; k++)
+    if (!(w[k] / vol > 1e-9)) return 0;
+  return 1;
+}
+
+void jl_tetmesh_plausibility(const JlTetMesh *t, JlTetPlausibility *p) {
+  JL_ASSERT(t && p, "jl_tetmesh_plausibility needs a tet mesh and an output");
+  memset(p, 0, sizeof *p);
+  p->first_overlap = p->other = -1;
+  if (t->nnode <= 0 || t->ntet <= 0) return;
+  double lo[3], hi[3];
+  memcpy(lo, t->node, sizeof lo);
+  memcpy(hi, t->node, sizeof hi);
+  for (int i = 0; i < t->nnode; i++)
+    for (int k = 0; k < 3; k++) {
+      double v = t->node[3 * i + k];
+      if (v < lo[k]) lo[k] = v;
+      if (v > hi[k]) hi[k] = v;
+    }
+  p->extent = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                   (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  if (!(p->extent > 0.0) || !isfinite(p->extent)) return;
+  /* the tets in a grid by their boxes (cells about the mean tet's size); each tet's centre tested
+   * against the tets of its cell: in a valid mesh it lies in its own tet only */
+  size_t n = (size_t)t->ntet;
+  double *blo = jl_calloc(3 * n + 3, sizeof(double)), *bhi = jl_calloc(3 * n + 3, sizeof(double));
+  double mean = 0.0;
+  for (size_t e = 0; e < n; e++) {
+    const int *v = t->tet + 4 * e;
+    for (int k = 0; k < 3; k++) {
+      double a = t->node[3 * v[0] + k], b = a;
+      for (int j = 1; j < 4; j++) {
+        double c = t->node[3 * v[j] + k];
+        a = c < a ? c : a;
+        b = c > b ? c : b;
+      }
+      blo[3 * e + k] = a;
+      bhi[3 * e + k] = b;
+      mean += (b - a) / (3.0 * (double)n);
+    }
+  }
+  double cell[3] = {mean, mean, mean};
+  JlGrid g;
+  jl_grid_build(&g, lo, hi, cell, t->ntet, blo, bhi);
+  for (size_t e = 0; e < n; e++) {
+    const int *v = t->tet + 4 * e;
+    double c[3] = {0, 0, 0};
+    for (int j = 0; j < 4; j++)
+      for (int k = 0; k < 3; k++) c[k] += 0.25 * t->node[3 * v[j] + k];
+    int i0[3], i1[3];
+    jl_grid_cells(&g, c, c, i0, i1);
+    int cellid = (i0[2] * g.n[1] + i0[1]) * g.n[0] + i0[0];
+    for (int q = g.start[cellid]; q < g.start[cellid + 1]; q++) {
+      int f = g.item[q];
+      if ((size_t)f == e) continue;
+      if (c[0] < blo[3 * f] || c[1] < blo[3 * f + 1] || c[2] < blo[3 * f + 2] || c[0] > bhi[3 * f] ||
+          c[1] > bhi[3 * f + 1] || c[2] > bhi[3 * f + 2])
+        continue;
+      if (!strictly_inside(t->node, t->tet + 4 * f, c)) continue;
+      if (p->noverlap++ == 0) p->first_overlap = (int)e, p->other = f;
+      break;
+    }
+  }
+  jl_grid_free(&g);
+  free(blo);
+  free(bhi);
 }

@@ -70,6 +70,26 @@ JlResult jl_tetfile_parse(const char *name, const unsigned char *data, size_t si
  * so it embeds exactly (weight 1 on its node). */
 void jl_tetmesh_boundary_surface(const JlTetMesh *t, JlSurface *s);
 
+/* Plausibility of a loaded tet mesh as a body (docs/robustness.md): its
+ * extent (the bounding box's diagonal, in the file's units) and the tets
+ * that overlap others. In a valid mesh a tet's centre lies in that tet only;
+ * one whose centre lies strictly inside another tet belongs to a second copy
+ * of a region (tets sharing no node with the first: nothing else catches
+ * them), whose volume and mass would count twice. Tets are found through a
+ * uniform grid (mesh/grid.h): about the cost of reading the file. */
+typedef struct JlTetPlausibility {
+  double extent;     /* bounding-box diagonal, units of the file */
+  int noverlap;      /* tets whose centre lies inside another tet */
+  int first_overlap; /* the first of them, or -1 */
+  int other;         /* the tet its centre lies in, or -1 */
+} JlTetPlausibility;
+void jl_tetmesh_plausibility(const JlTetMesh *t, JlTetPlausibility *p);
+
+/* the extent (m) of a body's placed mesh that scenes accept without
+ * "plausibility_check": false */
+#define JL_PLAUSIBLE_MIN_EXTENT 1e-4
+#define JL_PLAUSIBLE_MAX_EXTENT 1e4
+
 #ifdef __cplusplus
 }
 #endif

@@ -336,6 +336,12 @@ static JlResult parse_tet_mesh_keys(const JlSceneCtx *c, const cJSON *o, const c
   b->mesh_is_tets = b->mesh_path[0] && jl_tetfile_is_volume(b->mesh_path);
   const char *surface = NULL;
   TRY(jl_scene_get_str(c, o, path, "surface", &surface));
+  b->plausibility_check = 1;
+  TRY(jl_scene_get_bool(c, o, path, "plausibility_check", &b->plausibility_check));
+  if (!b->mesh_is_tets && cJSON_GetObjectItemCaseSensitive(o, "plausibility_check")) {
+    jl_scene_key_path(kp, sizeof kp, path, "plausibility_check");
+    return jl_scene_bad(c, kp, "only a body whose \"mesh\" is a tet mesh (.node/.ele, .msh, .vtk, .vtu) takes it", 0);
+  }
   if (b->mesh_is_tets && b->kind != JL_BODY_VOLUME)
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.mesh: '%s' is a tet mesh; only volume bodies take one",
                    c->file, path, b->mesh_path);
@@ -365,9 +371,9 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
       "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
       "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
       "units", "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate",
-      "surface", "material_damping", NULL};
+      "surface", "material_damping", "plausibility_check", NULL};
   static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", "calibrate",
-                                            "surface", "material_damping", NULL};
+                                            "surface", "material_damping", "plausibility_check", NULL};
   static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", "thickness", "radius", NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);

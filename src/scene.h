@@ -38,6 +38,9 @@ typedef struct JlSceneBody {
                              loaded as it is instead of tetrahedralized */
   char surface_path[4096];/* "surface" of a tet-mesh body: the render surface to embed; "" = the
                              tet mesh's boundary */
+  int plausibility_check; /* tet-mesh bodies: 1 (default) refuses a placed mesh whose extent is
+                             outside JL_PLAUSIBLE_*_EXTENT or whose tets overlap (mesh/tetfile.h);
+                             "plausibility_check": false says it is intended */
   JlShapeType shape;
   double size[3];         /* m, box */
   double radius;          /* m, sphere */

@@ -157,6 +157,23 @@ static JlResult body_tet_mesh(const JlSceneBody *b, JlTetMesh *t, JlSurface *s, 
   for (int k = 0; k < rep.nnote && log; k++) fprintf(log, "jelly: note: body '%s': %s: %s\n", b->def.name, b->mesh_path, rep.note[k]);
   warn_size_precision(b, t->node, t->nnode, body_scale(b), 0, log);
   jl_transform_points(t->node, t->nnode, body_scale(b), b->rotate_deg, b->translate);
+  /* a mesh of implausible size (a binary file read in the wrong byte order is 1e-41 m wide) or
+   * with tets overlapping others (counted twice in volume and mass) is refused unless intended */
+  if (b->plausibility_check) {
+    JlTetPlausibility pl;
+    jl_tetmesh_plausibility(t, &pl);
+    if (!(pl.extent >= JL_PLAUSIBLE_MIN_EXTENT && pl.extent <= JL_PLAUSIBLE_MAX_EXTENT))
+      return jl_fail(err, errsz, JL_ERR_INPUT,
+                     "body '%s': %s: the placed mesh is %.3g m across, outside %g to %g m (a binary file read in "
+                     "the wrong byte order, or other units: set \"units\" or \"scale\"; "
+                     "\"plausibility_check\": false if it is intended)",
+                     b->def.name, b->mesh_path, pl.extent, JL_PLAUSIBLE_MIN_EXTENT, JL_PLAUSIBLE_MAX_EXTENT);
+    if (pl.noverlap > 0)
+      return jl_fail(err, errsz, JL_ERR_INPUT,
+                     "body '%s': %s: %d tets overlap others (the centre of tet %d lies inside tet %d), so their "
+                     "volume and mass count twice (\"plausibility_check\": false if it is intended)",
+                     b->def.name, b->mesh_path, pl.noverlap, pl.first_overlap, pl.other);
+  }
   if (!b->surface_path[0]) {
     jl_tetmesh_boundary_surface(t, s);
     return JL_OK;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1028,6 +1029,63 @@ static void test_dt_as_written(void) {
   }
 }
 
+/* Tet meshes valid in form but not as a body: two tets on the same spot
+ * with no node in common ("findings none", the volume counted twice), and a
+ * legacy BINARY .vtk whose coordinates were written little-endian (read as a
+ * mesh 4.6e-41 wide: "a tet mesh Jelly can simulate", and a scene with it
+ * flew off). jelly check now says not ok, jelly run refuses them naming
+ * "plausibility_check", and with that key false the overlap runs. */
+static void test_implausible_tet_meshes(void) {
+  char node[600], ele[600], vtk[600], args[1600], out[8192];
+  snprintf(node, sizeof node, "%s/overlap.node", dir());
+  snprintf(ele, sizeof ele, "%s/overlap.ele", dir());
+  snprintf(vtk, sizeof vtk, "%s/le.vtk", dir());
+  ENSURE(jl_test_write_file(node, "8 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 0 0 0\n5 1 0 0\n6 0 1 0\n7 0 0 1\n"));
+  ENSURE(jl_test_write_file(ele, "2 4 0\n0 0 1 2 3\n1 4 5 6 7\n"));
+  static const float pts[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  static const unsigned char cells[] = {0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3};
+  static const unsigned char type[] = {0, 0, 0, 10};
+  FILE *f = fopen(vtk, "wb");
+  ENSURE(f);
+  if (!f) return;
+  fputs("# vtk DataFile Version 3.0\nlittle-endian floats\nBINARY\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 float\n", f);
+  for (int i = 0; i < 12; i++) { /* little-endian, where the format says big-endian */
+    unsigned char b[4];
+    uint32_t u;
+    memcpy(&u, &pts[i], 4);
+    for (int k = 0; k < 4; k++) b[k] = (unsigned char)(u >> (8 * k));
+    fwrite(b, 1, 4, f);
+  }
+  fputs("\nCELLS 1 5\n", f);
+  fwrite(cells, 1, sizeof cells, f);
+  fputs("\nCELL_TYPES 1\n", f);
+  fwrite(type, 1, sizeof type, f);
+  fputs("\n", f);
+  fclose(f);
+  ENSURE(check_rejects(node, "overlap", 10.0));
+  ENSURE(check_rejects(vtk, "implausible size", 10.0));
+  const char *files[2] = {node, vtk}, *names[2] = {"overlap.node", "le.vtk"};
+  const char *needles[2] = {"tets overlap others", "across, outside"};
+  for (int k = 0; k < 2; k++)
+    for (int allow = 0; allow < 2; allow++) {
+      if (k == 1 && allow) continue; /* a 1e-41 m body stays meaningless */
+      char text[1400], name[64];
+      snprintf(text, sizeof text,
+               "{\"duration\": 0.05, \"bodies\": [{\"name\": \"t\", \"mesh\": \"%s\", \"translate\": [0, 1, 0], "
+               "\"density\": 500, \"young_modulus\": 1e5%s}]}", names[k], allow ? ", \"plausibility_check\": false" : "");
+      snprintf(name, sizeof name, "plausible%d%d.json", k, allow);
+      const char *p = put_str(name, text);
+      snprintf(args, sizeof args, "run '%s' --out '%s/plausible_out%d%d' --quiet --no-preview", p, dir(), k, allow);
+      double t;
+      int rc = run(args, out, sizeof out, &t);
+      if (allow)
+        ENSURE_MSG(rc == 0, "%s with plausibility_check false: exit %d:\n%s", files[k], rc, out);
+      else
+        ENSURE_MSG(rc == 2 && strstr(out, needles[k]) && strstr(out, "plausibility_check"),
+                   "%s: exit %d (want 2, '%s'):\n%s", files[k], rc, needles[k], out);
+    }
+}
+
 /* ---- scene values valid in form, extreme in size ---------------------------------- */
 
 /* two small balls gap m apart, body a of density a_density with `a_extra` keys, the world `world_extra` */
@@ -1097,6 +1155,7 @@ JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"extreme_speed_and_cells", test_extreme_speed_and_cells},
              {"resume_fifo", test_resume_fifo},
              {"dt_as_written", test_dt_as_written},
+             {"implausible_tet_meshes", test_implausible_tet_meshes},
              {"diverged_forms", test_diverged_forms},
              {"collada_self_instance", test_collada_self_instance},
              {"ply_short_faces", test_ply_short_faces},

@@ -63,10 +63,38 @@ static int check_tets(const char *path) {
   printf("  dihedral     min %.2f deg, max %.2f deg\n", q.min_dihedral_deg, q.max_dihedral_deg);
   printf("  bbox         [%.4g, %.4g, %.4g] .. [%.4g, %.4g, %.4g]\n", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
   printf("  read in      %.3f s\n", secs);
-  if (rep.nnote == 0) printf("  findings     none\n");
-  else printf("  findings     %d\n", rep.nnote);
+  /* plausibility: overlapping tets and a size no choice of units makes a body are errors; a size
+   * outside 1e-4 to 1e4 (as metres) a warning, since a scene may scale the mesh */
+  JlTetPlausibility pl;
+  jl_tetmesh_plausibility(&t, &pl);
+  char found[3][400];
+  int nfound = 0, bad = 0;
+  if (pl.noverlap > 0) {
+    snprintf(found[nfound++], sizeof found[0], "error: %d tets overlap others (the centre of tet %d lies inside tet "
+             "%d): their volume and mass would count twice", pl.noverlap, pl.first_overlap, pl.other);
+    fprintf(stderr, "jelly check: %s: %d tets overlap others\n", path, pl.noverlap);
+    bad = 1;
+  }
+  if (!(pl.extent >= 1e-3 * JL_PLAUSIBLE_MIN_EXTENT && pl.extent <= 1e3 * JL_PLAUSIBLE_MAX_EXTENT)) {
+    snprintf(found[nfound++], sizeof found[0], "error: the mesh is %.3g units across: no choice of units (mm to "
+             "km) makes it a body of %g to %g m (a binary file read in the wrong byte order?)", pl.extent,
+             JL_PLAUSIBLE_MIN_EXTENT, JL_PLAUSIBLE_MAX_EXTENT);
+    fprintf(stderr, "jelly check: %s: %.3g units across, an implausible size\n", path, pl.extent);
+    bad = 1;
+  } else if (!(pl.extent >= JL_PLAUSIBLE_MIN_EXTENT && pl.extent <= JL_PLAUSIBLE_MAX_EXTENT)) {
+    snprintf(found[nfound++], sizeof found[0], "warning: the mesh is %.3g units across: as metres outside %g to %g "
+             "m (a scene can set \"units\" or \"scale\")", pl.extent, JL_PLAUSIBLE_MIN_EXTENT,
+             JL_PLAUSIBLE_MAX_EXTENT);
+  }
+  if (rep.nnote + nfound == 0) printf("  findings     none\n");
+  else printf("  findings     %d\n", rep.nnote + nfound);
+  for (int k = 0; k < nfound; k++) printf("    %s\n", found[k]);
   for (int k = 0; k < rep.nnote; k++) printf("    note: %s\n", rep.note[k]);
   jl_tetmesh_free(&t);
+  if (bad) {
+    printf("not ok: not a plausible body\n");
+    return 2;
+  }
   printf("ok: a tet mesh Jelly can simulate\n");
   return 0;
 }
