@@ -50,6 +50,15 @@ typedef struct Msh {
 static size_t off(const Msh *m) { return (size_t)(m->c->p - m->c->data); }
 static size_t left(const Msh *m) { return (size_t)(m->c->end - m->c->p); }
 
+/* what a binary 4.1 file's odd numbers may come from: its $MeshFormat data
+ * size (the bytes of a size_t) is read as given, and a file declaring 4 whose
+ * sizes are 8 bytes (or the reverse) reads as nonsense from the first size on */
+static const char *size_hint(const Msh *m) {
+  if (!m->binary || !m->v4 || m->dsize == 8) return "";
+  return " (read with the data size 4 that $MeshFormat declares: Gmsh writes 8 on 64-bit machines; if the file's "
+         "sizes are 8 bytes, its header is wrong)";
+}
+
 static JlResult need(Msh *m, size_t n, const char *what) {
   if (left(m) < n) return jl_tetfile_fail_at(m->c, off(m), "file ends inside %s", what);
   return JL_OK;
@@ -201,7 +210,8 @@ static JlResult nodes_v4(Msh *m) {
       if ((r = need(m, 12 + (size_t)m->dsize, "a node block header"))) return r;
       dim = bin_int(m), ent = bin_int(m), param = bin_int(m), k = bin_size(m);
       if (dim < 0 || dim > 3 || param < 0 || param > 1)
-        return jl_tetfile_fail_at(m->c, off(m), "node block %lld: dimension %lld, parametric %lld", b, dim, param);
+        return jl_tetfile_fail_at(m->c, off(m), "node block %lld: dimension %lld, parametric %lld%s", b, dim, param,
+                                  size_hint(m));
     } else if ((r = jl_tetfile_int(m->c, 0, 3, "a node block's dimension", &dim)) ||
                (r = jl_tetfile_int(m->c, INT_MIN, INT_MAX, "a node block's entity tag", &ent)) ||
                (r = jl_tetfile_int(m->c, 0, 1, "a node block's parametric flag", &param)) ||
@@ -324,7 +334,8 @@ static JlResult elements_v4(Msh *m) {
                      n - done);
     if (m->binary) {
       int nn = type_nodes(type);
-      if (nn == 0) return jl_tetfile_fail_at(m->c, off(m), "element type %lld is not a Gmsh element type", type);
+      if (nn == 0)
+        return jl_tetfile_fail_at(m->c, off(m), "element type %lld is not a Gmsh element type%s", type, size_hint(m));
       size_t per = (size_t)(1 + nn) * (size_t)m->dsize;
       if ((r = need(m, (size_t)k * per, "an element block"))) return r;
       if (type != 4) {

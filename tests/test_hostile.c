@@ -1086,6 +1086,20 @@ static void test_implausible_tet_meshes(void) {
     }
 }
 
+/* `jelly run --frames 99999999` planned every frame's files (and their
+ * times) before anything else: 7.3 GB and nothing written after 60 s. The
+ * frames of one run are now at most 1e6 (about 140 MB planned), checked
+ * before the scene is built. */
+static void test_frames_bounded(void) {
+  char args[1600], out[8192];
+  snprintf(args, sizeof args, "run %s/drop.json --frames 99999999 --out '%s/frames_out' --quiet --no-preview",
+           JL_SOURCE_DIR "/models/scenes", dir());
+  double t;
+  int rc = run(args, out, sizeof out, &t);
+  ENSURE_MSG(rc == 2 && strstr(out, "--frames 99999999: at most 1000000 output frames"), "exit %d after %.1f s:\n%s",
+             rc, t, out);
+}
+
 /* ---- scene values valid in form, extreme in size ---------------------------------- */
 
 /* two small balls gap m apart, body a of density a_density with `a_extra` keys, the world `world_extra` */
@@ -1155,6 +1169,7 @@ JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
              {"extreme_speed_and_cells", test_extreme_speed_and_cells},
              {"resume_fifo", test_resume_fifo},
              {"dt_as_written", test_dt_as_written},
+             {"frames_bounded", test_frames_bounded},
              {"implausible_tet_meshes", test_implausible_tet_meshes},
              {"diverged_forms", test_diverged_forms},
              {"collada_self_instance", test_collada_self_instance},

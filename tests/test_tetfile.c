@@ -582,6 +582,26 @@ static void test_errors(void) {
   rejects("alone.node", nodes5, "needs its .ele file beside it", NULL);
 }
 
+/* A binary 4.1 file whose $MeshFormat declares a data size of 4 while its
+ * sizes are 8 bytes (as Gmsh writes them) read as "node block 0: dimension
+ * 1, parametric 5": the message now names the declared data size. */
+static void test_msh41_data_size(void) {
+  make_mesh();
+  size_t n = 0;
+  char *data = jl_test_read_file(write_msh41(1), &n);
+  ENSURE(data && n > 20);
+  if (!data) return;
+  char *h = strstr(data, "4.1 1 8");
+  ENSURE(h);
+  if (h) h[6] = '4';
+  JlTetMesh t;
+  char err[1024] = "";
+  JlResult r = jl_tetfile_parse("size4.msh", (const unsigned char *)data, n, &t, NULL, err, sizeof err);
+  free(data);
+  ENSURE_MSG(r != JL_OK && strstr(err, "data size 4") && strstr(err, "size4.msh"), "result %d: %s", (int)r, err);
+  if (r == JL_OK) jl_tetmesh_free(&t);
+}
+
 /* a scene body whose "mesh" is a .msh runs; "tetgen" on it and "surface" on
  * a surface body are errors naming why */
 static void test_scene(void) {
@@ -666,5 +686,5 @@ static void test_api(void) {
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"formats_agree", test_formats_agree}, {"tetgen_made", test_tetgen_made}, {"orientation", test_orientation}, {"errors", test_errors},
+JL_TEST_MAIN({"msh41_data_size", test_msh41_data_size}, {"formats_agree", test_formats_agree}, {"tetgen_made", test_tetgen_made}, {"orientation", test_orientation}, {"errors", test_errors},
              {"scene", test_scene}, {"cli", test_cli, JL_PROGRAM}, {"api", test_api, JL_PROGRAM})

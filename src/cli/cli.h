@@ -123,6 +123,7 @@ struct JlCliSim {
   int frames;             /* output frames after frame 0; -1: duration x fps */
   const char *integrator; /* NULL: the scene's */
   int threads;            /* -1: the scene's */
+  int max_frames;         /* the most output frames the command takes (jl_cli_sim_init: 1e8) */
 };
 void jl_cli_sim_init(JlCliSim *o);
 #define JL_CLI_SIM_HELP                                                                            \

@@ -73,6 +73,10 @@
 #define DEFAULT_SCENE "models/scenes/default.json"
 #define MANIFEST "jelly_manifest.txt"
 
+/* the most output frames of one jelly run: every frame's files are planned
+ * (and listed in the manifest) before the run starts */
+#define JL_RUN_MAX_FRAMES 1000000
+
 typedef struct RunArgs {
   const char *scene;
   const char *out;
@@ -104,7 +108,8 @@ static void run_usage(FILE *f) {
           "DIR's manifest lists; it refuses a DIR with frames but no manifest.\n"
           "\n"
           "  --out DIR    output folder\n"
-          "  --frames N   output frames after frame 0 (default: the scene's duration x fps)\n"
+          "  --frames N   output frames after frame 0, at most 1000000 (default: the\n"
+          "               scene's duration x fps)\n"
           JL_CLI_SIM_HELP
           "  --obj        also write each body's surface per frame as .obj\n"
           "  --vtk-ascii  VTK files as ASCII text (default: appended binary, zlib)\n"
@@ -130,6 +135,9 @@ static void run_usage(FILE *f) {
 static int parse_args(int argc, char **argv, RunArgs *a) {
   memset(a, 0, sizeof *a);
   jl_cli_sim_init(&a->sim);
+  /* every frame's files are planned (and listed in the manifest) before the run: about 250 bytes of
+   * memory and a manifest line per file, so a million frames at most */
+  a->sim.max_frames = JL_RUN_MAX_FRAMES;
   const JlCliFlag flags[] = {
       JL_CLI_FLAG_TEXT("--out", &a->out, "folder name"),
       JL_CLI_FLAG_INT("--frames", &a->sim.frames, 0, 100000000),

@@ -19,6 +19,7 @@ void jl_cli_sim_init(JlCliSim *o) {
   memset(o, 0, sizeof *o);
   o->threads = -1;
   o->frames = -1;
+  o->max_frames = 100000000;
 }
 
 /* --dt S: the largest step */
@@ -118,13 +119,18 @@ int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *p
   t->steps = jl_steps_per_frame(frame, sc->dt);
   t->h = frame / t->steps;
   if (o->frames >= 0) {
+    if (o->frames > o->max_frames) {
+      fprintf(stderr, "jelly %s: --frames %d: at most %d output frames (each is a set of files, listed in the "
+                      "output folder's manifest before the run starts)\n", cmd, o->frames, o->max_frames);
+      return 0;
+    }
     t->nframes = o->frames;
   } else {
     double nf = ceil(sc->duration * sc->fps - 1e-9);
-    if (nf > 1e8) {
-      fprintf(stderr, "jelly %s: %s: duration %g s at %g frames per second%s is %.3g output frames (at most 1e8); "
+    if (nf > o->max_frames) {
+      fprintf(stderr, "jelly %s: %s: duration %g s at %g frames per second%s is %.3g output frames (at most %d); "
                       "shorten duration, lower fps or give --frames N\n", cmd, path, sc->duration, sc->fps,
-              o->fps > 0 ? " (--fps)" : "", nf);
+              o->fps > 0 ? " (--fps)" : "", nf, o->max_frames);
       return 0;
     }
     t->nframes = (int)nf;
