@@ -257,6 +257,10 @@ def checkpoint_seeds():
         bytes([1]) + struct.pack("<I", 0) + struct.pack("<I", 20000) + struct.pack("<q", -1))
     put("fuzz_checkpoint", "patch_tail_fixsum",
         bytes([1]) + struct.pack("<I", 0) + struct.pack("<I", 0xFFFFFF00) + struct.pack("<q", 7))
+    # flag 3: patches only in the header and the histories (offsets taken in that region)
+    for k, (off, val) in enumerate([(8, 99), (60, 1 << 33), (300, -1), (700, 3), (1500, 1 << 62)]):
+        put("fuzz_checkpoint", "structured_%d" % k,
+            bytes([3]) + struct.pack("<I", 0) + struct.pack("<I", off) + struct.pack("<q", val))
 
 
 def tetfile_seeds():
