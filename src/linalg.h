@@ -147,6 +147,7 @@ typedef struct JlWork {
   struct JlPrecond *prec; /* the implicit solve's preconditioner (src/precond.h); NULL = Jacobi */
   /* the energy guard's last end-of-step energy and the state it was taken in (src/world.c) */
   int ecache_valid;
+  int energy_nonfinite; /* the energy guard found the step's end energy not finite (diverged() reports it) */
   double ecache_e, ecache_ke, ecache_stored;
   double *ecache_x, *ecache_v; /* nnode x 3 */
   unsigned char *ecache_pin;   /* nnode */

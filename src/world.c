@@ -571,6 +571,7 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
     return;
   }
   double ke1 = 0.0, stored1 = 0.0, e1 = total_energy(w, &ke1, &stored1);
+  if (!isfinite(e1)) k->energy_nonfinite = 1;
   memcpy(k->ecache_x, s->x, b3);
   memcpy(k->ecache_v, s->v, b3);
   memcpy(k->ecache_pin, m->pinned, (size_t)m->nnode);
@@ -674,7 +675,9 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
     const double *v = w->state.v + 3 * i;
     ke += 0.5 * m->mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   }
-  if (!isfinite(ke)) {
+  JlWork *k = w->work;
+  if (!isfinite(ke) || k->energy_nonfinite) {
+    k->energy_nonfinite = 0;
     int fast = 0;
     double vmax = -1.0;
     for (int i = 0; i < m->nnode; i++) {
@@ -685,8 +688,9 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
     rep->diverged = 1;
     rep->diverged_body = m->node_body[fast];
     cause_text(w, rep, cause, sizeof cause);
-    set_message(rep, "body '%s' diverged in the step to t = %.4g s: its kinetic energy is no longer a finite number "
-                "(a node moves at %.3g m/s; %s)", m->body[rep->diverged_body].name, t, vmax, cause);
+    set_message(rep, "body '%s' diverged in the step to t = %.4g s: its %s energy is no longer a finite number "
+                "(its fastest node moves at %.3g m/s; %s)", m->body[rep->diverged_body].name, t,
+                isfinite(ke) ? "elastic or contact" : "kinetic", vmax, cause);
     return 1;
   }
   /* a volume body crushed flat or turned inside out: all its tets inverted, or its volume below
@@ -800,6 +804,7 @@ JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep) {
   JlWork *k = w->work;
   JlState *s = &w->state;
   double t_start = s->t;
+  k->energy_nonfinite = 0;
   save_state(s, k->x_step, k->v_step, k->dv_step);
   jl_world_history_save(w, &k->hist_step);
 
