@@ -110,24 +110,37 @@ static void test_xvfb_drag(void) {
   ENSURE_MSG(ncol > 100 && frac > 0.2, "screenshot looks blank: %s", out);
 }
 
+/* `jelly view viewer_ball.json ARGS --report report.txt` under Xvfb in the
+ * folder of tag, with script (NULL: none) as keys.txt and --script keys.txt;
+ * its exit code, its output in out and the report in *r (all zero when
+ * there is none) */
+static int xvfb_view(const char *tag, const char *script, const char *args, Report *r, char *out, size_t outsz) {
+  char cmd[4096], path[1200];
+  const char *dir = jl_test_tmpdir(tag);
+  if (script) {
+    snprintf(path, sizeof path, "%s/keys.txt", dir);
+    if (!jl_test_write_file(path, script)) return -1;
+  }
+  snprintf(cmd, sizeof cmd,
+           "cd %s && LSAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x720x24' %s view " DATA
+           "/viewer_ball.json %s%s --report report.txt",
+           dir, JELLY, args, script ? " --script keys.txt" : "");
+  int rc = jl_test_run(cmd, out, outsz);
+  if (!read_report(dir, r)) memset(r, 0, sizeof *r);
+  return rc;
+}
+
 /* --seconds: the interactive loop (real-time pacing) for a fixed wall time;
  * a spawned body is meshed on a worker thread while the window goes on and
  * joins the world when ready, and the report has the frame rate and pace */
 static void test_xvfb_seconds_spawn(void) {
   char out[16384], cmd[4096];
   if (!have_xvfb()) return;
-  const char *dir = jl_test_tmpdir("viewer_seconds");
-  char script[1200];
-  snprintf(script, sizeof script, "%s/keys.txt", dir);
-  ENSURE(jl_test_write_file(script, "frame 3 key 1\nframe 4 key 2\n"));
-  snprintf(cmd, sizeof cmd,
-           "cd %s && LSAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x720x24' %s view " DATA
-           "/viewer_ball.json --seconds 4 --size 640x360 --script keys.txt --report report.txt",
-           dir, JELLY);
-  int rc = jl_test_run(cmd, out, sizeof out);
-  ENSURE_MSG(rc == 0, "jelly view --seconds exited %d: %s", rc, out);
   Report r;
-  ENSURE_MSG(read_report(dir, &r), "no report in %s", dir);
+  int rc = xvfb_view("viewer_seconds", "frame 3 key 1\nframe 4 key 2\n", "--seconds 4 --size 640x360", &r, out,
+                     sizeof out);
+  ENSURE_MSG(rc == 0, "jelly view --seconds exited %d: %s", rc, out);
+  ENSURE_MSG(r.status[0], "no report: %s", out);
   ENSURE(strcmp(r.status, "ok") == 0);
   /* the box was spawned; the sphere's key came while the box was meshing
    * ("still meshing") or after it: one or two new bodies, never a crash */
@@ -147,21 +160,14 @@ static void test_xvfb_seconds_spawn(void) {
  * viewer with the world's message (explicit Euler far above its stable
  * step). */
 static void test_xvfb_seconds_worker(void) {
-  char out[16384], cmd[4096];
+  char out[16384];
   if (!have_xvfb()) return;
-  const char *dir = jl_test_tmpdir("viewer_worker");
-  char script[1200];
-  snprintf(script, sizeof script, "%s/keys.txt", dir);
-  ENSURE(jl_test_write_file(script, "frame 5 key c\nframe 10 drag 640 360 900 360 30\nframe 50 key space\n"
-                                    "frame 52 key n\nframe 54 key n\nframe 56 key space\nframe 58 key c\n"));
-  snprintf(cmd, sizeof cmd,
-           "cd %s && LSAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x720x24' %s view " DATA
-           "/viewer_ball.json --seconds 4 --script keys.txt --report report.txt",
-           dir, JELLY);
-  int rc = jl_test_run(cmd, out, sizeof out);
-  ENSURE_MSG(rc == 0, "jelly view --seconds exited %d: %s", rc, out);
   Report r;
-  ENSURE_MSG(read_report(dir, &r), "no report in %s", dir);
+  int rc = xvfb_view("viewer_worker",
+                     "frame 5 key c\nframe 10 drag 640 360 900 360 30\nframe 50 key space\n"
+                     "frame 52 key n\nframe 54 key n\nframe 56 key space\nframe 58 key c\n",
+                     "--seconds 4", &r, out, sizeof out);
+  ENSURE_MSG(rc == 0, "jelly view --seconds exited %d: %s", rc, out);
   ENSURE_MSG(strcmp(r.status, "ok") == 0, "status %s: %s", r.status, out);
   ENSURE_MSG(r.drag_body == 0, "the drag picked body %d", r.drag_body);
   ENSURE_MSG(r.frames > 60 && r.steps_per_second > 0.0, "frames %d, steps per second %g", r.frames,
@@ -172,13 +178,8 @@ static void test_xvfb_seconds_worker(void) {
   ENSURE_MSG(along > 0.05, "the ball moved %g m along the drag", along);
 
   /* a diverging step on the worker: paused, the message printed and reported */
-  snprintf(cmd, sizeof cmd,
-           "cd %s && LSAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x720x24' %s view " DATA
-           "/viewer_ball.json --seconds 2 --integrator euler --dt 0.01 --report report.txt",
-           dir, JELLY);
-  rc = jl_test_run(cmd, out, sizeof out);
+  rc = xvfb_view("viewer_worker_diverge", NULL, "--seconds 2 --integrator euler --dt 0.01", &r, out, sizeof out);
   ENSURE_MSG(rc == 0, "jelly view --seconds (diverging) exited %d: %s", rc, out);
-  ENSURE_MSG(read_report(dir, &r), "no report in %s", dir);
   ENSURE_MSG(strcmp(r.status, "diverged") == 0 && strstr(out, "jelly view: "), "status %s: %s", r.status, out);
 }
 
