@@ -1000,17 +1000,19 @@ static void test_resume_fifo(void) {
 }
 
 /* A dt as users write it: 0.0166667 with fps 60 was refused as "longer than
- * one output frame (1/fps = 0.0166667 s)", two equal numbers, and 0.0083333
- * took three steps per frame. A dt within 1e-5 of a whole fraction of the
- * frame now counts as that fraction; a refused one prints digits that differ. */
+ * one output frame (1/fps = 0.0166667 s)", two equal numbers, 0.0083333
+ * took three steps per frame and 0.0333 at 30 fps two. A dt within 1e-3 of a
+ * whole fraction of the frame now counts as that fraction; a refused one
+ * prints digits that differ. */
 static void test_dt_as_written(void) {
   static const struct {
     const char *dt, *needle;
     int rc;
   } cases[] = {
       {"0.0166667", "(1 steps per frame)", 0},
+      {"0.01667", "(1 steps per frame)", 0},
       {"0.0083333", "(2 steps per frame)", 0},
-      {"0.01667", "dt: 0.01667 s is longer than one output frame (1/fps = 0.0166666667 s)", 2},
+      {"0.0168", "dt: 0.0168 s is longer than one output frame (1/fps = 0.0166666667 s)", 2},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char text[1024], name[64], args[1600], out[8192];
