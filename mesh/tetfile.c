@@ -649,9 +649,9 @@ void jl_tetmesh_plausibility(const JlTetMesh *t, JlTetPlausibility *p) {
   memset(p, 0, sizeof *p);
   p->first_overlap = p->other = -1;
   if (t->nnode <= 0 || t->ntet <= 0) return;
-  double lo[3], hi[3];
-  memcpy(lo, t->node, sizeof lo);
-  memcpy(hi, t->node, sizeof hi);
+  double *lo = p->lo, *hi = p->hi;
+  memcpy(lo, t->node, sizeof p->lo);
+  memcpy(hi, t->node, sizeof p->hi);
   for (int i = 0; i < t->nnode; i++)
     for (int k = 0; k < 3; k++) {
       double v = t->node[3 * i + k];

@@ -78,7 +78,8 @@ void jl_tetmesh_boundary_surface(const JlTetMesh *t, JlSurface *s);
  * them), whose volume and mass would count twice. Tets are found through a
  * uniform grid (mesh/grid.h): about the cost of reading the file. */
 typedef struct JlTetPlausibility {
-  double extent;     /* bounding-box diagonal, units of the file */
+  double lo[3], hi[3]; /* bounding box, units of the file */
+  double extent;     /* its diagonal */
   int noverlap;      /* tets whose centre lies inside another tet */
   int first_overlap; /* the first of them, or -1 */
   int other;         /* the tet its centre lies in, or -1 */

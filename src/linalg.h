@@ -138,6 +138,7 @@ typedef struct JlWork {
   /* the elements' history with x_step and x_sub: undoing a step restores it too */
   JlHistory hist_step, hist_sub;
   int nbody;
+  int *inverted;    /* nbody: each body's inverted tets at the last divergence check (src/world.c) */
   int *group;       /* nbody + 1: union-find of the bodies that exchanged momentum in a step (src/implicit.c) */
   double *gsum;     /* 4 (nbody + 1): per group the residual's sum and the mass */
   JlCg cg;

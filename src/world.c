@@ -119,6 +119,7 @@ static void work_free(JlWork *k) {
                        &k->rhs_fixed, &k->diag_fixed, &k->x_guard, &k->v_guard, &k->dv_guard};
   for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) free(*arrays[a]);
   free(k->group);
+  free(k->inverted);
   free(k->gsum);
   JL_FREE_ALL(k->ecache_x, k->ecache_v, k->ecache_pin);
   jl_precond_free(k->prec);
@@ -130,6 +131,7 @@ static JlWork *work_create(int nnode, int nbody) {
   JlWork *k = jl_calloc(1, sizeof *k);
   k->nbody = nbody;
   k->group = jl_calloc((size_t)nbody + 1, sizeof(int));
+  k->inverted = jl_calloc((size_t)nbody + 1, sizeof(int));
   k->gsum = jl_calloc(4 * ((size_t)nbody + 1), sizeof(double));
   k->ecache_x = jl_calloc(3 * (size_t)nnode + 1, sizeof(double));
   k->ecache_v = jl_calloc(3 * (size_t)nnode + 1, sizeof(double));
@@ -698,7 +700,7 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
   for (int b = 0; b < m->nbody; b++) {
     if (m->body[b].tet_count == 0) continue;
     double now, rest;
-    int inverted = jl_volume_body(m, w->state.x, b, &now, &rest);
+    int inverted = k->inverted[b] = jl_volume_body(m, w->state.x, b, &now, &rest);
     if (inverted < m->body[b].tet_count && now >= JL_COLLAPSED * rest) continue;
     rep->diverged = 1;
     rep->diverged_body = b;
@@ -722,14 +724,16 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
   return 0;
 }
 
-/* counts the tets inverted after a step (signed volume <= 0): the volume
- * force's barrier was crossed, the body will not recover its shape there */
+/* warns of the tets inverted after a step (signed volume <= 0): the volume
+ * force's barrier was crossed, the body will not recover its shape there.
+ * The counts are the divergence check's of the step's end state. */
 static void count_inverted(JlWorld *w, double t) {
   const JlModel *m = w->model;
+  const JlWork *k = w->work;
   if (m->ntet == 0) return;
   for (int b = 0; b < m->nbody; b++) {
     if (m->body[b].tet_count == 0) continue;
-    int n = jl_volume_inverted(m, w->state.x, b);
+    int n = k->inverted[b];
     warn(w, JL_WARN_INVERTED, n > 0, t, "t = %.6g s: %d tets of body '%s' inverted", t, n, m->body[b].name);
   }
 }

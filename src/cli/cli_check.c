@@ -47,13 +47,10 @@ static int check_tets(const char *path) {
   }
   JlTetQuality q;
   jl_tetmesh_quality(&t, &q);
-  double lo[3], hi[3];
-  for (int k = 0; k < 3; k++) lo[k] = hi[k] = t.node[k];
-  for (int i = 0; i < t.nnode; i++)
-    for (int k = 0; k < 3; k++) {
-      if (t.node[3 * i + k] < lo[k]) lo[k] = t.node[3 * i + k];
-      if (t.node[3 * i + k] > hi[k]) hi[k] = t.node[3 * i + k];
-    }
+  /* the bounding box, and plausibility as a body (below) */
+  JlTetPlausibility pl;
+  jl_tetmesh_plausibility(&t, &pl);
+  const double *lo = pl.lo, *hi = pl.hi;
   printf("tet mesh: %s\n", path);
   printf("  nodes        %d (%d in the file)\n", t.nnode, rep.nnode_file);
   printf("  tets         %d\n", t.ntet);
@@ -65,8 +62,6 @@ static int check_tets(const char *path) {
   printf("  read in      %.3f s\n", secs);
   /* plausibility: overlapping tets and a size no choice of units makes a body are errors; a size
    * outside 1e-4 to 1e4 (as metres) a warning, since a scene may scale the mesh */
-  JlTetPlausibility pl;
-  jl_tetmesh_plausibility(&t, &pl);
   char found[3][400];
   int nfound = 0, bad = 0;
   if (pl.noverlap > 0) {

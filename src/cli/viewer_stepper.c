@@ -27,6 +27,27 @@
  * stepped: a hiccup of up to this much is caught up, more is dropped */
 #define JL_STEPPER_CREDIT 0.1
 
+/* two buffers of n3 doubles each (kept when large enough) */
+static void grow(double **x, double **u, size_t *cap, size_t n3) {
+  if (*cap >= n3 && *x && *u) return;
+  free(*x);
+  free(*u);
+  *x = jl_calloc(n3 + 1, sizeof(double));
+  *u = jl_calloc(n3 + 1, sizeof(double));
+  *cap = n3;
+}
+
+/* the worker's published copy from the world as it is now (the world is
+ * the caller's, and the caller holds the lock) */
+static void publish(Viewer *v) {
+  ViewerStepper *s = &v->stepper;
+  size_t n3 = 3 * (size_t)v->world.model->nnode;
+  grow(&s->x, &s->v, &s->cap, n3);
+  memcpy(s->x, v->world.state.x, n3 * sizeof(double));
+  memcpy(s->v, v->world.state.v, n3 * sizeof(double));
+  s->shown = v->world;
+}
+
 static void *stepper_main(void *arg) {
   Viewer *v = arg;
   ViewerStepper *s = &v->stepper;
@@ -58,35 +79,11 @@ static void *stepper_main(void *arg) {
       s->credit = 0.0;
       snprintf(s->message, sizeof s->message, "%s", msg);
     }
-    /* what the window draws: the world's struct and its state after this step */
-    s->shown = v->world;
-    size_t n3 = 3 * (size_t)v->world.model->nnode;
-    memcpy(s->x, v->world.state.x, n3 * sizeof(double));
-    memcpy(s->v, v->world.state.v, n3 * sizeof(double));
+    publish(v); /* what the window draws: the world's struct and its state after this step */
     pthread_cond_broadcast(&s->idle);
   }
   pthread_mutex_unlock(&s->lock);
   return NULL;
-}
-
-/* two buffers of n3 doubles each (kept when large enough) */
-static void grow(double **x, double **u, size_t *cap, size_t n3) {
-  if (*cap >= n3 && *x && *u) return;
-  free(*x);
-  free(*u);
-  *x = jl_calloc(n3 + 1, sizeof(double));
-  *u = jl_calloc(n3 + 1, sizeof(double));
-  *cap = n3;
-}
-
-/* the worker's published copy from the world as it is now (the world is the caller's) */
-static void publish(Viewer *v) {
-  ViewerStepper *s = &v->stepper;
-  size_t n3 = 3 * (size_t)v->world.model->nnode;
-  grow(&s->x, &s->v, &s->cap, n3);
-  memcpy(s->x, v->world.state.x, n3 * sizeof(double));
-  memcpy(s->v, v->world.state.v, n3 * sizeof(double));
-  s->shown = v->world;
 }
 
 int jl_viewer_stepper_start(Viewer *v) {
