@@ -122,7 +122,7 @@ static JellyResult model_from_scene(JellyModel *m, JellyModel **out, char *err, 
   m->has_built = 1;
   m->step = m->scene.step;
   m->dt = m->scene.dt;
-  m->auto_dt = !m->scene.dt_set && m->step.integrator != JL_INTEGRATOR_IMPLICIT;
+  m->auto_dt = !m->scene.dt_set && !jl_integrator_is_implicit(m->step.integrator);
   *out = m;
   return JELLY_OK;
 }
@@ -239,8 +239,9 @@ static JellyResult check_body_def(const JellyBodyDef *d, const char *fn, char *e
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->name is longer than 63 bytes");
   if (!(isfinite(d->scale) && d->scale > 0 && d->scale < 1e6))
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->scale must be > 0 and below 1e6");
-  if (!finite3(d->rotate_deg) || !finite3(d->translate) || !finite3(d->velocity))
-    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->rotate_deg, translate and velocity must be finite");
+  if (!finite3(d->rotate_deg) || !finite3(d->translate) || !finite3(d->velocity) || !finite3(d->angular_velocity))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->rotate_deg, translate, velocity and angular_velocity must be "
+                "finite");
   if (!(isfinite(d->max_volume) && d->max_volume >= 0))
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->max_volume must be >= 0 (0: TetGen's choice)");
   if (!(isfinite(d->resolution) && d->resolution >= 0))
@@ -268,6 +269,7 @@ static JlBodyDef engine_body_def(const JellyBodyDef *d, int index) {
   bd.damping = d->damping;
   bd.material_damping = d->material_damping;
   memcpy(bd.velocity, d->velocity, sizeof bd.velocity);
+  memcpy(bd.angular_velocity, d->angular_velocity, sizeof bd.angular_velocity);
   return bd;
 }
 

@@ -1467,11 +1467,18 @@ double jl_contact_max_depth(const JlForce *e) {
   return d;
 }
 
-void jl_contact_loads(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx) {
+/* the loads with each contact's gap at detection (at_x = 0) or its linear gap at x (at_x = 1) */
+static void contact_loads(const JlForce *e, const JlModel *m, const double *x, int at_x, JlLoadFn add, void *ctx) {
   const ContactElem *ce = e->self;
   for (int q = 0; q < ce->ncontact; q++) {
     const Contact *ct = &ce->contact[q];
     double g0 = ct->d0 - ct->slack;
+    if (at_x && ct->tag == 0) {
+      double z[3];
+      contact_z(ct, x, z);
+      double dz[3] = {z[0] - ct->z0[0], z[1] - ct->z0[1], z[2] - ct->z0[2]};
+      g0 -= jl_vec3_dot(ct->r, dz);
+    }
     if (ct->tag != 0 || !(g0 > 0.0)) continue; /* thin pairs and open gaps carry no load */
     int p = ct->node[0], P = m->node_body[p], Q = ct->other;
     const double *xp = x + 3 * p;
@@ -1482,4 +1489,12 @@ void jl_contact_loads(const JlForce *e, const JlModel *m, const double *x, JlLoa
       add(ctx, Q, P, f, xp, rn, ct->k);
     }
   }
+}
+
+void jl_contact_loads(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx) {
+  contact_loads(e, m, x, 0, add, ctx);
+}
+
+void jl_contact_loads_at(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx) {
+  contact_loads(e, m, x, 1, add, ctx);
 }

@@ -39,6 +39,7 @@ typedef enum JlForceKind {
   JL_FORCE_ROLLING,  /* src/rolling.c: rolling resistance, penalty */
   JL_FORCE_WIND,     /* src/wind.c: does work */
   JL_FORCE_DRAG,     /* src/drag.c: the mouse drag, does work */
+  JL_FORCE_IMPACT,   /* src/impact.c: the impact law; holds energy for rebounds (penalty) */
   JL_FORCE_KIND_COUNT
 } JlForceKind;
 

@@ -136,7 +136,9 @@ typedef struct JlWork {
   double *rhs_fixed, *diag_fixed;
   double *x_guard, *v_guard, *dv_guard; /* JL_GUARD_DEPTH x nnode x 3: state before an energy-guarded step */
   /* the elements' history with x_step and x_sub: undoing a step restores it too */
-  JlHistory hist_step, hist_sub;
+  JlHistory hist_step, hist_sub, hist_mid;
+  double *x_mid, *v_mid, *dv_mid; /* nnode x 3: state at the start of an implicit midpoint step (with hist_mid) */
+  int midpoint;     /* 1 during an implicit midpoint step's half step: solved closer (src/implicit.c) */
   int nbody;
   int *inverted;    /* nbody: each body's inverted tets at the last divergence check (src/world.c) */
   int *group;       /* nbody + 1: union-find of the bodies that exchanged momentum in a step (src/implicit.c) */

@@ -97,6 +97,8 @@ JlWorldDef jl_default_world_def(void) {
   d.contact_push_out = 0.5;
   d.contact_rolling = 0.05;
   d.ground_rolling = 0.05;
+  d.contact_restitution = d.ground_restitution = JL_RESTITUTION;
+  d.contact_restitution_speed = d.ground_restitution_speed = JL_RESTITUTION_SPEED;
   d.wind_gust_period = 2.0;
   d.nobstacle = 0;
   d.obstacle = NULL;
@@ -146,13 +148,19 @@ static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
               {"contact stiffness", w->contact_stiffness, 0},      {"contact damping", w->contact_damping, 0},
               {"contact friction", w->contact_friction, 0},        {"contact spring_scale", w->contact_spring_scale, 0},
               {"contact push_out_speed", w->contact_push_out, 1}, {"contact cell size", w->contact_cell, 0},
-              {"contact rolling_resistance", w->contact_rolling, 0}, {"ground rolling_resistance", w->ground_rolling, 0}};
+              {"contact rolling_resistance", w->contact_rolling, 0}, {"ground rolling_resistance", w->ground_rolling, 0},
+              {"contact restitution_speed", w->contact_restitution_speed, 0},
+              {"ground restitution_speed", w->ground_restitution_speed, 0}};
   for (size_t k = 0; k < sizeof coef / sizeof coef[0]; k++) {
     double c = coef[k].value;
     if (!(coef[k].positive ? c > 0.0 : c >= 0.0) || !isfinite(c))
       return jl_fail(err, errsz, JL_ERR_INPUT, "world: %s must be %s 0, got %g", coef[k].what,
                      coef[k].positive ? ">" : ">=", c);
   }
+  if (!(w->contact_restitution >= 0.0 && w->contact_restitution <= 1.0) ||
+      !(w->ground_restitution >= 0.0 && w->ground_restitution <= 1.0))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: restitution must be in [0, 1], got contact %g, ground %g",
+                   w->contact_restitution, w->ground_restitution);
   if (w->nobstacle < 0 || (w->nobstacle > 0 && !w->obstacle))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: %d obstacles but no data", w->nobstacle);
   for (int o = 0; o < w->nobstacle; o++) {
@@ -200,6 +208,8 @@ static JlResult check_def(const JlBodyDef *d, const char *name, int nnode, char 
                    d->material_damping);
   if (!finite3(d->velocity))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity must be finite", name);
+  if (!finite3(d->angular_velocity))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': angular_velocity must be finite", name);
   if (d->npin < 0 || (d->npin > 0 && !d->pin))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': pin list has %d entries but no data", name, d->npin);
   for (int p = 0; p < d->npin; p++)
@@ -537,6 +547,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
         break;
       }
     }
+    jl_model_spin(m, b, d->angular_velocity);
     for (int i = 0; i < t->nnode; i++)
       if (m->pinned[node0 + i]) m->v0[3 * (node0 + i)] = m->v0[3 * (node0 + i) + 1] = m->v0[3 * (node0 + i) + 2] = 0.0;
 
@@ -625,6 +636,21 @@ void jl_model_body_com(const JlModel *m, const double *x, int b, double com[3]) 
   }
   if (mass > 0)
     for (int k = 0; k < 3; k++) com[k] /= mass;
+}
+
+void jl_model_spin(JlModel *m, int b, const double w[3]) {
+  if (!(w[0] != 0.0 || w[1] != 0.0 || w[2] != 0.0)) return;
+  const JlBody *body = &m->body[b];
+  double c[3];
+  jl_model_body_com(m, m->x0, b, c);
+  for (int i = body->node_begin; i < body->node_begin + body->node_count; i++) {
+    if (m->pinned[i]) continue;
+    const double *x = m->x0 + 3 * i;
+    double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]}, *v = m->v0 + 3 * i;
+    v[0] += w[1] * r[2] - w[2] * r[1];
+    v[1] += w[2] * r[0] - w[0] * r[2];
+    v[2] += w[0] * r[1] - w[1] * r[0];
+  }
 }
 
 void jl_model_node_stiffness(const JlModel *m, double *out) {

@@ -20,6 +20,10 @@ extern "C" {
 /* s, the default material damping of volume bodies (JlBodyDef.material_damping) */
 #define JL_MATERIAL_DAMPING 0.005
 
+/* the default coefficient of restitution and the speed (m/s) below which impacts are left to the contacts */
+#define JL_RESTITUTION 0.5
+#define JL_RESTITUTION_SPEED 0.5
+
 /* JlBodyKind (what a body is made of: volume, cloth, rope) is in collision/geom.h, which
  * collision/ reads without the engine. */
 
@@ -40,6 +44,8 @@ typedef struct JlBodyDef {
                               material_damping x its stiffness, at most critical for its two nodes (docs/physics.md,
                               "Material damping"); default JL_MATERIAL_DAMPING */
   double velocity[3];      /* m/s, initial velocity of every node; default 0 */
+  double angular_velocity[3]; /* rad/s, initial spin about the body's centre of mass (by node masses): each free
+                                 node also gets angular_velocity x (x - centre); default 0 */
   int npin;                /* number of entries in pin (local node ids); default 0 */
   const int *pin;          /* npin local node ids, may be NULL when npin == 0; copied */
   int has_pin_box;         /* pin every node inside pin_box (world coordinates); default 0 */
@@ -72,6 +78,11 @@ typedef struct JlWorldDef {
   double contact_rolling;   /* rolling resistance of volume bodies on each other and on obstacles (src/rolling.c):
                                a torque of at most this x normal load x lever arm resists their rolling; default 0.02 */
   double ground_rolling;    /* the same on the ground plane; default 0.02 */
+  /* the impact law (src/impact.h): coefficient of restitution of volume bodies' impacts on each other and on
+   * obstacles (contact_) and on the ground (ground_), applied to impacts approaching faster than the
+   * restitution speed (m/s); defaults JL_RESTITUTION, JL_RESTITUTION_SPEED */
+  double contact_restitution, ground_restitution;
+  double contact_restitution_speed, ground_restitution_speed;
   int nobstacle;            /* static obstacles; default 0 */
   const JlObstacle *obstacle; /* nobstacle entries, copied by jl_model_build (model->obstacle); may be NULL when 0 */
   /* wind on cloth triangles (src/wind.h); off while wind_drag == 0 or no cloth body exists */
@@ -178,6 +189,9 @@ void jl_model_node_stiffness(const JlModel *m, double *out);
 void jl_model_alloc_nodes(JlModel *m, const JlObstacle *obstacle, int nobstacle, int nnode);
 
 void jl_model_body_com(const JlModel *m, const double *x, int b, double com[3]);
+/* Adds the rigid rotation w x (x0 - c) about body b's centre of mass c
+ * (by node masses) to the initial velocity v0 of b's free nodes (rad/s). */
+void jl_model_spin(JlModel *m, int b, const double w[3]);
 
 #ifdef __cplusplus
 }

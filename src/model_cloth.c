@@ -70,8 +70,8 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
   if (!(cd->radius >= 0.0) || !isfinite(cd->radius))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': %s must be >= 0 m, got %g", name,
                    cd->kind == JL_BODY_ROPE ? "radius" : "thickness", cd->kind == JL_BODY_ROPE ? cd->radius : 2 * cd->radius);
-  if (!finite3(def->velocity))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity must be finite", name);
+  if (!finite3(def->velocity) || !finite3(def->angular_velocity))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity and angular_velocity must be finite", name);
   if (c->nnode < 2 || !c->node || !c->measure || c->nspring < 1 || !c->spring || !c->kind)
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': empty cloth (%d nodes, %d springs)", name, c->nnode,
                    c->nspring);
@@ -138,6 +138,7 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
                      lo[2], hi[0], hi[1], hi[2]);
     }
   }
+  jl_model_spin(m, 0, def->angular_velocity);
   for (int i = 0; i < n; i++)
     if (m->pinned[i]) m->v0[3 * i] = m->v0[3 * i + 1] = m->v0[3 * i + 2] = 0.0;
 

@@ -27,6 +27,9 @@ typedef void (*JlLoadFn)(void *ctx, int body, int other, double force, const dou
  * one call per contact and side. */
 void jl_contact_loads(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx);
 void jl_ground_loads(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx);
+/* The same contacts' loads with their linear gaps at x instead of at detection (the ground's
+ * are always at x): which pairs still touch at the end of a step (src/impact.c). */
+void jl_contact_loads_at(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx);
 
 /* The rolling-resistance element of model m, reading the loads of the
  * contact element `contacts` and the ground element `ground` (either may be

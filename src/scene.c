@@ -370,7 +370,7 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
   static const char *const keys[] = {
       "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
       "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
-      "units", "velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate",
+      "units", "velocity", "angular_velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate",
       "surface", "material_damping", "plausibility_check", NULL};
   static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", "calibrate",
                                             "surface", "material_damping", "plausibility_check", NULL};
@@ -519,6 +519,7 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
   TRY(jl_scene_get_num(c, o, path, "scale", &b->scale, 0, 1, 1e9));
   TRY(parse_units(c, o, path, shape != NULL, b));
   TRY(jl_scene_get_vec(c, o, path, "velocity", b->def.velocity, 3));
+  TRY(jl_scene_get_vec(c, o, path, "angular_velocity", b->def.angular_velocity, 3));
   TRY(jl_scene_get_bool(c, o, path, "self_collision", &b->def.self_collision));
   TRY(jl_scene_get_obj(c, o, path, "pin", &pin));
   if (pin) {
@@ -655,7 +656,7 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
     if (sc->step.integrator == JL_INTEGRATOR_COUNT)
       return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
                      "%s: integrator: unknown integrator '%s' (implicit, symplectic, euler, "
-                     "midpoint, rk4, verlet)", c->file, integ);
+                     "midpoint, rk4, verlet, implicit_midpoint)", c->file, integ);
   }
   sc->dt = 1.0 / 60.0; /* explicit integrators without dt: jl_world_stable_dt at run time */
   TRY(jl_scene_get_num(c, root, "", "dt", &sc->dt, 0, 1, 1e6));
@@ -695,7 +696,7 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
   TRY(jl_scene_get_obj(c, root, "", "ground", &ground));
   if (ground) {
     static const char *const gkeys[] = {"y", "friction", "stiffness", "damping", "spring_scale", "rolling_resistance",
-                                        NULL};
+                                        "restitution", "restitution_speed", NULL};
     TRY(jl_scene_check_keys(c, ground, "ground", gkeys));
     sc->world.has_ground = 1;
     TRY(jl_scene_get_num(c, ground, "ground", "y", &sc->world.ground_y, -1e9, 0, 1e9));
@@ -704,13 +705,16 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
     TRY(jl_scene_get_num(c, ground, "ground", "damping", &sc->world.ground_damping, 0, 0, 1e15));
     TRY(jl_scene_get_num(c, ground, "ground", "spring_scale", &sc->world.ground_spring_scale, 0, 0, 1e6));
     TRY(jl_scene_get_num(c, ground, "ground", "rolling_resistance", &sc->world.ground_rolling, 0, 0, 1e3));
+    TRY(jl_scene_get_num(c, ground, "ground", "restitution", &sc->world.ground_restitution, 0, 0, 1));
+    TRY(jl_scene_get_num(c, ground, "ground", "restitution_speed", &sc->world.ground_restitution_speed, 0, 0, 1e6));
   }
 
   const cJSON *contact = NULL;
   TRY(jl_scene_get_obj(c, root, "", "contact", &contact));
   if (contact) {
     static const char *const ckeys[] = {"stiffness", "damping", "friction", "cell_size", "spring_scale",
-                                        "push_out_speed", "rolling_resistance", NULL};
+                                        "push_out_speed", "rolling_resistance", "restitution", "restitution_speed",
+                                        NULL};
     TRY(jl_scene_check_keys(c, contact, "contact", ckeys));
     TRY(jl_scene_get_num(c, contact, "contact", "stiffness", &sc->world.contact_stiffness, 0, 1, 1e15));
     TRY(jl_scene_get_num(c, contact, "contact", "damping", &sc->world.contact_damping, 0, 0, 1e15));
@@ -719,6 +723,9 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
     TRY(jl_scene_get_num(c, contact, "contact", "spring_scale", &sc->world.contact_spring_scale, 0, 0, 1e6));
     TRY(jl_scene_get_num(c, contact, "contact", "push_out_speed", &sc->world.contact_push_out, 0, 1, 1e6));
     TRY(jl_scene_get_num(c, contact, "contact", "rolling_resistance", &sc->world.contact_rolling, 0, 0, 1e3));
+    TRY(jl_scene_get_num(c, contact, "contact", "restitution", &sc->world.contact_restitution, 0, 0, 1));
+    TRY(jl_scene_get_num(c, contact, "contact", "restitution_speed", &sc->world.contact_restitution_speed, 0, 0,
+                         1e6));
   }
   /* "wind": air moving past cloth (src/wind.h); its presence turns air drag on */
   const cJSON *wind = NULL;

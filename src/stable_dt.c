@@ -155,7 +155,7 @@ static double largest(JlIntegrator integ, const Modes *md, double hmax, double d
 
 JlStableDt jl_world_stable_dt(JlWorld *w, JlIntegrator integ, double hmax, double duration) {
   JlStableDt r = {hmax, 0, 0, 0};
-  if (integ == JL_INTEGRATOR_IMPLICIT || !(hmax > 0)) return r;
+  if (jl_integrator_is_implicit(integ) || !(hmax > 0)) return r;
   const JlModel *m = w->model;
   JlForce *el[JL_MAX_FORCES];
   int nel = 0, contacts = 0;

@@ -80,7 +80,8 @@ uint64_t jl_model_fingerprint(const JlModel *m) {
                  w->ground_stiffness, w->ground_damping, w->ground_spring_scale, w->contact_stiffness,
                  w->contact_damping, w->contact_friction, w->contact_cell, w->contact_spring_scale,
                  w->contact_push_out, w->wind[0], w->wind[1], w->wind[2], w->wind_gust, w->wind_gust_period,
-                 w->wind_drag, w->contact_rolling, w->ground_rolling};
+                 w->wind_drag, w->contact_rolling, w->ground_rolling, w->contact_restitution, w->ground_restitution,
+                 w->contact_restitution_speed, w->ground_restitution_speed};
   h = fnv_doubles(h, wd, sizeof wd / sizeof wd[0]);
   h = fnv_int(h, w->has_ground);
   for (int o = 0; o < m->nobstacle; o++) {

@@ -24,6 +24,8 @@ typedef enum JlIntegrator {
   JL_INTEGRATOR_MIDPOINT,   /* "midpoint" (RK2) */
   JL_INTEGRATOR_RK4,        /* "rk4" */
   JL_INTEGRATOR_VERLET,     /* "verlet" (velocity Verlet) */
+  JL_INTEGRATOR_IMPLICIT_MIDPOINT, /* "implicit_midpoint": the backward Euler half step extrapolated to the
+                                      whole step (second order, no numerical damping; src/world.c) */
   JL_INTEGRATOR_COUNT
 } JlIntegrator;
 
@@ -31,6 +33,11 @@ typedef enum JlIntegrator {
 const char *jl_integrator_name(JlIntegrator i);
 /* Returns JL_INTEGRATOR_COUNT for an unknown name. */
 JlIntegrator jl_integrator_parse(const char *name);
+/* 1 for the implicit integrators (implicit Euler, implicit midpoint): unconditionally stable, solved by
+ * src/implicit.c, their default dt 1/60 s */
+static inline int jl_integrator_is_implicit(JlIntegrator i) {
+  return i == JL_INTEGRATOR_IMPLICIT || i == JL_INTEGRATOR_IMPLICIT_MIDPOINT;
+}
 
 typedef struct JlStepDef {
   JlIntegrator integrator;  /* default JL_INTEGRATOR_IMPLICIT */
@@ -72,6 +79,8 @@ typedef struct JlStepReport {
   char message[384];  /* set when diverged: names body and likely cause */
   int energy_splits;  /* implicit steps redone as two half steps because they would have created energy */
   int energy_rises;   /* steps that still created energy at the smallest split (h / 2^(JL_GUARD_DEPTH - 1)) */
+  int midpoint_fallbacks; /* implicit midpoint steps without contact redone as backward Euler steps because
+                             their extrapolation would have created energy */
   int crossing_splits; /* implicit steps redone as two half steps because thin bodies passed through each other
                           or a node ended deep inside an obstacle without a contact (JlForceOps.crossed) */
 } JlStepReport;

@@ -32,8 +32,8 @@ const size_t ngaps = 0;
 
 /* one line a row: a deliberate change of results changes its hash here */
 static const Golden golden[] = {
-    {"contact_head_on.json", "implicit", 30, 1.0 / 60.0, 0xba547129dbfc4f1bull},         /* body-body: patches, speculative */
-    {"contact_slab_obstacle.json", "implicit", 25, 1.0 / 60.0, 0xcde43a430d6513bfull},   /* fast ball onto an obstacle box */
+    {"contact_head_on.json", "implicit", 30, 1.0 / 60.0, 0x58148cb0bcc47778ull},         /* body-body: patches, speculative */
+    {"contact_slab_obstacle.json", "implicit", 25, 1.0 / 60.0, 0xe0ef7c1e6b845727ull},   /* fast ball onto an obstacle box */
     {"contact_half_below_ground.json", "implicit", 20, 1.0 / 60.0, 0x87aaa894d588149eull}, /* ground push-out, friction */
     {"thin_cloth_ball_8.json", "implicit", 30, 1.0 / 60.0, 0x0911c5cf39720487ull},       /* cloth on a body and the ground */
     {"thin_rope_on_box.json", "implicit", 20, 1.0 / 60.0, 0xe921a9c1a33128ddull},        /* rope on an obstacle box */

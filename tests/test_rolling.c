@@ -104,7 +104,7 @@ static void test_slopes(void) {
 static int stacked_world(JlWorld *w) {
   const char *text =
       "{ \"duration\": 1, \"fps\": 60, \"ground\": { \"y\": 0, \"friction\": 0.5 },"
-      "  \"contact\": { \"friction\": 0.5 },"
+      "  \"contact\": { \"friction\": 0.5, \"restitution\": 0 },"
       "  \"bodies\": ["
       "   { \"name\": \"ball\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.15 }, \"translate\": [0, 0.152, 0],"
       "     \"tetgen\": { \"max_volume\": 2e-4 }, \"density\": 1000, \"young_modulus\": 2e5 },"
@@ -169,7 +169,7 @@ static void test_no_net_force_or_torque(void) {
    * torques cancel. Zero gravity, no ground: a cube thrown onto a ball,
    * then spun on it so that the pair rolls. */
   const char *text =
-      "{ \"duration\": 1, \"fps\": 60, \"gravity\": [0, 0, 0], \"contact\": { \"friction\": 0.5 },"
+      "{ \"duration\": 1, \"fps\": 60, \"gravity\": [0, 0, 0], \"contact\": { \"friction\": 0.5, \"restitution\": 0 },"
       "  \"bodies\": ["
       "   { \"name\": \"ball\", \"shape\": { \"type\": \"sphere\", \"radius\": 0.15 },"
       "     \"tetgen\": { \"max_volume\": 2e-4 }, \"density\": 1000, \"young_modulus\": 2e5 },"

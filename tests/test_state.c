@@ -53,6 +53,7 @@
 
 #include "mesh/child.h"
 #include "mesh/shapes.h"
+#include "src/impact.h"
 #include "src/scene.h"
 #include "src/state.h"
 #include "tests/harness.h"
@@ -233,6 +234,44 @@ static void test_copy_scenes(void) {
     jl_world_destroy(&b);
     free_model(m);
     ENSURE_MSG(same, "%s: the copy went on differently", scenes[i]);
+  }
+}
+
+/* the impact law's history (src/impact.c): a world given the copy of another in the middle of an
+ * impact (energy held for the rebound) goes on bitwise like it; the ball on the ground and two free
+ * balls head-on, the latter under implicit_midpoint */
+static void test_copy_impacts(void) {
+  static const struct {
+    const char *scene;
+    int steps;
+    int midpoint;
+  } cases[] = {{"bounce_ball.json", 27, 0}, {"bounce_head_on.json", 2, 0}, {"bounce_head_on.json", 2, 1}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s%s", SCENES, cases[i].scene);
+    JlStepDef def;
+    JlModel *m = load_model(path, &def);
+    ENSURE_MSG(m, "%s", cases[i].scene);
+    if (cases[i].midpoint) def.integrator = JL_INTEGRATOR_IMPLICIT_MIDPOINT;
+    JlWorld a, b;
+    ENSURE(make(&a, m, &def) && make(&b, m, &def));
+    int ok = 1;
+    double held = 0.0;
+    for (int k = 0; k < 40 && ok && !(held > 0.0); k++) {
+      ok = jl_world_step(&a, H, NULL) == JL_OK;
+      held = jl_impact_held(jl_world_find_force(&a, JL_FORCE_IMPACT));
+    }
+    ENSURE_MSG(ok && held > 0.0, "%s: no impact holds energy in the first 40 steps: the test has no teeth",
+               cases[i].scene);
+    ENSURE_MSG(jl_state_copy(&b, &a, err, sizeof err) == JL_OK, "%s: %s", cases[i].scene, err);
+    for (int k = 0; k < 20 && ok; k++) ok = jl_world_step(&a, H, NULL) == JL_OK && jl_world_step(&b, H, NULL) == JL_OK;
+    int same = ok && same_state(&a, &b);
+    printf("  %-22s %s: copied holding %.3g J: %s\n", cases[i].scene, jl_integrator_name(def.integrator), held,
+           same ? "bitwise" : "DIFFERS");
+    jl_world_destroy(&a);
+    jl_world_destroy(&b);
+    free_model(m);
+    ENSURE_MSG(same, "%s: the copy went on differently", cases[i].scene);
   }
 }
 
@@ -805,7 +844,7 @@ static void test_program_resume(void) {
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_scenes", test_copy_scenes}, {"copy_mismatch", test_copy_mismatch},
+JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_scenes", test_copy_scenes}, {"copy_impacts", test_copy_impacts}, {"copy_mismatch", test_copy_mismatch},
              {"adaptive_rejection", test_adaptive_rejection}, {"checkpoint_file", test_checkpoint_file},
              {"checkpoint_hostile", test_checkpoint_hostile, JL_ROBUSTNESS}, {"two_threads", test_two_threads},
              {"threads_per_world", test_threads_per_world},

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "src/world.h"
 #include "tests/harness.h"
 
 #define JELLY JL_JELLY_EXE
@@ -284,7 +285,7 @@ static void test_diverged_runs_without_nan(void) {
   ENSURE_MSG(strstr(g_out, "- = not measured"), "no footnote for '-' in:\n%s", g_out);
   ENSURE_MSG(strstr(g_out, "euler none"), "forward Euler has no stable dt here:\n%s", g_out);
   snprintf(path, sizeof path, "%s/out/study.csv", dir);
-  int first = check_csv(path, 6 * 8);
+  int first = check_csv(path, JL_INTEGRATOR_COUNT * 8);
   ENSURE(first >= 0);
   ENSURE_MSG(first >= 1, "no run diverged in its first step");
   snprintf(path, sizeof path, "%s/out/study.svg", dir);
@@ -303,7 +304,7 @@ static void test_quick_default(void) {
   ENSURE_MSG(!has_word(g_out, "nan") && !has_word(g_out, "inf"), "nan or inf in the table:\n%s", g_out);
   ENSURE_MSG(strstr(g_out, "1681 nodes") && strstr(g_out, "4 time steps per integrator"), "%s", g_out);
   snprintf(path, sizeof path, "%s/out/study.csv", dir);
-  ENSURE(check_csv(path, 6 * 4) >= 0);
+  ENSURE(check_csv(path, JL_INTEGRATOR_COUNT * 4) >= 0);
   /* implicit Euler survives every step; RK4's error at 1/120 s is tiny */
   char *csv = jl_test_read_file(path, NULL);
   ENSURE(csv);

@@ -374,7 +374,7 @@ static void bench_usage(FILE *f) {
           "threads; busy_10k, ms per step at 1 and 2 threads while a busy loop holds\n"
           "a core.\n"
           "Scene rows: default_scene (models/scenes/default.json, 2 s) and pile\n"
-          "(models/scenes/pile.json, 24 bodies in a box, 3 s) at their own dt: wall\n"
+          "(models/scenes/pile.json, 24 bodies in a box, 4 s) at their own dt: wall\n"
           "seconds of stepping per simulated second and CG iterations per step;\n"
           "rest_ground, a 10k-tet ball resting on the ground (after 2 s of settling)\n"
           "against the same ball in free fall: CG iterations per step and their ratio.\n"

@@ -4,7 +4,7 @@
  *   default_scene  models/scenes/default.json (the bunny falling onto the
  *                  torus), its 2 s at its own dt;
  *   pile           models/scenes/pile.json (24 soft bodies dropped into an open
- *                  box of four static walls), its 3 s at its own dt;
+ *                  box of four static walls), its 4 s at its own dt;
  *   rest_ground    a ball of about 10k tets (r 0.5 m, E 1e6 Pa, dt 1/60 s)
  *                  resting on the ground, against the same ball in free fall:
  *                  it is set on the ground and left to settle for 2 s (not

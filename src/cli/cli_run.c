@@ -93,7 +93,8 @@ typedef struct RunArgs {
 static void run_usage(FILE *f) {
   fprintf(f,
           "usage: jelly run [SCENE] [--out DIR] [--frames N] [--dt S] [--fps F]\n"
-          "                 [--integrator implicit|symplectic|euler|midpoint|rk4|verlet]\n"
+          "                 [--integrator implicit|symplectic|euler|midpoint|rk4|verlet|\n"
+          "                               implicit_midpoint]\n"
           "                 [--threads N] [--obj] [--vtk-ascii] [--quiet] [--no-preview]\n"
           "                 [--strict] [--checkpoint-every N] [--resume FILE]\n"
           "                 [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"

@@ -48,7 +48,7 @@ static int fps_flag(const char *cmd, const char *flag, const char *val, void *ds
 static int integrator_flag(const char *cmd, const char *flag, const char *val, void *dst) {
   (void)flag;
   if (jl_integrator_parse(val) == JL_INTEGRATOR_COUNT) {
-    fprintf(stderr, "jelly %s: unknown integrator '%s' (implicit, symplectic, euler, midpoint, rk4, verlet)\n", cmd,
+    fprintf(stderr, "jelly %s: unknown integrator '%s' (implicit, symplectic, euler, midpoint, rk4, verlet, implicit_midpoint)\n", cmd,
             val);
     return 0;
   }
@@ -89,7 +89,7 @@ int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *p
   if (o->dt > 0) sc->dt = o->dt;
   double frame = 1.0 / sc->fps;
   /* explicit integrators without a given dt: jl_cli_timing_world sets it */
-  t->auto_dt = sc->step.integrator != JL_INTEGRATOR_IMPLICIT && !(o->dt > 0) && !sc->dt_set;
+  t->auto_dt = !jl_integrator_is_implicit(sc->step.integrator) && !(o->dt > 0) && !sc->dt_set;
   if (t->auto_dt) sc->dt = frame;
   if (jl_dt_too_long(sc->dt, frame)) {
     if (o->dt > 0) {
@@ -139,7 +139,7 @@ int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *p
 }
 
 int jl_cli_timing_world(const char *cmd, JlScene *sc, JlWorld *w, JlCliTiming *t) {
-  if (sc->step.integrator == JL_INTEGRATOR_IMPLICIT) return 1;
+  if (jl_integrator_is_implicit(sc->step.integrator)) return 1;
   double frame = 1.0 / sc->fps, duration = t->nframes > 0 ? t->nframes * frame : sc->duration;
   t->stable = jl_world_stable_dt(w, sc->step.integrator, frame, duration);
   if (!t->auto_dt) {

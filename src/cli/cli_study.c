@@ -26,8 +26,9 @@ static void study_usage(FILE *f) {
           "usage: jelly study [SCENE] [--full | --quick] [--out DIR]\n"
           "                   [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
-          "Runs every integrator (implicit, symplectic, euler, midpoint, rk4, verlet) for\n"
-          "1 s of simulated time at each time step of a sweep and compares each run with\n"
+          "Runs every integrator (implicit, symplectic, euler, midpoint, rk4, verlet,\n"
+          "implicit_midpoint) for 1 s of simulated time at each time step of a sweep and\n"
+          "compares each run with\n"
           "RK4 at a quarter of the smallest step: how large a step each integrator\n"
           "survives, how accurate it is, what it costs and how much energy it gains or\n"
           "loses.\n"
@@ -134,6 +135,19 @@ int jl_cli_study(int argc, char **argv) {
         else printf("  %s none", jl_integrator_name((JlIntegrator)i)); /* even the smallest dt diverged */
       }
       printf("\nwrote      %s, %s in %.1f s\n", csv, svg, jl_seconds() - t0);
+      if (!scene) {
+        /* what each integrator keeps of a bounce and a spin */
+        char dyn[4200];
+        snprintf(dyn, sizeof dyn, "%s/dynamics.csv", out);
+        double t1 = jl_seconds();
+        r = jl_study_dynamics(quick, stdout, dyn, err, sizeof err);
+        if (r) {
+          fprintf(stderr, "jelly study: %s\n", err);
+          status = r;
+        } else {
+          printf("wrote      %s in %.1f s\n", dyn, jl_seconds() - t1);
+        }
+      }
     }
   }
   free(rows);

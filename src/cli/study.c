@@ -241,7 +241,7 @@ JlResult jl_study_write_csv(const char *path, const JlStudyRow *rows, int nrow, 
 }
 
 static const char *const colors[JL_INTEGRATOR_COUNT] = {"#1f77b4", "#9467bd", "#d62728",
-                                                        "#ff7f0e", "#2ca02c", "#17becf"};
+                                                        "#ff7f0e", "#2ca02c", "#17becf", "#8c564b"};
 
 /* Estimated width of a text in the SVG: characters (UTF-8 code points) x SVG_CHAR_EM x font size.
  * 0.62 em is above the average advance of sans-serif fonts for lowercase letters and digits

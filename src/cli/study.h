@@ -73,6 +73,12 @@ JlResult jl_study_write_csv(const char *path, const JlStudyRow *rows, int nrow, 
 JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, const char *title, char *err,
                             size_t errsz);
 
+/* The dynamics rows (src/cli/study_dynamics.c): every integrator at dt 1/60, 1/240, 1/1000 and 1/4000 s
+ * (quick: the first two) on a ball dropped 1 m onto the ground (ground.restitution 0.5; e measured) and
+ * a free bar spinning at 4.9 rad/s (the angular momentum kept after 1 s). One line per integrator and dt
+ * to `log` (may be NULL); dynamics.csv at csv_path (docs/integrators.md lists its columns). */
+JlResult jl_study_dynamics(int quick, FILE *log, const char *csv_path, char *err, size_t errsz);
+
 #ifdef __cplusplus
 }
 #endif

@@ -248,7 +248,7 @@ void jl_viewer_spawn_cancel(Viewer *v) {
  * scene's fastest mode for the explicit ones (jl_world_stable_dt, as `jelly run`) */
 double jl_viewer_default_step(Viewer *v, JlIntegrator i) {
   double dt = v->scene.dt < v->frame_dt ? v->scene.dt : v->frame_dt;
-  if (i != JL_INTEGRATOR_IMPLICIT) dt = jl_world_stable_dt(&v->world, i, v->frame_dt, 0.0).dt;
+  if (!jl_integrator_is_implicit(i)) dt = jl_world_stable_dt(&v->world, i, v->frame_dt, 0.0).dt;
   return v->frame_dt / jl_steps_per_frame(v->frame_dt, dt);
 }
 

@@ -311,3 +311,23 @@ def test_divergence_raises(key, value):
     w = jelly.World(sc)
     with pytest.raises(jelly.SimulationError, match="cube"):
         w.step(6)
+
+
+def test_angular_velocity_and_restitution_keys():
+    """A body dict's angular_velocity spins it as a rigid body (v_i - v_j = w x (x_i - x_j)) about its
+    centre of mass (the spin alone moves nothing: the body stays where it is on average); the
+    restitution keys are taken and range-checked."""
+    w_z = np.array([0.0, 0.0, 2.0])
+    w = jelly.World({"gravity": [0, 0, 0],
+                     "bodies": [{"shape": {"type": "box", "size": [1.0, 0.2, 0.2]}, "angular_velocity": list(w_z)}]})
+    x, v = np.array(w.positions), np.array(w.velocities)
+    assert np.abs(v[:, 2]).max() == 0.0 and np.abs(v).max() > 0.9  # the tips move at 2 rad/s x 0.5 m
+    assert np.abs((v - v[0]) - np.cross(w_z, x - x[0])).max() < 1e-12
+    c0 = np.array(w.positions).mean(axis=0)
+    w.step(30)
+    assert np.linalg.norm(np.array(w.positions).mean(axis=0) - c0) < 0.05  # spinning in place
+    with pytest.raises(jelly.SceneError, match="restitution"):
+        jelly.World({"ground": {"restitution": 1.5}, "bodies": [{"shape": {"type": "sphere", "radius": 0.1}}]})
+    w = jelly.World({"ground": {"restitution": 0.3, "restitution_speed": 1.0}, "contact": {"restitution": 0.7},
+                     "bodies": [{"shape": {"type": "sphere", "radius": 0.1}, "translate": [0, 0.5, 0]}]})
+    w.step(10)

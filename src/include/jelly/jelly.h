@@ -143,6 +143,8 @@ typedef struct JellyBodyDef {
   double resolution;      /* m, lattice spacing of an embedded mesh, 0 = bounding-box diagonal / 12; default 0 */
   double material_damping; /* s >= 0, Kelvin-Voigt material damping: each spring also gets a dashpot of this x its
                               stiffness, at most critical (docs/physics.md); default 0.005 */
+  double angular_velocity[3]; /* rad/s, initial spin about the body's centre of mass: every node also gets
+                                 angular_velocity x (x - centre); default 0 */
 } JellyBodyDef;
 
 JELLY_API JellyBodyDef jelly_default_body_def(void);
