@@ -120,24 +120,18 @@ static double bounce_run(const char *name, const char *scene, double surface, in
   static void fn##_dt1000(void) { fn(DT1000); }
 #define CASE3(fn) {#fn "_dt60", fn##_dt60, JL_SCENE | JL_SHORT}, {#fn "_dt240", fn##_dt240}, {#fn "_dt1000", fn##_dt1000}
 
-static void bounce_ground(double dt) {
+/* the three coefficients on `scene` (ground: 1 sets ground.restitution, else contact.restitution) */
+static void bounce_three(const char *stem, const char *scene, double surface, int ground, double dt) {
   static const double es[] = {0.2, 0.5, 0.8};
   for (int k = 0; k < 3; k++) {
     char name[64];
-    snprintf(name, sizeof name, "bounce_ground_e%.1f", es[k]);
-    bounce_run(name, "bounce_ball.json", 0.0, 1, es[k], 0, dt, E_TOL);
+    snprintf(name, sizeof name, "%s_e%.1f", stem, es[k]);
+    bounce_run(name, scene, surface, ground, es[k], 0, dt, E_TOL);
   }
 }
+static void bounce_ground(double dt) { bounce_three("bounce_ground", "bounce_ball.json", 0.0, 1, dt); }
 THREE_DT(bounce_ground)
-
-static void bounce_box(double dt) {
-  static const double es[] = {0.2, 0.5, 0.8};
-  for (int k = 0; k < 3; k++) {
-    char name[64];
-    snprintf(name, sizeof name, "bounce_box_e%.1f", es[k]);
-    bounce_run(name, "bounce_box.json", 0.2, 0, es[k], 0, dt, E_TOL);
-  }
-}
+static void bounce_box(double dt) { bounce_three("bounce_box", "bounce_box.json", 0.2, 0, dt); }
 THREE_DT(bounce_box)
 
 /* a soft ball (E 1e5) keeps some of the impact as wobble: within SOFT_TOL of the set value at each
