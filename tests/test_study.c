@@ -5,6 +5,7 @@
  * all, lies inside the picture. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,6 +319,31 @@ static void test_quick_default(void) {
   free(csv);
   snprintf(path, sizeof path, "%s/out/study.svg", dir);
   check_svg(path);
+  /* the dynamics rows: every integrator at two steps; the bounce set by the coefficient under both
+   * implicit integrators, the spin kept by the midpoint rule and damped by backward Euler */
+  snprintf(path, sizeof path, "%s/out/dynamics.csv", dir);
+  csv = jl_test_read_file(path, NULL);
+  ENSURE_MSG(csv, "missing %s", path);
+  int lines = 0;
+  for (const char *c = csv; *c; c++) lines += *c == '\n';
+  ENSURE_MSG(strncmp(csv, "integrator,dt,bounce_stable,e_target,e,spin_stable,spin_kept_target,spin_kept,"
+                          "bounce_wall_per_sim_s,spin_wall_per_sim_s\n", 120) == 0 && lines == 1 + 2 * JL_INTEGRATOR_COUNT,
+             "%d lines:\n%s", lines, csv);
+  static const struct {
+    const char *prefix;
+    double kept_lo, kept_hi;
+  } want[] = {{"\nimplicit,0.0166666667,1,0.5,", 0.5, 0.8}, {"\nimplicit_midpoint,0.0166666667,1,0.5,", 0.99, 1.01}};
+  for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+    const char *r = strstr(csv, want[k].prefix);
+    ENSURE_MSG(r, "no row %s in\n%s", want[k].prefix + 1, csv);
+    snprintf(row, sizeof row, "%.*s", (int)strcspn(r + 1, "\n"), r + 1);
+    char *f[10];
+    ENSURE(split_csv(row, f, 10) == 10);
+    double e = atof(f[4]), kept = atof(f[7]);
+    ENSURE_MSG(fabs(e - 0.5) <= 0.05 && kept >= want[k].kept_lo && kept <= want[k].kept_hi, "%s: e %g, kept %g",
+               want[k].prefix + 1, e, kept);
+  }
+  free(csv);
 }
 
 /* the help says what the default scene is and what is written, in plain words */
@@ -325,7 +351,7 @@ static void test_help(void) {
   ENSURE(jl_test_run("'" JELLY "' study --help", g_out, sizeof g_out) == 0);
   ENSURE_MSG(!strstr(g_out, "seed 004"), "the help should not need the project's seed papers:\n%s", g_out);
   static const char *const want[] = {"cloth", "20 m x 20 m", "41 x 41 nodes", "800 N/m", "two top corners",
-                                     "gravity", "study.csv", "study.svg", "--quick", "--full", "--out"};
+                                     "gravity", "study.csv", "study.svg", "dynamics.csv", "--quick", "--full", "--out"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ENSURE_MSG(strstr(g_out, want[i]), "'%s' missing from the help:\n%s", want[i], g_out);
   for (const char *l = g_out; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))
