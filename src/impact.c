@@ -339,7 +339,6 @@ double jl_impact_held(const JlForce *e) {
   return held;
 }
 
-
 int jl_impact_end_step(JlForce *e, const JlModel *m, const double *x, double *v, double drop, double h) {
   ImpactElem *ie = e->self;
   const JlWorldDef *wd = &m->world;
