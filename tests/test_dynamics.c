@@ -28,9 +28,9 @@
  * friction and patch normals carry a torque z x F over the penetration z: 0.3 to 34 % of the pair's
  * angular momentum moves through the contact (docs/physics.md, "Restitution").
  * roll: the ball rolls without slipping (w = v / r) but towards a terminal speed, 0.33 m/s at dt 1/60
- * (a = 0.84 m/s^2 at 1/240, 2.06 at 1/1000, against 2.37): its contact patch loads and unloads penalty
- * springs every step, which backward Euler dissipates; contact damping, friction (0.5 or 2), spring
- * damping and the contact stiffness were measured not to matter.
+ * (a = 0.84 m/s^2 at 1/240, 2.06 at 1/1000, against 2.37): backward Euler dissipates the deformation
+ * the contact patch drives through the ball; contact damping, friction (0.5 or 2), spring damping and
+ * the contact stiffness (1e3 to 1e6 per kg) were measured not to matter.
  * cradle: the independently meshed balls' contact patches push 2.4 to 4 % of the momentum sideways down
  * the row; and a ball touching the next one counts as braced, so the first ball rebounds instead of
  * passing the hit on (the impact law sees pairs, not the chain). */
