@@ -107,6 +107,8 @@ JellyModelDef jelly_default_model_def(void) {
   d.ground_friction = wd.ground_friction;
   d.dt = 1.0 / 60.0;
   d.threads = 1;
+  d.ground_restitution = wd.ground_restitution;
+  d.contact_restitution = wd.contact_restitution;
   return d;
 }
 
@@ -170,12 +172,17 @@ JellyResult jelly_model_new(const JellyModelDef *def, JellyModel **out, char *er
   if (!(d.dt > 0 && d.dt <= 1)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "dt must be in (0, 1] s");
   if (d.threads < 0 || d.threads > JL_MAX_THREADS)
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "threads must be 0 to " JL_MAX_THREADS_TEXT);
+  if (!(d.ground_restitution >= 0 && d.ground_restitution <= 1) ||
+      !(d.contact_restitution >= 0 && d.contact_restitution <= 1))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "ground_restitution and contact_restitution must be in [0, 1]");
   JellyModel *m = jl_calloc(1, sizeof *m);
   m->world = jl_default_world_def();
   memcpy(m->world.gravity, d.gravity, sizeof d.gravity);
   m->world.has_ground = d.has_ground != 0;
   m->world.ground_y = d.ground_y;
   m->world.ground_friction = d.ground_friction;
+  m->world.ground_restitution = d.ground_restitution;
+  m->world.contact_restitution = d.contact_restitution;
   m->step = jl_default_step_def();
   m->step.threads = d.threads;
   m->dt = d.dt;

@@ -234,6 +234,13 @@ static void test_bad_arguments(void) {
   md = jelly_default_model_def();
   md.gravity[0] = NAN;
   BAD(jelly_model_new(&md, &m, err, sizeof err), JELLY_ERR_INPUT);
+  md = jelly_default_model_def();
+  ENSURE(md.ground_restitution == 0.5 && md.contact_restitution == 0.5);
+  md.ground_restitution = 1.5;
+  BAD(jelly_model_new(&md, &m, err, sizeof err), JELLY_ERR_INPUT);
+  md = jelly_default_model_def();
+  md.contact_restitution = NAN;
+  BAD(jelly_model_new(&md, &m, err, sizeof err), JELLY_ERR_INPUT);
   ENSURE(jelly_model_new(NULL, &m, err, sizeof err) == JELLY_OK);
   BAD(jelly_world_new(m, &w, err, sizeof err), JELLY_ERR_INPUT); /* no bodies */
   BAD(jelly_world_new(NULL, &w, err, sizeof err), JELLY_ERR_INPUT);
@@ -680,7 +687,47 @@ static void test_stats(void) {
 }
 
 #define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"version", test_version}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
+/* JellyModelDef's ground_restitution reaches the engine: a cube dropped 1.5 m onto the ground rises
+ * back to about e^2 of the fall with e = 0.8, and stays down with e = 0 */
+static double cube_rebound(double e) {
+  char err[512];
+  JellyModelDef md = jelly_default_model_def();
+  md.has_ground = 1;
+  md.ground_restitution = e;
+  JellyModel *m = NULL;
+  if (jelly_model_new(&md, &m, err, sizeof err)) return NAN;
+  JellyBodyDef bd = jelly_default_body_def();
+  bd.young_modulus = 1e6;
+  bd.max_volume = 0.0005; /* a few hundred tets: a coarser cube keeps more of the hit as vibration */
+  bd.scale = 0.4;
+  bd.translate[1] = 1.7; /* the lowest face 1.5 m above the ground */
+  JellyWorld *w = NULL;
+  if (jelly_model_add_body(m, CUBE_V, 8, CUBE_T, 12, &bd, err, sizeof err) || jelly_world_new(m, &w, err, sizeof err)) {
+    jelly_model_free(m);
+    return NAN;
+  }
+  int n = jelly_world_node_count(w), touched = 0;
+  double top = -INFINITY;
+  for (int s = 0; s < 90 && !jelly_world_step(w, 1.0 / 60.0, err, sizeof err); s++) {
+    const double *x = jelly_world_positions(w);
+    double lo = INFINITY;
+    for (int i = 0; i < n; i++) lo = fmin(lo, x[3 * i + 1]);
+    if (lo <= 0.0) touched = 1;
+    else if (touched) top = fmax(top, lo);
+  }
+  jelly_world_free(w);
+  jelly_model_free(m);
+  return touched && top > 0 ? sqrt(top / 1.5) : 0.0;
+}
+
+static void test_restitution_def(void) {
+  double e8 = cube_rebound(0.8), e0 = cube_rebound(0.0);
+  printf("  cube dropped 1.5 m: e = %.3f with ground_restitution 0.8, %.3f with 0\n", e8, e0);
+  ENSURE_MSG(e8 > 0.7 && e8 < 0.9, "e %.3f with restitution 0.8", e8);
+  ENSURE_MSG(e0 < 0.1, "e %.3f with restitution 0", e0);
+}
+
+JL_TEST_MAIN({"version", test_version}, {"restitution_def", test_restitution_def}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
              {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
              {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},
              {"threads", test_threads}, {"shared_model", test_shared_model},

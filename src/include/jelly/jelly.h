@@ -102,6 +102,8 @@ typedef struct JellyModelDef {
   double ground_friction; /* Coulomb-like coefficient >= 0, default 0.5 */
   double dt;              /* s, the longest step jelly_world_step takes, default 1/60 */
   int threads;            /* OpenMP threads inside a step, 0 = the library's default; default 1 */
+  double ground_restitution;  /* coefficient of restitution of impacts on the ground, in [0, 1]; default 0.5 */
+  double contact_restitution; /* the same between bodies; default 0.5 (docs/physics.md, "Restitution") */
 } JellyModelDef;
 
 JELLY_API JellyModelDef jelly_default_model_def(void);
