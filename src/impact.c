@@ -79,11 +79,6 @@ typedef struct Rigid {
   double M, c[3], vc[3], w[3], Iinv[9];
 } Rigid;
 
-typedef struct Load {
-  int a, b, seq;
-  double f, at[3], n[3];
-} Load;
-
 typedef struct Impact {
   int a, b;        /* a < b: a's body index; b another body, nbody + obstacle or nbody + nobstacle (ground) */
   int phase;       /* IMP_REST (slower than the restitution speed), IMP_COMPRESS, IMP_REBOUND, IMP_FLIGHT
@@ -94,7 +89,6 @@ typedef struct Impact {
   double n[3];     /* unit normal on a at the last step it touched */
   double p[3];     /* m, contact point there */
   double held;     /* J, energy lost in the impact and held for its rebound */
-  double need;     /* J, scratch: what it may take of the step's loss */
   double P0[3];    /* kg m/s, a's momentum at the start of the step the pair began in */
   double t_imp;    /* s since then */
   double flight;   /* s since the pair separated */
@@ -106,7 +100,7 @@ typedef struct ImpactElem {
   Rigid *start, *end; /* nbody: at the step's start, at its end */
   Rigid *prev;        /* nbody: at the previous step's start (history: a contact may already act in the step
                          before the one at whose end its gap is found closed) */
-  Load *load;
+  JlLoad *load;
   int nload, loadcap;
   Impact *imp;        /* sorted by (a, b) */
   int nimp, impcap;
@@ -231,8 +225,7 @@ static void push_body(const ImpactElem *ie, const JlModel *m, const double *x, d
 
 /* the pair's target normal speed: e u_in, less what gravity took from it since it separated when b does
  * not move with a (free_b = 0; two free bodies fall together) */
-static double target_speed(const ImpactElem *ie, const JlModel *m, const Impact *q, int free_b) {
-  (void)ie;
+static double target_speed(const JlModel *m, const Impact *q, int free_b) {
   double t = q->e * q->u_in;
   if (!free_b) t += q->flight * jl_vec3_dot(m->world.gravity, q->n);
   return t;
@@ -266,7 +259,7 @@ static int restitute_along(ImpactElem *ie, const JlModel *m, const double *x, do
                            int raise_only) {
   int fa, fb;
   double K = pair_k(ie, ntouch, q, &fa, &fb), u = normal_speed(ie, ie->end, q);
-  double target = target_speed(ie, m, q, fb), du = target - u;
+  double target = target_speed(m, q, fb), du = target - u;
   if (!(K > 0.0) || !(du > 0.0 || (!raise_only && du < 0.0))) return 0;
   double j = du / K;
   if (du > 0.0) {
@@ -286,23 +279,15 @@ static int restitute_along(ImpactElem *ie, const JlModel *m, const double *x, do
 }
 
 static void add_load(void *ctx, int body, int other, double f, const double at[3], const double n[3], double k) {
-  (void)k;
   ImpactElem *ie = ctx;
   /* a body-body contact is reported from both sides: the one with a < b; cloth and ropes are not impacts */
   if (other < ie->nbody && other < body) return;
-  jl_grow((void **)&ie->load, &ie->loadcap, ie->nload + 1, sizeof(Load));
-  Load *l = &ie->load[ie->nload];
-  l->a = body, l->b = other, l->seq = ie->nload, l->f = f;
+  jl_grow((void **)&ie->load, &ie->loadcap, ie->nload + 1, sizeof(JlLoad));
+  JlLoad *l = &ie->load[ie->nload];
+  l->a = body, l->b = other, l->seq = ie->nload, l->f = f, l->k = k;
   memcpy(l->at, at, sizeof l->at);
   memcpy(l->n, n, sizeof l->n);
   ie->nload++;
-}
-
-static int load_cmp(const void *pa, const void *pb) {
-  const Load *a = pa, *b = pb;
-  if (a->a != b->a) return a->a < b->a ? -1 : 1;
-  if (a->b != b->b) return a->b < b->b ? -1 : 1;
-  return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 static Impact *impact_find(ImpactElem *ie, int a, int b) {
@@ -339,6 +324,16 @@ double jl_impact_held(const JlForce *e) {
   return held;
 }
 
+/* J the impact may still take of a step's loss: what brings it from its normal speed now (from rest while
+ * it approaches) to its target, less what it holds */
+static double impact_need(const ImpactElem *ie, const JlModel *m, int ntouch, const Impact *p) {
+  if (p->phase == IMP_REST) return 0.0;
+  int fa, fb;
+  double K = pair_k(ie, ntouch, p, &fa, &fb), u = fmax(normal_speed(ie, ie->end, p), 0.0);
+  double t = target_speed(m, p, fb);
+  return t > u && K > 0.0 ? fmax(0.5 * (t * t - u * u) / K - p->held, 0.0) : 0.0;
+}
+
 int jl_impact_end_step(JlForce *e, const JlModel *m, const double *x, double *v, double drop, double h) {
   ImpactElem *ie = e->self;
   const JlWorldDef *wd = &m->world;
@@ -346,21 +341,15 @@ int jl_impact_end_step(JlForce *e, const JlModel *m, const double *x, double *v,
   ie->nload = 0;
   if (ie->contacts) jl_contact_loads_at(ie->contacts, m, x, add_load, ie);
   if (ie->ground) jl_ground_loads(ie->ground, m, x, add_load, ie);
-  if (ie->nload > 1) qsort(ie->load, (size_t)ie->nload, sizeof(Load), load_cmp);
+  if (ie->nload > 1) qsort(ie->load, (size_t)ie->nload, sizeof(JlLoad), jl_load_cmp);
 
   /* the pairs that touch now: continued or begun (a pair touching again in flight begins anew) */
   for (int q = 0; q < ie->nimp; q++) ie->imp[q].seen = 0;
   int nnext = 0;
   for (int i = 0; i < ie->nload;) {
-    int j = i;
-    double f = 0.0, at[3] = {0, 0, 0}, n[3] = {0, 0, 0};
-    for (; j < ie->nload && ie->load[j].a == ie->load[i].a && ie->load[j].b == ie->load[i].b; j++) {
-      const Load *l = &ie->load[j];
-      f += l->f;
-      for (int k = 0; k < 3; k++) at[k] += l->f * l->at[k], n[k] += l->f * l->n[k];
-    }
+    double f, at[3], n[3];
     int a = ie->load[i].a, b = ie->load[i].b;
-    i = j;
+    i = jl_load_pair(ie->load, ie->nload, i, &f, at, n, NULL);
     double nl = sqrt(jl_vec3_dot(n, n));
     int free_a = ie->end[a].ok, free_b = b < ie->nbody && ie->end[b].ok;
     if (!(f > 0.0) || !(nl > 0.0) || !(free_a || free_b)) continue;
@@ -415,18 +404,10 @@ int jl_impact_end_step(JlForce *e, const JlModel *m, const double *x, double *v,
    * target (from rest while it still approaches) */
   if (drop > 0.0) {
     double total = 0.0;
-    for (int q = 0; q < nall; q++) {
-      Impact *p = &ie->next[q];
-      p->need = 0.0;
-      if (p->phase == IMP_REST) continue;
-      int fa, fb;
-      double K = pair_k(ie, nnext, p, &fa, &fb), u = fmax(normal_speed(ie, ie->end, p), 0.0);
-      double t = target_speed(ie, m, p, fb);
-      if (t > u && K > 0.0) p->need = fmax(0.5 * (t * t - u * u) / K - p->held, 0.0);
-      total += p->need;
-    }
+    for (int q = 0; q < nall; q++) total += impact_need(ie, m, nnext, &ie->next[q]);
     double share = total > 0.0 ? fmin(drop / total, 1.0) : 0.0;
-    for (int q = 0; q < nall; q++) ie->next[q].held += share * ie->next[q].need;
+    if (share > 0.0)
+      for (int q = 0; q < nall; q++) ie->next[q].held += share * impact_need(ie, m, nnext, &ie->next[q]);
   }
 
   /* the law */
@@ -494,7 +475,7 @@ static int impact_history_load(JlForce *e, const JlModel *m, const unsigned char
     const Impact *p = &imp[q];
     int ok = p->a >= 0 && p->a < nb && p->b > p->a && p->b <= top && p->phase >= IMP_REST && p->phase <= IMP_FLIGHT &&
              isfinite(p->e) && isfinite(p->u_in) && isfinite(p->held) && p->held >= 0.0 &&
-             isfinite(p->need) && isfinite(p->flight) && isfinite(p->t_imp) && isfinite(p->P0[0]) &&
+             isfinite(p->flight) && isfinite(p->t_imp) && isfinite(p->P0[0]) &&
              isfinite(p->P0[1]) && isfinite(p->P0[2]) &&
              isfinite(p->n[0]) && isfinite(p->n[1]) && isfinite(p->n[2]) && isfinite(p->p[0]) && isfinite(p->p[1]) &&
              isfinite(p->p[2]);

@@ -65,10 +65,7 @@ typedef struct Frame {
   double inertia;  /* kg m^2: trace(I)/3 */
 } Frame;
 
-typedef struct Load {
-  int a, b, seq;
-  double f, at[3], n[3], k;
-} Load;
+typedef JlLoad Load;
 
 typedef struct Pair {
   int a, b;        /* a: a volume body; b: a body (rolls too when its frame is ok) or >= nbody (static) */
@@ -371,11 +368,25 @@ static void add_load(void *ctx, int a, int b, double f, const double at[3], cons
   for (int c = 0; c < 3; c++) l->at[c] = at[c], l->n[c] = s * n[c];
 }
 
-static int load_cmp(const void *p, const void *q) {
-  const Load *x = p, *y = q;
+int jl_load_cmp(const void *p, const void *q) {
+  const JlLoad *x = p, *y = q;
   if (x->a != y->a) return x->a < y->a ? -1 : 1;
   if (x->b != y->b) return x->b < y->b ? -1 : 1;
   return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+int jl_load_pair(const JlLoad *load, int n, int i, double *f, double at[3], double nsum[3], double *k) {
+  *f = 0.0;
+  if (k) *k = 0.0;
+  for (int c = 0; c < 3; c++) at[c] = nsum[c] = 0.0;
+  int j = i;
+  for (; j < n && load[j].a == load[i].a && load[j].b == load[i].b; j++) {
+    const JlLoad *l = &load[j];
+    *f += l->f;
+    if (k) *k += l->k;
+    for (int c = 0; c < 3; c++) at[c] += l->f * l->at[c], nsum[c] += l->f * l->n[c];
+  }
+  return j;
 }
 
 static const Anchor *anchor_find(const Rolling *ro, int a, int b) {
@@ -408,7 +419,7 @@ static void rolling_begin(JlForce *e, const JlModel *m, const double *x, const d
   ro->nload = 0;
   if (ro->contacts) jl_contact_loads(ro->contacts, m, x, add_load, ro);
   if (ro->ground) jl_ground_loads(ro->ground, m, x, add_load, ro);
-  if (ro->nload > 1) qsort(ro->load, (size_t)ro->nload, sizeof(Load), load_cmp);
+  if (ro->nload > 1) qsort(ro->load, (size_t)ro->nload, sizeof(Load), jl_load_cmp);
   /* angular velocities at the step's start */
   double *om = ro->th;
   body_rotations(ro, m, v, 0, om, e->threads);
@@ -416,16 +427,9 @@ static void rolling_begin(JlForce *e, const JlModel *m, const double *x, const d
   ro->nfresh = 0;
   for (int i = 0; i < ro->nload;) {
     /* one pair per (a, b): the loads' sum, centroid and mean normal */
-    int j = i;
-    double f = 0.0, k = 0.0, at[3] = {0, 0, 0}, n[3] = {0, 0, 0};
-    for (; j < ro->nload && ro->load[j].a == ro->load[i].a && ro->load[j].b == ro->load[i].b; j++) {
-      const Load *l = &ro->load[j];
-      f += l->f;
-      k += l->k;
-      for (int c = 0; c < 3; c++) at[c] += l->f * l->at[c], n[c] += l->f * l->n[c];
-    }
+    double f, k, at[3], n[3];
     int a = ro->load[i].a, b = ro->load[i].b;
-    i = j;
+    i = jl_load_pair(ro->load, ro->nload, i, &f, at, n, &k);
     const Frame *fa = &ro->frame[a], *fb = b < m->nbody ? &ro->frame[b] : NULL;
     int rolls_b = fb && fb->ok;
     double nl = sqrt(jl_vec3_dot(n, n)), mu = b == m->nbody + m->nobstacle ? ro->mu_ground : ro->mu;

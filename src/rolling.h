@@ -23,6 +23,19 @@ extern "C" {
 typedef void (*JlLoadFn)(void *ctx, int body, int other, double force, const double at[3], const double n[3],
                          double k);
 
+/* One load gathered from a JlLoadFn, for the elements that sum them per pair of bodies (src/rolling.c,
+ * src/impact.c): body a, what it touches b, the order it came in (seq), force, point, normal, k. */
+typedef struct JlLoad {
+  int a, b, seq;
+  double f, at[3], n[3], k;
+} JlLoad;
+/* qsort order of JlLoad: by (a, b), then seq (so sums over a pair do not depend on qsort) */
+int jl_load_cmp(const void *p, const void *q);
+/* The run of load[i..] of one pair (load[i].a, load[i].b) in a sorted array of n: its summed force *f
+ * and stiffness *k (k may be NULL), the force-weighted sums of the points (at) and normals (nsum).
+ * Returns the index after the run. */
+int jl_load_pair(const JlLoad *load, int n, int i, double *f, double at[3], double nsum[3], double *k);
+
 /* The loads of the current contacts (the last begin_step) on volume bodies:
  * one call per contact and side. */
 void jl_contact_loads(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx);
