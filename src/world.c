@@ -702,8 +702,7 @@ static void implicit_midpoint(JlWorld *w, double h, JlStepReport *rep) {
     }
   }
   if (ok) {
-    half.energy_splits = rep->energy_splits, half.crossing_splits = rep->crossing_splits;
-    *rep = half;
+    *rep = half; /* the half step split nothing (ok needs that) */
     return;
   }
   /* backward Euler instead, from the step's start */
