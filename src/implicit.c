@@ -76,6 +76,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "mesh/vec3.h"
 #include "src/linalg.h"
 #include "src/precond.h"
 
@@ -318,11 +319,16 @@ static int newton_corrections(JlWorld *w, double h) {
  * of the size of the solver's error. The group's momentum then changes by
  * exactly h times its external constant forces (gravity), to rounding. One
  * force evaluation per step, and none when every body touches the world. */
-static void momentum(JlWorld *w, double h) {
+/* joins in k->group the bodies that exchanged momentum in the step, with entry nbody for the world
+ * (pins, contacts with the ground or an obstacle, elements that do not say whom they couple).
+ * Returns the world's root, or -1 when every body is joined to it. *internal_only = 1 when every
+ * element other than springs, the volume force and gravity couples bodies (JlForceOps.couple): no
+ * constant force or field acts on a group but gravity. */
+static int free_groups(JlWorld *w, int *internal_only) {
   const JlModel *m = w->model;
   JlWork *k = w->work;
-  JlState *s = &w->state;
   int nb = m->nbody, *group = k->group;
+  *internal_only = 1;
   for (int b = 0; b <= nb; b++) group[b] = b;
   for (int i = 0; i < m->nnode; i++)
     if (m->pinned[i]) jl_uf_union(group, m->node_body[i], nb);
@@ -332,10 +338,23 @@ static void momentum(JlWorld *w, double h) {
       f->ops->couple(f, m, group);
     else if (f->kind != JL_FORCE_SPRINGS && f->kind != JL_FORCE_VOLUME && f->ops->linearize != jl_force_no_linearize)
       for (int b = 0; b < nb; b++) jl_uf_union(group, b, nb); /* unknown: held by the world */
+    else if (f->kind != JL_FORCE_SPRINGS && f->kind != JL_FORCE_VOLUME && f->kind != JL_FORCE_GRAVITY &&
+             f->kind != JL_FORCE_IMPACT)
+      *internal_only = 0;
   }
-  int world = jl_uf_find(group, nb), any = 0;
-  for (int b = 0; b < nb && !any; b++) any = jl_uf_find(group, b) != world;
-  if (!any) return;
+  int world = jl_uf_find(group, nb);
+  for (int b = 0; b < nb; b++)
+    if (jl_uf_find(group, b) != world) return world;
+  return -1;
+}
+
+static void momentum(JlWorld *w, double h) {
+  const JlModel *m = w->model;
+  JlWork *k = w->work;
+  JlState *s = &w->state;
+  int nb = m->nbody, *group = k->group, internal_only;
+  int world = free_groups(w, &internal_only);
+  if (world < 0) return;
   /* r = h F(x1, v1) - M dv, summed per group with the group's mass */
   end_state(w, h, NULL, 0.0);
   jl_world_forces(w, k->xs, k->vs, k->f, NULL);
@@ -351,6 +370,72 @@ static void momentum(JlWorld *w, double h) {
     const double *g = gs + 4 * r;
     if (r == world || !(g[3] > 0.0)) continue;
     for (int c = 0; c < 3; c++) s->dv[3 * i + c] += g[c] / g[3];
+  }
+}
+
+
+/* Angular momentum (JlWork.keep_spin: the implicit midpoint's backward Euler
+ * steps, src/world.c). With x1 = x0 + h v1, a group's angular momentum about
+ * its centre of mass c0 at the step's start is sum m (x0 - c0) x v1: backward
+ * Euler changes it by h sum (x0_i - x0_j) x F_ij(x1), which is not zero for
+ * central forces F_ij || x1_i - x1_j. That is the damping of a rotation by
+ * about (w h)^2 / 2 per step. Gravity has no torque about c0, and forces
+ * inside the group cancel in pairs, so a free group (as for momentum; and no
+ * constant force on it but gravity) should keep L0 = sum m (x0 - c0) x v0.
+ * The group gets the rigid rotation w x (x0 - c0) with I0 w = L0 - L1 (I0
+ * its inertia tensor about c0 at the step's start): a projection onto the
+ * invariant (Hairer, Lubich & Wanner, Geometric Numerical Integration, IV.4)
+ * along the group's rigid rotation, which moves no momentum. The energy
+ * guard checks the step with it. */
+static void spin(JlWorld *w) {
+  const JlModel *m = w->model;
+  JlWork *k = w->work;
+  JlState *s = &w->state;
+  int nb = m->nbody, *group = k->group, internal_only;
+  int world = free_groups(w, &internal_only);
+  if (world < 0 || !internal_only) return;
+  /* per group: 0 mass, 1-3 sum m x0, 4-6 L0 - L1 about c0, 7-15 I0 */
+  double *gs = k->gsum;
+  memset(gs, 0, 16 * ((size_t)nb + 1) * sizeof(double));
+  for (int i = 0; i < m->nnode; i++) {
+    double *g = gs + 16 * jl_uf_find(group, m->node_body[i]);
+    g[0] += m->mass[i];
+    for (int c = 0; c < 3; c++) g[1 + c] += m->mass[i] * s->x[3 * i + c];
+  }
+  for (int b = 0; b <= nb; b++) {
+    double *g = gs + 16 * b;
+    if (g[0] > 0.0)
+      for (int c = 0; c < 3; c++) g[1 + c] /= g[0];
+  }
+  for (int i = 0; i < m->nnode; i++) {
+    int r = jl_uf_find(group, m->node_body[i]);
+    if (r == world) continue;
+    double *g = gs + 16 * r, mi = m->mass[i];
+    const double *x = s->x + 3 * i, *dv = s->dv + 3 * i;
+    double d[3] = {x[0] - g[1], x[1] - g[2], x[2] - g[3]}, l[3];
+    jl_vec3_cross(d, dv, l); /* (L1 - L0) per node: m d x dv */
+    for (int c = 0; c < 3; c++) g[4 + c] -= mi * l[c];
+    double dd = jl_vec3_dot(d, d);
+    for (int a = 0; a < 3; a++)
+      for (int c = 0; c < 3; c++) g[7 + 3 * a + c] += mi * ((a == c ? dd : 0.0) - d[a] * d[c]);
+  }
+  for (int b = 0; b <= nb; b++) {
+    double *g = gs + 16 * b, Iinv[9], om[3];
+    if (b == world || !(g[0] > 0.0) || !jl_mat3_inv(g + 7, Iinv)) {
+      g[0] = 0.0;
+      continue;
+    }
+    for (int a = 0; a < 3; a++) om[a] = Iinv[3 * a] * g[4] + Iinv[3 * a + 1] * g[5] + Iinv[3 * a + 2] * g[6];
+    memcpy(g + 4, om, sizeof om);
+  }
+  for (int i = 0; i < m->nnode; i++) {
+    int r = jl_uf_find(group, m->node_body[i]);
+    const double *g = gs + 16 * r;
+    if (r == world || !(g[0] > 0.0) || m->pinned[i]) continue;
+    const double *x = s->x + 3 * i;
+    double d[3] = {x[0] - g[1], x[1] - g[2], x[2] - g[3]}, u[3];
+    jl_vec3_cross(g + 4, d, u);
+    for (int c = 0; c < 3; c++) s->dv[3 * i + c] += u[c];
   }
 }
 
@@ -404,6 +489,7 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
   iterations += newton_corrections(w, h);
   /* free groups of bodies keep their momentum whatever the solver left */
   momentum(w, h);
+  if (k->keep_spin) spin(w);
 
   /* v += dv, x += h v; pinned nodes stay at rest */
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(k->threads)))

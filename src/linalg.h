@@ -139,10 +139,11 @@ typedef struct JlWork {
   JlHistory hist_step, hist_sub, hist_mid;
   double *x_mid, *v_mid, *dv_mid; /* nnode x 3: state at the start of an implicit midpoint step (with hist_mid) */
   int midpoint;     /* 1 during an implicit midpoint step's half step: solved closer (src/implicit.c) */
+  int keep_spin;    /* 1: free groups of bodies keep their angular momentum (src/implicit.c, spin) */
   int nbody;
   int *inverted;    /* nbody: each body's inverted tets at the last divergence check (src/world.c) */
   int *group;       /* nbody + 1: union-find of the bodies that exchanged momentum in a step (src/implicit.c) */
-  double *gsum;     /* 4 (nbody + 1): per group the residual's sum and the mass */
+  double *gsum;     /* 16 (nbody + 1): per group sums (src/implicit.c momentum, spin) */
   JlCg cg;
   JlThreadTune tune; /* the thread count of each step (src/tune.h) */
   int threads;       /* this step's: JlStepDef.threads or fewer (the tuner's choice) */
