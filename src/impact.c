@@ -62,6 +62,7 @@
 #include "src/rolling.h"
 
 enum { IMP_REST, IMP_COMPRESS, IMP_REBOUND, IMP_FLIGHT };
+enum { BRACE_NONE, BRACE_WORLD, BRACE_FREE };
 
 /* s: an impact goes on this long after its pair separated, crediting what the bodies' vibration from it
  * loses and raising the rebound by it */
@@ -106,6 +107,8 @@ typedef struct ImpactElem {
   int nimp, impcap;
   Impact *next;
   int nextcap;
+  int *group;         /* nbody + 1: union-find of the bodies joined by touching pairs; entry nbody is the
+                         static world (the ground, obstacles and bodies without free rigid motion) */
 } ImpactElem;
 
 /* the rigid motion of every free volume body at (x, v) */
@@ -179,27 +182,36 @@ static double side_k(const ImpactElem *ie, const Rigid *rig, int b, const double
   return 1.0 / r->M + jl_vec3_dot(rn, t);
 }
 
-/* 1 when another pair that touches now holds `body` against being pushed along -dir: its normal on the
- * body points along dir (within 60 degrees). Such a body is braced: an impulse on it goes into what
- * holds it (a cube landing on a stack meets the stack, not the top cube alone; a free body's partner
- * would be kicked into the cubes below it). The touching pairs are ie->next[0, ntouch). */
+/* BRACE_NONE, or how another pair that touches now holds `body` against being pushed along -dir (its
+ * normal on the body points along dir, within 60 degrees): BRACE_WORLD when the bodies touching it reach,
+ * through touching pairs, the ground, an obstacle or a static body (ie->group); BRACE_FREE when they are
+ * all free. A body braced by the world takes an impulse without moving: it goes into what holds it (a
+ * cube landing on a stack meets the stack, not the top cube alone; a free body's partner would be kicked
+ * into the cubes below it). The touching pairs are ie->next[0, ntouch). */
 static int braced(const ImpactElem *ie, int ntouch, const Impact *q, int body, const double dir[3]) {
-  if (body >= ie->nbody) return 1;
+  if (body >= ie->nbody) return BRACE_WORLD;
   for (int t = 0; t < ntouch; t++) {
     const Impact *o = &ie->next[t];
     if (o == q || (o->a == q->a && o->b == q->b)) continue;
     double sgn = o->a == body ? 1.0 : o->b == body ? -1.0 : 0.0;
-    if (sgn != 0.0 && sgn * jl_vec3_dot(o->n, dir) > JL_IMPACT_BRACE) return 1;
+    if (sgn != 0.0 && sgn * jl_vec3_dot(o->n, dir) > JL_IMPACT_BRACE)
+      return jl_uf_find(ie->group, body) == jl_uf_find(ie->group, ie->nbody) ? BRACE_WORLD : BRACE_FREE;
   }
-  return 0;
+  return BRACE_NONE;
 }
 
 /* K = sum over the sides free to move along the normal of 1/M + (r x n) . I^-1 (r x n); *fa, *fb = 1 for
- * the free sides (a static, pinned or braced side takes the impulse without moving) */
+ * the free sides (a static, pinned or world-braced side takes the impulse without moving). 0 when a side
+ * is braced by free bodies only: the hit is shared by a chain of free bodies (Newton's cradle, a stack
+ * falling together), which a pair's law cannot divide, and an impulse that stopped at the brace would
+ * take momentum out of the free bodies (the cradle lost 82 % of its momentum that way); the contacts
+ * alone decide it. */
 static double pair_k(const ImpactElem *ie, int ntouch, const Impact *q, int *fa, int *fb) {
   double up[3] = {q->n[0], q->n[1], q->n[2]}, down[3] = {-q->n[0], -q->n[1], -q->n[2]};
-  *fa = ie->end[q->a].ok && !braced(ie, ntouch, q, q->a, down);
-  *fb = q->b < ie->nbody && ie->end[q->b].ok && !braced(ie, ntouch, q, q->b, up);
+  int ba = ie->end[q->a].ok ? braced(ie, ntouch, q, q->a, down) : BRACE_WORLD;
+  int bb = q->b < ie->nbody && ie->end[q->b].ok ? braced(ie, ntouch, q, q->b, up) : BRACE_WORLD;
+  *fa = ba == BRACE_NONE, *fb = bb == BRACE_NONE;
+  if (ba == BRACE_FREE || bb == BRACE_FREE) return 0.0;
   return (*fa ? side_k(ie, ie->end, q->a, q->p, q->n) : 0.0) + (*fb ? side_k(ie, ie->end, q->b, q->p, q->n) : 0.0);
 }
 
@@ -399,6 +411,12 @@ int jl_impact_end_step(JlForce *e, const JlModel *m, const double *x, double *v,
     ie->next[nnext + nfree++] = *p;
   }
   int nall = nnext + nfree;
+  /* which bodies the touching pairs join to the static world (braced) */
+  for (int b = 0; b <= ie->nbody; b++) ie->group[b] = b;
+  for (int b = 0; b < ie->nbody; b++)
+    if (!ie->end[b].ok) jl_uf_union(ie->group, b, ie->nbody);
+  for (int q = 0; q < nnext; q++)
+    jl_uf_union(ie->group, ie->next[q].a, ie->next[q].b < ie->nbody ? ie->next[q].b : ie->nbody);
 
   /* the energy the step lost, credited to the impacts under way up to what each needs now to reach its
    * target (from rest while it still approaches) */
@@ -510,7 +528,7 @@ static int impact_history_load(JlForce *e, const JlModel *m, const unsigned char
 static void impact_free(void *self) {
   ImpactElem *ie = self;
   if (!ie) return;
-  JL_FREE_ALL(ie->start, ie->end, ie->prev, ie->load, ie->imp, ie->next);
+  JL_FREE_ALL(ie->start, ie->end, ie->prev, ie->load, ie->imp, ie->next, ie->group);
   free(ie);
 }
 
@@ -531,5 +549,6 @@ JlForce *jl_impact_create(const JlModel *m, const JlForce *contacts, const JlFor
   ie->start = jl_calloc((size_t)m->nbody, sizeof(Rigid));
   ie->end = jl_calloc((size_t)m->nbody, sizeof(Rigid));
   ie->prev = jl_calloc((size_t)m->nbody, sizeof(Rigid));
+  ie->group = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   return jl_force_new(&impact_ops, ie);
 }
