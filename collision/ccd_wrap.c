@@ -1,13 +1,10 @@
 /* libccd wrapper (collision/ccd_wrap.h).
  *
- * Support functions in world coordinates: for a shape with rotation R and
- * translation t, support(d) = t + R support_local(R^T d). Box: the corner
- * sign(d_i) h_i; sphere: r d/|d|; capsule: the end cap centre on the side of
- * d plus r d/|d|; hull: the point with the largest dot product (linear scan,
- * fine for the tens to hundreds of points of a convex obstacle). The second
- * object is the convex hull of up to four points: a point, a segment (a
- * node's path over a step) or a tetrahedron. MPR (Snethen, Game Programming
- * Gems 7; libccd's ccdMPRPenetration) returns the depth and the direction
+ * The first object is a JlConvex (its support function and a point inside;
+ * collision/obstacle.c gives them for its shapes), the second the convex hull
+ * of up to four points: a point or a segment (a node's path over a step).
+ * MPR (Snethen, Game Programming Gems 7; libccd's ccdMPRPenetration)
+ * returns the depth and the direction
  * that moves the second object out of the first; ccdMPRIntersect only answers
  * yes/no. Both stop refining once the portal is within JL_CCD_TOLERANCE
  * (1e-9 m) of the Minkowski difference's surface, so an overlap shallower than
@@ -28,48 +25,18 @@ JlResult jl_ccd_check(char *err, size_t errsz) {
   return JL_OK;
 }
 
-/* local support of an obstacle in local direction d */
-static void support_local(const JlObstacle *o, const double *d, double *out) {
-  double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  double u[3] = {0, 0, 0};
-  if (len > 0) u[0] = d[0] / len, u[1] = d[1] / len, u[2] = d[2] / len;
-  switch (o->type) {
-    case JL_OBSTACLE_BOX:
-      for (int k = 0; k < 3; k++) out[k] = (d[k] >= 0 ? 0.5 : -0.5) * o->size[k];
-      break;
-    case JL_OBSTACLE_SPHERE:
-      for (int k = 0; k < 3; k++) out[k] = o->radius * u[k];
-      break;
-    case JL_OBSTACLE_CAPSULE:
-      for (int k = 0; k < 3; k++) out[k] = o->radius * u[k];
-      out[1] += (d[1] >= 0 ? 0.5 : -0.5) * o->length;
-      break;
-    case JL_OBSTACLE_HULL: {
-      memcpy(out, jl_obstacle_hull_support(o, d), 3 * sizeof(double));
-      break;
-    }
-    default:
-      out[0] = out[1] = out[2] = 0.0;
-  }
+static void convex_support(const void *obj, const ccd_vec3_t *dir, ccd_vec3_t *vec) {
+  const JlConvex *c = obj;
+  double d[3] = {dir->v[0], dir->v[1], dir->v[2]}, out[3];
+  c->support(c->obj, d, out);
+  for (int k = 0; k < 3; k++) vec->v[k] = out[k];
 }
 
-static void obstacle_support(const void *obj, const ccd_vec3_t *dir, ccd_vec3_t *vec) {
-  const JlObstacle *o = obj;
-  const double *R = o->rot;
-  double d[3], q[3];
-  for (int c = 0; c < 3; c++) d[c] = R[c] * dir->v[0] + R[3 + c] * dir->v[1] + R[6 + c] * dir->v[2];
-  support_local(o, d, q);
-  for (int r = 0; r < 3; r++) vec->v[r] = R[3 * r] * q[0] + R[3 * r + 1] * q[1] + R[3 * r + 2] * q[2] + o->translate[r];
-}
-
-static void obstacle_center(const void *obj, ccd_vec3_t *c) {
-  const JlObstacle *o = obj;
-  double m[3] = {0, 0, 0};
-  if (o->type == JL_OBSTACLE_HULL && o->npoint > 0) {
-    for (int i = 0; i < o->npoint; i++)
-      for (int k = 0; k < 3; k++) m[k] += o->point[3 * i + k] / o->npoint;
-  }
-  for (int r = 0; r < 3; r++) c->v[r] = o->rot[3 * r] * m[0] + o->rot[3 * r + 1] * m[1] + o->rot[3 * r + 2] * m[2] + o->translate[r];
+static void convex_center(const void *obj, ccd_vec3_t *cv) {
+  const JlConvex *c = obj;
+  double out[3];
+  c->center(c->obj, out);
+  for (int k = 0; k < 3; k++) cv->v[k] = out[k];
 }
 
 /* the second object: the convex hull of up to 4 points (a point, a segment, a tetrahedron) */
@@ -100,8 +67,8 @@ static void points_center(const void *obj, ccd_vec3_t *c) {
 
 static void setup(ccd_t *ccd) {
   CCD_INIT(ccd);
-  ccd->support1 = obstacle_support;
-  ccd->center1 = obstacle_center;
+  ccd->support1 = convex_support;
+  ccd->center1 = convex_center;
   ccd->support2 = points_support;
   ccd->center2 = points_center;
   ccd->max_iterations = JL_CCD_MAX_ITERATIONS;
@@ -109,8 +76,8 @@ static void setup(ccd_t *ccd) {
 }
 
 /* MPR penetration of s into o: 1 with depth and unit dir when they overlap */
-static int penetration(const JlObstacle *o, const Points *s, double *depth, double dir[3]) {
-  if (sizeof(ccd_real_t) != sizeof(double) || o->type == JL_OBSTACLE_PLANE) return 0;
+static int penetration(const JlConvex *o, const Points *s, double *depth, double dir[3]) {
+  if (sizeof(ccd_real_t) != sizeof(double)) return 0;
   ccd_t ccd;
   setup(&ccd);
   ccd_real_t dep = 0;
@@ -123,25 +90,19 @@ static int penetration(const JlObstacle *o, const Points *s, double *depth, doub
   return 1;
 }
 
-static int intersect(const JlObstacle *o, const Points *s) {
-  if (sizeof(ccd_real_t) != sizeof(double) || o->type == JL_OBSTACLE_PLANE) return 0;
+static int intersect(const JlConvex *o, const Points *s) {
+  if (sizeof(ccd_real_t) != sizeof(double)) return 0;
   ccd_t ccd;
   setup(&ccd);
   return ccdMPRIntersect(o, s, &ccd) != 0;
 }
 
-int jl_ccd_point_penetration(const JlObstacle *o, const double p[3], double *depth, double dir[3]) {
+int jl_ccd_point_penetration(const JlConvex *o, const double p[3], double *depth, double dir[3]) {
   Points pt = {1, {p, p, p, p}};
   return penetration(o, &pt, depth, dir);
 }
 
-int jl_ccd_tet_overlap(const JlObstacle *o, const double *a, const double *b, const double *c,
-                       const double *d) {
-  Points t = {4, {a, b, c, d}};
-  return intersect(o, &t);
-}
-
-int jl_ccd_segment_overlap(const JlObstacle *o, const double a[3], const double b[3]) {
+int jl_ccd_segment_overlap(const JlConvex *o, const double a[3], const double b[3]) {
   Points s = {2, {a, b, b, b}};
   return intersect(o, &s);
 }

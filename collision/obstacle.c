@@ -35,6 +35,63 @@
 
 #include "collision/ccd_wrap.h"
 
+/* Support functions for libccd (collision/ccd_wrap.h), in world coordinates: for a shape with rotation R and
+ * translation t, support(d) = t + R support_local(R^T d). Box: the corner sign(d_i) h_i; sphere: r d/|d|;
+ * capsule: the end cap centre on the side of d plus r d/|d|; hull: the point with the largest dot product
+ * (jl_obstacle_hull_support: a linear scan, fine for the tens to hundreds of points of a convex obstacle). */
+static void support_local(const JlObstacle *o, const double *d, double *out) {
+  double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  double u[3] = {0, 0, 0};
+  if (len > 0) u[0] = d[0] / len, u[1] = d[1] / len, u[2] = d[2] / len;
+  switch (o->type) {
+    case JL_OBSTACLE_BOX:
+      for (int k = 0; k < 3; k++) out[k] = (d[k] >= 0 ? 0.5 : -0.5) * o->size[k];
+      break;
+    case JL_OBSTACLE_SPHERE:
+      for (int k = 0; k < 3; k++) out[k] = o->radius * u[k];
+      break;
+    case JL_OBSTACLE_CAPSULE:
+      for (int k = 0; k < 3; k++) out[k] = o->radius * u[k];
+      out[1] += (d[1] >= 0 ? 0.5 : -0.5) * o->length;
+      break;
+    case JL_OBSTACLE_HULL:
+      memcpy(out, jl_obstacle_hull_support(o, d), 3 * sizeof(double));
+      break;
+    default:
+      out[0] = out[1] = out[2] = 0.0;
+  }
+}
+
+static void convex_support(const void *obj, const double dir[3], double out[3]) {
+  const JlObstacle *o = obj;
+  const double *R = o->rot;
+  double d[3], q[3];
+  for (int c = 0; c < 3; c++) d[c] = R[c] * dir[0] + R[3 + c] * dir[1] + R[6 + c] * dir[2];
+  support_local(o, d, q);
+  for (int r = 0; r < 3; r++) out[r] = R[3 * r] * q[0] + R[3 * r + 1] * q[1] + R[3 * r + 2] * q[2] + o->translate[r];
+}
+
+static void convex_center(const void *obj, double out[3]) {
+  const JlObstacle *o = obj;
+  double m[3] = {0, 0, 0};
+  if (o->type == JL_OBSTACLE_HULL && o->npoint > 0) {
+    for (int i = 0; i < o->npoint; i++)
+      for (int k = 0; k < 3; k++) m[k] += o->point[3 * i + k] / o->npoint;
+  }
+  for (int r = 0; r < 3; r++)
+    out[r] = o->rot[3 * r] * m[0] + o->rot[3 * r + 1] * m[1] + o->rot[3 * r + 2] * m[2] + o->translate[r];
+}
+
+/* MPR queries on obstacle o (never a plane: 0) */
+static int ccd_point(const JlObstacle *o, const double p[3], double *depth, double dir[3]) {
+  JlConvex c = {convex_support, convex_center, o};
+  return o->type != JL_OBSTACLE_PLANE && jl_ccd_point_penetration(&c, p, depth, dir);
+}
+static int ccd_segment(const JlObstacle *o, const double a[3], const double b[3]) {
+  JlConvex c = {convex_support, convex_center, o};
+  return o->type != JL_OBSTACLE_PLANE && jl_ccd_segment_overlap(&c, a, b);
+}
+
 JlObstacle jl_default_obstacle(void) {
   JlObstacle o;
   memset(&o, 0, sizeof o);
@@ -240,7 +297,7 @@ int jl_obstacle_penetration(const JlObstacle *o, const double p[3], double *dept
       return round_shape(o, q, c, depth, dir);
     }
     case JL_OBSTACLE_HULL:
-      return jl_ccd_point_penetration(o, p, depth, dir);
+      return ccd_point(o, p, depth, dir);
     default:
       return 0;
   }
@@ -491,7 +548,7 @@ int jl_obstacle_query(const JlObstacle *o, const double p[3], double margin, int
       /* world-space answers straight from MPR */
       double depth, dir[3];
       if (o->npoint <= 0 || !o->point) return 0;
-      if (jl_ccd_point_penetration(o, p, &depth, dir)) {
+      if (ccd_point(o, p, &depth, dir)) {
         hit->dist = -depth;
         memcpy(hit->n, dir, sizeof dir);
         for (int k = 0; k < 3; k++) hit->point[k] = p[k] + depth * dir[k];
@@ -605,14 +662,14 @@ static int capsule_sweep(const JlObstacle *o, const double *a, const double *d, 
 static int hull_sweep(const JlObstacle *o, const double *a, const double *b, double *t, JlObstacleHit *hit) {
   const double tol = 0.1 * JL_OBSTACLE_HULL_TOLERANCE;
   if (o->npoint <= 0 || !o->point) return 0;
-  if (jl_ccd_segment_overlap(o, a, a) || !jl_ccd_segment_overlap(o, a, b)) return 0;
+  if (ccd_segment(o, a, a) || !ccd_segment(o, a, b)) return 0;
   double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
   double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   double lo = 0.0, hi = 1.0, e[3];
   while ((hi - lo) * len > tol) {
     double mid = 0.5 * (lo + hi);
     for (int k = 0; k < 3; k++) e[k] = a[k] + mid * d[k];
-    if (jl_ccd_segment_overlap(o, a, e)) hi = mid;
+    if (ccd_segment(o, a, e)) hi = mid;
     else lo = mid;
   }
   for (int k = 0; k < 3; k++) e[k] = a[k] + hi * d[k];
@@ -628,7 +685,7 @@ static int hull_sweep(const JlObstacle *o, const double *a, const double *b, dou
   if (ul > 0.0) {
     double pin[3];
     for (int k = 0; k < 3; k++) pin[k] = e[k] + step * u[k] / ul;
-    got = jl_ccd_point_penetration(o, pin, &depth, n);
+    got = ccd_point(o, pin, &depth, n);
   }
   if (!got) /* degenerate: against the motion */
     for (int k = 0; k < 3; k++) n[k] = -d[k] / len;

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "mesh/common.h"
-#include "src/linalg.h"
+#include "src/parallel.h"
 #include "src/precond.h"
 
 #if defined(__SSE2__) && !defined(JL_NO_SIMD)

@@ -7,7 +7,7 @@
  * ones; Baraff & Witkin 1998, sec. 5.3 with z = 0). Vectors are nnode x 3.
  *
  * The workspace is allocated once (jl_cg_init); jl_cg_solve never allocates.
- * Dot products use fixed blocks (src/linalg.h), so the iterates are bitwise
+ * Dot products use fixed blocks (src/parallel.h), so the iterates are bitwise
  * independent of the OpenMP thread count. */
 #ifndef JL_SRC_CG_H
 #define JL_SRC_CG_H

@@ -42,13 +42,13 @@
  *               capped at mu k g;
  *               sliding:  F_t = -mu k g P z' / sv  (lagged-viscosity Coulomb:
  *               sv is the speed |P z'_0| at the step's start extrapolated to
- *               its end, src/linalg.h jl_slide_lag_speed, so the force is
+ *               its end, src/penalty.h jl_slide_lag_speed, so the force is
  *               about mu k g at the end velocity and linear in z'; implicit
  *               Euler can slow the sliding down but never reverse it).
  * The regime is chosen at begin_step: sliding when the sticking force the
  * anchor and the tangential velocity would need at the end of the step
  * exceeds mu k g0 and the node moves more than JL_SLIDE_MIN of its cone per
- * step (src/linalg.h). A sliding contact drags its anchor along (remember).
+ * step (src/penalty.h). A sliding contact drags its anchor along (remember).
  * The force on Q's tet nodes is -w_k times the force on p, so linear
  * momentum is balanced exactly.
  *
@@ -66,8 +66,8 @@
  * only included with JL_LIN_EXACT (as the ground element does); the cap of
  * the sticking force is not differentiated. */
 #include "src/contact.h"
-#include "src/linalg.h"
-#include "src/rolling.h"
+#include "src/penalty.h"
+#include "src/loads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -104,7 +104,7 @@ typedef struct Contact {
   double k, c;    /* N/m, N s/m */
   int friction;   /* FRICTION_NONE / STICK / SLIDE for this step */
   double st0;     /* m/s, tangential speed |P z'| at the step's start (> 0 when sliding) */
-  double sv;      /* m/s, the speed sliding friction is lagged on (src/linalg.h jl_slide_lag_speed) */
+  double sv;      /* m/s, the speed sliding friction is lagged on (src/penalty.h jl_slide_lag_speed) */
   double hold[3]; /* sliding: unit direction of the force sticking would have needed */
   double eta_top; /* N s/m: outside implicit solves (explicit steppers) the sliding viscosity
                      mu k g / st0 is held below m_reduced / (2h), so no explicit stage overshoots on it */
@@ -508,7 +508,7 @@ static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const 
     }
   }
   /* sticking if the anchor can hold the node over the step, or if the node
-   * crawls (src/linalg.h, JL_SLIDE_MIN): it then sticks to the anchor its
+   * crawls (src/penalty.h, JL_SLIDE_MIN): it then sticks to the anchor its
    * slide dragged along (remember), which holds it with the kinetic friction */
   double need[3];
   for (int a = 0; a < 3; a++) need[a] = ct->k * (ct->delta[a] - h * vt[a]) - ct->c * vt[a];

@@ -15,7 +15,8 @@
  * Pinned nodes have zero acceleration and zero velocity, so they never move.
  * Only the force pass of each element is used; no allocation: stage vectors
  * live in the world's workspace. */
-#include "src/linalg.h"
+#include "src/parallel.h"
+#include "src/world_internal.h"
 
 void jl_world_accel(const JlWorld *w, const double *x, const double *v, double *a) {
   const JlModel *m = w->model;

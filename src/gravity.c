@@ -2,12 +2,12 @@
  * (zero at the origin; with g = (0, -9.81, 0) this is m_i 9.81 y_i).
  *
  * Gravity is constant, so its Jacobians vanish: linearize and multiply do
- * nothing. The energy is summed in fixed blocks (src/linalg.h) so it does
+ * nothing. The energy is summed in fixed blocks (src/parallel.h) so it does
  * not depend on the thread count. */
 #include <stdlib.h>
 
 #include "src/force.h"
-#include "src/linalg.h"
+#include "src/parallel.h"
 
 typedef struct Gravity {
   int nblock;

@@ -13,7 +13,7 @@
  *             creep when its nodes settle up and down;
  *             sliding: F_t = -(mu k p / sv) v_t, lagged-viscosity Coulomb
  *             with sv the tangential speed at the step's start extrapolated
- *             to its end (src/linalg.h jl_slide_lag_speed), so a step can
+ *             to its end (src/penalty.h jl_slide_lag_speed), so a step can
  *             slow the sliding down to zero but never reverse it (a constant
  *             mu k p against the motion lets implicit Euler overshoot and
  *             reverse the velocity every step; docs/collision.md); the
@@ -21,7 +21,7 @@
  *             stops sticks with the kinetic friction force;
  *             the regime is chosen at begin_step: sliding when the anchor
  *             spring could not hold the node over the step and it moves
- *             more than JL_SLIDE_MIN of its cone per step (src/linalg.h);
+ *             more than JL_SLIDE_MIN of its cone per step (src/penalty.h);
  * and stores the penalty energy 1/2 k p^2 plus the anchor spring's 1/2 |F|^2 / k.
  * Scaling k and c with the node mass makes the contact behave the same at
  * every mesh resolution (each node is a mass on a spring of frequency
@@ -50,8 +50,9 @@
 #include <string.h>
 
 #include "src/force.h"
-#include "src/linalg.h"
-#include "src/rolling.h"
+#include "src/parallel.h"
+#include "src/penalty.h"
+#include "src/loads.h"
 
 typedef struct Ground {
   int n;           /* nodes */

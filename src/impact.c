@@ -59,7 +59,7 @@
 #include <string.h>
 
 #include "mesh/vec3.h"
-#include "src/rolling.h"
+#include "src/loads.h"
 
 enum { IMP_REST, IMP_COMPRESS, IMP_REBOUND, IMP_FLIGHT };
 enum { BRACE_NONE, BRACE_WORLD, BRACE_FREE };

@@ -77,7 +77,8 @@
 #include <string.h>
 
 #include "mesh/vec3.h"
-#include "src/linalg.h"
+#include "src/parallel.h"
+#include "src/world_internal.h"
 #include "src/precond.h"
 
 /* out = A u = M u + sum over elements of B u */

@@ -60,7 +60,6 @@
 #include "mesh/csr.h"
 #include "src/model.h"
 #include "src/calibrate.h"
-#include "src/volume.h"
 
 /* Calibration of the Young's-modulus stiffness (see the comment above). */
 #define JL_YOUNG_FACTOR 1.0

@@ -16,6 +16,10 @@
 extern "C" {
 #endif
 
+/* the volume force's inversion barrier (src/volume.c): its pressure at a quarter of the rest volume, in
+ * bulk moduli (JlModel.tet_kbar) */
+#define JL_BARRIER_FACTOR 4.0
+
 #define JL_NAME_MAX 64
 /* s, the default material damping of volume bodies (JlBodyDef.material_damping) */
 #define JL_MATERIAL_DAMPING 0.005

@@ -41,7 +41,7 @@
 
 #include "mesh/common.h"
 #include "mesh/vec3.h"
-#include "src/linalg.h"
+#include "src/parallel.h"
 
 #define JL_PRECOND_AGG_SIZE 150  /* nodes per aggregate, at least (but for a body's last) */
 #define JL_PRECOND_AGG_MAX 40    /* aggregates per body at most: the coarse block is 6 x this square */

@@ -51,8 +51,9 @@
 #include <string.h>
 
 #include "mesh/vec3.h"
-#include "src/contact.h"
-#include "src/linalg.h"
+#include "src/loads.h"
+#include "src/parallel.h"
+#include "src/penalty.h"
 
 enum { ROLL_STICK, ROLL_SLIDE };
 
@@ -79,7 +80,7 @@ typedef struct Pair {
   double cap;      /* N m: mu_r N l */
   double phi0[3];  /* rad: tangential deviation at the step's start, on the cone */
   double w0;       /* rad/s: tangential relative angular speed at the step's start */
-  double wv;       /* rad/s, rolling: the speed the viscosity is lagged on (src/linalg.h jl_slide_lag_speed) */
+  double wv;       /* rad/s, rolling: the speed the viscosity is lagged on (src/penalty.h jl_slide_lag_speed) */
   double D[9];     /* a dtau/dphi + b dtau/domega at the last linearize (P_n folded in) */
 } Pair;
 
@@ -366,27 +367,6 @@ static void add_load(void *ctx, int a, int b, double f, const double at[3], cons
   }
   l->a = a, l->b = b, l->f = f, l->k = k;
   for (int c = 0; c < 3; c++) l->at[c] = at[c], l->n[c] = s * n[c];
-}
-
-int jl_load_cmp(const void *p, const void *q) {
-  const JlLoad *x = p, *y = q;
-  if (x->a != y->a) return x->a < y->a ? -1 : 1;
-  if (x->b != y->b) return x->b < y->b ? -1 : 1;
-  return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-int jl_load_pair(const JlLoad *load, int n, int i, double *f, double at[3], double nsum[3], double *k) {
-  *f = 0.0;
-  if (k) *k = 0.0;
-  for (int c = 0; c < 3; c++) at[c] = nsum[c] = 0.0;
-  int j = i;
-  for (; j < n && load[j].a == load[i].a && load[j].b == load[i].b; j++) {
-    const JlLoad *l = &load[j];
-    *f += l->f;
-    if (k) *k += l->k;
-    for (int c = 0; c < 3; c++) at[c] += l->f * l->at[c], nsum[c] += l->f * l->n[c];
-  }
-  return j;
 }
 
 static const Anchor *anchor_find(const Rolling *ro, int a, int b) {

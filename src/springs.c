@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "src/force.h"
-#include "src/linalg.h"
+#include "src/parallel.h"
 
 #if defined(__SSE2__) && !defined(JL_NO_SIMD)
 #include <emmintrin.h>

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/linalg.h"
+#include "src/world_internal.h"
 
 /* ---------------------------------------------------------------- hashing */
 

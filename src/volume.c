@@ -49,7 +49,7 @@
 #include <string.h>
 
 #include "src/force.h"
-#include "src/linalg.h"
+#include "src/parallel.h"
 #include "src/volume.h"
 
 /* at most ntet / SPARSE_FRACTION active tets: the sparse multiply */

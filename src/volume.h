@@ -11,8 +11,6 @@ extern "C" {
 
 /* the barrier acts on tets squeezed below this fraction of their rest volume */
 #define JL_VOLUME_ONSET 0.5
-/* barrier pressure at a quarter of the rest volume, in bulk moduli (src/model.c) */
-#define JL_BARRIER_FACTOR 4.0
 
 /* The element for all tets of the model; NULL when the model has no tets. */
 JlForce *jl_volume_create(const JlModel *m);

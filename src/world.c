@@ -39,7 +39,7 @@
 #include "src/impact.h"
 #include "src/precond.h"
 #include "src/rolling.h"
-#include "src/linalg.h"
+#include "src/world_internal.h"
 #include "src/volume.h"
 #include "src/wind.h"
 

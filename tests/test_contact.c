@@ -80,7 +80,7 @@ const Gap gaps[] = {
      * ball_thrown, rest_friction (the ball) and stack8 (kinetic energy at 4 s) at both time steps */
     /* momentum_drift_rel at dt 1/60 (7e-5 of the momentum, the solver's residual) closed by the implicit
      * step's momentum restoration (src/implicit.c): 5e-16 */
-    /* half_below_ground ke_max (1.83 J, 2.51 J) closed by the push-out ramp (src/linalg.h jl_push_out_step);
+    /* half_below_ground ke_max (1.83 J, 2.51 J) closed by the push-out ramp (src/penalty.h jl_push_out_step);
      * edge_entry at dt 0.002: its cube tips over the edge (physics), its exits counted apart */
     /* closed by the implicit step's energy guard (src/world.c): large_step stack.json and drape.json
      * at 1/15 s (2.9 % and 7.3 % before, 0.87 % and < 0 after) */
@@ -384,7 +384,7 @@ static void incline_slide_run(const char *name, const char *scene, double theta_
 static void incline_slide(double dt) { incline_slide_run("incline_slide", "contact_incline_slide.json", 30.0, dt); }
 TWO_DT(incline_slide)
 /* near the friction angle (tan theta = 1.21 mu): sliding friction lagged on
- * the step's start speed made the block 10 % slow at dt 1/60 (src/linalg.h,
+ * the step's start speed made the block 10 % slow at dt 1/60 (src/penalty.h,
  * jl_slide_lag_speed) */
 static void incline_slide_near(double dt) {
   incline_slide_run("incline_slide_near", "contact_incline_slide_near.json", 20.0, dt);

@@ -122,7 +122,7 @@ static void test_box_slides_to_rest(void) {
          "min vx %.2e, max |vz| %.2e, final max speed %.2e\n",
          run.decel, mu * g, run.v_half, 0.5 * v0, run.t_rest, run.travel, run.min_vx, run.max_vz, run.final_speed);
   /* 4.62 (6 % short) while sliding friction was lagged on the step's start speed; 4.92 since it is
-   * extrapolated to the step's end (src/linalg.h, jl_slide_lag_speed) */
+   * extrapolated to the step's end (src/penalty.h, jl_slide_lag_speed) */
   ENSURE_MSG(fabs(run.decel - mu * g) < 0.03 * mu * g, "deceleration %.3f m/s^2, expected about mu g = %.3f",
              run.decel, mu * g);
   ENSURE_MSG(fabs(run.v_half - 0.5 * v0) < 0.1 * v0, "speed at half the Coulomb stopping time %.3f, expected %.3f",

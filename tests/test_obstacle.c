@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collision/ccd_wrap.h"
 #include "collision/obstacle.h"
 #include "tests/harness.h"
 

@@ -10,7 +10,7 @@
 
 #include "src/cg.h"
 #include "src/force.h"
-#include "src/linalg.h"
+#include "src/parallel.h"
 #include "src/precond.h"
 #include "src/tune.h"
 #include "src/world.h"

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "src/cli/cli.h"
-#include "src/linalg.h"
+#include "src/world_internal.h"
 #include "src/precond.h"
 #include "src/scene.h"
 #include "src/world.h"

@@ -62,7 +62,7 @@
 #include "render/render.h"
 #include "src/cli/cli.h"
 #include "src/contact.h"
-#include "src/linalg.h"
+#include "src/world_internal.h"
 #include "src/model_cloth.h"
 #include "src/output.h"
 #include "src/overlap.h"

@@ -1,101 +1,13 @@
-/* Internal helpers shared by the force elements and the steppers (not part
- * of the public API).
- *
- * - JL_OMP(...) emits an OpenMP pragma only when OpenMP is enabled, so the
- *   code compiles warning-free without it.
- * - Deterministic reductions: every sum over many elements is split into
- *   fixed blocks of JL_BLOCK elements; each block is summed sequentially
- *   (possibly on different threads) and the block partials are then added
- *   in block order by one thread. The result is therefore bitwise the same
- *   for any thread count and schedule.
- * - The stepper workspace (JlWork) and the stepper entry points used by
- *   src/world.c; they live here because src/world.h is the public contract.
- *
- * Hot loops call no function pointers per element: force elements are
- * called once per pass, and each loops over its own elements. */
-#ifndef JL_SRC_LINALG_H
-#define JL_SRC_LINALG_H
+/* The world's internals shared with its steppers (engine-internal): the
+ * stepper scratch (JlWork), the elements' history buffers, and the implicit
+ * and explicit steps src/world.c calls. They live here because src/world.h
+ * is the public contract. */
+#ifndef JL_SRC_WORLD_INTERNAL_H
+#define JL_SRC_WORLD_INTERNAL_H
 
 #include "src/cg.h"
 #include "src/tune.h"
 #include "src/world.h"
-
-#ifdef _OPENMP
-#define JL_OMP_STR_(x) #x
-#define JL_OMP(x) _Pragma(JL_OMP_STR_(x))
-#else
-#define JL_OMP(x)
-#endif
-
-/* loops shorter than this run on one thread (a parallel region costs a few us) */
-#define JL_PAR_MIN 2048
-
-/* light per-node passes (vector updates, mass, gravity, ground) over fewer
- * nodes than this run on one thread: there a pass takes about as long as
- * waking a second thread (and much longer when that thread's core is busy:
- * the tuner then steps on one thread, src/tune.h) */
-#define JL_PAR_MIN_LIGHT 2048
-
-/* elements per block of a deterministic reduction */
-#define JL_BLOCK 1024
-
-/* The thread count of a num_threads clause: t (JlStepDef.threads through
- * JlForce.threads or JlCg.threads), or OpenMP's default for 0. A clause per
- * parallel region, never omp_set_num_threads: a host's other worlds and its
- * own OpenMP code keep their counts. */
-#ifdef _OPENMP
-#include <omp.h>
-static inline int jl_omp_threads(int t) { return t > 0 ? t : omp_get_max_threads(); }
-#endif
-
-static inline int jl_nblock(int n) { return n > 0 ? (n + JL_BLOCK - 1) / JL_BLOCK : 0; }
-/* one past the last element of block blk of n: block blk is [blk JL_BLOCK, jl_block_end) */
-static inline int jl_block_end(int blk, int n) { return blk * JL_BLOCK + JL_BLOCK < n ? blk * JL_BLOCK + JL_BLOCK : n; }
-
-/* sums block partials in block order (the only place partials are combined) */
-static inline double jl_sum_partials(int nblock, const double *partial) {
-  double s = 0.0;
-  for (int b = 0; b < nblock; b++) s += partial[b];
-  return s;
-}
-
-/* Push-out of overlaps (src/contact.c, src/ground.c): the slack a contact
- * works off in a step of length h, at most push_out_speed h, and no more
- * than the contact already separates at (v_sep, m/s) plus the ramp's speed
- * gain over the step, push_out_speed h / JL_PUSH_RAMP: a body at rest in an
- * overlap is accelerated to the push-out speed over JL_PUSH_RAMP seconds
- * rather than kicked to it in one step, which made it overshoot the speed by
- * 10 % and ring (docs/collision.md, "Push-out slack"). */
-#define JL_PUSH_RAMP 0.1 /* s */
-static inline double jl_push_out_step(double push_out_speed, double v_sep, double h) {
-  double v0 = v_sep > 0.0 ? v_sep : 0.0, f = h < JL_PUSH_RAMP ? h / JL_PUSH_RAMP : 1.0;
-  if (v0 >= push_out_speed) return push_out_speed * h;
-  return (v0 + (push_out_speed - v0) * f) * h;
-}
-
-/* Sliding friction (src/contact.c, src/ground.c, src/rolling.c) is a lagged
- * viscosity, F = -mu N v_t / sv: it can slow a slide down to zero within a
- * step but never reverse it. Implicit Euler applies it at the step's end
- * velocity, so it is mu N only if sv is the end speed; lagged on the start
- * speed s0, an accelerating slide was too slow by mu g cos(theta) h / v (a
- * block sliding down an incline at 1/60 s just above its friction angle,
- * 10-30 %) and a decelerating one too long (a block thrown along a flat box,
- * 12 %). sv is s0 extrapolated from the last step's start speed s_prev
- * (constant acceleration), 2 s0 - s_prev, within [s0 / 2, 2 s0], and at
- * least floor. */
-static inline double jl_slide_lag_speed(double s0, double s_prev, double floor) {
-  double e = s_prev >= 0.0 ? 2.0 * s0 - s_prev : s0;
-  double s = e < 0.5 * s0 ? 0.5 * s0 : e > 2.0 * s0 ? 2.0 * s0 : e;
-  return s > floor ? s : floor;
-}
-/* A contact that cannot stick slides only while it moves more than this
- * fraction of its friction cone's radius mu g per step (h s0 > JL_SLIDE_MIN
- * mu g); slower, it sticks to the anchor its slide dragged along, which
- * holds it with the kinetic friction force. (A node crawling at the cone
- * kept sliding with an ever smaller speed and an ever stiffer viscosity;
- * letting slides run until their extrapolated speed reached zero instead
- * cost 2.6 times the CG iterations of default.json at dt 1/15.) */
-#define JL_SLIDE_MIN 0.05
 
 /* the implicit step's energy guard (src/world.c): splits down to h / 2^(depth - 1),
  * when the energy rises by more than this fraction of the energy moved in a step */
