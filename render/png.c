@@ -6,8 +6,7 @@
  * deterministic for one zlib build). Each row is filtered with whichever of
  * None/Sub/Up/Paeth gives the smallest sum of absolute filtered bytes (the
  * PNG specification's suggested heuristic). Chunk checksums are zlib's
- * crc32. Until issue 14 this file carried its own fixed-Huffman deflate
- * encoder, whose files were 29 % larger than zlib's (docs/performance.md). */
+ * crc32. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -85,8 +85,8 @@ typedef struct JlStepReport {
                           or a node ended deep inside an obstacle without a contact (JlForceOps.crossed) */
 } JlStepReport;
 
-/* Numerical trouble, counted in the world by kind (the warnings channel of
- * ../shared/STYLE.md). Nothing stops: the step goes on, jl_world_step's
+/* Numerical trouble, counted in the world by kind (a warnings channel, as
+ * docs/architecture.md describes). Nothing stops: the step goes on, jl_world_step's
  * report and `jelly run` say what happened. */
 typedef enum JlWarningKind {
   JL_WARN_CG_CAP,      /* a linear solve stopped at the iteration cap (JlStepDef.max_iterations) */

@@ -11,7 +11,7 @@
  * gravity, so every step does real solver work.
  *
  * The 50k and 100k spheres run three times: with the defaults, with jacobi,
- * and with jacobi and the relative stopping rule of before issue 16
+ * and with jacobi and the plain relative stopping rule
  * (tolerance 1e-6, velocity_tolerance 0), so the gains are measured side by
  * side; JSON rows name theirs ("preconditioner", "stopping"). Solver rows (drop_bullet,
  * contact_20k, busy_10k): src/cli/cli_bench_solver.c.
@@ -159,7 +159,7 @@ static JlResult bench_row(int target, int threads, int precond, int relative, in
   if (r) return r;
   row->springs = m.nspring;
   JlStepDef sd = jl_default_step_def();
-  if (relative) sd.velocity_tolerance = 0.0; /* the rule before issue 16: ||r|| <= 1e-6 ||b|| */
+  if (relative) sd.velocity_tolerance = 0.0; /* the plain relative rule: ||r|| <= 1e-6 ||b|| */
   sd.threads = threads;
   sd.preconditioner = precond;
   row->precond = precond;
@@ -369,7 +369,7 @@ static void bench_usage(FILE *f) {
           "Volume rows (volume_*): the cost of the volume force (src/volume.c): one\n"
           "multiply of it against the springs' and the whole step with nu = 0.45 (every tet\n"
           "active) against nu = 0.25 (barrier idle), one thread, medians.\n"
-          "Solver rows: drop_bullet (issue 16's Bullet comparison) and contact_20k (two\n"
+          "Solver rows: drop_bullet (the Bullet comparison sphere) and contact_20k (two\n"
           "10k-tet balls in contact), wall seconds per simulated second at 1 and 2\n"
           "threads; busy_10k, ms per step at 1 and 2 threads while a busy loop holds\n"
           "a core.\n"

@@ -1,5 +1,5 @@
-/* `jelly bench` rows for the implicit solve as a user meets it (issue 16;
- * docs/performance.md, "Solver rows"):
+/* `jelly bench` rows for the implicit solve as a user meets it
+ * (docs/performance.md, "Solver rows"):
  *
  *   drop_bullet  the Bullet comparison: an icosphere (icosahedron subdivided
  *                3 times, 642 vertices, r 0.5 m) meshed conforming with

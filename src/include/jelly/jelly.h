@@ -74,8 +74,8 @@ typedef enum JellyResult {
 /* The library's version, "MAJOR.MINOR.PATCH"; may differ from JELLY_VERSION
  * when a program runs against another build of the shared library. */
 JELLY_API const char *jelly_version(void);
-/* The same string under the name issue 13 gave it (jl_ is otherwise the
- * library's private prefix). */
+/* The same string under its first name (jl_ is otherwise the library's
+ * private prefix). */
 JELLY_API const char *jl_version(void);
 
 /* Called when the library finds a broken internal contract (a bug, not bad
