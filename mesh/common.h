@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-/* Also the process exit codes of the `jelly` program (README, `jelly --help`). */
+/* Also the process exit codes of the `jelly` program (docs/cli.md, "Exit codes"; `jelly --help`). */
 typedef enum JlResult {
   JL_OK = 0,
   JL_ERR_RUNTIME = 1, /* the simulation diverged, or a result cannot be trusted (--strict) */

@@ -4,7 +4,7 @@ contact friction coefficients, the ball's height over time plotted with
 matplotlib into docs/python_friction.png. Low friction lets it slide off the
 box's edge and drop to the ground; high friction stops it on the box.
 
-Run from the source tree after building (README, "Python"):
+Run from the source tree after building (docs/building.md, "The Python module"):
     PYTHONPATH=build/python /usr/bin/python3 docs/examples/python_friction.py
 """
 import os

@@ -270,7 +270,7 @@ typedef struct JellyEnergies {
 JELLY_API JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, char *err,
                                            size_t errsz);
 
-/* A row of `jelly run`'s stats.csv (README, "stats.csv columns") for this
+/* A row of `jelly run`'s stats.csv (docs/cli.md, "What `jelly run` writes") for this
  * world now: the counters cover the steps since the last call with reset = 1
  * (a frame; since jelly_world_new before the first), the rest is the state
  * now. contact_energy is JellyEnergies.contact (the forces of

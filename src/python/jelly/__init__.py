@@ -25,7 +25,7 @@ __all__ = ["load_scene", "Model", "World", "Body", "SceneError", "SimulationErro
 
 version = _jelly.version
 
-# the columns of `jelly run`'s stats.csv (README), in its order
+# the columns of `jelly run`'s stats.csv (docs/cli.md), in its order
 STATS_COLUMNS = ("frame", "time", "wall_ms", "steps", "cg_iterations", "kinetic_energy", "elastic_energy",
                  "gravity_energy", "max_strain", "min_y", "contacts", "contact_energy", "cg_failed",
                  "inverted_tets", "energy_splits", "crossing_splits")
