@@ -29,6 +29,7 @@
 #include "src/extforce.h"
 #include "src/scene.h"
 #include "src/state.h"
+#include "src/stats.h"
 #include "src/volume.h"
 #include "src/world.h"
 
@@ -622,14 +623,22 @@ JellyResult jelly_world_set_force(JellyWorld *world, int node, const double forc
   return JELLY_OK;
 }
 
+static void energies_of(const JellyWorld *world, const JlEnergy *e, JellyEnergies *out);
+
 JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, char *err, size_t errsz) {
   static const char fn[] = "jelly_world_energies";
   if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
   if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
   JlEnergy e;
   jl_world_energy(&world->w, &e);
-  /* jl_world_energy counts every element but springs, volume and gravity as
-   * penalty energy: the external element's share is taken out again */
+  energies_of(world, &e, out);
+  return JELLY_OK;
+}
+
+/* the public energies from the engine's: jl_world_energy counts every element but springs, volume and
+ * gravity as penalty energy, so the external element's share is taken out again */
+static void energies_of(const JellyWorld *world, const JlEnergy *engine, JellyEnergies *out) {
+  JlEnergy e = *engine;
   double ext = jl_external_force_energy(world->ext, world->w.state.x);
   if (jl_drag_active(world->drag)) {
     double en = 0.0;
@@ -642,7 +651,6 @@ JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, ch
   out->external = ext;
   out->contact = e.ground - ext;
   out->total = out->kinetic + out->elastic + out->gravity + out->contact + out->external;
-  return JELLY_OK;
 }
 
 JellyResult jelly_world_stats(JellyWorld *world, int reset, JellyStats *out, char *err, size_t errsz) {
@@ -650,19 +658,10 @@ JellyResult jelly_world_stats(JellyWorld *world, int reset, JellyStats *out, cha
   if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
   if (!out) return fail(err, errsz, JELLY_ERR_INPUT, fn, "out is NULL");
   memset(out, 0, sizeof *out);
+  JlStateStats st;
+  jl_state_stats(&world->w, &st, NULL); /* the columns `jelly run` writes (src/stats.h) */
   JellyEnergies e;
-  JellyResult r = jelly_world_energies(world, &e, err, errsz);
-  if (r) return r;
-  const JlModel *m = world_model_c(world);
-  /* the columns as `jelly run` computes them (src/cli/cli_run.c) */
-  double lo = INFINITY;
-  int below = 0;
-  for (int i = 0; i < m->nnode; i++) {
-    double y = world->w.state.x[3 * i + 1];
-    if (y < lo) lo = y;
-    if (m->world.has_ground && y < m->world.ground_y) below++;
-  }
-  const JlForce *c = jl_world_find_force(&world->w, JL_FORCE_CONTACTS);
+  energies_of(world, &st.energy, &e);
   out->time = world->w.state.t;
   out->steps = world->fr_steps;
   out->cg_iterations = world->fr_cg;
@@ -672,12 +671,11 @@ JellyResult jelly_world_stats(JellyWorld *world, int reset, JellyStats *out, cha
   out->kinetic_energy = e.kinetic;
   out->elastic_energy = e.elastic;
   out->gravity_energy = e.gravity;
-  out->max_strain = jl_world_max_strain(&world->w);
-  out->min_y = lo;
-  out->contacts = below + (c ? jl_contact_count(c) : 0);
+  out->max_strain = st.max_strain;
+  out->min_y = st.min_y;
+  out->contacts = st.contacts;
   out->contact_energy = e.contact;
-  for (int b = 0; b < m->nbody; b++)
-    if (m->body[b].tet_count > 0) out->inverted_tets += jl_volume_inverted(m, world->w.state.x, b);
+  out->inverted_tets = st.inverted_tets;
   if (reset) world->fr_steps = world->fr_cg = world->fr_cg_failed = world->fr_splits = world->fr_crossing = 0;
   return JELLY_OK;
 }

@@ -61,6 +61,7 @@
 
 #include "render/render.h"
 #include "src/cli/cli.h"
+#include "src/cli/cli_run_internal.h"
 #include "src/contact.h"
 #include "src/world_internal.h"
 #include "src/model_cloth.h"
@@ -68,10 +69,10 @@
 #include "src/overlap.h"
 #include "src/scene.h"
 #include "src/state.h"
+#include "src/stats.h"
 #include "src/volume.h"
 
 #define DEFAULT_SCENE "models/scenes/default.json"
-#define MANIFEST "jelly_manifest.txt"
 
 /* the most output frames of one jelly run: every frame's files are planned
  * (and listed in the manifest) before the run starts */
@@ -152,291 +153,6 @@ static int parse_args(int argc, char **argv, RunArgs *a) {
   };
   JlCliSpec spec = {"run", flags, (int)(sizeof flags / sizeof flags[0]), &a->sim, &a->scene, "scene", run_usage};
   return jl_cli_parse(&spec, argc, argv);
-}
-
-/* names of files in the output folder */
-typedef struct Names {
-  int n, cap;
-  char **name;
-} Names;
-
-static void names_add(Names *l, const char *name) {
-  if (l->n == l->cap) {
-    l->cap = l->cap ? 2 * l->cap : 64;
-    l->name = jl_realloc(l->name, (size_t)l->cap, sizeof(char *));
-  }
-  l->name[l->n++] = strdup(name);
-}
-
-static void names_free(Names *l) {
-  for (int i = 0; i < l->n; i++) free(l->name[i]);
-  free(l->name);
-  memset(l, 0, sizeof *l);
-}
-
-typedef struct Outputs {
-  const char *dir;
-  JlVtkEncoding enc;
-  int nframe;
-  double *time;
-  char **file;                /* nframe .vtu names (scene.pvd) */
-  char **vtm;                 /* nframe .vtm names (scene_all.pvd) */
-  Names written;              /* every file written, for the manifest */
-  /* the .vtu cells (fixed topology): the model's tets (cell t = tet t), then
-   * per body in body order its cloth triangles or rope segments */
-  int ncell;
-  int *cell_offset;           /* ncell + 1 */
-  int *cell_conn;             /* cell_offset[ncell], global node ids */
-  unsigned char *cell_type;   /* ncell, JL_VTK_* */
-  double *cell_rest;          /* ncell: m^2 rest area of a triangle, m rest length of a segment (tets: unused) */
-  double *cell_body;          /* ncell, body index */
-  int *body_cell;             /* nbody + 1: the body's cloth/rope cells are body_cell[b] .. body_cell[b + 1] */
-  double *node_strain, *cell_strain;
-  double *surf_x, *surf_n;
-  int *seg;                   /* longest rope's segments x 2, local node ids */
-  /* the arrays of the last frame's files (the grid, each body's surface):
-   * the fixed ones are copied compressed, not compressed again */
-  JlVtkCache *grid_cache;
-  JlVtkCache **body_cache;    /* nbody */
-  int nbody;
-} Outputs;
-
-/* area of the triangle abc */
-static double tri_area(const double *a, const double *b, const double *c) {
-  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-  double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-  return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-}
-
-/* a rope's segments are its stretch springs (jl_cloth_chain: n to n + 1, in
- * order); spring_kind is NULL only when every spring is a stretch spring */
-static int is_segment(const JlModel *m, const JlBody *body, int s) {
-  return body->kind == JL_BODY_ROPE && (!m->spring_kind || m->spring_kind[s] == JL_SPRING_STRETCH);
-}
-
-/* the cells of the .vtu grid: every tet (VTK_TETRA), every cloth triangle
- * (VTK_TRIANGLE, rest area from the initial positions, which are the cloth's
- * rest shape) and every rope segment (VTK_LINE, rest length of its spring) */
-static void build_cells(const JlModel *m, Outputs *o) {
-  int ncell = m->ntet, nconn = 4 * m->ntet;
-  for (int b = 0; b < m->nbody; b++) {
-    const JlBody *body = &m->body[b];
-    if (body->kind == JL_BODY_CLOTH) ncell += body->surface.ntri, nconn += 3 * body->surface.ntri;
-    for (int s = body->spring_begin; s < body->spring_begin + body->spring_count; s++)
-      if (is_segment(m, body, s)) ncell++, nconn += 2;
-  }
-  o->ncell = ncell;
-  o->cell_offset = jl_calloc((size_t)ncell + 1, sizeof(int));
-  o->cell_conn = jl_calloc((size_t)nconn + 1, sizeof(int));
-  o->cell_type = jl_calloc((size_t)ncell + 1, 1);
-  o->cell_rest = jl_calloc((size_t)ncell + 1, sizeof(double));
-  o->cell_body = jl_calloc((size_t)ncell + 1, sizeof(double));
-  o->cell_strain = jl_calloc((size_t)ncell + 1, sizeof(double));
-  o->body_cell = jl_calloc((size_t)m->nbody + 1, sizeof(int));
-  o->body_cell[m->nbody] = ncell;
-  int c = 0, k = 0;
-  /* tets, cell t = tet t */
-  for (int t = 0; t < m->ntet; t++, c++) {
-    for (int j = 0; j < 4; j++) o->cell_conn[k++] = m->tet[4 * t + j];
-    o->cell_type[c] = JL_VTK_TETRA;
-    o->cell_offset[c + 1] = k;
-  }
-  for (int b = 0; b < m->nbody; b++) {
-    const JlBody *body = &m->body[b];
-    for (int t = 0; t < body->tet_count; t++) o->cell_body[body->tet_begin + t] = b;
-    o->body_cell[b] = c;
-    /* cloth triangles: surface vertex i is the body's node i */
-    if (body->kind == JL_BODY_CLOTH)
-      for (int t = 0; t < body->surface.ntri; t++, c++) {
-        int n[3];
-        for (int j = 0; j < 3; j++) {
-          JL_ASSERT(body->surface.tri[3 * t + j] < body->node_count, "cloth triangle vertex beyond the body's nodes");
-          n[j] = body->node_begin + body->surface.tri[3 * t + j];
-          o->cell_conn[k++] = n[j];
-        }
-        o->cell_type[c] = JL_VTK_TRIANGLE;
-        o->cell_rest[c] = tri_area(&m->x0[3 * n[0]], &m->x0[3 * n[1]], &m->x0[3 * n[2]]);
-        o->cell_body[c] = b;
-        o->cell_offset[c + 1] = k;
-      }
-    /* rope segments */
-    for (int s = body->spring_begin; s < body->spring_begin + body->spring_count; s++) {
-      if (!is_segment(m, body, s)) continue;
-      o->cell_conn[k++] = m->spring_node[2 * s];
-      o->cell_conn[k++] = m->spring_node[2 * s + 1];
-      o->cell_type[c] = JL_VTK_LINE;
-      o->cell_rest[c] = m->spring_rest[s];
-      o->cell_body[c] = b;
-      o->cell_offset[c + 1] = k;
-      c++;
-    }
-  }
-  JL_ASSERT(c == ncell && k == nconn, "build_cells: cell count mismatch");
-}
-
-/* per-node max |strain| over incident springs; per cell the relative change
- * of its measure: volume (tets), area (cloth triangles), length (rope
- * segments), current / rest - 1 */
-static void strain_fields(const JlWorld *w, const Outputs *o, double *node_strain, double *cell_strain) {
-  const JlModel *m = w->model;
-  const double *x = w->state.x;
-  memset(node_strain, 0, sizeof(double) * (size_t)m->nnode);
-  for (int s = 0; s < m->nspring; s++) {
-    int i = m->spring_node[2 * s], j = m->spring_node[2 * s + 1];
-    double d[3] = {x[3 * i] - x[3 * j], x[3 * i + 1] - x[3 * j + 1], x[3 * i + 2] - x[3 * j + 2]};
-    double e = fabs(sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / m->spring_rest[s] - 1.0);
-    if (e > node_strain[i]) node_strain[i] = e;
-    if (e > node_strain[j]) node_strain[j] = e;
-  }
-  for (int c = 0; c < o->ncell; c++) {
-    const int *n = &o->cell_conn[o->cell_offset[c]];
-    if (o->cell_type[c] == JL_VTK_TETRA) {
-      double v = jl_tet_volume(&x[3 * n[0]], &x[3 * n[1]], &x[3 * n[2]], &x[3 * n[3]]);
-      cell_strain[c] = v / m->tet_volume[c] - 1.0;
-    } else if (o->cell_type[c] == JL_VTK_TRIANGLE) {
-      cell_strain[c] = tri_area(&x[3 * n[0]], &x[3 * n[1]], &x[3 * n[2]]) / o->cell_rest[c] - 1.0;
-    } else {
-      const double *a = &x[3 * n[0]], *b = &x[3 * n[1]];
-      double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-      cell_strain[c] = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / o->cell_rest[c] - 1.0;
-    }
-  }
-}
-
-/* body b's surface now, as the viewer draws it: o->surf_x (the embedded
- * surface's vertices, a cloth's or rope's nodes) and, for a rope, its
- * segments in o->seg (local node ids; the count returned), else the vertex
- * normals in o->surf_n (0 returned) */
-static int body_surface(Outputs *o, const JlWorld *w, int b) {
-  const JlModel *m = w->model;
-  const JlBody *body = &m->body[b];
-  jl_world_surface(w, b, o->surf_x);
-  if (body->kind == JL_BODY_ROPE) {
-    /* the body's line cells, in local node ids */
-    int nseg = o->body_cell[b + 1] - o->body_cell[b];
-    for (int k = 0; k < nseg; k++) {
-      const int *n = &o->cell_conn[o->cell_offset[o->body_cell[b] + k]];
-      o->seg[2 * k] = n[0] - body->node_begin;
-      o->seg[2 * k + 1] = n[1] - body->node_begin;
-    }
-    return nseg;
-  }
-  jl_surface_normals(body->surface.nvert, o->surf_x, body->surface.ntri, body->surface.tri, o->surf_n);
-  return 0;
-}
-
-/* <body>_NNNN.obj: a volume's embedded surface, a cloth with both sides, a
- * rope as polylines */
-static JlResult write_obj(Outputs *o, const JlWorld *w, int b, int frame, char *err, size_t errsz) {
-  const JlBody *body = &w->model->body[b];
-  char path[4600], name[128];
-  snprintf(name, sizeof name, "%s_%04d.obj", body->name, frame);
-  snprintf(path, sizeof path, "%s/%s", o->dir, name);
-  int nseg = body_surface(o, w, b);
-  JlResult r = body->kind == JL_BODY_ROPE
-                   ? jl_obj_write_lines(path, body->surface.nvert, o->surf_x, nseg, o->seg, err, errsz)
-                   : jl_obj_write(path, body->surface.nvert, o->surf_x, o->surf_n, body->surface.ntri,
-                                  body->surface.tri, body->kind == JL_BODY_CLOTH, err, errsz);
-  if (!r) names_add(&o->written, name);
-  return r;
-}
-
-/* frame_NNNN_<body>.vtp: the same surface as PolyData, normals on triangles
- * (one-sided: ParaView lights both sides), a rope's segments as polylines */
-static JlResult write_vtp(Outputs *o, const JlWorld *w, int b, const char *name, char *err, size_t errsz) {
-  const JlBody *body = &w->model->body[b];
-  char path[4600];
-  snprintf(path, sizeof path, "%s/%s", o->dir, name);
-  int nseg = body_surface(o, w, b);
-  int rope = body->kind == JL_BODY_ROPE;
-  JlResult r = jl_vtp_write(path, o->enc, body->surface.nvert, o->surf_x, rope ? NULL : o->surf_n,
-                            rope ? 0 : body->surface.ntri, body->surface.tri, nseg, o->seg, o->body_cache[b], err,
-                            errsz);
-  if (!r) names_add(&o->written, name);
-  return r;
-}
-
-static JlResult write_frame(Outputs *o, const JlWorld *w, int frame, int obj, char *err, size_t errsz) {
-  const JlModel *m = w->model;
-  char path[4600], name[64], vtm[64];
-  snprintf(name, sizeof name, "frame_%04d.vtu", frame);
-  snprintf(vtm, sizeof vtm, "frame_%04d.vtm", frame);
-  snprintf(path, sizeof path, "%s/%s", o->dir, name);
-  strain_fields(w, o, o->node_strain, o->cell_strain);
-  JlVtuField fields[4] = {
-      {"velocity", 3, 0, w->state.v},
-      {"strain", 1, 0, o->node_strain},
-      {"volume_strain", 1, 1, o->cell_strain},
-      {"body", 1, 1, o->cell_body},
-  };
-  JlVtuCells cells = {o->ncell, o->cell_offset, o->cell_conn, o->cell_type};
-  JlResult r = jl_vtu_write_cells(path, o->enc, m->nnode, w->state.x, &cells, 4, fields, o->grid_cache, err, errsz);
-  if (r) return r;
-  names_add(&o->written, name);
-  /* each body's surface, then the multiblock of grid and surfaces */
-  char **bname = jl_calloc((size_t)m->nbody + 1, sizeof(char *)), **bfile = jl_calloc((size_t)m->nbody + 1, sizeof(char *));
-  int nb = 0;
-  for (int b = 0; b < m->nbody && !r; b++) {
-    if (m->body[b].surface.nvert == 0) continue;
-    char vtp[128];
-    snprintf(vtp, sizeof vtp, "frame_%04d_%s.vtp", frame, m->body[b].name);
-    r = write_vtp(o, w, b, vtp, err, errsz);
-    bname[nb] = (char *)m->body[b].name;
-    bfile[nb++] = strdup(vtp);
-  }
-  if (!r) {
-    snprintf(path, sizeof path, "%s/%s", o->dir, vtm);
-    r = jl_vtm_write(path, name, nb, (const char *const *)bname, (const char *const *)bfile, err, errsz);
-    if (!r) names_add(&o->written, vtm);
-  }
-  for (int k = 0; k < nb; k++) free(bfile[k]);
-  free(bname);
-  free(bfile);
-  if (r) return r;
-  o->time[o->nframe] = w->state.t;
-  o->file[o->nframe] = strdup(name);
-  o->vtm[o->nframe] = strdup(vtm);
-  o->nframe++;
-  if (obj) {
-    for (int b = 0; b < m->nbody; b++) {
-      if (m->body[b].surface.nvert == 0) continue;
-      r = write_obj(o, w, b, frame, err, errsz);
-      if (r) return r;
-    }
-  }
-  return JL_OK;
-}
-
-/* scene.pvd (the .vtu grids) and scene_all.pvd (the .vtm frames) */
-static JlResult write_pvd(Outputs *o, char *err, size_t errsz) {
-  char path[4600];
-  snprintf(path, sizeof path, "%s/scene.pvd", o->dir);
-  JlResult r = jl_pvd_write(path, o->nframe, o->time, (const char *const *)o->file, err, errsz);
-  if (r) return r;
-  names_add(&o->written, "scene.pvd");
-  snprintf(path, sizeof path, "%s/scene_all.pvd", o->dir);
-  r = jl_pvd_write(path, o->nframe, o->time, (const char *const *)o->vtm, err, errsz);
-  if (!r) names_add(&o->written, "scene_all.pvd");
-  return r;
-}
-
-static double min_node_y(const JlWorld *w, int *below_ground) {
-  const JlModel *m = w->model;
-  double lo = INFINITY;
-  int below = 0;
-  for (int i = 0; i < m->nnode; i++) {
-    double y = w->state.x[3 * i + 1];
-    if (y < lo) lo = y;
-    if (m->world.has_ground && y < m->world.ground_y) below++;
-  }
-  *below_ground = below;
-  return lo;
-}
-
-/* penetrating nodes of the contact element (body-body and obstacles) */
-static int run_contacts(const JlWorld *w) {
-  const JlForce *c = jl_world_find_force(w, JL_FORCE_CONTACTS);
-  return c ? jl_contact_count(c) : 0;
 }
 
 /* Frame times as the run computes them (jl_world_step sets t = t_start + h,
@@ -521,188 +237,32 @@ static void warn_overlaps(const JlModel *m, const double *x) {
   if (n > SHOWN) fprintf(stderr, "jelly run: warning: and %d more overlaps at the start\n", n - SHOWN);
 }
 
-/* ---- the manifest: which files in DIR the last run wrote ------------------------- */
-
-/* a manifest entry Jelly may act on: a plain file name in DIR (no '/', not
- * "." or "..", no control characters) */
-static int plain_name(const char *s) {
-  if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return 0;
-  for (const char *p = s; *p; p++)
-    if (*p == '/' || *p == '\\' || (unsigned char)*p < 32) return 0;
-  return 1;
-}
-
-/* a name Jelly's runs write and ParaView would pick up: frame_*.vt[ump],
- * scene.pvd, scene_all.pvd */
-static int run_file(const char *name) {
-  size_t n = strlen(name);
-  if (strcmp(name, "scene.pvd") == 0 || strcmp(name, "scene_all.pvd") == 0) return 1;
-  return strncmp(name, "frame_", 6) == 0 && n > 10 &&
-         (strcmp(name + n - 4, ".vtu") == 0 || strcmp(name + n - 4, ".vtm") == 0 ||
-          strcmp(name + n - 4, ".vtp") == 0);
-}
-
-/* the frame a file of a run belongs to (frame_NNNN*, <body>_NNNN.obj,
- * checkpoint_NNNN.jlck), -1 for the run's other files */
-static int entry_frame(const char *name) {
-  const char *p = strncmp(name, "frame_", 6) == 0 ? name + 6 : NULL;
-  if (!p) {
-    const char *u = strrchr(name, '_'), *dot = strrchr(name, '.');
-    if (!u || !dot || dot < u) return -1;
-    p = u + 1;
-  }
-  char *end;
-  long f = strtol(p, &end, 10);
-  if (end - p < 4 || (*end != '.' && *end != '_') || f < 0 || f > 100000000) return -1;
-  return (int)f;
-}
-
-/* a name a run of jelly run writes: the frames' files, stats.csv,
- * preview.png, <body>_NNNN.obj, checkpoint_NNNN.jlck. A manifest naming
- * anything else was edited or not written by Jelly: nothing is deleted. */
-static int jelly_name(const char *s) {
-  if (!plain_name(s)) return 0;
-  if (run_file(s) || strcmp(s, "stats.csv") == 0 || strcmp(s, "preview.png") == 0) return 1;
-  size_t n = strlen(s);
-  return entry_frame(s) >= 0 && n > 4 && (strcmp(s + n - 4, ".obj") == 0 || strcmp(s + n - 5, ".jlck") == 0);
-}
-
-/* DIR/jelly_manifest.txt into *l: 1 when there is one, 0 when there is
- * none, -1 (message printed) when it cannot be read or names anything but
- * files jelly run writes in DIR */
-static int manifest_read(const char *dir, Names *l) {
-  char path[4200], line[4200];
-  snprintf(path, sizeof path, "%s/" MANIFEST, dir);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    if (errno == ENOENT) return 0;
-    fprintf(stderr, "jelly run: cannot read %s: %s\n", path, strerror(errno));
-    return -1;
-  }
-  int lineno = 0, bad = 0;
-  while (!bad && fgets(line, sizeof line, f)) {
-    lineno++;
-    size_t len = strlen(line);
-    if (len > 0 && line[len - 1] == '\n') line[--len] = 0;
-    else if (!feof(f)) bad = 1; /* longer than any name Jelly writes */
-    if (bad || line[0] == '#' || len == 0) continue;
-    if (!jelly_name(line)) bad = 1;
-    else names_add(l, line);
-  }
-  fclose(f);
-  if (bad) {
-    fprintf(stderr, "jelly run: %s line %d is not the name of a file jelly run writes in that folder; this manifest "
-                    "was not written by "
-                    "jelly run, so nothing in '%s' is deleted or written: fix or remove the manifest, or choose "
-                    "another --out folder\n", path, lineno, dir);
-    names_free(l);
-    return -1;
-  }
-  return 1;
-}
-
-/* 0 when DIR (which has no manifest) holds no run files; else 1 after a
- * message naming some of them */
-static int foreign_files(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  Names found = {0};
-  for (struct dirent *e; (e = readdir(d)) != NULL;)
-    if (run_file(e->d_name)) names_add(&found, e->d_name);
-  closedir(d);
-  if (found.n == 0) return 0;
-  char list[1024] = "";
-  for (int i = 0; i < found.n && i < 4; i++)
-    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", found.name[i]);
-  fprintf(stderr, "jelly run: '%s' holds the frames of another run (%s%s, %d files) but no " MANIFEST
-                  ", so Jelly cannot tell which files are that run's and will not mix runs: remove those files "
-                  "or choose another --out folder\n", dir, list, found.n > 4 ? ", ..." : "", found.n);
-  names_free(&found);
-  return 1;
-}
-
-/* deletes the files of old (and a partial write's .tmp of each), except on
- * a resume from frame `first` (>= 0) the ones that run keeps: those of
- * frames up to first, stats.csv and the checkpoint being resumed (keep_ck,
- * NULL when none); the kept names go to *kept. 0, or -1 after a message. */
-static int manifest_clean(const char *dir, const Names *old, int first, const char *keep_ck, Names *kept) {
-  struct stat ck;
-  int have_ck = keep_ck && stat(keep_ck, &ck) == 0;
-  for (int i = 0; i < old->n; i++) {
-    const char *name = old->name[i];
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int f = entry_frame(name);
-    struct stat st;
-    int is_ck = have_ck && stat(path, &st) == 0 && st.st_dev == ck.st_dev && st.st_ino == ck.st_ino;
-    if (first >= 0 && strcmp(name, "stats.csv") == 0) continue; /* rewritten from its kept rows, listed anew */
-    if (first >= 0 && ((f >= 0 && f <= first) || is_ck)) {
-      names_add(kept, name);
-      continue;
-    }
-    if (is_ck) continue; /* never the checkpoint this run reads */
-    if (unlink(path) != 0 && errno != ENOENT) {
-      fprintf(stderr, "jelly run: cannot delete %s of the earlier run in this folder: %s\n", path, strerror(errno));
-      return -1;
-    }
-    char tmp[4500];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    unlink(tmp);
-  }
-  return 0;
-}
-
-/* DIR/jelly_manifest.txt listing a and b, written to a .tmp and renamed */
-static int manifest_write(const char *dir, const Names *a, const Names *b) {
-  char path[4200], tmp[4300];
-  snprintf(path, sizeof path, "%s/" MANIFEST, dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    fprintf(stderr, "jelly run: cannot write %s: %s\n", tmp, strerror(errno));
-    return -1;
-  }
-  fputs("# files jelly run wrote in this folder, one per line; the next run here deletes them first\n", f);
-  for (int k = 0; k < 2; k++) {
-    const Names *l = k ? b : a;
-    for (int i = 0; i < l->n; i++) fprintf(f, "%s\n", l->name[i]);
-  }
-  int bad = ferror(f);
-  if (fclose(f) != 0) bad = 1;
-  if (bad || rename(tmp, path) != 0) {
-    fprintf(stderr, "jelly run: cannot write %s: %s\n", path, strerror(errno));
-    remove(tmp);
-    return -1;
-  }
-  return 0;
-}
-
 /* every file a run from frame `first` to nframes may write (besides kept) */
 static void planned_files(const JlModel *m, const RunArgs *a, int first, int nframes, Names *l) {
   char name[256];
-  names_add(l, "stats.csv");
-  names_add(l, "scene.pvd");
-  names_add(l, "scene_all.pvd");
+  run_names_add(l, "stats.csv");
+  run_names_add(l, "scene.pvd");
+  run_names_add(l, "scene_all.pvd");
 #ifdef JELLY_RENDER
-  if (!a->no_preview) names_add(l, "preview.png");
+  if (!a->no_preview) run_names_add(l, "preview.png");
 #endif
   for (int f = a->resume ? first + 1 : 0; f <= nframes; f++) {
     snprintf(name, sizeof name, "frame_%04d.vtu", f);
-    names_add(l, name);
+    run_names_add(l, name);
     snprintf(name, sizeof name, "frame_%04d.vtm", f);
-    names_add(l, name);
+    run_names_add(l, name);
     for (int b = 0; b < m->nbody; b++) {
       if (m->body[b].surface.nvert == 0) continue;
       snprintf(name, sizeof name, "frame_%04d_%s.vtp", f, m->body[b].name);
-      names_add(l, name);
+      run_names_add(l, name);
       if (a->obj) {
         snprintf(name, sizeof name, "%s_%04d.obj", m->body[b].name, f);
-        names_add(l, name);
+        run_names_add(l, name);
       }
     }
     if (a->checkpoint_every > 0 && f > 0 && f % a->checkpoint_every == 0) {
       snprintf(name, sizeof name, "checkpoint_%04d.jlck", f);
-      names_add(l, name);
+      run_names_add(l, name);
     }
   }
 }
@@ -717,14 +277,14 @@ int jl_cli_run(int argc, char **argv) {
   jl_cli_out_dir(scene_path, a.out, outdir, sizeof outdir);
   /* an earlier run in DIR: its manifest, or a refusal before anything is built */
   Names old = {0};
-  int has_manifest = manifest_read(outdir, &old);
-  if (has_manifest < 0 || (has_manifest == 0 && foreign_files(outdir))) return JL_ERR_INPUT;
+  int has_manifest = run_manifest_read(outdir, &old);
+  if (has_manifest < 0 || (has_manifest == 0 && run_foreign_files(outdir))) return JL_ERR_INPUT;
   JlScene sc;
   JlWorld w;
   JlCliTiming tm;
   JlResult r = jl_cli_start("run", scene_path, a.scene != NULL, &a.sim, outdir, a.quiet, &sc, &w, &tm);
   if (r) {
-    names_free(&old);
+    run_names_free(&old);
     return r;
   }
   int nframes = tm.nframes, steps_per_frame = tm.steps;
@@ -738,7 +298,7 @@ int jl_cli_run(int argc, char **argv) {
     r = jl_checkpoint_load(&w, a.resume, err, sizeof err);
     if (r) {
       fprintf(stderr, "jelly run: %s\n", err);
-      names_free(&old);
+      run_names_free(&old);
       free(ftime);
       jl_world_destroy(&w);
       jl_scene_free(&sc);
@@ -751,7 +311,7 @@ int jl_cli_run(int argc, char **argv) {
       fprintf(stderr, "jelly run: checkpoint '%s' is at t = %.9g s, which is no frame of this run (%d frames of "
                       "%d steps of %.6g s): resume with the --dt, --fps and --frames it was written with\n",
               a.resume, w.state.t, nframes, steps_per_frame, h);
-      names_free(&old);
+      run_names_free(&old);
       free(ftime);
       jl_world_destroy(&w);
       jl_scene_free(&sc);
@@ -768,11 +328,11 @@ int jl_cli_run(int argc, char **argv) {
    * writes anything */
   Names kept = {0}, planned = {0};
   int status = 0;
-  if (manifest_clean(outdir, &old, a.resume ? first : -1, a.resume, &kept) != 0) status = JL_ERR_SYSTEM;
+  if (run_manifest_clean(outdir, &old, a.resume ? first : -1, a.resume, &kept) != 0) status = JL_ERR_SYSTEM;
   planned_files(m, &a, first, nframes, &planned);
-  if (!status && manifest_write(outdir, &kept, &planned) != 0) status = JL_ERR_SYSTEM;
-  names_free(&old);
-  names_free(&planned);
+  if (!status && run_manifest_write(outdir, &kept, &planned) != 0) status = JL_ERR_SYSTEM;
+  run_names_free(&old);
+  run_names_free(&planned);
 
   /* output buffers */
   Outputs o = {0};
@@ -782,7 +342,7 @@ int jl_cli_run(int argc, char **argv) {
   o.file = jl_calloc((size_t)nframes + 1, sizeof(char *));
   o.vtm = jl_calloc((size_t)nframes + 1, sizeof(char *));
   o.node_strain = jl_calloc((size_t)m->nnode, sizeof(double));
-  build_cells(m, &o);
+  run_build_cells(m, &o);
   int maxv = 1, maxs = 1;
   for (int b = 0; b < m->nbody; b++) {
     if (m->body[b].surface.nvert > maxv) maxv = m->body[b].surface.nvert;
@@ -809,7 +369,7 @@ int jl_cli_run(int argc, char **argv) {
     fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
                    "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits,crossing_splits\n");
   /* the frames up to a resumed run's checkpoint are in DIR already: listed in scene.pvd, not rewritten */
-  names_add(&o.written, "stats.csv");
+  run_names_add(&o.written, "stats.csv");
   for (int f = 0; a.resume && f <= first; f++) {
     char name[64];
     snprintf(name, sizeof name, "frame_%04d.vtu", f);
@@ -831,6 +391,7 @@ int jl_cli_run(int argc, char **argv) {
   /* per body: most inverted tets in a frame and the first frame with any */
   int *inv_max = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   int *inv_first = jl_calloc((size_t)m->nbody + 1, sizeof(int));
+  int *inv_now = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   long splits_total = 0, rises_total = 0;
   for (int frame = first; frame <= nframes; frame++) {
     int steps = 0, cg = 0, cg_failed = 0, splits = 0, crossing = 0;
@@ -862,27 +423,20 @@ int jl_cli_run(int argc, char **argv) {
       splits_total += splits;
       if (cg_failed > 0 && cg_failed_first < 0) cg_failed_first = frame;
     }
-    JlEnergy e;
-    jl_world_energy(&w, &e);
+    JlStateStats st;
+    jl_state_stats(&w, &st, inv_now);
+    const JlEnergy e = st.energy; /* e.ground: all penalty energy (ground plane, bodies, obstacles) */
     if (e.kinetic > ke_max) ke_max = e.kinetic;
-    int contacts;
-    double lo = min_node_y(&w, &contacts);
-    contacts += run_contacts(&w); /* nodes in bodies or obstacles, as detected at the last step's start */
-    /* contact_energy: all penalty energy (ground plane, bodies, obstacles), which
-     * jl_world_energy gathers in e.ground */
-    int inverted = 0;
     for (int b = 0; b < m->nbody; b++) {
-      int nb = m->body[b].tet_count > 0 ? jl_volume_inverted(m, w.state.x, b) : 0;
-      if (nb > 0 && inv_max[b] == 0) inv_first[b] = frame;
-      if (nb > inv_max[b]) inv_max[b] = nb;
-      inverted += nb;
+      if (inv_now[b] > 0 && inv_max[b] == 0) inv_first[b] = frame;
+      if (inv_now[b] > inv_max[b]) inv_max[b] = inv_now[b];
     }
     fprintf(stats, "%d,%.9g,%.3f,%d,%d,%.12g,%.12g,%.12g,%.9g,%.12g,%d,%.12g,%d,%d,%d,%d\n", frame, w.state.t, ms,
-            steps, cg, e.kinetic, e.elastic, e.gravity, jl_world_max_strain(&w), lo, contacts, e.ground, cg_failed,
-            inverted, splits, crossing);
+            steps, cg, e.kinetic, e.elastic, e.gravity, st.max_strain, st.min_y, st.contacts, e.ground, cg_failed,
+            st.inverted_tets, splits, crossing);
     if (status) break;
     double w0 = jl_seconds();
-    JlResult wr = write_frame(&o, &w, frame, a.obj, err, sizeof err);
+    JlResult wr = run_write_frame(&o, &w, frame, a.obj, err, sizeof err);
     write_total += jl_seconds() - w0;
     if (wr) {
       if (tty) fprintf(stderr, "\n");
@@ -900,7 +454,7 @@ int jl_cli_run(int argc, char **argv) {
         status = JL_ERR_SYSTEM;
         break;
       }
-      names_add(&o.written, strrchr(ck, '/') + 1);
+      run_names_add(&o.written, strrchr(ck, '/') + 1);
     }
     if (tty) jl_cli_progress(frame, nframes, w.state.t, wall_total);
   }
@@ -909,7 +463,7 @@ int jl_cli_run(int argc, char **argv) {
     fprintf(stderr, "jelly run: write failed: %s: %s\n", stats_path, strerror(errno));
     status = JL_ERR_SYSTEM;
   }
-  if (o.nframe > 0 && write_pvd(&o, err, sizeof err)) {
+  if (o.nframe > 0 && run_write_pvd(&o, err, sizeof err)) {
     fprintf(stderr, "jelly run: %s\n", err);
     if (!status) status = JL_ERR_SYSTEM;
   }
@@ -922,7 +476,7 @@ int jl_cli_run(int argc, char **argv) {
       if (!status) status = JL_ERR_SYSTEM;
     } else {
       preview_ok = 1;
-      names_add(&o.written, "preview.png");
+      run_names_add(&o.written, "preview.png");
     }
     jl_preview_destroy(preview);
   }
@@ -966,6 +520,7 @@ int jl_cli_run(int argc, char **argv) {
   }
   free(inv_max);
   free(inv_first);
+  free(inv_now);
   /* steps whose linear solver stopped at its cap: one warning, or exit 1 with --strict */
   if (cg_failed_total > 0) {
     fflush(stdout);
@@ -979,13 +534,13 @@ int jl_cli_run(int argc, char **argv) {
   }
 
   /* the manifest: what this run wrote (and a resume kept) */
-  if (manifest_write(outdir, &kept, &o.written) != 0 && !status) status = JL_ERR_SYSTEM;
+  if (run_manifest_write(outdir, &kept, &o.written) != 0 && !status) status = JL_ERR_SYSTEM;
 
 done:
   free(ftime);
   for (int i = 0; i < o.nframe; i++) free(o.file[i]), free(o.vtm[i]);
-  names_free(&kept);
-  names_free(&o.written);
+  run_names_free(&kept);
+  run_names_free(&o.written);
   jl_vtk_cache_free(o.grid_cache);
   for (int b = 0; b < o.nbody; b++) jl_vtk_cache_free(o.body_cache[b]);
   free(o.body_cache);
