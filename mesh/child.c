@@ -252,11 +252,11 @@ JlChildEnd jl_child_finish(JlChild *c, char *why, size_t whysz) {
   /* classify */
   const JlMeshLimits *l = &c->limits;
   if (c->timed_out) {
-    if (why) snprintf(why, whysz, "took longer than %g s (--mesh-timeout)", l->timeout);
+    if (why) snprintf(why, whysz, "took longer than %g s (mesh limit timeout_s)", l->timeout);
     return JL_CHILD_TIMEOUT;
   }
   if (c->over_memory) {
-    if (why) snprintf(why, whysz, "needed more than %g MB (--mesh-memory)", l->memory_mb);
+    if (why) snprintf(why, whysz, "needed more than %g MB (mesh limit memory_mb)", l->memory_mb);
     return JL_CHILD_MEMORY;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return JL_CHILD_DONE;
@@ -266,10 +266,10 @@ JlChildEnd jl_child_finish(JlChild *c, char *why, size_t whysz) {
     if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && (double)as.rlim_cur / 1048576.0 < l->memory_mb) {
       if (why)
         snprintf(why, whysz, "ran out of memory: the system allows this process %.0f MB (ulimit -v), less than the "
-                             "%g MB limit (--mesh-memory)", (double)as.rlim_cur / 1048576.0, l->memory_mb);
+                             "%g MB of the mesh limit memory_mb", (double)as.rlim_cur / 1048576.0, l->memory_mb);
       return JL_CHILD_SYSTEM;
     }
-    if (why) snprintf(why, whysz, "needed more than %g MB (--mesh-memory)", l->memory_mb);
+    if (why) snprintf(why, whysz, "needed more than %g MB (mesh limit memory_mb)", l->memory_mb);
     return JL_CHILD_MEMORY;
   }
   if (WIFSIGNALED(status)) {
@@ -279,13 +279,13 @@ JlChildEnd jl_child_finish(JlChild *c, char *why, size_t whysz) {
        * limit or the kernel's out-of-memory killer */
       double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec;
       if (sig == SIGXCPU || cpu >= ceil(l->timeout)) {
-        if (why) snprintf(why, whysz, "took longer than %g s of CPU time (--mesh-timeout)", l->timeout);
+        if (why) snprintf(why, whysz, "took longer than %g s of CPU time (mesh limit timeout_s)", l->timeout);
         return JL_CHILD_TIMEOUT;
       }
       if (why)
         snprintf(why, whysz,
                  "needed more than the machine's memory (killed by signal 9, most likely the "
-                 "out-of-memory killer; limit %g MB, --mesh-memory)",
+                 "out-of-memory killer; mesh limit memory_mb %g MB)",
                  l->memory_mb);
       return JL_CHILD_SYSTEM;
     }

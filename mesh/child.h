@@ -75,7 +75,7 @@ int jl_child_read(JlChild *c, void *buf, size_t n);
 int jl_child_write(int fd, const void *buf, size_t n);
 /* Closes the pipe, reaps the child (killing it if it does not leave within
  * the deadline) and classifies its end; for anything but JL_CHILD_DONE, why
- * gets the reason, e.g. "took longer than 60 s (--mesh-timeout)". */
+ * gets the reason, e.g. "took longer than 60 s (mesh limit timeout_s)". */
 JlChildEnd jl_child_finish(JlChild *c, char *why, size_t whysz);
 
 /* Exit status of a child whose allocation failed (jl_set_nomem_exit and, for

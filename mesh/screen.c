@@ -214,7 +214,7 @@ JlResult jl_screen_expansion(const char *path, const char *what, double instance
   if (need > lim.memory_mb * 1048576.0)
     return jl_fail(err, errsz, JL_ERR_INPUT,
                    "%s: %s expands to %.0f mesh-instance triangles, which need at least %.0f MB in the importer "
-                   "(%d bytes each), more than the %g MB limit (--mesh-memory)",
+                   "(%d bytes each), more than the %g MB of the mesh limit memory_mb",
                    path, what, triangles, need / 1048576.0, JL_SCREEN_TRIANGLE_BYTES, lim.memory_mb);
   return JL_OK;
 }

@@ -127,7 +127,7 @@ static JlResult check_file(const char *path, char *err, size_t errsz) {
   if (st.st_size == 0) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is empty (0 bytes)", path);
   JlMeshLimits lim = jl_mesh_limits();
   if ((double)st.st_size > lim.file_mb * 1048576.0)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is %.0f MB, larger than the %g MB limit (--mesh-max-file)",
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is %.0f MB, over the %g MB of the mesh limit max_file_mb",
                    path, (double)st.st_size / 1048576.0, lim.file_mb);
   return jl_mesh_screen(path, (unsigned long long)st.st_size, err, errsz);
 }

@@ -241,7 +241,7 @@ static JlResult read_file(const char *path, unsigned char **data, size_t *size, 
   else if (!S_ISREG(st.st_mode)) r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: is not a regular file", path);
   else if (st.st_size == 0) r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is empty (0 bytes)", path);
   else if ((double)st.st_size > jl_mesh_limits().file_mb * 1048576.0)
-    r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is %.0f MB, larger than the %g MB limit (--mesh-max-file)", path,
+    r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is %.0f MB, over the %g MB of the mesh limit max_file_mb", path,
                 (double)st.st_size / 1048576.0, jl_mesh_limits().file_mb);
   if (r) {
     close(fd);

@@ -269,7 +269,7 @@ extern "C" JlResult jl_tetgen_raw(const char *switches, int npoint, const double
     return jl_fail(err, errsz, end == JL_CHILD_SYSTEM ? JL_ERR_SYSTEM : JL_ERR_INPUT,
                    "TetGen %s on %d points and %d triangles", why, npoint, ntri);
   if (answered && h.code == 1)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen needed more than %g MB (--mesh-memory)",
+    return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen needed more than %g MB (mesh limit memory_mb)",
                    c.limits.memory_mb);
   if (answered && h.code == -1)
     return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen produced no tetrahedra from %d points (are they coplanar?)",

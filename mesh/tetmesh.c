@@ -71,7 +71,7 @@ JlResult jl_tetmesh_check_estimate(double ntet, const char *what, char *err, siz
   if (mb > lim.memory_mb)
     return jl_fail(err, errsz, JL_ERR_INPUT,
                    "%s is too fine for the limit: at least %.3g tets, about %.0f MB for TetGen, more than "
-                   "--mesh-memory %g MB",
+                   "the %g MB of the mesh limit memory_mb",
                    what, ntet, mb, lim.memory_mb);
   return JL_OK;
 }

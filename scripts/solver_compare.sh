@@ -1,5 +1,5 @@
 #!/bin/bash
-# Wall time of shipped scenes with the solver of before issue 16 (Jacobi, CG
+# Wall time of shipped scenes with the older solver settings (Jacobi, CG
 # relative tolerance 1e-6) against today's defaults (docs/performance.md,
 # "The implicit solve"). Best of two runs each, one thread.
 #   scripts/solver_compare.sh [JELLY] [SCENE.json ...]

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "jelly/jelly.h"
+#include "mesh/child.h"
 #include "mesh/surface.h"
 #include "mesh/tetfile.h"
 #include "src/contact.h"
@@ -97,6 +98,32 @@ JellyAssertHandler jelly_set_assert_handler(JellyAssertHandler handler) {
 }
 
 /* ---- models ------------------------------------------------------------------ */
+
+static JellyMeshLimits public_limits(JlMeshLimits l) {
+  JellyMeshLimits out = {l.timeout, l.memory_mb, l.file_mb};
+  return out;
+}
+
+JellyMeshLimits jelly_default_mesh_limits(void) { return public_limits(jl_default_mesh_limits()); }
+
+JellyMeshLimits jelly_mesh_limits(void) { return public_limits(jl_mesh_limits()); }
+
+JellyResult jelly_set_mesh_limits(const JellyMeshLimits *limits, char *err, size_t errsz) {
+  static const char fn[] = "jelly_set_mesh_limits";
+  if (!limits) return fail(err, errsz, JELLY_ERR_INPUT, fn, "limits is NULL");
+  const double v[3] = {limits->timeout_s, limits->memory_mb, limits->max_file_mb};
+  static const char *const name[3] = {"timeout_s", "memory_mb", "max_file_mb"};
+  static const double hi[3] = {86400.0, 1048576.0, 1048576.0}; /* a day, 1 TiB */
+  for (int k = 0; k < 3; k++)
+    if (!(v[k] > 0.0) || !(v[k] <= hi[k])) {
+      char what[160];
+      snprintf(what, sizeof what, "limits->%s must be > 0 and at most %g, got %g", name[k], hi[k], v[k]);
+      return fail(err, errsz, JELLY_ERR_INPUT, fn, what);
+    }
+  JlMeshLimits l = {v[0], v[1], v[2]};
+  jl_mesh_set_limits(&l);
+  return JELLY_OK;
+}
 
 JellyModelDef jelly_default_model_def(void) {
   JlWorldDef wd = jl_default_world_def();

@@ -757,13 +757,13 @@ static void substep(JlWorld *w, double h, JlStepReport *rep) {
 static void cause_text(const JlWorld *w, const JlStepReport *rep, char *out, size_t n) {
   const char *name = jl_integrator_name(w->def.integrator);
   if (!jl_integrator_is_implicit(w->def.integrator))
-    snprintf(out, n, "time step too large for the '%s' integrator; try the implicit integrator (--integrator implicit) "
-             "or a smaller dt (--dt)", name);
+    snprintf(out, n, "time step too large for the '%s' integrator; try the implicit integrator (\"integrator\": "
+             "\"implicit\") or a smaller \"dt\"", name);
   else if (rep->cg_failed)
-    snprintf(out, n, "the linear solver did not converge in %d iterations; try a smaller dt (--dt) or \"adaptive\": "
+    snprintf(out, n, "the linear solver did not converge in %d iterations; try a smaller \"dt\" or \"adaptive\": "
              "true in the scene", w->def.max_iterations);
   else
-    snprintf(out, n, "time step too large for these stiffnesses; try a smaller dt (--dt) or \"adaptive\": true in "
+    snprintf(out, n, "time step too large for these stiffnesses; try a smaller \"dt\" or \"adaptive\": true in "
              "the scene");
 }
 

@@ -368,6 +368,36 @@ static void test_mesh_file(void) {
   jelly_world_free(w);
 }
 
+/* the mesh limits through the API: set, read back, refused out of range (naming the field, the
+ * limits unchanged), and a file over max_file_mb refused with a message that names the limit */
+static void test_mesh_limits(void) {
+  char err[1024];
+  JellyMeshLimits d = jelly_default_mesh_limits(), now = jelly_mesh_limits();
+  ENSURE(d.timeout_s == 60.0 && d.memory_mb == 8192.0 && d.max_file_mb == 1024.0);
+  ENSURE(now.timeout_s == d.timeout_s && now.memory_mb == d.memory_mb && now.max_file_mb == d.max_file_mb);
+  JellyMeshLimits l = d;
+  l.max_file_mb = 0.001; /* 1 KiB: the bunny is larger */
+  ENSURE_MSG(jelly_set_mesh_limits(&l, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE(jelly_mesh_limits().max_file_mb == 0.001);
+  JellyMeshLimits bad = l;
+  bad.memory_mb = NAN;
+  BAD(jelly_set_mesh_limits(&bad, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "memory_mb"), "%s", err);
+  bad = l;
+  bad.timeout_s = 1e9;
+  BAD(jelly_set_mesh_limits(&bad, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_set_mesh_limits(NULL, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE(jelly_mesh_limits().memory_mb == d.memory_mb && jelly_mesh_limits().timeout_s == d.timeout_s);
+  JellyModelDef md = jelly_default_model_def();
+  JellyModel *m = NULL;
+  ENSURE(jelly_model_new(&md, &m, err, sizeof err) == JELLY_OK);
+  JellyBodyDef bd = jelly_default_body_def();
+  BAD(jelly_model_add_mesh(m, JL_MODELS_DIR "/bunny.obj", &bd, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "mesh limit max_file_mb") && !strstr(err, "--"), "%s", err);
+  jelly_model_free(m);
+  ENSURE(jelly_set_mesh_limits(&d, err, sizeof err) == JELLY_OK);
+}
+
 /* distinct worlds on distinct threads are independent (jelly.h, "Threads"):
  * two worlds stepped at the same time end bitwise where one stepped alone does */
 static void *step_half_second(void *world) {
@@ -727,7 +757,7 @@ static void test_restitution_def(void) {
   ENSURE_MSG(e0 < 0.1, "e %.3f with restitution 0", e0);
 }
 
-JL_TEST_MAIN({"version", test_version}, {"restitution_def", test_restitution_def}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
+JL_TEST_MAIN({"version", test_version}, {"mesh_limits", test_mesh_limits}, {"restitution_def", test_restitution_def}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
              {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
              {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},
              {"threads", test_threads}, {"shared_model", test_shared_model},

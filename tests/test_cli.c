@@ -2,7 +2,7 @@
  * deterministic, stiff scenes behave as the integrators promise, solver
  * failures and starting overlaps are reported, bad input is rejected
  * with exit code 2 and a message, and a rerun into a folder never leaves the
- * earlier run's files behind (jelly_manifest.txt, issue 14). */
+ * earlier run's files behind (jelly_manifest.txt). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
@@ -386,7 +386,7 @@ static void test_bad_input(void) {
   }
 }
 
-/* Hostile values (issue 11): each used to abort, run absurdly or silently
+/* Hostile values: each used to abort, run absurdly or silently
  * misbehave; now exit 2 naming the key and the limit, quickly and without a
  * large allocation (address space capped at 4 GB outside sanitizer builds,
  * whose shadow memory needs more). */

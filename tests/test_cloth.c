@@ -1,4 +1,4 @@
-/* Cloth, ropes and hair (issue 5): topology of the generators, convergence
+/* Cloth, ropes and hair: topology of the generators, convergence
  * orders of the explicit integrators on a swinging rope, the catenary limit
  * of a hanging rope, a stiff curtain under implicit vs forward Euler,
  * finite-difference checks of the bend-spring and wind Jacobians, Provot's

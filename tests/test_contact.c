@@ -332,10 +332,9 @@ static void incline_slide_run(const char *name, const char *scene, double theta_
   const double a_expect = g * (sin(theta) - mu * cos(theta));
   /* the incline runs 1.2 m either side of its centre (0, 1.2, 0) along the
    * slope; the window ends when the block's lower edge (0.1 m below its
-   * centre) is 5 cm from the end. (Until stop 31 s_stop was taken from the
-   * origin, not from the incline's centre, 0.6 m further down the slope at
-   * 30 degrees: the window ran on while the block slid off the end, and the
-   * fit came out 1.2-1.4 % fast.) */
+   * centre) is 5 cm from the end. (An s_stop taken from the origin instead,
+   * 0.6 m further down the slope at 30 degrees, lets the window run on while
+   * the block slides off the end, and the fit comes out 1.2-1.4 % fast.) */
   const double s_stop = 1.2 * sin(theta) - 1.2 + 0.1 + 0.05;
   Sim s;
   if (!sim_open(&s, scene, dt, 0, 1.5)) return;

@@ -1,12 +1,12 @@
-/* Hostile files and values (issue 11, file-import side): the reproducers
+/* Hostile files and values (the file-import side): the reproducers
  * that crashed, hung or blew up `jelly check`, `jelly mesh` and `jelly run`,
  * written by this test into a temporary folder. Each run of the program is
  * bounded: `timeout -s KILL` (a hang becomes exit 137) and, outside ASan,
  * `prlimit --as` (a blow-up becomes an allocation failure); each must end
  * with exit 2 and a message naming the file and the reason. The guarded
  * child machinery (mesh/child.h) is tested directly: stopped, crashing,
- * memory-hungry and orphaned children. The screens of issue 11's last
- * items (glTF 2.0, Collada, binary STL, binary .x: mesh/screen.h) get their
+ * memory-hungry and orphaned children. The format screens
+ * (glTF 2.0, Collada, binary STL, binary .x: mesh/screen.h) get their
  * hostile files here too, each next to a valid file of the same format that
  * must still load. */
 #define _GNU_SOURCE
@@ -226,12 +226,12 @@ static void test_sparse_9_gib(void) {
   ENSURE(fd >= 0);
   ENSURE(ftruncate(fd, 9LL << 30) == 0);
   close(fd);
-  ENSURE(check_rejects(p, "larger than the 1024 MB limit", 5));
+  ENSURE(check_rejects(p, "over the 1024 MB of the mesh limit max_file_mb", 5));
   /* the cap is settable */
   char args[900], out[4096];
   double t;
   snprintf(args, sizeof args, "check --mesh-max-file 0.001 '%s/bunny.obj'", JL_MODELS_DIR);
-  ENSURE(run(args, out, sizeof out, &t) == 2 && strstr(out, "larger than the 0.001 MB limit"));
+  ENSURE(run(args, out, sizeof out, &t) == 2 && strstr(out, "over the 0.001 MB of the mesh limit max_file_mb"));
   unlink(p);
 }
 
@@ -285,7 +285,7 @@ static const char *gltf_dag_nodes(int levels) {
 }
 
 static void test_gltf_node_dag(void) {
-  /* issue 11: "a glTF node DAG (1 KB) expands to 8 GB" (20 s, then the child's memory limit) */
+  /* the reproducer: a glTF node DAG of 1 KB that expands to 8 GB (20 s, then the child's memory limit) */
   const char *doc = gltf_doc(gltf_dag_nodes(40), "[0]", NULL, NULL);
   const char *p = put_str("dag.gltf", doc);
   ENSURE(check_rejects(p, "the glTF node graph expands to 2.199e+12 node instances", 10));
@@ -307,7 +307,7 @@ static void test_gltf_node_dag(void) {
                                          "expands to 52428800 mesh-instance triangles from the 400 its meshes "
                                          "hold, more than the 10000000 instanced-triangle limit",
                                          "6553600 mesh-instance triangles, which need at least 675 MB in the "
-                                         "importer (108 bytes each), more than the 500 MB limit (--mesh-memory)"};
+                                         "importer (108 bytes each), more than the 500 MB of the mesh limit memory_mb (--mesh-memory)"};
   for (int k = 0; k < 3; k++) {
     snprintf(doc2, sizeof doc2, "%s", gltf_doc(gltf_dag_nodes(levels[k]), "[0]", NULL, NULL));
     char *m = strstr(doc2, "\"primitives\":["), *e = m ? strstr(m, "]}]") : NULL;
@@ -427,7 +427,7 @@ static const char *dae_doc(const char *libs, const char *lib_nodes, const char *
 }
 
 static void test_dae_nested_instances(void) {
-  /* issue 11: "nested Collada instances (3.9 KB) ... expand to 8 GB" */
+  /* the reproducer: nested Collada instances of 3.9 KB that expand to 8 GB */
   static char lib[8192];
   size_t n = (size_t)snprintf(lib, sizeof lib, "<node id=\"n0\"><instance_geometry url=\"#tet\"/></node>");
   for (int i = 1; i < 40; i++)
@@ -638,7 +638,7 @@ static void test_tetgen_too_fine(void) {
   rc = run("mesh --shape box --max-volume 1e-9", out, sizeof out, &t);
   ENSURE_MSG(rc == 2 && strstr(out, "too fine for the limit") && t < 10, "exit %d after %.1f s:\n%s", rc, t, out);
   rc = run("mesh --shape box --max-volume 1e-6 --mesh-memory 100", out, sizeof out, &t);
-  ENSURE_MSG(rc == 2 && strstr(out, "too fine for the limit") && strstr(out, "--mesh-memory 100 MB"),
+  ENSURE_MSG(rc == 2 && strstr(out, "too fine for the limit") && strstr(out, "the 100 MB of the mesh limit memory_mb (--mesh-memory)"),
              "exit %d:\n%s", rc, out);
 }
 
@@ -730,7 +730,7 @@ static void test_child_ends(void) {
     ENSURE(setrlimit(RLIMIT_AS, &low) == 0);
     e = run_body(body_hog, NULL, why, sizeof why, &t);
     ENSURE(setrlimit(RLIMIT_AS, &as) == 0);
-    ENSURE_MSG(e == JL_CHILD_SYSTEM && strstr(why, "(ulimit -v), less than the 256 MB limit"), "%d %s", e, why);
+    ENSURE_MSG(e == JL_CHILD_SYSTEM && strstr(why, "(ulimit -v), less than the 256 MB of the mesh limit memory_mb"), "%d %s", e, why);
   }
 #endif
   jl_mesh_set_limits(&saved);
@@ -807,7 +807,7 @@ static void test_library_load_limits(void) {
   jl_surface_free(&s);
 }
 
-/* ---- imperfect scans and "units" (issue 14) ----------------------------------------- */
+/* ---- imperfect scans and "units" ----------------------------------------------------- */
 
 /* `jelly run` on scenes with a bad "units" or an embedded surface that
  * encloses nothing: exit 2 naming the key path or the reason, no crash */
@@ -847,7 +847,7 @@ static void test_scan_scene_inputs(void) {
   }
 }
 
-/* ---- tet-mesh readers (mesh/tetfile.h, issue 14) ---------------------------------- */
+/* ---- tet-mesh readers (mesh/tetfile.h) ------------------------------------------- */
 
 /* appends n bytes at p to buf (at *len) */
 static void cat(unsigned char *buf, size_t *len, const void *p, size_t n) {

@@ -1,4 +1,4 @@
-/* The `jelly` program as users meet it (issue 17): help and version, one
+/* The `jelly` program as users meet it: help and version, one
  * exit-code contract for every command (0 ok, 1 diverged or untrusted under
  * --strict, 2 bad input, 3 the system refused), `jelly view` without a
  * display, --quiet, render's progress and summary and its movie message,
@@ -176,7 +176,7 @@ static void test_exit_codes(void) {
     }
   ENSURE(fclose(f) == 0);
   static const Case oom[] = {
-      {"check DIR/grid.off", 3, "(ulimit -v), less than the 8192 MB limit (--mesh-memory)"},
+      {"check DIR/grid.off", 3, "(ulimit -v), less than the 8192 MB of the mesh limit memory_mb (--mesh-memory)"},
       {"mesh DIR/grid.off", 3, "(ulimit -v)"},
   };
   if (!run_cases(dir, oom, sizeof oom / sizeof oom[0], "ulimit -v 120000; ")) return;

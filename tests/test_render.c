@@ -188,8 +188,8 @@ static void test_ground_and_default_camera(void) {
   ENSURE(!is_background(pixel(rgb, W, W / 2, H - 2)));
   ENSURE(count_tiles(rgb, W * H) > W * H / 10);
   jl_world_destroy(&w);
-  /* the same spheres without a ground plane: no floor at all (issue 17: a
-   * floor under the lowest point made hanging bodies look as if lying on it) */
+  /* the same spheres without a ground plane: no floor at all (a floor
+   * under the lowest point would make hanging bodies look as if lying on it) */
   ENSURE(two_spheres(&w, 0));
   jl_render_world(r, &w, &c, &o);
   ENSURE(jl_renderer_read(r, rgb, err, sizeof err) == JL_OK);

@@ -91,7 +91,7 @@ static void test_defaults(void) {
   ENSURE(sc.step.preconditioner == JL_PRECOND_DEFAULT);
   ENSURE_NEAR(sc.step.velocity_tolerance, JL_VELOCITY_TOLERANCE, 0);
   jl_scene_free(&sc);
-  /* the solver keys of issue 16 */
+  /* the solver keys: preconditioner and velocity_tolerance */
   ENSURE(parse("{\"solver\": {\"preconditioner\": \"jacobi\", \"velocity_tolerance\": 0},"
                " \"bodies\": [{\"shape\": {\"type\": \"sphere\"}}]}", &sc, err, sizeof err) == JL_OK);
   ENSURE(sc.step.preconditioner == JL_PRECOND_JACOBI);
@@ -278,7 +278,7 @@ static void test_bad_scenes(void) {
       {"{\"dt\": 1e-12, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "steps per output frame"},
       {"{\"fps\": 1e-9, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "(the default)"},
       {"{\"duration\": 1e7, \"fps\": 1000, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "duration, fps", "1e8"},
-      /* values that size allocations (issue 11; docs/scenes.md "Limits on scene values") */
+      /* values that size allocations (docs/scenes.md "Limits on scene values") */
       {"{\"duration\": 1e7, \"fps\": 1e6, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "duration, fps", "at most 1e8"},
       {"{\"fps\": 1e-3, \"dt\": 1e-7, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "at most 1e7"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\", \"resolution\": 1e-4}}]}", "bodies[0].shape.resolution",
@@ -467,12 +467,12 @@ static void test_shipped_scenes_parse(void) {
 }
 
 /* a hull obstacle with one NaN or Inf vertex used to be accepted and then
- * never collide (issue 11): the loader names the file and vertex, and
+ * never collide: the loader names the file and vertex, and
  * jl_model_build rejects such a hull given through the library */
 /* Every shipped scene (every .json file in models/scenes) builds without a warning about
  * its meshes' bounds (src/scene.c log_mesh_bounds: a tet above max_volume, or
  * above the quality bound and 2); hanging_bar.json's bar meets its
- * max_volume 5e-5 m^3 tet by tet (issue 12: 48 tets of up to 4.2x before). */
+ * max_volume 5e-5 m^3 tet by tet. */
 static void test_shipped_scene_meshes(void) {
   DIR *dir = opendir(JL_SOURCE_DIR "/models/scenes");
   ENSURE(dir != NULL);

@@ -1,4 +1,4 @@
-/* The implicit solve of issue 16: the two-level preconditioner (src/precond.c)
+/* The implicit solve: the two-level preconditioner (src/precond.c)
  * against Jacobi, the velocity stop (src/cg.h) against the error it bounds,
  * positions after 1 s against a tightly solved reference, bitwise-equal
  * results at 1 and 2 threads with either preconditioner, and the thread

@@ -1,4 +1,4 @@
-/* Model and state (issue 13): a world's state as a value.
+/* Model and state: a world's state as a value.
  *
  * - copy_restore: step N, copy, step M, restore, step M gives bitwise the
  *   same state, and a second world of the same model given the copy does

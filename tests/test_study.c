@@ -31,7 +31,7 @@ static char g_out[1 << 16];
 
 /* An 11-node rope (0.4 m, 200 N/m, 0.02 kg/m, undamped) pinned at one end, held out horizontally
  * and released: stiff enough that RK4 at dt 1/30 s diverges in its very first step (no simulated
- * time, so no wall time per simulated second: issue 17's "wall/sim-s nan" row), that every
+ * time, so no wall time per simulated second, which must not print as "wall/sim-s nan"), that every
  * explicit integrator diverges at the large steps and forward Euler at all of them, while the
  * study's RK4 reference at 1/15360 s stays stable. The whole default sweep takes 0.3 s. */
 #define ROPE_SCENE                                                                                            \
@@ -274,7 +274,7 @@ static void test_diverged_runs_without_nan(void) {
   printf("  jelly study on an 11-node rope: %.1f s\n", seconds() - t0);
   ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
   ENSURE_MSG(!has_word(g_out, "nan") && !has_word(g_out, "inf"), "nan or inf in the table:\n%s", g_out);
-  /* the row of issue 17: RK4 at 1/30 s diverges in its first step */
+  /* RK4 at 1/30 s diverges in its first step: its row shows '-', never nan */
   ENSURE_MSG(find_line(g_out, "rk4        dt 0.03333 ", line, sizeof line), "no rk4 1/30 s row in:\n%s", g_out);
   ENSURE_MSG(strstr(line, "DIVERGED") && strstr(line, "wall/sim-s -") && strstr(line, "error -") &&
                  strstr(line, "energy drift -") && strstr(line, "diverged in its first step"),

@@ -1,4 +1,4 @@
-/* Tet-mesh import (mesh/tetfile.h, issue 14): the same small tet mesh
+/* Tet-mesh import (mesh/tetfile.h): the same small tet mesh
  * written by this test in every variant the readers take (TetGen 0- and
  * 1-based with attributes and markers; Gmsh 2.2 and 4.1, ASCII and binary,
  * sparse node tags, other elements mixed in; VTK legacy ASCII and BINARY in

@@ -294,8 +294,8 @@ static void test_conforming_icosphere(void) { conforming_case("icosphere_320.obj
 static void test_conforming_torus(void) { conforming_case("torus.obj", jl_test_quick() ? 0.0 : 0.002, 0, 2e-8); }
 static void test_conforming_bunny(void) { conforming_case("bunny.obj", jl_test_quick() ? 5.0 : 0.5, 1, 1e-12); }
 
-/* Issue 12: a 12-triangle bar (1 x 0.1 x 0.1 m, hanging_bar.json's) meets
- * max_volume; with -Y (no boundary Steiner points) TetGen left it at 48 tets
+/* A 12-triangle bar (1 x 0.1 x 0.1 m, hanging_bar.json's) meets
+ * max_volume; with -Y (no boundary Steiner points) TetGen leaves it at 48 tets
  * of up to 4.2x the bound. The boundary stays on the box's faces and every
  * surface vertex is a node with weight exactly 1. */
 static void test_conforming_coarse_box_bound(void) {
@@ -869,9 +869,9 @@ static void test_reorder_hilbert(void) {
   jl_surface_free(&s);
 }
 
-/* keep_surface (TetGen -Y): issue 16's Bullet comparison sphere (642
- * vertices, r 0.5 m, max_volume 1e-4, quality 1.4; the issue's mesh had
- * 9616 tets) keeps its 1280 triangles as the boundary, every boundary node a
+/* keep_surface (TetGen -Y): the Bullet comparison sphere (642
+ * vertices, r 0.5 m, max_volume 1e-4, quality 1.4; the Bullet comparison's
+ * own mesh had 9616 tets) keeps its 1280 triangles as the boundary, every boundary node a
  * surface vertex at its exact coordinates, and meets max_volume by cutting
  * interior edges only; without it TetGen puts Steiner points on the surface
  * (16.5k tets). */

@@ -1,5 +1,5 @@
 /* Cloth and ropes that collide like cloth and ropes: the acceptance
- * measurements of issue 10 ("What done looks like").
+ * measurements.
  *
  * Each case loads a scene from models/scenes/ through the library with
  * tests/sim.h (as tests/test_contact.c does), overrides its time step, steps
@@ -67,7 +67,7 @@
 #define DT15 (1.0 / 15.0)
 #define REST_WINDOW 0.5 /* s: "at rest" = the frames of the run's last REST_WINDOW */
 
-/* Known gaps: criteria of issue 10 the engine does not meet yet (tests/sim.h
+/* Known gaps: acceptance criteria the engine does not meet yet (tests/sim.h
  * says how the table works; docs/collision.md, "Cloth and ropes"). None
  * now; closed:
  *  - cloth_on_box at dt 1/60 (energy +1.09 % in one frame), by the energy

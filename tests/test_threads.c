@@ -1,4 +1,4 @@
-/* The library on several threads at once (issue 13, "Jelly as a library"):
+/* The library on several threads at once:
  * two threads each load, validate and tetrahedralize a different shipped
  * mesh, over and over, while the main thread reads and sets the mesh limits,
  * and each result must equal the single-threaded one bit for bit; two

@@ -1,4 +1,4 @@
-/* Bodies that keep their volume (issue 12): the volume force and Poisson's
+/* Bodies that keep their volume: the volume force and Poisson's
  * ratio in whole simulations. The force itself (finite-difference Jacobians,
  * definiteness, push-back of inverted tets) is tested in tests/test_forces.c.
  *

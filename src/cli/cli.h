@@ -62,6 +62,10 @@ double jl_cli_median(double *v, int n);
 /* Parses a strictly positive/any finite double or an int flag value; prints
  * "jelly <cmd>: --flag expects ..., got '...'" and returns 0 on failure. */
 int jl_cli_parse_double(const char *cmd, const char *flag, const char *text, double *out);
+/* An engine message for the command line (src/cli/cli_sim.c): the engine names scene keys and API
+ * settings (a smaller "dt", the mesh limit memory_mb); this adds the flag that sets each. Returns a
+ * thread-local copy, valid until the thread's next call. */
+const char *jl_cli_msg(const char *msg);
 /* mkdir -p: 0 when path is (now) a directory, -1 otherwise (errno set) */
 int jl_cli_make_dirs(const char *path);
 

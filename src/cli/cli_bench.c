@@ -303,7 +303,7 @@ static int collide_rows(int json, int quick, int nstep, const char *cpu) {
     char err[1024];
     int steps = nstep ? nstep : (targets[k] >= 50000 ? 5 : 9);
     if (collide_row(targets[k], steps, &row, err, sizeof err)) {
-      fprintf(stderr, "jelly bench: %s\n", err);
+      fprintf(stderr, "jelly bench: %s\n", jl_cli_msg(err));
       return 1;
     }
     /* per tet: both bodies' tets; per point: penetrating nodes */
@@ -422,7 +422,7 @@ int jl_cli_bench(int argc, char **argv) {
         int steps = nstep ? nstep : (targets[k] >= 50000 ? 5 : 10);
         if (bench_row(targets[k], threads, var ? JL_PRECOND_JACOBI : JL_PRECOND_DEFAULT, var == 2, steps, &row, err,
                       sizeof err)) {
-          fprintf(stderr, "jelly bench: %s\n", err);
+          fprintf(stderr, "jelly bench: %s\n", jl_cli_msg(err));
           return JL_ERR_SYSTEM; /* the generated meshes are not bad input: TetGen or memory refused */
         }
         char stop[64];

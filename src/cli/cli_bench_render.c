@@ -14,20 +14,20 @@ int jl_cli_bench_render(int json, const char *cpu) {
   const char *path = jl_cli_default_scene(buf, sizeof buf);
   JlScene sc;
   if (jl_scene_load(path, &sc, err, sizeof err)) {
-    fprintf(stderr, "jelly bench: render row: %s\n", err);
+    fprintf(stderr, "jelly bench: render row: %s\n", jl_cli_msg(err));
     return 1;
   }
   JlModel m;
   JlResult r = jl_scene_build(&sc, &m, NULL, err, sizeof err);
   jl_scene_free(&sc);
   if (r) {
-    fprintf(stderr, "jelly bench: render row: %s\n", err);
+    fprintf(stderr, "jelly bench: render row: %s\n", jl_cli_msg(err));
     return 1;
   }
   JlWorld w;
   JlStepDef sd = jl_default_step_def();
   if (jl_world_create(&w, &m, &sd, err, sizeof err)) {
-    fprintf(stderr, "jelly bench: render row: %s\n", err);
+    fprintf(stderr, "jelly bench: render row: %s\n", jl_cli_msg(err));
     jl_model_free(&m);
     return 1;
   }
@@ -35,7 +35,7 @@ int jl_cli_bench_render(int json, const char *cpu) {
   r = jl_render_bench(&w, 1280, 720, 60, &b, err, sizeof err);
   jl_world_destroy(&w);
   if (r) {
-    fprintf(stderr, "jelly bench: render row: %s\n", err);
+    fprintf(stderr, "jelly bench: render row: %s\n", jl_cli_msg(err));
     return 1;
   }
   if (json)

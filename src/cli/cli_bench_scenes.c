@@ -88,12 +88,12 @@ static int file_row(const char *name, const char *file, int nstep, int json, con
     JlWorld w;
     double dt;
     if (jl_scene_load(path, &sc, err, sizeof err)) {
-      fprintf(stderr, "jelly bench: %s\n", err);
+      fprintf(stderr, "jelly bench: %s\n", jl_cli_msg(err));
       return 1;
     }
     double duration = sc.duration;
     if (jl_cli_bench_world(&sc, threads, &w, &dt, err, sizeof err)) {
-      fprintf(stderr, "jelly bench: %s: %s\n", name, err);
+      fprintf(stderr, "jelly bench: %s: %s\n", name, jl_cli_msg(err));
       return 1;
     }
     int n = nstep ? nstep : (int)(duration / dt + 0.5);
@@ -104,7 +104,7 @@ static int file_row(const char *name, const char *file, int nstep, int json, con
     int tets = jl_cli_bench_tets(w.model), nodes = w.model->nnode, bodies = w.model->nbody;
     jl_world_destroy(&w);
     if (rc) {
-      fprintf(stderr, "jelly bench: %s: %s\n", name, err);
+      fprintf(stderr, "jelly bench: %s: %s\n", name, jl_cli_msg(err));
       return 1;
     }
     if (json) {
@@ -144,7 +144,7 @@ static int rest_row(int nstep, int json, const char *cpu) {
     JlBenchTally settle = {0}, t_rest = {0}, t_fall = {0};
     /* resting: set on the ground (its lowest point at y = 0), settled, then measured */
     if (ball_world(0.5, threads, &rest, &dt, err, sizeof err)) {
-      fprintf(stderr, "jelly bench: rest_ground: %s\n", err);
+      fprintf(stderr, "jelly bench: rest_ground: %s\n", jl_cli_msg(err));
       return 1;
     }
     int n_settle = nstep ? nstep : (int)(2.0 / dt + 0.5), n = nstep ? nstep : (int)(1.0 / dt + 0.5);
@@ -161,7 +161,7 @@ static int rest_row(int nstep, int json, const char *cpu) {
       rc = 1;
     }
     if (rc) {
-      fprintf(stderr, "jelly bench: rest_ground: %s\n", err);
+      fprintf(stderr, "jelly bench: rest_ground: %s\n", jl_cli_msg(err));
       return 1;
     }
     double ratio = per_step(&t_fall) > 0.0 ? per_step(&t_rest) / per_step(&t_fall) : 0.0;

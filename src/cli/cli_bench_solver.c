@@ -83,7 +83,7 @@ static int scene_rows(int json, const char *cpu) {
       SceneRun run;
       char err[1024];
       if (scene_run(rows[r].name, rows[r].text, 1.0, threads, &run, err, sizeof err)) {
-        fprintf(stderr, "jelly bench: %s: %s\n", rows[r].name, err);
+        fprintf(stderr, "jelly bench: %s: %s\n", rows[r].name, jl_cli_msg(err));
         return 1;
       }
       const JlBenchTally *t = &run.t;
@@ -164,7 +164,7 @@ static int busy_row(int json, int quick, const char *cpu) {
   jl_surface_free(&s);
   jl_tetmesh_free(&t);
   if (r) {
-    fprintf(stderr, "jelly bench: %s\n", err);
+    fprintf(stderr, "jelly bench: %s\n", jl_cli_msg(err));
     return 1;
   }
   double ratio = ms[0] > 0 ? ms[1] / ms[0] : 0;

@@ -37,12 +37,12 @@ static int thin_row(const char *name, const char *text, double settle, int nstep
   JlModel m;
   JlWorld w;
   if (jl_scene_parse(text, name, &sc, err, sizeof err) || jl_scene_build(&sc, &m, NULL, err, sizeof err)) {
-    fprintf(stderr, "jelly bench: %s\n", err);
+    fprintf(stderr, "jelly bench: %s\n", jl_cli_msg(err));
     return 1;
   }
   sc.step.threads = 1;
   if (jl_world_create(&w, &m, &sc.step, err, sizeof err)) {
-    fprintf(stderr, "jelly bench: %s\n", err);
+    fprintf(stderr, "jelly bench: %s\n", jl_cli_msg(err));
     jl_scene_free(&sc);
     return 1;
   }

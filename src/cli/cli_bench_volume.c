@@ -101,7 +101,7 @@ int jl_cli_bench_volume(int json, int quick, const char *cpu) {
     VolumeRow row;
     char err[1024];
     if (volume_row(targets[k], targets[k] >= 50000 ? 4 : 10, &row, err, sizeof err)) {
-      fprintf(stderr, "jelly bench: %s\n", err);
+      fprintf(stderr, "jelly bench: %s\n", jl_cli_msg(err));
       return 1;
     }
     double mr = row.mult_springs_us > 0 ? row.mult_volume_us / row.mult_springs_us : 0;

@@ -41,7 +41,7 @@ static int check_tets(const char *path) {
   JlResult lr = jl_tetfile_load(path, &t, &rep, err, sizeof err);
   double secs = jl_seconds() - t0;
   if (lr != JL_OK) {
-    fprintf(stderr, "jelly check: %s\n", err);
+    fprintf(stderr, "jelly check: %s\n", jl_cli_msg(err));
     printf("not ok: cannot be used as a tet mesh\n");
     return lr;
   }
@@ -113,7 +113,7 @@ int jl_cli_check(int argc, char **argv) {
   JlSurface s;
   JlResult lr = jl_surface_load(path, &s, err, sizeof err);
   if (lr != JL_OK) {
-    fprintf(stderr, "jelly check: %s\n", err);
+    fprintf(stderr, "jelly check: %s\n", jl_cli_msg(err));
     return lr; /* 2 bad file, 3 the system refused (memory, processes) */
   }
 

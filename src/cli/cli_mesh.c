@@ -137,7 +137,7 @@ static int load_tets(const char *path, const char *flag, JlTetMesh *t, JlSurface
   JlResult r = jl_tetfile_load(path, t, &rep, err, sizeof err);
   *secs = jl_seconds() - t0;
   if (r != JL_OK) {
-    fprintf(stderr, "jelly mesh: %s\n", err);
+    fprintf(stderr, "jelly mesh: %s\n", jl_cli_msg(err));
     return (int)r;
   }
   jl_tetmesh_boundary_surface(t, s);
@@ -202,7 +202,7 @@ int jl_cli_mesh(int argc, char **argv) {
   } else if (path) {
     JlResult lr = jl_surface_load(path, &s, err, sizeof err);
     if (lr != JL_OK) {
-      fprintf(stderr, "jelly mesh: %s\n", err);
+      fprintf(stderr, "jelly mesh: %s\n", jl_cli_msg(err));
       return lr;
     }
   } else {
@@ -234,7 +234,7 @@ int jl_cli_mesh(int argc, char **argv) {
   int embedded = def.mode == JL_TETGEN_EMBEDDED;
   if (!is_tets && !report.ok && !(embedded && report.embeddable)) {
     jl_report_errors(&report, name, err, sizeof err);
-    fprintf(stderr, "jelly mesh: cannot tetrahedralize %s:\n%s\n%s", name, err,
+    fprintf(stderr, "jelly mesh: cannot tetrahedralize %s:\n%s\n%s", name, jl_cli_msg(err),
             report.embeddable ? "--mode embedded accepts holes, overlapping parts and non-manifold spots\n" : "");
     jl_surface_free(&s);
     return 2;
@@ -270,7 +270,7 @@ int jl_cli_mesh(int argc, char **argv) {
     JlResult tr = jl_tetgen_build(&s, &def, &t, err, sizeof err);
     if (tr != JL_OK) {
       fflush(stdout);
-      fprintf(stderr, "jelly mesh: cannot tetrahedralize %s: %s\n", name, err);
+      fprintf(stderr, "jelly mesh: cannot tetrahedralize %s: %s\n", name, jl_cli_msg(err));
       jl_surface_free(&s);
       return tr;
     }
@@ -282,7 +282,7 @@ int jl_cli_mesh(int argc, char **argv) {
   JlEmbedding e;
   if (jl_embed_build(&t, s.vert, s.nvert, &e, err, sizeof err) != JL_OK) {
     fflush(stdout);
-    fprintf(stderr, "jelly mesh: cannot embed %s: %s\n", name, err);
+    fprintf(stderr, "jelly mesh: cannot embed %s: %s\n", name, jl_cli_msg(err));
     jl_tetmesh_free(&t);
     jl_surface_free(&s);
     return 2;
@@ -348,7 +348,7 @@ int jl_cli_mesh(int argc, char **argv) {
     JlResult w = jl_vtu_write(out_path, enc, t.nnode, t.node, t.ntet, t.tet, 1, &field, err, sizeof err);
     if (w != JL_OK) {
       fflush(stdout);
-      fprintf(stderr, "jelly mesh: %s\n", err);
+      fprintf(stderr, "jelly mesh: %s\n", jl_cli_msg(err));
       rc = (int)w;
     } else {
       printf("  wrote        %s\n", out_path);

@@ -185,7 +185,7 @@ int jl_cli_render(int argc, char **argv) {
   double wall = 0;
   long steps_total = 0, cg_total = 0;
   if (jl_renderer_create_headless(&ren, width, height, err, sizeof err)) {
-    fprintf(stderr, "jelly render: %s\n", err);
+    fprintf(stderr, "jelly render: %s\n", jl_cli_msg(err));
     status = JL_ERR_SYSTEM;
     goto done;
   }
@@ -203,7 +203,7 @@ int jl_cli_render(int argc, char **argv) {
       cg_total += rep.cg_iterations;
       if (r) {
         if (tty) fprintf(stderr, "\n");
-        fprintf(stderr, "jelly render: diverged in frame %d: %s\n", f, rep.message);
+        fprintf(stderr, "jelly render: diverged in frame %d: %s\n", f, jl_cli_msg(rep.message));
         status = JL_ERR_RUNTIME;
         break;
       }
@@ -216,7 +216,7 @@ int jl_cli_render(int argc, char **argv) {
     snprintf(png, sizeof png, "%s/frame_%04d.png", outdir, f);
     if (jl_renderer_write_png(ren, png, err, sizeof err)) {
       if (tty) fprintf(stderr, "\n");
-      fprintf(stderr, "jelly render: %s\n", err);
+      fprintf(stderr, "jelly render: %s\n", jl_cli_msg(err));
       status = JL_ERR_SYSTEM;
       break;
     }

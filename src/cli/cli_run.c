@@ -297,7 +297,7 @@ int jl_cli_run(int argc, char **argv) {
   if (a.resume) {
     r = jl_checkpoint_load(&w, a.resume, err, sizeof err);
     if (r) {
-      fprintf(stderr, "jelly run: %s\n", err);
+      fprintf(stderr, "jelly run: %s\n", jl_cli_msg(err));
       run_names_free(&old);
       free(ftime);
       jl_world_destroy(&w);
@@ -410,7 +410,7 @@ int jl_cli_run(int argc, char **argv) {
         rises_total += rep.energy_rises;
         if (r) {
           if (tty) fprintf(stderr, "\n");
-          fprintf(stderr, "jelly run: diverged in frame %d: %s\n", frame, rep.message);
+          fprintf(stderr, "jelly run: diverged in frame %d: %s\n", frame, jl_cli_msg(rep.message));
           status = 1;
           break;
         }
@@ -440,7 +440,7 @@ int jl_cli_run(int argc, char **argv) {
     write_total += jl_seconds() - w0;
     if (wr) {
       if (tty) fprintf(stderr, "\n");
-      fprintf(stderr, "jelly run: %s\n", err);
+      fprintf(stderr, "jelly run: %s\n", jl_cli_msg(err));
       status = JL_ERR_SYSTEM;
       break;
     }
@@ -450,7 +450,7 @@ int jl_cli_run(int argc, char **argv) {
       snprintf(ck, sizeof ck, "%s/checkpoint_%04d.jlck", outdir, frame);
       if (jl_checkpoint_save(&w, ck, err, sizeof err)) {
         if (tty) fprintf(stderr, "\n");
-        fprintf(stderr, "jelly run: %s\n", err);
+        fprintf(stderr, "jelly run: %s\n", jl_cli_msg(err));
         status = JL_ERR_SYSTEM;
         break;
       }
@@ -464,7 +464,7 @@ int jl_cli_run(int argc, char **argv) {
     status = JL_ERR_SYSTEM;
   }
   if (o.nframe > 0 && run_write_pvd(&o, err, sizeof err)) {
-    fprintf(stderr, "jelly run: %s\n", err);
+    fprintf(stderr, "jelly run: %s\n", jl_cli_msg(err));
     if (!status) status = JL_ERR_SYSTEM;
   }
   int preview_ok = 0;
@@ -472,7 +472,7 @@ int jl_cli_run(int argc, char **argv) {
     char png[4200];
     snprintf(png, sizeof png, "%s/preview.png", outdir);
     if (jl_preview_write(preview, png, err, sizeof err)) {
-      fprintf(stderr, "jelly run: %s\n", err);
+      fprintf(stderr, "jelly run: %s\n", jl_cli_msg(err));
       if (!status) status = JL_ERR_SYSTEM;
     } else {
       preview_ok = 1;

@@ -15,6 +15,36 @@
 #include <omp.h>
 #endif
 
+/* what the engine names, and the same with the flag that sets it on the command line */
+static const struct {
+  const char *name, *with_flag;
+} CLI_NAMES[] = {
+    {"mesh limit timeout_s", "mesh limit timeout_s (--mesh-timeout)"},
+    {"mesh limit memory_mb", "mesh limit memory_mb (--mesh-memory)"},
+    {"mesh limit max_file_mb", "mesh limit max_file_mb (--mesh-max-file)"},
+    {"a smaller \"dt\"", "a smaller \"dt\" (--dt)"},
+    {"(\"integrator\": \"implicit\")", "(\"integrator\": \"implicit\", --integrator implicit)"},
+};
+
+const char *jl_cli_msg(const char *msg) {
+  static _Thread_local char out[4096];
+  size_t n = 0;
+  for (const char *p = msg; *p && n + 1 < sizeof out;) {
+    int hit = -1;
+    for (int k = 0; k < (int)(sizeof CLI_NAMES / sizeof CLI_NAMES[0]) && hit < 0; k++)
+      if (strncmp(p, CLI_NAMES[k].name, strlen(CLI_NAMES[k].name)) == 0) hit = k;
+    if (hit < 0) {
+      out[n++] = *p++;
+      continue;
+    }
+    int w = snprintf(out + n, sizeof out - n, "%s", CLI_NAMES[hit].with_flag);
+    if (w < 0 || (size_t)w >= sizeof out - n) break;
+    n += (size_t)w, p += strlen(CLI_NAMES[hit].name);
+  }
+  out[n < sizeof out ? n : sizeof out - 1] = '\0';
+  return out;
+}
+
 void jl_cli_sim_init(JlCliSim *o) {
   memset(o, 0, sizeof *o);
   o->threads = -1;
@@ -225,7 +255,7 @@ int jl_cli_start(const char *cmd, const char *path, int named, const JlCliSim *o
                  JlScene *sc, JlWorld *w, JlCliTiming *t) {
   char err[4096];
   if (jl_scene_load(path, sc, err, sizeof err)) {
-    fprintf(stderr, "jelly %s: %s\n", cmd, err);
+    fprintf(stderr, "jelly %s: %s\n", cmd, jl_cli_msg(err));
     if (!named) fprintf(stderr, "jelly %s: (run from the repository root, or name a scene file)\n", cmd);
     return JL_ERR_INPUT;
   }
@@ -250,7 +280,7 @@ int jl_cli_start(const char *cmd, const char *path, int named, const JlCliSim *o
     if (r) jl_model_free(&model);
   }
   if (r) {
-    fprintf(stderr, "jelly %s: %s\n", cmd, err);
+    fprintf(stderr, "jelly %s: %s\n", cmd, jl_cli_msg(err));
     jl_scene_free(sc);
     return r;
   }

@@ -97,7 +97,7 @@ int jl_cli_study(int argc, char **argv) {
     r = jl_study_default_model(&m, err, sizeof err);
   }
   if (r) {
-    fprintf(stderr, "jelly study: %s\n", err);
+    fprintf(stderr, "jelly study: %s\n", jl_cli_msg(err));
     return r;
   }
   if (jl_cli_make_dirs(out) != 0) {
@@ -117,7 +117,7 @@ int jl_cli_study(int argc, char **argv) {
   r = jl_study_run(&m, &def, rows, &nrow, stdout, err, sizeof err);
   int status = 0;
   if (r) {
-    fprintf(stderr, "jelly study: %s\n", err);
+    fprintf(stderr, "jelly study: %s\n", jl_cli_msg(err));
     status = r;
   } else {
     char csv[4200], svg[4200];
@@ -129,7 +129,7 @@ int jl_cli_study(int argc, char **argv) {
     r = jl_study_write_csv(csv, rows, nrow, err, sizeof err);
     if (!r) r = jl_study_write_svg(svg, rows, nrow, title, err, sizeof err);
     if (r) {
-      fprintf(stderr, "jelly study: %s\n", err);
+      fprintf(stderr, "jelly study: %s\n", jl_cli_msg(err));
       status = r; /* JL_ERR_SYSTEM: the file cannot be written */
     } else {
       printf("\nlargest stable dt (s):");
@@ -146,7 +146,7 @@ int jl_cli_study(int argc, char **argv) {
         double t1 = jl_seconds();
         r = jl_study_dynamics(quick, stdout, dyn, err, sizeof err);
         if (r) {
-          fprintf(stderr, "jelly study: %s\n", err);
+          fprintf(stderr, "jelly study: %s\n", jl_cli_msg(err));
           status = r;
         } else {
           printf("wrote      %s in %.1f s\n", dyn, jl_seconds() - t1);

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/cli/cli.h"
 #include "src/cli/viewer_internal.h"
 
 /* the frame rate of an interactive run while the solver is behind real time */
@@ -102,7 +103,7 @@ int jl_viewer_run(const JlViewerDef *def) {
   char err[4096];
   int status = 0;
   if (jl_scene_load(def->scene, &v.scene, err, sizeof err)) {
-    fprintf(stderr, "jelly view: %s\n", err);
+    fprintf(stderr, "jelly view: %s\n", jl_cli_msg(err));
     free(v.ev);
     return 2;
   }

@@ -10,6 +10,7 @@
 
 #include "src/drag.h"
 
+#include "src/cli/cli.h"
 #include "src/cli/viewer_internal.h"
 
 void jl_viewer_mouse_target(Viewer *v, double out[3]) {
@@ -85,7 +86,7 @@ void jl_viewer_screenshot(Viewer *v, const char *path) {
     path = name;
   }
   if (jl_renderer_write_png(v->r, path, err, sizeof err))
-    fprintf(stderr, "jelly view: %s\n", err);
+    fprintf(stderr, "jelly view: %s\n", jl_cli_msg(err));
   else
     jl_viewer_note(v, "saved %.180s", path);
 }

@@ -14,6 +14,7 @@
 
 #include "src/drag.h"
 
+#include "src/cli/cli.h"
 #include "src/cli/viewer_internal.h"
 
 void jl_viewer_note(Viewer *v, const char *fmt, const char *arg) {
@@ -37,7 +38,7 @@ static int adopt_model(Viewer *v, JlModel *m, const JlWorld *old) {
   char err[4096];
   JlWorld w;
   if (jl_world_create(&w, m, &v->scene.step, err, sizeof err)) {
-    fprintf(stderr, "jelly view: %s\n", err);
+    fprintf(stderr, "jelly view: %s\n", jl_cli_msg(err));
     jl_model_free(m);
     return 0;
   }
@@ -68,7 +69,7 @@ int jl_viewer_build_world(Viewer *v, const JlWorld *old) {
   JlModel m;
   char err[4096];
   if (jl_scene_build(&v->scene, &m, stderr, err, sizeof err)) {
-    fprintf(stderr, "jelly view: %s\n", err);
+    fprintf(stderr, "jelly view: %s\n", jl_cli_msg(err));
     return 0;
   }
   return adopt_model(v, &m, old);
@@ -84,7 +85,7 @@ int jl_viewer_reset(Viewer *v) {
   JlScene sc;
   char err[4096];
   if (jl_scene_load(v->def.scene, &sc, err, sizeof err)) {
-    fprintf(stderr, "jelly view: %s\n", err);
+    fprintf(stderr, "jelly view: %s\n", jl_cli_msg(err));
     return 0;
   }
   if (v->def.integrator) sc.step.integrator = jl_integrator_parse(v->def.integrator);
@@ -217,7 +218,7 @@ int jl_viewer_spawn_poll(Viewer *v, int wait) {
   JlResult r = jl_model_concat(&m, 2, parts, err, sizeof err);
   jl_model_free(&v->spawn_model);
   if (r != JL_OK) {
-    fprintf(stderr, "jelly view: %s\n", err);
+    fprintf(stderr, "jelly view: %s\n", jl_cli_msg(err));
     jl_viewer_note(v, "%s", "spawn failed (see the terminal)");
     return 0;
   }
@@ -271,9 +272,9 @@ int jl_viewer_step_world(Viewer *v, double h, double *ms, int *cg, char *msg, si
   if (!r) return 1;
   /* the world's message names the body and the time of the failed step */
   if (strstr(rep.message, "t = "))
-    snprintf(msg, msgsz, "%s", rep.message);
+    snprintf(msg, msgsz, "%s", jl_cli_msg(rep.message));
   else
-    snprintf(msg, msgsz, "diverged at t = %.3f s: %s", v->world.state.t, rep.message);
+    snprintf(msg, msgsz, "diverged at t = %.3f s: %s", v->world.state.t, jl_cli_msg(rep.message));
   return 0;
 }
 

@@ -4,7 +4,7 @@
 Run from anywhere: tests/fuzz/make_corpus.py. The output is committed; rerun
 it after adding a model, a scene or a reproducer (docs/robustness.md,
 "Fuzzing"). Seeds: models/scenes/*.json, the scene strings of
-tests/test_scene.c, issue 11's value reproducers; tests/data/meshes/*,
+tests/test_scene.c, the hostile-value reproducers; tests/data/meshes/*,
 models/icosphere_320.obj and the file reproducers of tests/test_hostile.c
 (its PUT literals, and the files it generates for the glTF, Collada, binary
 STL and binary .x screens, written again by screen_seeds);

@@ -1,5 +1,5 @@
 """The VTK files `jelly run` writes, read back with VTK's own XML readers
-(Debian python3-vtk9; issue 14): every frame's grid (.vtu), each body's
+(Debian python3-vtk9): every frame's grid (.vtu), each body's
 surface (.vtp), the per-frame multiblock (.vtm) and both collections
 (scene.pvd, scene_all.pvd, parsed with xml.etree: vtkPVDReader is
 ParaView's). Cell counts, cell types and fields are checked against the

@@ -108,6 +108,23 @@ typedef struct JellyModelDef {
 
 JELLY_API JellyModelDef jelly_default_model_def(void);
 
+/* Limits on reading and tetrahedralizing a mesh file (docs/robustness.md): the importer (assimp) and
+ * TetGen run in child processes held to them, so a hostile file is refused instead of exhausting the
+ * machine. Process-wide: they apply to every later mesh read, from any thread. Errors that a limit
+ * stopped name it ("mesh limit memory_mb"). */
+typedef struct JellyMeshLimits {
+  double timeout_s;   /* s, wall clock (and CPU time) of one child; default 60 */
+  double memory_mb;   /* MB (2^20 bytes), address space of one child; default 8192 */
+  double max_file_mb; /* MB, the largest mesh file (and each file it references); default 1024 */
+} JellyMeshLimits;
+
+JELLY_API JellyMeshLimits jelly_default_mesh_limits(void);
+/* The limits in force (the defaults until jelly_set_mesh_limits). */
+JELLY_API JellyMeshLimits jelly_mesh_limits(void);
+/* Sets them: timeout_s in (0, 86400], memory_mb and max_file_mb in (0, 1048576]; JELLY_ERR_INPUT
+ * naming the field otherwise (the limits then stay as they were). */
+JELLY_API JellyResult jelly_set_mesh_limits(const JellyMeshLimits *limits, char *err, size_t errsz);
+
 /* Loads a scene file (JSON, docs/scenes.md) and builds its bodies (meshes are
  * read and tetrahedralized here, so errors show now). The scene's integrator,
  * solver settings and dt are used (without a dt: 1/60 s for the implicit
