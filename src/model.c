@@ -60,6 +60,7 @@
 #include "mesh/csr.h"
 #include "src/model.h"
 #include "src/calibrate.h"
+#include "src/settings.h"
 
 /* Calibration of the Young's-modulus stiffness (see the comment above). */
 #define JL_YOUNG_FACTOR 1.0
@@ -83,21 +84,7 @@ JlWorldDef jl_default_world_def(void) {
   memset(&d, 0, sizeof d);
   d.gravity[1] = -9.81;
   d.has_ground = 0;
-  d.ground_y = 0.0;
-  d.ground_friction = 0.5;
-  d.ground_stiffness = 1e6;
-  d.ground_damping = 50.0;
-  d.ground_spring_scale = 1.0;
-  d.contact_stiffness = 1e5;
-  d.contact_damping = 10.0;
-  d.contact_friction = 0.3;
-  d.contact_cell = 0.0;
-  d.contact_spring_scale = 1.0;
-  d.contact_push_out = 0.5;
-  d.contact_rolling = 0.05;
-  d.ground_rolling = 0.05;
-  d.contact_restitution = d.ground_restitution = JL_RESTITUTION;
-  d.contact_restitution_speed = d.ground_restitution_speed = JL_RESTITUTION_SPEED;
+  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) *jl_setting_field(&d, &JL_WORLD_SETTING[k]) = JL_WORLD_SETTING[k].def;
   d.wind_gust_period = 2.0;
   d.nobstacle = 0;
   d.obstacle = NULL;
@@ -135,31 +122,14 @@ static double tet_volume(const double *node, const int *t) {
 static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
   if (!finite3(w->gravity))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: gravity must be finite");
-  if (!isfinite(w->ground_y))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: ground height must be finite");
-  /* coefficients that must be finite and >= 0 (> 0 where positive is set), in this order */
-  const struct {
-    const char *what;
-    double value;
-    int positive;
-  } coef[] = {{"ground friction", w->ground_friction, 0},          {"ground stiffness", w->ground_stiffness, 0},
-              {"ground spring_scale", w->ground_spring_scale, 0},  {"ground damping", w->ground_damping, 0},
-              {"contact stiffness", w->contact_stiffness, 0},      {"contact damping", w->contact_damping, 0},
-              {"contact friction", w->contact_friction, 0},        {"contact spring_scale", w->contact_spring_scale, 0},
-              {"contact push_out_speed", w->contact_push_out, 1}, {"contact cell size", w->contact_cell, 0},
-              {"contact rolling_resistance", w->contact_rolling, 0}, {"ground rolling_resistance", w->ground_rolling, 0},
-              {"contact restitution_speed", w->contact_restitution_speed, 0},
-              {"ground restitution_speed", w->ground_restitution_speed, 0}};
-  for (size_t k = 0; k < sizeof coef / sizeof coef[0]; k++) {
-    double c = coef[k].value;
-    if (!(coef[k].positive ? c > 0.0 : c >= 0.0) || !isfinite(c))
-      return jl_fail(err, errsz, JL_ERR_INPUT, "world: %s must be %s 0, got %g", coef[k].what,
-                     coef[k].positive ? ">" : ">=", c);
+  /* the settings of the table (src/settings.h), in the ranges a scene accepts */
+  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) {
+    const JlSetting *st = &JL_WORLD_SETTING[k];
+    double v = jl_setting_value(w, st);
+    if (!isfinite(v) || !jl_setting_ok(st, v))
+      return jl_fail(err, errsz, JL_ERR_INPUT, "world: %s (scene key %s.%s) must be %s %g and <= %g, got %g", st->field,
+                     st->section, st->key, st->lo_open ? ">" : ">=", st->lo, st->hi, v);
   }
-  if (!(w->contact_restitution >= 0.0 && w->contact_restitution <= 1.0) ||
-      !(w->ground_restitution >= 0.0 && w->ground_restitution <= 1.0))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: restitution must be in [0, 1], got contact %g, ground %g",
-                   w->contact_restitution, w->ground_restitution);
   if (w->nobstacle < 0 || (w->nobstacle > 0 && !w->obstacle))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: %d obstacles but no data", w->nobstacle);
   for (int o = 0; o < w->nobstacle; o++) {

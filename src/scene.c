@@ -10,6 +10,7 @@
  * errors name the line and column. */
 #define _POSIX_C_SOURCE 200809L
 #include "src/scene_internal.h"
+#include "src/settings.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -36,13 +37,43 @@ static double shape_triangles(const JlSceneBody *b) {
   }
 }
 
+/* The keys of each scene object (docs/scenes.md has a row for each: tests/test_scene.c
+ * keys_documented); the "ground" and "contact" sections' are the settings table's (src/settings.h). */
+static const char *const SHAPE_KEYS[] = {"type", "size", "radius", "major", "minor", "resolution",
+                                            "cells", "length", "segments", NULL};
+static const char *const PIN_KEYS[] = {"box", "nodes", NULL};
+static const char *const TETGEN_KEYS[] = {"mode", "max_volume", "quality", "keep_surface", "resolution", "seed", NULL};
+static const char *const MESH_KEYS[] = {"vertices", "triangles", NULL};
+static const char *const BODY_KEYS[] = {
+    "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
+    "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
+    "units", "velocity", "angular_velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio",
+    "volume_stiffness", "calibrate", "surface", "material_damping", "plausibility_check", NULL};
+static const char *const OBSTACLE_KEYS[] = {"type", "size", "radius", "length", "translate", "rotate_deg",
+                                               "mesh", "scale", NULL};
+static const char *const TOP_KEYS[] = {"description", "duration", "fps", "dt", "integrator",
+                                          "gravity", "solver", "adaptive", "ground", "bodies",
+                                          "threads", "contact", "obstacles", "wind", NULL};
+static const char *const SOLVER_KEYS[] = {"tolerance", "max_iterations", "max_strain",
+                                             "max_strain_change", "preconditioner", "velocity_tolerance", NULL};
+static const char *const WIND_KEYS[] = {"velocity", "gust", "period", "drag", NULL};
+
+static const JlSceneKeys SCENE_KEYS[] = {
+    {"", TOP_KEYS},          {"solver", SOLVER_KEYS}, {"wind", WIND_KEYS},     {"", OBSTACLE_KEYS},
+    {"", BODY_KEYS}, {"shape", SHAPE_KEYS},   {"pin", PIN_KEYS},       {"tetgen", TETGEN_KEYS},
+    {"mesh", MESH_KEYS},
+};
+
+const JlSceneKeys *jl_scene_keys(int *n) {
+  *n = (int)(sizeof SCENE_KEYS / sizeof SCENE_KEYS[0]);
+  return SCENE_KEYS;
+}
+
 /* "shape": { "type": "box"|"sphere"|"torus"|"grid"|"chain", ... } */
 static JlResult parse_shape(const JlSceneCtx *c, const cJSON *o, const char *path, JlSceneBody *b) {
-  static const char *const keys[] = {"type", "size", "radius", "major", "minor", "resolution",
-                                     "cells", "length", "segments", NULL};
   static const char *const grid_keys[] = {"type", "size", "cells", NULL};
   static const char *const chain_keys[] = {"type", "length", "segments", NULL};
-  TRY(jl_scene_check_keys(c, o, path, keys));
+  TRY(jl_scene_check_keys(c, o, path, SHAPE_KEYS));
   const char *type = NULL;
   TRY(jl_scene_get_str(c, o, path, "type", &type));
   char kp[512];
@@ -135,8 +166,7 @@ static JlResult parse_shape(const JlSceneCtx *c, const cJSON *o, const char *pat
 
 /* "pin": { "box": [[x0,y0,z0],[x1,y1,z1]], "nodes": [i, ...] } */
 static JlResult parse_pin(const JlSceneCtx *c, const cJSON *o, const char *path, JlSceneBody *b) {
-  static const char *const keys[] = {"box", "nodes", NULL};
-  TRY(jl_scene_check_keys(c, o, path, keys));
+  TRY(jl_scene_check_keys(c, o, path, PIN_KEYS));
   char kp[512];
   const cJSON *box = cJSON_GetObjectItemCaseSensitive(o, "box");
   if (box) {
@@ -182,11 +212,10 @@ static JlResult parse_pin(const JlSceneCtx *c, const cJSON *o, const char *path,
  * max_volume, quality and keep_surface belong to conforming mode, resolution and seed to
  * embedded mode: a key of the other mode is an error, not silently ignored */
 static JlResult parse_tetgen(const JlSceneCtx *c, const cJSON *o, const char *path, JlTetgenDef *t) {
-  static const char *const keys[] = {"mode", "max_volume", "quality", "keep_surface", "resolution", "seed", NULL};
   static const char *const mode_keys[JL_TETGEN_MODE_COUNT][4] = {{"max_volume", "quality", "keep_surface", NULL},
                                                                  {"resolution", "seed", NULL, NULL}};
   static const char *const mode_name[JL_TETGEN_MODE_COUNT] = {"conforming", "embedded"};
-  TRY(jl_scene_check_keys(c, o, path, keys));
+  TRY(jl_scene_check_keys(c, o, path, TETGEN_KEYS));
   const char *mode = NULL;
   TRY(jl_scene_get_str(c, o, path, "mode", &mode));
   if (mode) {
@@ -238,8 +267,7 @@ static void dir_of(const char *path, char *out, size_t n) {
  * finite coordinates within 1e100 m, indices in range); the surface itself
  * (closed, manifold, oriented) is validated after placement as a file's. */
 static JlResult parse_inline_mesh(const JlSceneCtx *c, const cJSON *m, const char *path, JlSceneBody *b) {
-  static const char *const keys[] = {"vertices", "triangles", NULL};
-  TRY(jl_scene_check_keys(c, m, path, keys));
+  TRY(jl_scene_check_keys(c, m, path, MESH_KEYS));
   const cJSON *va = cJSON_GetObjectItemCaseSensitive(m, "vertices");
   const cJSON *ta = cJSON_GetObjectItemCaseSensitive(m, "triangles");
   char kp[512], ep[600];
@@ -367,18 +395,13 @@ static JlResult parse_tet_mesh_keys(const JlSceneCtx *c, const cJSON *o, const c
 
 static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const char *scene_dir,
                            JlSceneBody *b) {
-  static const char *const keys[] = {
-      "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
-      "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
-      "units", "velocity", "angular_velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio", "volume_stiffness", "calibrate",
-      "surface", "material_damping", "plausibility_check", NULL};
   static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", "calibrate",
                                             "surface", "material_damping", "plausibility_check", NULL};
   static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", "thickness", "radius", NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
   if (!cJSON_IsObject(o)) return jl_scene_bad(c, path, "expected an object { ... }", 0);
-  TRY(jl_scene_check_keys(c, o, path, keys));
+  TRY(jl_scene_check_keys(c, o, path, BODY_KEYS));
 
   b->def = jl_default_body_def();
   b->tetgen = jl_default_tetgen_def();
@@ -544,14 +567,28 @@ static void line_col(const char *text, const char *pos, int *line, int *col) {
   }
 }
 
+/* a section of the world settings table (src/settings.h): its keys, each read within its range */
+static JlResult section_settings(const JlSceneCtx *c, const cJSON *obj, const char *section, JlWorldDef *w) {
+  const char *keys[JL_SETTINGS_MAX + 1];
+  int n = 0;
+  for (int k = 0; k < JL_WORLD_SETTING_COUNT && n < JL_SETTINGS_MAX; k++)
+    if (strcmp(JL_WORLD_SETTING[k].section, section) == 0) keys[n++] = JL_WORLD_SETTING[k].key;
+  keys[n] = NULL;
+  TRY(jl_scene_check_keys(c, obj, section, keys));
+  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) {
+    const JlSetting *st = &JL_WORLD_SETTING[k];
+    if (strcmp(st->section, section) == 0)
+      TRY(jl_scene_get_num(c, obj, section, st->key, jl_setting_field(w, st), st->lo, st->lo_open, st->hi));
+  }
+  return JL_OK;
+}
+
 /* "obstacles": [ { "type": "box"|"plane"|"sphere"|"capsule"|"hull", ... } ] */
 static JlResult parse_obstacle(const JlSceneCtx *c, const cJSON *o, int index, const char *scene_dir, JlObstacle *ob) {
-  static const char *const keys[] = {"type", "size", "radius", "length", "translate", "rotate_deg",
-                                     "mesh", "scale", NULL};
   char path[64], kp[512];
   snprintf(path, sizeof path, "obstacles[%d]", index);
   if (!cJSON_IsObject(o)) return jl_scene_bad(c, path, "expected an object { ... }", 0);
-  TRY(jl_scene_check_keys(c, o, path, keys));
+  TRY(jl_scene_check_keys(c, o, path, OBSTACLE_KEYS));
   *ob = jl_default_obstacle();
   const char *type = NULL, *mesh = NULL;
   TRY(jl_scene_get_str(c, o, path, "type", &type));
@@ -639,12 +676,9 @@ static JlResult check_timing(const JlSceneCtx *c, const JlScene *sc) {
 }
 
 static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) {
-  static const char *const keys[] = {"description", "duration", "fps", "dt", "integrator",
-                                     "gravity", "solver", "adaptive", "ground", "bodies",
-                                     "threads", "contact", "obstacles", "wind", NULL};
   if (!cJSON_IsObject(root))
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: the scene must be a JSON object { ... }", c->file);
-  TRY(jl_scene_check_keys(c, root, "", keys));
+  TRY(jl_scene_check_keys(c, root, "", TOP_KEYS));
 
   const char *desc = NULL, *integ = NULL;
   TRY(jl_scene_get_str(c, root, "", "description", &desc));
@@ -669,9 +703,7 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
   const cJSON *solver = NULL, *ground = NULL;
   TRY(jl_scene_get_obj(c, root, "", "solver", &solver));
   if (solver) {
-    static const char *const skeys[] = {"tolerance", "max_iterations", "max_strain",
-                                        "max_strain_change", "preconditioner", "velocity_tolerance", NULL};
-    TRY(jl_scene_check_keys(c, solver, "solver", skeys));
+    TRY(jl_scene_check_keys(c, solver, "solver", SOLVER_KEYS));
     const char *pre = NULL;
     TRY(jl_scene_get_str(c, solver, "solver", "preconditioner", &pre));
     if (pre) {
@@ -695,44 +727,18 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
   }
   TRY(jl_scene_get_obj(c, root, "", "ground", &ground));
   if (ground) {
-    static const char *const gkeys[] = {"y", "friction", "stiffness", "damping", "spring_scale", "rolling_resistance",
-                                        "restitution", "restitution_speed", NULL};
-    TRY(jl_scene_check_keys(c, ground, "ground", gkeys));
+    TRY(section_settings(c, ground, "ground", &sc->world));
     sc->world.has_ground = 1;
-    TRY(jl_scene_get_num(c, ground, "ground", "y", &sc->world.ground_y, -1e9, 0, 1e9));
-    TRY(jl_scene_get_num(c, ground, "ground", "friction", &sc->world.ground_friction, 0, 0, 1e3));
-    TRY(jl_scene_get_num(c, ground, "ground", "stiffness", &sc->world.ground_stiffness, 0, 1, 1e15));
-    TRY(jl_scene_get_num(c, ground, "ground", "damping", &sc->world.ground_damping, 0, 0, 1e15));
-    TRY(jl_scene_get_num(c, ground, "ground", "spring_scale", &sc->world.ground_spring_scale, 0, 0, 1e6));
-    TRY(jl_scene_get_num(c, ground, "ground", "rolling_resistance", &sc->world.ground_rolling, 0, 0, 1e3));
-    TRY(jl_scene_get_num(c, ground, "ground", "restitution", &sc->world.ground_restitution, 0, 0, 1));
-    TRY(jl_scene_get_num(c, ground, "ground", "restitution_speed", &sc->world.ground_restitution_speed, 0, 0, 1e6));
   }
 
   const cJSON *contact = NULL;
   TRY(jl_scene_get_obj(c, root, "", "contact", &contact));
-  if (contact) {
-    static const char *const ckeys[] = {"stiffness", "damping", "friction", "cell_size", "spring_scale",
-                                        "push_out_speed", "rolling_resistance", "restitution", "restitution_speed",
-                                        NULL};
-    TRY(jl_scene_check_keys(c, contact, "contact", ckeys));
-    TRY(jl_scene_get_num(c, contact, "contact", "stiffness", &sc->world.contact_stiffness, 0, 1, 1e15));
-    TRY(jl_scene_get_num(c, contact, "contact", "damping", &sc->world.contact_damping, 0, 0, 1e15));
-    TRY(jl_scene_get_num(c, contact, "contact", "friction", &sc->world.contact_friction, 0, 0, 1e3));
-    TRY(jl_scene_get_num(c, contact, "contact", "cell_size", &sc->world.contact_cell, 0, 1, 1e6));
-    TRY(jl_scene_get_num(c, contact, "contact", "spring_scale", &sc->world.contact_spring_scale, 0, 0, 1e6));
-    TRY(jl_scene_get_num(c, contact, "contact", "push_out_speed", &sc->world.contact_push_out, 0, 1, 1e6));
-    TRY(jl_scene_get_num(c, contact, "contact", "rolling_resistance", &sc->world.contact_rolling, 0, 0, 1e3));
-    TRY(jl_scene_get_num(c, contact, "contact", "restitution", &sc->world.contact_restitution, 0, 0, 1));
-    TRY(jl_scene_get_num(c, contact, "contact", "restitution_speed", &sc->world.contact_restitution_speed, 0, 0,
-                         1e6));
-  }
+  if (contact) TRY(section_settings(c, contact, "contact", &sc->world));
   /* "wind": air moving past cloth (src/wind.h); its presence turns air drag on */
   const cJSON *wind = NULL;
   TRY(jl_scene_get_obj(c, root, "", "wind", &wind));
   if (wind) {
-    static const char *const wkeys[] = {"velocity", "gust", "period", "drag", NULL};
-    TRY(jl_scene_check_keys(c, wind, "wind", wkeys));
+    TRY(jl_scene_check_keys(c, wind, "wind", WIND_KEYS));
     sc->world.wind_drag = 1.2;
     TRY(jl_scene_get_vec(c, wind, "wind", "velocity", sc->world.wind, 3));
     TRY(jl_scene_get_num(c, wind, "wind", "gust", &sc->world.wind_gust, 0, 0, 100));

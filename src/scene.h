@@ -99,6 +99,16 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
 void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3],
                          const double translate[3]);
 
+/* The keys each scene object takes, for the documentation check (tests/test_scene.c
+ * keys_documented): `doc` is how docs/scenes.md names the object's keys (section.key), empty for
+ * keys named alone (the top level, bodies[], obstacles[]). The "ground" and "contact" keys are the
+ * settings table's (src/settings.h, JL_WORLD_SETTING). */
+typedef struct JlSceneKeys {
+  const char *doc;
+  const char *const *keys; /* NULL-terminated */
+} JlSceneKeys;
+const JlSceneKeys *jl_scene_keys(int *n);
+
 #ifdef __cplusplus
 }
 #endif

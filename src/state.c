@@ -14,6 +14,7 @@
  * never leaves a half checkpoint under the real name. */
 #define _POSIX_C_SOURCE 200809L
 #include "src/state.h"
+#include "src/settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,13 +77,13 @@ uint64_t jl_model_fingerprint(const JlModel *m) {
   }
   /* world settings field by field (the struct has padding and a pointer) */
   const JlWorldDef *w = &m->world;
-  double wd[] = {w->gravity[0], w->gravity[1], w->gravity[2], w->ground_y, w->ground_friction,
-                 w->ground_stiffness, w->ground_damping, w->ground_spring_scale, w->contact_stiffness,
-                 w->contact_damping, w->contact_friction, w->contact_cell, w->contact_spring_scale,
-                 w->contact_push_out, w->wind[0], w->wind[1], w->wind[2], w->wind_gust, w->wind_gust_period,
-                 w->wind_drag, w->contact_rolling, w->ground_rolling, w->contact_restitution, w->ground_restitution,
-                 w->contact_restitution_speed, w->ground_restitution_speed};
+  double wd[] = {w->gravity[0], w->gravity[1], w->gravity[2], w->wind[0], w->wind[1], w->wind[2], w->wind_gust,
+                 w->wind_gust_period, w->wind_drag};
   h = fnv_doubles(h, wd, sizeof wd / sizeof wd[0]);
+  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) { /* the contact settings (src/settings.h) */
+    double v = jl_setting_value(w, &JL_WORLD_SETTING[k]);
+    h = fnv_doubles(h, &v, 1);
+  }
   h = fnv_int(h, w->has_ground);
   for (int o = 0; o < m->nobstacle; o++) {
     const JlObstacle *ob = &m->obstacle[o];

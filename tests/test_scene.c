@@ -9,6 +9,7 @@
 
 #include "src/precond.h"
 #include "src/scene.h"
+#include "src/settings.h"
 #include "mesh/shapes.h"
 #include "tests/harness.h"
 
@@ -571,7 +572,39 @@ static void test_shape_limits(void) {
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"full_example", test_full_example}, {"defaults", test_defaults},
+/* every key a scene takes has its row in docs/scenes.md: `section.key`, or `key` alone for the top
+ * level, bodies and obstacles (the key lists the loader checks against, src/scene.c jl_scene_keys, and
+ * the settings table of src/settings.h) */
+static int documented(const char *doc, const char *section, const char *key) {
+  char want[160];
+  if (section[0])
+    snprintf(want, sizeof want, "`%s.%s`", section, key);
+  else
+    snprintf(want, sizeof want, "`%s`", key);
+  return strstr(doc, want) != NULL;
+}
+
+static void test_keys_documented(void) {
+  char *doc = jl_test_read_file(JL_SOURCE_DIR "/docs/scenes.md", NULL);
+  ENSURE(doc);
+  char missing[2048] = "";
+  int n = 0, checked = 0;
+  const JlSceneKeys *sets = jl_scene_keys(&n);
+  for (int k = 0; k < n; k++)
+    for (const char *const *key = sets[k].keys; *key; key++, checked++)
+      if (!documented(doc, sets[k].doc, *key) && strlen(missing) < 1800)
+        snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s%s%s", sets[k].doc,
+                 sets[k].doc[0] ? "." : "", *key);
+  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++, checked++)
+    if (!documented(doc, JL_WORLD_SETTING[k].section, JL_WORLD_SETTING[k].key) && strlen(missing) < 1800)
+      snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s.%s", JL_WORLD_SETTING[k].section,
+               JL_WORLD_SETTING[k].key);
+  free(doc);
+  ENSURE_MSG(checked > 80, "only %d keys checked", checked);
+  ENSURE_MSG(missing[0] == '\0', "keys without a row in docs/scenes.md:%s", missing);
+}
+
+JL_TEST_MAIN({"full_example", test_full_example}, {"keys_documented", test_keys_documented}, {"defaults", test_defaults},
              {"hull_points_finite", test_hull_points_finite}, {"shape_limits", test_shape_limits},
              {"bad_scenes", test_bad_scenes}, {"inline_mesh", test_inline_mesh}, {"cloth_rope_wind", test_cloth_rope_wind},
              {"transform", test_transform},
