@@ -133,8 +133,10 @@ static void tet_adjacency(JlCollision *c, const JlGeom *geo) {
       size_t lo = 0, hi = (size_t)geo->nface;
       while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (key_less(bk[mid].v, tk[i].v)) lo = mid + 1;
-        else hi = mid;
+        if (key_less(bk[mid].v, tk[i].v))
+          lo = mid + 1;
+        else
+          hi = mid;
       }
       const FaceKey *hit = lo < (size_t)geo->nface && !key_less(tk[i].v, bk[lo].v) ? &bk[lo] : NULL;
       if (hit) *link_at(c, tk[i].owner) = -2 - hit->owner;
@@ -220,10 +222,10 @@ void jl_collision_destroy(JlCollision *c) {
   JL_FREE_ALL(c->self, c->face_begin, c->face_count, c->box, c->qbox, c->active);
   jl_hash_free(&c->nodes);
   jl_hash_free(&c->faces);
-  JL_FREE_ALL(c->face_mark, c->trec_mem, c->face_stamp, c->fn_stamp, c->fbox, c->fn, c->fc_stamp, c->fc,
-              c->tinv, c->walk, c->vf_start, c->vf, c->vsmooth, c->cl_start, c->cl, c->vn_stamp, c->vn,
-              c->hit, c->contact, c->prev, c->prev_head, c->prev_next, c->prev_stamp, c->in_stamp, c->in_idx,
-              c->level, c->queue, c->next_queue, c->order, c);
+  JL_FREE_ALL(c->face_mark, c->trec_mem, c->face_stamp, c->fn_stamp, c->fbox, c->fn, c->fc_stamp, c->fc, c->tinv,
+              c->walk, c->vf_start, c->vf, c->vsmooth, c->cl_start, c->cl, c->vn_stamp, c->vn, c->hit, c->contact,
+              c->prev, c->prev_head, c->prev_next, c->prev_stamp, c->in_stamp, c->in_idx, c->level, c->queue,
+              c->next_queue, c->order, c);
 }
 
 const JlContactPoint *jl_collision_contacts(const JlCollision *c, int *n) {

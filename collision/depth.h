@@ -65,18 +65,18 @@ JlCollisionDef jl_default_collision_def(void);
 
 /* What the last jl_collision_detect did. */
 typedef struct JlCollisionStats {
-  int hashed_nodes;   /* nodes inserted in pass 1 */
-  int queried_tets;   /* tets whose cells were visited in pass 2 */
-  int candidates;     /* (node, tet) pairs of different bodies with the node in the tet's box */
-  int penetrating;    /* contacts = penetrating (node, body) pairs */
+  int hashed_nodes;                    /* nodes inserted in pass 1 */
+  int queried_tets;                    /* tets whose cells were visited in pass 2 */
+  int candidates;                      /* (node, tet) pairs of different bodies with the node in the tet's box */
+  int penetrating;                     /* contacts = penetrating (node, body) pairs */
   int border, inner, history, nearest; /* contacts by kind */
-  int segment_tests;  /* exact segment-triangle tests in phase 2 (the face-hash fallback) */
-  int border_edges;   /* edges of P from a penetrating node to a node outside Q (phase 2) */
-  int hashed_edges;   /* border edges the tet walk left to the face hash */
-  int walked_tets;    /* tets of Q visited while gathering the faces for those edges */
-  int gathered_faces; /* boundary faces of Q hashed for them */
-  double detect_s;    /* s, hashing + point-in-tet (Teschner's "collision detection") */
-  double depth_s;     /* s, phases 2-4 (edge intersections, border points, propagation) */
+  int segment_tests;                   /* exact segment-triangle tests in phase 2 (the face-hash fallback) */
+  int border_edges;                    /* edges of P from a penetrating node to a node outside Q (phase 2) */
+  int hashed_edges;                    /* border edges the tet walk left to the face hash */
+  int walked_tets;                     /* tets of Q visited while gathering the faces for those edges */
+  int gathered_faces;                  /* boundary faces of Q hashed for them */
+  double detect_s;                     /* s, hashing + point-in-tet (Teschner's "collision detection") */
+  double depth_s;                      /* s, phases 2-4 (edge intersections, border points, propagation) */
 } JlCollisionStats;
 
 typedef struct JlCollision JlCollision;

@@ -117,8 +117,7 @@ void jl_depth_broad_phase(JlCollision *c, const JlGeom *geo, const double *x) {
         if (geo->node_body[p] == b) {
           if (!self) continue;
           if (p == tn[0] || p == tn[1] || p == tn[2] || p == tn[3]) continue;
-          if (adjacent(geo, p, tn[0]) || adjacent(geo, p, tn[1]) || adjacent(geo, p, tn[2]) ||
-              adjacent(geo, p, tn[3]))
+          if (adjacent(geo, p, tn[0]) || adjacent(geo, p, tn[1]) || adjacent(geo, p, tn[2]) || adjacent(geo, p, tn[3]))
             continue;
         }
         if (!in_box(tb, x + 3 * p)) continue;
@@ -143,4 +142,3 @@ void jl_depth_broad_phase(JlCollision *c, const JlGeom *geo, const double *x) {
     memcpy(cp->w, hh->w, sizeof cp->w);
   }
 }
-

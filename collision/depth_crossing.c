@@ -232,8 +232,8 @@ static int hash_crossing(JlCollision *c, const JlGeom *geo, const double *x, int
 /* First crossing (nearest p) of the border edge p-n with Q's surface: point
  * xi and normal ni. The walk through Q's tets from p's tet t decides almost
  * every edge; the rest use the face hash, gathered once per group. */
-int jl_depth_edge_crossing(JlCollision *c, const JlGeom *geo, const double *x, int t, int p, int n, int g0,
-                         int g1, double xi[3], double ni[3]) {
+int jl_depth_edge_crossing(JlCollision *c, const JlGeom *geo, const double *x, int t, int p, int n, int g0, int g1,
+                           double xi[3], double ni[3]) {
   double s = 0, bary[3] = {0, 0, 0};
   int f = walk_crossing(c, geo, x, t, p, n, &s, bary);
   if (f < 0) {
@@ -249,4 +249,3 @@ int jl_depth_edge_crossing(JlCollision *c, const JlGeom *geo, const double *x, i
   for (int d = 0; d < 3; d++) xi[d] = a[d] + s * (b[d] - a[d]);
   return jl_depth_face_normal(c, geo, x, f, bary, ni);
 }
-

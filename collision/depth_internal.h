@@ -48,37 +48,37 @@ typedef struct Hit {
 
 struct JlCollision {
   JlCollisionDef def;
-  unsigned char *self;      /* nbody */
+  unsigned char *self; /* nbody */
   int nbody, nnode;
   int *face_begin, *face_count; /* nbody: boundary faces per body (faces are body-contiguous) */
-  double *box;              /* nbody x 6: lo, hi */
-  double *qbox;             /* nbody x 6: region where others can touch the body */
-  unsigned char *active;    /* nbody */
+  double *box;                  /* nbody x 6: lo, hi */
+  double *qbox;                 /* nbody x 6: region where others can touch the body */
+  unsigned char *active;        /* nbody */
   JlHash nodes, faces;
-  int *face_mark;           /* nface: last segment query that saw the face */
+  int *face_mark; /* nface: last segment query that saw the face */
   int query;
   /* tet adjacency, for gathering the candidate faces of a group */
-  TetRec *trec;             /* ntet, aligned to 32 bytes: links, frame slot, stamps */
-  void *trec_mem;           /* the allocation holding trec */
-  unsigned *face_stamp;     /* nface: last group that collected the face */
-  unsigned *fn_stamp;       /* nface: last detection that computed the face's area normal */
-  unsigned *fc_stamp;       /* nface: last detection that computed the face's corner normals */
-  double *fbox;             /* nface x 6: box of a collected face */
-  double *fn;               /* nface x 4: area normal (twice the area, outward) and its length */
-  double *fc;               /* nface x 12: unit normal and the three crease-aware corner normals */
-  unsigned wstamp;          /* walk / face-collection stamp of the current group */
-  unsigned dstamp;          /* stamp of the current detection (normals, tet frames) */
-  TetInv *tinv;             /* ntinv of tinv_cap: frames of the tets walked in this detection */
+  TetRec *trec;         /* ntet, aligned to 32 bytes: links, frame slot, stamps */
+  void *trec_mem;       /* the allocation holding trec */
+  unsigned *face_stamp; /* nface: last group that collected the face */
+  unsigned *fn_stamp;   /* nface: last detection that computed the face's area normal */
+  unsigned *fc_stamp;   /* nface: last detection that computed the face's corner normals */
+  double *fbox;         /* nface x 6: box of a collected face */
+  double *fn;           /* nface x 4: area normal (twice the area, outward) and its length */
+  double *fc;           /* nface x 12: unit normal and the three crease-aware corner normals */
+  unsigned wstamp;      /* walk / face-collection stamp of the current group */
+  unsigned dstamp;      /* stamp of the current detection (normals, tet frames) */
+  TetInv *tinv;         /* ntinv of tinv_cap: frames of the tets walked in this detection */
   int ntinv, tinv_cap;
-  int *walk;                /* walk_cap: tets queued in the group's walk */
+  int *walk; /* walk_cap: tets queued in the group's walk */
   int walk_cap;
-  int gathered;             /* the face hash holds the current group's faces */
-  int *vf_start, *vf;       /* nnode + 1 / 3 nface: boundary faces around each node (CSR) */
+  int gathered;       /* the face hash holds the current group's faces */
+  int *vf_start, *vf; /* nnode + 1 / 3 nface: boundary faces around each node (CSR) */
   /* crease-aware corner normals, creases found once on the rest shape */
-  unsigned char *vsmooth;   /* nnode: no crease at the node, its corner normal is shared by its faces */
-  int *cl_start, *cl;       /* 3 nface + 1 / ...: faces a creased corner 3 f + k averages (CSR) */
-  unsigned *vn_stamp;       /* nnode: last detection that computed the node's shared normal */
-  double *vn;               /* nnode x 4: shared unit normal, [3] = 1 if it exists */
+  unsigned char *vsmooth; /* nnode: no crease at the node, its corner normal is shared by its faces */
+  int *cl_start, *cl;     /* 3 nface + 1 / ...: faces a creased corner 3 f + k averages (CSR) */
+  unsigned *vn_stamp;     /* nnode: last detection that computed the node's shared normal */
+  double *vn;             /* nnode x 4: shared unit normal, [3] = 1 if it exists */
   /* hits and contacts */
   int nhit, hit_cap;
   Hit *hit;
@@ -90,13 +90,13 @@ struct JlCollision {
   unsigned *prev_stamp;       /* nnode */
   unsigned pstamp;
   /* per-node marks of the current (P, Q) group */
-  unsigned *in_stamp;         /* nnode */
-  int *in_idx;                /* nnode: contact index in the group */
+  unsigned *in_stamp; /* nnode */
+  int *in_idx;        /* nnode: contact index in the group */
   unsigned gstamp;
-  int *level;                 /* contact_cap: BFS level, -1 = unassigned */
-  int *queue, *next_queue;    /* contact_cap */
-  Near *order;                /* scratch_cap: unreached points by distance to Q's surface */
-  int scratch_cap;            /* size of level, queue, next_queue, order */
+  int *level;              /* contact_cap: BFS level, -1 = unassigned */
+  int *queue, *next_queue; /* contact_cap */
+  Near *order;             /* scratch_cap: unreached points by distance to Q's surface */
+  int scratch_cap;         /* size of level, queue, next_queue, order */
   int prev_next_cap;
   JlCollisionStats stats;
 };
@@ -142,11 +142,10 @@ void jl_depth_node_box(const double *x, const int *node, int n, double b[6]);
 /* depth_normals.c: creases of the rest shape (vsmooth, cl_start, cl) */
 void jl_depth_rest_creases(JlCollision *c, const JlGeom *geo);
 /* depth_normals.c: crease-aware normal n at weights bary of boundary face f; 0 for a degenerate face */
-int jl_depth_face_normal(JlCollision *c, const JlGeom *geo, const double *x, int f, const double bary[3],
-                         double n[3]);
+int jl_depth_face_normal(JlCollision *c, const JlGeom *geo, const double *x, int f, const double bary[3], double n[3]);
 /* depth_crossing.c: first crossing xi and normal ni of border edge p-n (p in tet t) with Q's surface */
-int jl_depth_edge_crossing(JlCollision *c, const JlGeom *geo, const double *x, int t, int p, int n, int g0,
-                           int g1, double xi[3], double ni[3]);
+int jl_depth_edge_crossing(JlCollision *c, const JlGeom *geo, const double *x, int t, int p, int n, int g0, int g1,
+                           double xi[3], double ni[3]);
 /* depth_propagate.c: depth and direction of the contacts g0..g1 of one (P, Q) group */
 void jl_depth_group(JlCollision *c, const JlGeom *geo, const double *x, int g0, int g1);
 

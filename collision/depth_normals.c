@@ -53,8 +53,9 @@ void jl_depth_rest_creases(JlCollision *c, const JlGeom *geo) {
   }
   /* g is averaged into f's corner when f and g are both non-degenerate and
    * within the crease angle (or f is degenerate: then all faces are) */
-#define KEEPS(f, g) (rn[4 * (size_t)(g) + 3] > 0.0 && \
-                     (!(rn[4 * (size_t)(f) + 3] > 0.0) || jl_vec3_dot(rn + 4 * (size_t)(g), rn + 4 * (size_t)(f)) >= JL_CREASE_COS))
+#define KEEPS(f, g)                 \
+  (rn[4 * (size_t)(g) + 3] > 0.0 && \
+   (!(rn[4 * (size_t)(f) + 3] > 0.0) || jl_vec3_dot(rn + 4 * (size_t)(g), rn + 4 * (size_t)(f)) >= JL_CREASE_COS))
   c->vsmooth = jl_calloc((size_t)geo->nnode + 1, 1);
   for (int v = 0; v < geo->nnode; v++) {
     int smooth = 1;
@@ -142,8 +143,7 @@ static const double *face_corners(JlCollision *c, const JlGeom *geo, const doubl
   return fc;
 }
 
-int jl_depth_face_normal(JlCollision *c, const JlGeom *geo, const double *x, int f, const double bary[3],
-                       double n[3]) {
+int jl_depth_face_normal(JlCollision *c, const JlGeom *geo, const double *x, int f, const double bary[3], double n[3]) {
   const double *fc = face_corners(c, geo, x, f);
   if (!fc) return 0;
   const double *c0 = fc + 3, *c1 = fc + 6, *c2 = fc + 9;
@@ -153,4 +153,3 @@ int jl_depth_face_normal(JlCollision *c, const JlGeom *geo, const double *x, int
   if (!normalize3(n)) memcpy(n, fc, 3 * sizeof(double));
   return 1;
 }
-

@@ -84,8 +84,8 @@ static int near_cmp(const void *pa, const void *pb) {
 }
 
 /* nearest point of Q's surface to p: depth and outward direction */
-static void nearest_surface(JlCollision *c, const JlGeom *geo, const double *x, int p, int qbody,
-                            double *depth, double dir[3]) {
+static void nearest_surface(JlCollision *c, const JlGeom *geo, const double *x, int p, int qbody, double *depth,
+                            double dir[3]) {
   double best = INFINITY, q[3], bary[3], bq[3] = {0, 0, 0}, bn[3] = {0, 1, 0}, bb[3] = {1, 0, 0};
   int bf = -1;
   const double *xp = x + 3 * p;
@@ -231,11 +231,18 @@ void jl_depth_group(JlCollision *c, const JlGeom *geo, const double *x, int g0, 
   }
   for (int i = g0; i < g1; i++) {
     switch (c->contact[i].kind) {
-      case JL_CONTACT_BORDER: st->border++; break;
-      case JL_CONTACT_INNER: st->inner++; break;
-      case JL_CONTACT_HISTORY: st->history++; break;
-      default: st->nearest++; break;
+      case JL_CONTACT_BORDER:
+        st->border++;
+        break;
+      case JL_CONTACT_INNER:
+        st->inner++;
+        break;
+      case JL_CONTACT_HISTORY:
+        st->history++;
+        break;
+      default:
+        st->nearest++;
+        break;
     }
   }
 }
-

@@ -34,37 +34,37 @@ typedef struct JlGeomBody {
   int spring_begin, spring_count; /* global spring range */
   int tet_begin, tet_count;       /* global tet range */
   JlBodyKind kind;
-  double radius;                  /* m, contact half-thickness of cloth, rope radius; 0 for volumes */
-  int self_collision;             /* 1: the body collides with itself */
+  double radius;      /* m, contact half-thickness of cloth, rope radius; 0 for volumes */
+  int self_collision; /* 1: the body collides with itself */
   /* the render surface's triangles, vertex ids local to the body (cloth: its
    * nodes; collision/thin.c reads them for cloth bodies only) */
   int ntri;
-  const int *tri;                 /* ntri x 3 */
+  const int *tri; /* ntri x 3 */
   /* a volume's render surface embedded in its tets (collision/thin.c): nembed
    * vertices, each in tet embed_tet[v] (local to the body) with barycentric
    * weights embed_weight[4 v .. 4 v + 3]; nembed 0 = no embedding */
   int nembed;
-  const int *embed_tet;           /* nembed */
-  const double *embed_weight;     /* nembed x 4 */
+  const int *embed_tet;       /* nembed */
+  const double *embed_weight; /* nembed x 4 */
 } JlGeomBody;
 
 typedef struct JlGeom {
   int nnode;
-  const double *x0;          /* nnode x 3, m, rest (initial) positions */
-  const int *node_body;      /* nnode, body index */
+  const double *x0;     /* nnode x 3, m, rest (initial) positions */
+  const int *node_body; /* nnode, body index */
   int ntet;
-  const int *tet;            /* ntet x 4, global node ids */
+  const int *tet; /* ntet x 4, global node ids */
   int nface;
-  const int *face;           /* nface x 3, boundary faces of all bodies, outward, body-contiguous */
-  const int *adj_start;      /* nnode + 1, node adjacency (CSR); NULL: no adjacency */
-  const int *adj;            /* adj_start[nnode], global node ids */
+  const int *face;      /* nface x 3, boundary faces of all bodies, outward, body-contiguous */
+  const int *adj_start; /* nnode + 1, node adjacency (CSR); NULL: no adjacency */
+  const int *adj;       /* adj_start[nnode], global node ids */
   int nspring;
-  const int *spring_node;    /* nspring x 2 */
-  const double *spring_rest; /* nspring, m */
+  const int *spring_node;           /* nspring x 2 */
+  const double *spring_rest;        /* nspring, m */
   const unsigned char *spring_kind; /* nspring, JlSpringKind (mesh/cloth.h); NULL: all stretch springs */
-  double gravity[3];         /* m/s^2: the finders' swept boxes allow for it over a step */
+  double gravity[3];                /* m/s^2: the finders' swept boxes allow for it over a step */
   int nbody;
-  const JlGeomBody *body;    /* nbody */
+  const JlGeomBody *body; /* nbody */
 } JlGeom;
 
 #ifdef __cplusplus

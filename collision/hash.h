@@ -36,11 +36,11 @@ typedef struct JlHash {
   unsigned *bucket_stamp; /* size */
   int *head;              /* size: first entry of the bucket, -1 = none */
   int nentry, capacity;
-  int *next;              /* capacity: next entry in the same bucket, -1 = end */
-  int *item;              /* capacity: caller's item id */
-  int *cellk;             /* capacity x 3: cell of the entry */
+  int *next;  /* capacity: next entry in the same bucket, -1 = end */
+  int *item;  /* capacity: caller's item id */
+  int *cellk; /* capacity x 3: cell of the entry */
   int nbig, big_cap;
-  int *big;               /* items inserted with boxes of more than JL_HASH_BOX_CELLS cells */
+  int *big; /* items inserted with boxes of more than JL_HASH_BOX_CELLS cells */
 } JlHash;
 
 /* the most cells a box is walked over (above: the large items, or a scan) */

@@ -54,8 +54,8 @@ int jl_point_in_tet(const double *x, const int *t, const double *p, double w[4])
   return v0 >= 0.0 && v1 >= 0.0 && v2 >= 0.0 && v3 >= 0.0;
 }
 
-int jl_segment_triangle(const double *p0, const double *p1, const double *a, const double *b,
-                        const double *c, double *s, double bary[3]) {
+int jl_segment_triangle(const double *p0, const double *p1, const double *a, const double *b, const double *c,
+                        double *s, double bary[3]) {
   double o0 = jl_orient3d(a, b, c, p0), o1 = jl_orient3d(a, b, c, p1);
   if (!((o0 > 0.0 && o1 < 0.0) || (o0 < 0.0 && o1 > 0.0))) return 0;
   /* signed volumes of the segment with each edge: equal signs = inside */
@@ -70,8 +70,8 @@ int jl_segment_triangle(const double *p0, const double *p1, const double *a, con
   return 1;
 }
 
-double jl_closest_point_triangle(const double *p, const double *a, const double *b, const double *c,
-                                 double q[3], double bary[3]) {
+double jl_closest_point_triangle(const double *p, const double *a, const double *b, const double *c, double q[3],
+                                 double bary[3]) {
   double ab[3], ac[3], ap[3], bp[3], cp[3];
   for (int k = 0; k < 3; k++) {
     ab[k] = b[k] - a[k];

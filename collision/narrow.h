@@ -35,13 +35,13 @@ int jl_point_in_tet(const double *x, const int *t, const double *p, double w[4])
  * the crossing point inside or on the triangle); *s in [0, 1] is the position
  * along the segment and bary[3] the crossing's barycentric weights on
  * (a, b, c). */
-int jl_segment_triangle(const double *p0, const double *p1, const double *a, const double *b,
-                        const double *c, double *s, double bary[3]);
+int jl_segment_triangle(const double *p0, const double *p1, const double *a, const double *b, const double *c,
+                        double *s, double bary[3]);
 
 /* Closest point q on triangle abc to p (Ericson, Real-Time Collision
  * Detection, sec. 5.1.5); bary[3] its weights on (a, b, c). Returns |p - q|^2. */
-double jl_closest_point_triangle(const double *p, const double *a, const double *b, const double *c,
-                                 double q[3], double bary[3]);
+double jl_closest_point_triangle(const double *p, const double *a, const double *b, const double *c, double q[3],
+                                 double bary[3]);
 
 #ifdef __cplusplus
 }

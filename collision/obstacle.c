@@ -105,9 +105,7 @@ JlObstacle jl_default_obstacle(void) {
 
 static const char *const type_names[JL_OBSTACLE_COUNT] = {"plane", "box", "sphere", "capsule", "hull"};
 
-const char *jl_obstacle_type_name(JlObstacleType t) {
-  return (t >= 0 && t < JL_OBSTACLE_COUNT) ? type_names[t] : NULL;
-}
+const char *jl_obstacle_type_name(JlObstacleType t) { return (t >= 0 && t < JL_OBSTACLE_COUNT) ? type_names[t] : NULL; }
 
 JlObstacleType jl_obstacle_type_parse(const char *name) {
   return (JlObstacleType)jl_name_index(type_names, JL_OBSTACLE_COUNT, name);
@@ -119,9 +117,15 @@ void jl_obstacle_set_rotation(JlObstacle *o, const double rotate_deg[3]) {
   double cx = cos(rotate_deg[0] * d2r), sx = sin(rotate_deg[0] * d2r);
   double cy = cos(rotate_deg[1] * d2r), sy = sin(rotate_deg[1] * d2r);
   double cz = cos(rotate_deg[2] * d2r), sz = sin(rotate_deg[2] * d2r);
-  double R[9] = {cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx,
-                 sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx,
-                 -sy,     cy * sx,                cy * cx};
+  double R[9] = {cz * cy,
+                 cz * sy * sx - sz * cx,
+                 cz * sy * cx + sz * sx,
+                 sz * cy,
+                 sz * sy * sx + cz * cx,
+                 sz * sy * cx - cz * sx,
+                 -sy,
+                 cy * sx,
+                 cy * cx};
   memcpy(o->rot, R, sizeof R);
 }
 
@@ -174,8 +178,10 @@ void jl_obstacle_aabb(const JlObstacle *o, double lo[3], double hi[3]) {
       }
       for (int k = 0; k < 3; k++)
         if (fabs(n[k]) > 1.0 - 1e-12) {
-          if (n[k] > 0) hi[k] = o->translate[k];
-          else lo[k] = o->translate[k];
+          if (n[k] > 0)
+            hi[k] = o->translate[k];
+          else
+            lo[k] = o->translate[k];
         }
       return;
     }
@@ -444,15 +450,18 @@ static int simplex_closest(const double (*s)[3], int n, const double *q, double 
       ok = det > 1e-14 * G[0][0] * G[1][1];
       if (ok) w[0] = (r[0] * G[1][1] - G[0][1] * r[1]) / det, w[1] = (G[0][0] * r[1] - G[1][0] * r[0]) / det;
     } else if (k1 == 3) {
-      double det = G[0][0] * (G[1][1] * G[2][2] - G[1][2] * G[2][1]) - G[0][1] * (G[1][0] * G[2][2] - G[1][2] * G[2][0]) +
+      double det = G[0][0] * (G[1][1] * G[2][2] - G[1][2] * G[2][1]) -
+                   G[0][1] * (G[1][0] * G[2][2] - G[1][2] * G[2][0]) +
                    G[0][2] * (G[1][0] * G[2][1] - G[1][1] * G[2][0]);
       ok = det > 1e-14 * G[0][0] * G[1][1] * G[2][2];
       for (int col = 0; ok && col < 3; col++) {
         double M[3][3];
         memcpy(M, G, sizeof M);
         for (int i = 0; i < 3; i++) M[i][col] = r[i];
-        w[col] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
-                  M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) / det;
+        w[col] =
+            (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+             M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) /
+            det;
       }
     }
     if (!ok) continue;
@@ -669,8 +678,10 @@ static int hull_sweep(const JlObstacle *o, const double *a, const double *b, dou
   while ((hi - lo) * len > tol) {
     double mid = 0.5 * (lo + hi);
     for (int k = 0; k < 3; k++) e[k] = a[k] + mid * d[k];
-    if (ccd_segment(o, a, e)) hi = mid;
-    else lo = mid;
+    if (ccd_segment(o, a, e))
+      hi = mid;
+    else
+      lo = mid;
   }
   for (int k = 0; k < 3; k++) e[k] = a[k] + hi * d[k];
   /* the hull's centre as MPR uses it: the mean of its points */

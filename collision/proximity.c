@@ -12,20 +12,20 @@
 
 struct JlProximityFinder {
   JlHash hash;
-  double edge;         /* m, mean boundary edge length at rest */
+  double edge; /* m, mean boundary edge length at rest */
   int nbnode;
   int *bnode;          /* boundary nodes (and cloth/rope nodes), ascending */
   int *face_body;      /* nface */
   double *fbox;        /* nface x 6: swept box of each face in this call */
   unsigned *face_seen; /* nface: stamp of the last node that tested the face */
   unsigned seen;
-  double *bbox;        /* nbody x 6: swept box of each body's boundary */
+  double *bbox;          /* nbody x 6: swept box of each body's boundary */
   unsigned char *active; /* nbody: its box overlaps another body's */
   /* per node: best face per body */
-  int *touched;        /* bodies touched by the current node */
+  int *touched; /* bodies touched by the current node */
   int ntouched;
-  int *best;           /* nbody: index into cand of the face met first, -1 */
-  int ncand, candcap;  /* the current node's faces met, every body */
+  int *best;          /* nbody: index into cand of the face met first, -1 */
+  int ncand, candcap; /* the current node's faces met, every body */
   JlProximity *cand;
   int nout, cap;
   JlProximity *out;
@@ -113,8 +113,10 @@ static int test_face(const JlGeom *geo, const double *x, const double *v, double
   if (!(rel_end < margin) && geo->body[geo->node_body[p]].kind == JL_BODY_VOLUME &&
       geo->body[geo->node_body[fv[0]]].kind == JL_BODY_VOLUME) {
     double node_on = d0 + h * vpn, face_on = d0 - h * vfn;
-    if (node_on < margin && !(face_on < node_on)) sf = 0.0, rel_end = node_on;
-    else if (face_on < margin) sp = 0.0, rel_end = face_on;
+    if (node_on < margin && !(face_on < node_on))
+      sf = 0.0, rel_end = node_on;
+    else if (face_on < margin)
+      sp = 0.0, rel_end = face_on;
   }
   /* near and leaving, cloth nodes: a light node that left the face
    * by more than the margin in the last step (a contact popping it out) may
@@ -181,7 +183,8 @@ static int test_face(const JlGeom *geo, const double *x, const double *v, double
  * (test_face). Without these two exclusions rope_bridge.json's box
  * bounced off its ropes at dt 0.002 and an embedded ball sank 2.2 mm into
  * a coarse cloth (tests/test_thin*.c); either one alone kept both. */
-static JlProximity met_feature(const JlGeom *geo, const double *x, const JlProximity *cand, int n, int best, double tol) {
+static JlProximity met_feature(const JlGeom *geo, const double *x, const JlProximity *cand, int n, int best,
+                               double tol) {
   JlProximity r = cand[best];
   if (!(r.t > 0.0 && r.t < 1.0) || geo->body[geo->node_body[r.node]].kind != JL_BODY_VOLUME) return r;
   double sum[3] = {0.0, 0.0, 0.0};

@@ -17,15 +17,15 @@ struct JlThinFinder {
    * and weights; a volume without an embedding, its boundary nodes), then
    * every cloth and rope node */
   int npt, *pt_n, *pt_node, *pt_body; /* pt_node: 4 per point */
-  double *pt_w;                        /* 4 per point */
-  int ntri, *tri, *tri_body; /* cloth triangles (global node ids) */
-  int nedge, *edge, *edge_body; /* rope segments and cloth edges, (lower, higher) node */
-  unsigned char *edge_rope;  /* 1: a rope segment */
-  double edge_len;           /* m, mean rest length of the edges */
-  double *body_len;          /* nbody: m, mean rest edge length of each thin body */
-  double *box;               /* (ntri + nedge) x 6: swept boxes of this call */
-  unsigned *seen, stamp;     /* per item: the last query that tested it */
-  int *best, *touched, ntouched; /* per body: index into out of the current primitive's pair, -1 */
+  double *pt_w;                       /* 4 per point */
+  int ntri, *tri, *tri_body;          /* cloth triangles (global node ids) */
+  int nedge, *edge, *edge_body;       /* rope segments and cloth edges, (lower, higher) node */
+  unsigned char *edge_rope;           /* 1: a rope segment */
+  double edge_len;                    /* m, mean rest length of the edges */
+  double *body_len;                   /* nbody: m, mean rest edge length of each thin body */
+  double *box;                        /* (ntri + nedge) x 6: swept boxes of this call */
+  unsigned *seen, stamp;              /* per item: the last query that tested it */
+  int *best, *touched, ntouched;      /* per body: index into out of the current primitive's pair, -1 */
   int nout, cap;
   JlThinPair *out;
 };
@@ -219,7 +219,8 @@ JlThinFinder *jl_thin_create(const JlGeom *geo) {
 void jl_thin_destroy(JlThinFinder *f) {
   if (!f) return;
   jl_hash_free(&f->hash);
-  free(f->pt_n), free(f->pt_node), free(f->pt_w), free(f->pt_body), free(f->tri), free(f->tri_body), free(f->edge), free(f->edge_body), free(f->edge_rope);
+  free(f->pt_n), free(f->pt_node), free(f->pt_w), free(f->pt_body), free(f->tri), free(f->tri_body), free(f->edge),
+      free(f->edge_body), free(f->edge_rope);
   free(f->body_len), free(f->box), free(f->seen), free(f->best), free(f->touched), free(f->out);
   free(f);
 }
@@ -278,21 +279,22 @@ static void keep_all(JlThinFinder *f, const JlThinPair *c) {
 /* the current primitive's pairs (out[start..nout)) in body order (stable),
  * and the per-body slots freed */
 static void close_primitive(JlThinFinder *f, int start) {
-  if (f->nout - start > 1) jl_sort_by_int(f->out + start, f->nout - start, sizeof *f->out, offsetof(JlThinPair, body_b));
+  if (f->nout - start > 1)
+    jl_sort_by_int(f->out + start, f->nout - start, sizeof *f->out, offsetof(JlThinPair, body_b));
   for (int a = 0; a < f->ntouched; a++) f->best[f->touched[a]] = -1;
   f->ntouched = 0;
 }
 
 /* visits the items in the cells of box b (each once per query; bounded:
  * collision/hash.h) */
-#define FOR_ITEMS(f, b, k)                                                                  \
-  if (++(f)->stamp == 0) {                                                                  \
-    memset((f)->seen, 0, ((size_t)(f)->ntri + (size_t)(f)->nedge) * sizeof(unsigned));      \
-    (f)->stamp = 1;                                                                         \
-  }                                                                                         \
-  JlHashQuery q_;                                                                           \
-  jl_hash_query(&(f)->hash, (b), &q_);                                                      \
-  for (int k; (k = jl_hash_query_next(&(f)->hash, &q_)) >= 0;)                             \
+#define FOR_ITEMS(f, b, k)                                                             \
+  if (++(f)->stamp == 0) {                                                             \
+    memset((f)->seen, 0, ((size_t)(f)->ntri + (size_t)(f)->nedge) * sizeof(unsigned)); \
+    (f)->stamp = 1;                                                                    \
+  }                                                                                    \
+  JlHashQuery q_;                                                                      \
+  jl_hash_query(&(f)->hash, (b), &q_);                                                 \
+  for (int k; (k = jl_hash_query_next(&(f)->hash, &q_)) >= 0;)                         \
     if ((f)->seen[k] != (f)->stamp && ((f)->seen[k] = (f)->stamp, 1))
 
 /* jl_thin_find; points = 0: edge-edge pairs only (jl_thin_find_edges) */
@@ -359,8 +361,8 @@ static int find(JlThinFinder *f, const JlGeom *geo, const double *x, const doubl
         if (T == P) {
           if (!geo->body[P].self_collision) continue;
           double rq[3], rw[3];
-          if (jl_closest_point_triangle(geo->x0 + 3 * p, geo->x0 + 3 * tv[0], geo->x0 + 3 * tv[1], geo->x0 + 3 * tv[2], rq,
-                                        rw) < pow(JL_THIN_SELF_EXCLUDE * f->body_len[P], 2))
+          if (jl_closest_point_triangle(geo->x0 + 3 * p, geo->x0 + 3 * tv[0], geo->x0 + 3 * tv[1], geo->x0 + 3 * tv[2],
+                                        rq, rw) < pow(JL_THIN_SELF_EXCLUDE * f->body_len[P], 2))
             continue;
         }
         jl_closest_point_triangle(xp, x + 3 * tv[0], x + 3 * tv[1], x + 3 * tv[2], q, w);
@@ -405,8 +407,8 @@ static int find(JlThinFinder *f, const JlGeom *geo, const double *x, const doubl
       if (A == B) {
         if (!geo->body[A].self_collision) continue;
         double rs, rt;
-        if (jl_closest_segments(geo->x0 + 3 * ea[0], geo->x0 + 3 * ea[1], geo->x0 + 3 * ebv[0], geo->x0 + 3 * ebv[1], &rs,
-                                &rt) < pow(JL_THIN_SELF_EXCLUDE * f->body_len[A], 2))
+        if (jl_closest_segments(geo->x0 + 3 * ea[0], geo->x0 + 3 * ea[1], geo->x0 + 3 * ebv[0], geo->x0 + 3 * ebv[1],
+                                &rs, &rt) < pow(JL_THIN_SELF_EXCLUDE * f->body_len[A], 2))
           continue;
       }
       double s, t;

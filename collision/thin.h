@@ -44,30 +44,26 @@
 extern "C" {
 #endif
 
-#define JL_THIN_SELF_EXCLUDE 2.5 /* rest edge lengths: self pairs closer than this at rest are neighbours */
-#define JL_THIN_GIVE 1e-3        /* m: a pair's stiffness stops its approach within this (src/contact.c) */
+#define JL_THIN_SELF_EXCLUDE 2.5  /* rest edge lengths: self pairs closer than this at rest are neighbours */
+#define JL_THIN_GIVE         1e-3 /* m: a pair's stiffness stops its approach within this (src/contact.c) */
 
-typedef enum JlThinKind {
-  JL_THIN_POINT_TRIANGLE = 1,
-  JL_THIN_POINT_SEGMENT = 2,
-  JL_THIN_EDGE_EDGE = 3
-} JlThinKind;
+typedef enum JlThinKind { JL_THIN_POINT_TRIANGLE = 1, JL_THIN_POINT_SEGMENT = 2, JL_THIN_EDGE_EDGE = 3 } JlThinKind;
 
 typedef struct JlThinPair {
   JlThinKind kind;
-  int n;          /* nodes in node[]: side A's na, then side B's 3 (triangle) or 2 (segment, edge) */
-  int na;         /* side A's nodes: 1 (a cloth or rope node), up to 4 (a volume's embedded surface vertex:
+  int n;  /* nodes in node[]: side A's na, then side B's 3 (triangle) or 2 (segment, edge) */
+  int na; /* side A's nodes: 1 (a cloth or rope node), up to 4 (a volume's embedded surface vertex:
                      its tet's nodes with nonzero weight), 2 (edge a) */
   int node[7];
   double coef[7]; /* z = sum coef_j x_j = A's closest point - B's closest point */
   int body_a, body_b;
-  int key;        /* identifies the pair across steps with (node[0], body_b, kind, key2): the point's index in
+  int key;       /* identifies the pair across steps with (node[0], body_b, kind, key2): the point's index in
                      the finder (point pairs) or the second node of edge a (edge-edge) */
-  int key2;       /* edge-edge pairs with a rope segment: the other edge's index in the finder (a segment
+  int key2;      /* edge-edge pairs with a rope segment: the other edge's index in the finder (a segment
                      meets every segment within reach, not only the closest of each body); else 0 */
-  double dir[3];  /* unit direction from B's closest point to A's: the force on A pushes along it */
-  double dist;    /* m, n . z at the step's start (>= 0) */
-  double radius;  /* m, contact distance: the two bodies' radii summed */
+  double dir[3]; /* unit direction from B's closest point to A's: the force on A pushes along it */
+  double dist;   /* m, n . z at the step's start (>= 0) */
+  double radius; /* m, contact distance: the two bodies' radii summed */
 } JlThinPair;
 
 typedef struct JlThinFinder JlThinFinder;

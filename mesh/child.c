@@ -64,8 +64,8 @@ JlMeshLimits jl_mesh_limits(void) {
 
 void jl_mesh_set_limits(const JlMeshLimits *limits) {
   JL_ASSERT(limits, "jl_mesh_set_limits needs limits (start from jl_default_mesh_limits)");
-  JL_ASSERT(isfinite(limits->timeout) && limits->timeout > 0 && isfinite(limits->memory_mb) &&
-                limits->memory_mb > 0 && isfinite(limits->file_mb) && limits->file_mb > 0,
+  JL_ASSERT(isfinite(limits->timeout) && limits->timeout > 0 && isfinite(limits->memory_mb) && limits->memory_mb > 0 &&
+                isfinite(limits->file_mb) && limits->file_mb > 0,
             "mesh limits must be finite and > 0");
   g_timeout = limits->timeout;
   g_memory_mb = limits->memory_mb;
@@ -116,8 +116,7 @@ static void child_setup(pid_t parent, const JlMeshLimits *l) {
  * write end open would hold back the other parent's end of file, so a crash
  * of the other child would look like a timeout (tests/test_threads.c). */
 static void close_other_fds(int keep) {
-  if (keep > 3 && close_range(3, (unsigned)keep - 1, 0) == 0 && close_range((unsigned)keep + 1, ~0u, 0) == 0)
-    return;
+  if (keep > 3 && close_range(3, (unsigned)keep - 1, 0) == 0 && close_range((unsigned)keep + 1, ~0u, 0) == 0) return;
   if (keep == 3 && close_range(4, ~0u, 0) == 0) return;
   /* close_range missing (kernel before 5.9): one by one up to the limit */
   long max = sysconf(_SC_OPEN_MAX);
@@ -263,10 +262,13 @@ JlChildEnd jl_child_finish(JlChild *c, char *why, size_t whysz) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == JL_CHILD_EXIT_NOMEM) {
     /* our limit, or a smaller one the process was started with */
     struct rlimit as;
-    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && (double)as.rlim_cur / 1048576.0 < l->memory_mb) {
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        (double)as.rlim_cur / 1048576.0 < l->memory_mb) {
       if (why)
-        snprintf(why, whysz, "ran out of memory: the system allows this process %.0f MB (ulimit -v), less than the "
-                             "%g MB of the mesh limit memory_mb", (double)as.rlim_cur / 1048576.0, l->memory_mb);
+        snprintf(why, whysz,
+                 "ran out of memory: the system allows this process %.0f MB (ulimit -v), less than the "
+                 "%g MB of the mesh limit memory_mb",
+                 (double)as.rlim_cur / 1048576.0, l->memory_mb);
       return JL_CHILD_SYSTEM;
     }
     if (why) snprintf(why, whysz, "needed more than %g MB (mesh limit memory_mb)", l->memory_mb);
@@ -292,7 +294,6 @@ JlChildEnd jl_child_finish(JlChild *c, char *why, size_t whysz) {
     if (why) snprintf(why, whysz, "crashed in %s (signal %d, %s)", c->what, sig, strsignal(sig));
     return JL_CHILD_CRASHED;
   }
-  if (why && WIFEXITED(status))
-    snprintf(why, whysz, "crashed in %s (exit status %d)", c->what, WEXITSTATUS(status));
+  if (why && WIFEXITED(status)) snprintf(why, whysz, "crashed in %s (exit status %d)", c->what, WEXITSTATUS(status));
   return JL_CHILD_CRASHED;
 }

@@ -176,8 +176,8 @@ JlResult jl_cloth_from_surface(JlClothMesh *c, const JlSurface *s, const char *n
       free(he);
       free(area);
       jl_cloth_free(c);
-      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: edge %d-%d is shared by %d triangles (non-manifold)", name, lo,
-                     hi, (int)(q - p));
+      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: edge %d-%d is shared by %d triangles (non-manifold)", name, lo, hi,
+                     (int)(q - p));
     }
     add_spring(c, he[p].lo, he[p].hi, JL_SPRING_STRETCH);
     if (q - p == 2 && he[p].opposite != he[p + 1].opposite)

@@ -40,10 +40,10 @@ typedef enum JlSpringKind {
 
 typedef struct JlClothMesh {
   int nnode;
-  double *node;        /* nnode x 3, m */
-  double *measure;     /* nnode: m^2 of cloth (or m of rope) each node carries */
+  double *node;    /* nnode x 3, m */
+  double *measure; /* nnode: m^2 of cloth (or m of rope) each node carries */
   int ntri;
-  int *tri;            /* ntri x 3, counter-clockwise seen from the +normal side; 0 for ropes */
+  int *tri; /* ntri x 3, counter-clockwise seen from the +normal side; 0 for ropes */
   int nspring;
   int *spring;         /* nspring x 2, node ids */
   unsigned char *kind; /* nspring, JlSpringKind */

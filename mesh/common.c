@@ -64,8 +64,10 @@ int jl_uf_find(int *parent, int i) {
 
 void jl_uf_union(int *parent, int a, int b) {
   a = jl_uf_find(parent, a), b = jl_uf_find(parent, b);
-  if (a < b) parent[b] = a;
-  else if (b < a) parent[a] = b;
+  if (a < b)
+    parent[b] = a;
+  else if (b < a)
+    parent[a] = b;
 }
 
 int jl_name_index(const char *const *names, int n, const char *name) {

@@ -53,8 +53,7 @@ void jl_assert_fail(const char *file, int line, const char *expr, const char *ms
  * NULL restores the default. Returns the previous handler. */
 typedef void (*JlAssertHandler)(const char *file, int line, const char *expr, const char *msg);
 JlAssertHandler jl_set_assert_handler(JlAssertHandler handler);
-#define JL_ASSERT(cond, msg) \
-  ((cond) ? (void)0 : jl_assert_fail(__FILE__, __LINE__, #cond, (msg)))
+#define JL_ASSERT(cond, msg) ((cond) ? (void)0 : jl_assert_fail(__FILE__, __LINE__, #cond, (msg)))
 
 /* calloc/realloc that abort with a message when memory is exhausted; sizes
  * are checked for overflow. jl_calloc(0, x) returns a valid pointer. */

@@ -51,8 +51,12 @@ void jl_csr_edges(int nnode, int nedge, const int *edge, int **start_out, int **
   adj_start[nnode] = na;
   *adj_start_out = adj_start;
   *adj_out = adj;
-  if (start_out) *start_out = start;
-  else free(start);
-  if (inc_out) *inc_out = inc;
-  else free(inc);
+  if (start_out)
+    *start_out = start;
+  else
+    free(start);
+  if (inc_out)
+    *inc_out = inc;
+  else
+    free(inc);
 }

@@ -141,7 +141,8 @@ static void tetgrid_build(JlGrid *g, const JlTetMesh *t) {
   double vol = 1.0;
   for (int k = 0; k < 3; k++) vol *= fmax(hi[k] - lo[k], 1e-300);
   double cell = fmax(cbrt(vol / t->ntet), DBL_MIN);
-  double *box_lo = jl_calloc(3 * (size_t)t->ntet, sizeof(double)), *box_hi = jl_calloc(3 * (size_t)t->ntet, sizeof(double));
+  double *box_lo = jl_calloc(3 * (size_t)t->ntet, sizeof(double)),
+         *box_hi = jl_calloc(3 * (size_t)t->ntet, sizeof(double));
   tet_boxes(t, box_lo, box_hi);
   jl_grid_build(g, lo, hi, (double[3]){cell, cell, cell}, t->ntet, box_lo, box_hi);
   JL_FREE_ALL(box_lo, box_hi);

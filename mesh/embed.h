@@ -19,15 +19,13 @@ typedef struct JlEmbedding {
   double *weight; /* nvert x 4 */
 } JlEmbedding;
 
-JlResult jl_embed_build(const JlTetMesh *t, const double *point, int npoint,
-                        JlEmbedding *out, char *err, size_t errsz);
+JlResult jl_embed_build(const JlTetMesh *t, const double *point, int npoint, JlEmbedding *out, char *err, size_t errsz);
 void jl_embed_free(JlEmbedding *e);
 
 /* out (npoint x 3) = sum_k weight_k * node_x[tet[tet_index][k] + node_offset].
  * `tet` is the tet connectivity (ntet x 4) the embedding was built on; node
  * ids are shifted by node_offset into node_x (the world's global array). */
-void jl_embed_apply(const JlEmbedding *e, const int *tet, int node_offset,
-                    const double *node_x, double *out);
+void jl_embed_apply(const JlEmbedding *e, const int *tet, int node_offset, const double *node_x, double *out);
 
 /* Area-weighted vertex normals of a triangle surface (unit length). */
 void jl_surface_normals(int nvert, const double *vert, int ntri, const int *tri, double *normal);

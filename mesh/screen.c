@@ -250,26 +250,25 @@ static JlResult screen_off(const char *path, JlReader *r, unsigned long long siz
       nf = nv >= 0 ? rd_count(r, line, sizeof line, &cur) : -1;
     }
   }
-  if (nv < 0 || nf < 0)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header has no vertex and face counts", path);
+  if (nv < 0 || nf < 0) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header has no vertex and face counts", path);
   if (nv > JL_MAX_MESH_ELEMENTS || nf > JL_MAX_MESH_ELEMENTS)
     return jl_fail(err, errsz, JL_ERR_INPUT,
-                   "%s: OFF header promises %lld vertices and %lld faces, more than the %d element limit",
-                   path, nv, nf, JL_MAX_MESH_ELEMENTS);
+                   "%s: OFF header promises %lld vertices and %lld faces, more than the %d element limit", path, nv, nf,
+                   JL_MAX_MESH_ELEMENTS);
   /* a vertex line has at least 6 bytes ("0 0 0\n"), a face line 2 */
   if ((double)nv * 6.0 + (double)nf * 2.0 > (double)(size - r->consumed))
     return jl_fail(err, errsz, JL_ERR_INPUT,
-                   "%s: OFF header promises %lld vertices and %lld faces, the file is only %llu bytes", path,
-                   nv, nf, size);
+                   "%s: OFF header promises %lld vertices and %lld faces, the file is only %llu bytes", path, nv, nf,
+                   size);
   for (long long i = 0; i < nv; i++)
     if (!rd_content_line(r, line, sizeof line))
-      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header promises %lld vertices, the file has only %lld",
-                     path, nv, i);
+      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header promises %lld vertices, the file has only %lld", path,
+                     nv, i);
   for (long long i = 0; i < nf; i++) {
     char *f = rd_content_line(r, line, sizeof line);
     if (!f)
-      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header promises %lld faces, the file has only %lld",
-                     path, nf, i);
+      return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF header promises %lld faces, the file has only %lld", path, nf,
+                     i);
     char *e = NULL;
     long n = strtol(f, &e, 10);
     for (long k = 0; k < n && e; k++) {
@@ -277,8 +276,8 @@ static JlResult screen_off(const char *path, JlReader *r, unsigned long long siz
       long long idx = strtoll(s, &e, 10);
       if (e == s) break; /* malformed (or a line longer than the window): assimp reports it */
       if (idx < 0 || idx >= nv)
-        return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF face %lld has vertex index %lld, out of range 0..%lld",
-                       path, i, idx, nv - 1);
+        return jl_fail(err, errsz, JL_ERR_INPUT, "%s: OFF face %lld has vertex index %lld, out of range 0..%lld", path,
+                       i, idx, nv - 1);
     }
   }
   return JL_OK;
@@ -305,30 +304,35 @@ static JlResult screen_ply(const char *path, JlReader *r, unsigned long long siz
       count = strtod(w3, &e);
       if (e == w3 || !(count >= 0.0)) count = 0.0;
       if (count > JL_MAX_MESH_ELEMENTS)
-        return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header promises %.0f %s elements, more than the %d element limit",
-                       path, count, w2, JL_MAX_MESH_ELEMENTS);
+        return jl_fail(err, errsz, JL_ERR_INPUT,
+                       "%s: PLY header promises %.0f %s elements, more than the %d element limit", path, count, w2,
+                       JL_MAX_MESH_ELEMENTS);
       elem = 0.0;
     } else if (strcmp(w1, "property") == 0) {
       const char *type = strcmp(w2, "list") == 0 ? w3 : w2;
       int bytes = 4;
-      if (strstr(type, "char")) bytes = 1;
-      else if (strstr(type, "short")) bytes = 2;
-      else if (strstr(type, "double") || strstr(type, "64")) bytes = 8;
-      else if (strstr(type, "8")) bytes = 1;
-      else if (strstr(type, "16")) bytes = 2;
+      if (strstr(type, "char"))
+        bytes = 1;
+      else if (strstr(type, "short"))
+        bytes = 2;
+      else if (strstr(type, "double") || strstr(type, "64"))
+        bytes = 8;
+      else if (strstr(type, "8"))
+        bytes = 1;
+      else if (strstr(type, "16"))
+        bytes = 2;
       elem += ascii ? 2.0 : (double)bytes;
     } else if (strcmp(w1, "end_header") == 0) {
       ended = 1;
       break;
     }
   }
-  if (!ended)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header has no end_header line (within 1 MB)", path);
+  if (!ended) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header has no end_header line (within 1 MB)", path);
   need += count * elem;
   unsigned long long body = size - r->consumed;
   if (need > (double)body)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: PLY header promises at least %.0f bytes of elements, the file has %llu",
-                   path, need, body);
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "%s: PLY header promises at least %.0f bytes of elements, the file has %llu", path, need, body);
   return JL_OK;
 }
 
@@ -341,22 +345,22 @@ static JlResult screen_ply(const char *path, JlReader *r, unsigned long long siz
  * so with one the count is read at byte 83. A count that matches only modulo
  * 2^32 is refused here, as is a file that is neither: its header names the
  * size it should have. ASCII STL has no counts. */
-static JlResult screen_stl(const char *path, const unsigned char *head, size_t n, unsigned long long size,
-                           char *err, size_t errsz) {
+static JlResult screen_stl(const char *path, const unsigned char *head, size_t n, unsigned long long size, char *err,
+                           size_t errsz) {
   if (size < 8) return JL_OK; /* assimp refuses it ("File is too small") */
   int bom = n >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF;
   size_t at = bom ? 83 : 80;
   uint32_t count = 0;
   int has_count = size >= 84 && n >= at + 4;
   if (has_count)
-    count = (uint32_t)head[at] | (uint32_t)head[at + 1] << 8 | (uint32_t)head[at + 2] << 16 |
-            (uint32_t)head[at + 3] << 24;
+    count =
+        (uint32_t)head[at] | (uint32_t)head[at + 1] << 8 | (uint32_t)head[at + 2] << 16 | (uint32_t)head[at + 3] << 24;
   unsigned long long want = 84ull + 50ull * count;
   if (has_count && (uint32_t)(count * 50u + 84u) == (uint32_t)size && (size >> 32) == 0) {
     if (want != size)
       return jl_fail(err, errsz, JL_ERR_INPUT,
-                     "%s: binary STL header promises %u triangles (84 + 50 x %u = %llu bytes), the file has %llu",
-                     path, count, count, want, size);
+                     "%s: binary STL header promises %u triangles (84 + 50 x %u = %llu bytes), the file has %llu", path,
+                     count, count, want, size);
     if (count > JL_MAX_MESH_ELEMENTS)
       return jl_fail(err, errsz, JL_ERR_INPUT,
                      "%s: binary STL header promises %u triangles, more than the %d element limit", path, count,
@@ -463,8 +467,12 @@ static void x_token(XState *x, XTok *t) {
         }
         t->kind = 1;
         return;
-      case 3: rd_skip(x->r, 4), t->kind = 1, strcpy(t->text, "<integer>"); return;
-      case 5: rd_skip(x->r, 16), t->kind = 1, strcpy(t->text, "<guid>"); return;
+      case 3:
+        rd_skip(x->r, 4), t->kind = 1, strcpy(t->text, "<integer>");
+        return;
+      case 5:
+        rd_skip(x->r, 16), t->kind = 1, strcpy(t->text, "<guid>");
+        return;
       case 6:
       case 7:
         if (x_left(x) < 4) return;
@@ -474,9 +482,15 @@ static void x_token(XState *x, XTok *t) {
         x->cnt = 0; /* read through ReadInt/ReadFloat, a list ends with the count at 0 */
         t->kind = 3;
         return;
-      case 0x0a: t->kind = 2, strcpy(t->text, "{"); return;
-      case 0x0b: t->kind = 2, strcpy(t->text, "}"); return;
-      case 0x1f: t->kind = 1, strcpy(t->text, "template"); return;
+      case 0x0a:
+        t->kind = 2, strcpy(t->text, "{");
+        return;
+      case 0x0b:
+        t->kind = 2, strcpy(t->text, "}");
+        return;
+      case 0x1f:
+        t->kind = 1, strcpy(t->text, "template");
+        return;
       default:
         if ((tok >= 0x0c && tok <= 0x14) || (tok >= 0x28 && tok <= 0x34)) {
           t->kind = tok <= 0x14 ? 2 : 1;
@@ -598,8 +612,10 @@ static int x_mesh(XState *x, const char *obj, const char *elems) {
   uint32_t nv = x_int(x, &ok);
   if (!ok) return 1; /* assimp throws */
   if (!x_check(x, obj, elems, nv)) return 0;
-  if (x->bin) x_bin_skip(x, 3ull * nv, 7, (unsigned)x->fsize);
-  else if (!x_txt_skip_floats(x, nv, 3)) return 1;
+  if (x->bin)
+    x_bin_skip(x, 3ull * nv, 7, (unsigned)x->fsize);
+  else if (!x_txt_skip_floats(x, nv, 3))
+    return 1;
   uint32_t nf = x_int(x, &ok);
   if (!ok) return 1;
   if (!x_check(x, obj, "faces", nf)) return 0;
@@ -612,14 +628,16 @@ static int x_mesh(XState *x, const char *obj, const char *elems) {
   return 1;
 }
 
-static JlResult screen_x(const char *path, JlReader *r, const unsigned char *head, size_t n,
-                         unsigned long long size, char *err, size_t errsz) {
+static JlResult screen_x(const char *path, JlReader *r, const unsigned char *head, size_t n, unsigned long long size,
+                         char *err, size_t errsz) {
   XState x = {r, size, 0, 4, 0, path, err, errsz, JL_OK};
   size_t at = (n >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF) ? 3 : 0; /* ConvertToUTF8 */
-  if (size < 16 || n < at + 16 || memcmp(head + at, "xof ", 4) != 0) return JL_OK; /* assimp refuses it */
+  if (size < 16 || n < at + 16 || memcmp(head + at, "xof ", 4) != 0) return JL_OK;       /* assimp refuses it */
   const unsigned char *h = head + at;
-  if (memcmp(h + 8, "bin ", 4) == 0) x.bin = 1;
-  else if (memcmp(h + 8, "txt ", 4) != 0) return JL_OK; /* tzip, bzip: the child's limits; else refused */
+  if (memcmp(h + 8, "bin ", 4) == 0)
+    x.bin = 1;
+  else if (memcmp(h + 8, "txt ", 4) != 0)
+    return JL_OK; /* tzip, bzip: the child's limits; else refused */
   int fbits = (h[12] - 48) * 1000 + (h[13] - 48) * 100 + (h[14] - 48) * 10 + (h[15] - 48);
   if (fbits != 32 && fbits != 64) return JL_OK; /* assimp refuses it */
   x.fsize = fbits / 8;
@@ -644,12 +662,15 @@ static JlResult screen_x(const char *path, JlReader *r, const unsigned char *hea
       /* the data object's type: "Type {" or "Type name {" */
       const char *type = t1.kind == 1 ? (t2.kind == 1 ? t2.text : t1.text) : "";
       int go = 1;
-      if (strcmp(type, "Mesh") == 0) go = x_mesh(&x, "Mesh", "vertices");
-      else if (strcmp(type, "MeshNormals") == 0) go = x_mesh(&x, "MeshNormals", "normals");
+      if (strcmp(type, "Mesh") == 0)
+        go = x_mesh(&x, "Mesh", "vertices");
+      else if (strcmp(type, "MeshNormals") == 0)
+        go = x_mesh(&x, "MeshNormals", "normals");
       else if (strcmp(type, "SkinWeights") == 0) {
         /* GetNextTokenAsString: the bone name ("name"; in text), then the count */
         int ok = 1;
-        if (x.bin) x_token(&x, &t);
+        if (x.bin)
+          x_token(&x, &t);
         else {
           x_skip_space(&x);
           if (jl_rd_getc(r) != '"') ok = 0;
@@ -729,7 +750,7 @@ static Format sniff_content(Head *h, int with_gltf) {
   }
   if (has_token(h, "<amf")) return FMT_OTHER;
   if (has_magic(h, 0, "MM", 2) || has_magic(h, 0, "\xc2\x3d", 2)) return FMT_OTHER; /* 3DS */
-  if (has_magic(h, 0, "IDP3", 4) || has_magic(h, 0, "IDP2", 4)) return FMT_OTHER;    /* MD3, MD2 */
+  if (has_magic(h, 0, "IDP3", 4) || has_magic(h, 0, "IDP2", 4)) return FMT_OTHER;   /* MD3, MD2 */
   if (has_token(h, "ply")) return FMT_PLY;
   static const char *const mdl[] = {"IDST", "IDSQ", "MDL7", "MDL5", "MDL4", "MDL3", "MDL2", "IDPO"};
   for (size_t k = 0; k < 8; k++)
@@ -745,16 +766,16 @@ static Format sniff_content(Head *h, int with_gltf) {
       if (has_token_in(h, dxf[k], 32)) return FMT_OTHER;
   }
   if (has_token_in(h, "off", 3)) return FMT_OFF;
-  if (has_magic(h, 0, "AC3D", 4) || has_token(h, "hierarchy") || has_token(h, "irrmesh") ||
-      has_token(h, "irr_scene") || has_token(h, "quick3do") || has_token(h, "quick3ds"))
+  if (has_magic(h, 0, "AC3D", 4) || has_token(h, "hierarchy") || has_token(h, "irrmesh") || has_token(h, "irr_scene") ||
+      has_token(h, "quick3do") || has_token(h, "quick3ds"))
     return FMT_OTHER;
   if (has_token(h, "<collada")) return FMT_DAE; /* (a zip with a .dae inside: .zae, not screened) */
   if (has_token(h, "terragen") || has_token(h, "$filename") || has_magic(h, 0, "LWSC", 4) ||
       has_magic(h, 0, "LWMO", 4) || has_token(h, "metric") || has_token(h, "geometrynode") ||
       has_token(h, "vertexarray (attrib") || has_token(h, "indexarray") || has_token(h, "ms3d000000") ||
-      has_token(h, "caligary") || has_token(h, "<blender") || has_token(h, "blender") ||
-      has_token_in(h, "nendo", 5) || has_token(h, "iso-10303-21") || has_token(h, "<world>") ||
-      has_token(h, "fbx") || (h->n >= 19 && memcmp(h->raw, "ASSIMP.binary-dump.", 19) == 0))
+      has_token(h, "caligary") || has_token(h, "<blender") || has_token(h, "blender") || has_token_in(h, "nendo", 5) ||
+      has_token(h, "iso-10303-21") || has_token(h, "<world>") || has_token(h, "fbx") ||
+      (h->n >= 19 && memcmp(h->raw, "ASSIMP.binary-dump.", 19) == 0))
     return FMT_OTHER;
   if (with_gltf) {
     size_t i = 0;
@@ -808,15 +829,23 @@ JlResult jl_mesh_screen(const char *path, unsigned long long size, char *err, si
   Format fmt = sniff(path, &h, &glb);
   for (int pass = 0; pass < 2; pass++) {
     switch (fmt) {
-      case FMT_OFF: res = screen_off(path, r, size, err, errsz); break;
+      case FMT_OFF:
+        res = screen_off(path, r, size, err, errsz);
+        break;
       case FMT_PLY:
         /* assimp itself refuses a first line not starting with "ply" (any case) */
         if (h.n >= 3 && tolower(head[0]) == 'p' && tolower(head[1]) == 'l' && tolower(head[2]) == 'y')
           res = screen_ply(path, r, size, err, errsz);
         break;
-      case FMT_X: res = screen_x(path, r, head, h.n, size, err, errsz); break;
-      case FMT_STL: res = screen_stl(path, head, h.n, size, err, errsz); break;
-      case FMT_DAE: res = jl_screen_dae(path, f, size, err, errsz); break;
+      case FMT_X:
+        res = screen_x(path, r, head, h.n, size, err, errsz);
+        break;
+      case FMT_STL:
+        res = screen_stl(path, head, h.n, size, err, errsz);
+        break;
+      case FMT_DAE:
+        res = jl_screen_dae(path, f, size, err, errsz);
+        break;
       case FMT_GLTF: {
         JlGltfKind kind = JL_GLTF_NOT;
         res = jl_screen_gltf(path, f, size, glb, &kind, err, errsz);
@@ -828,7 +857,8 @@ JlResult jl_mesh_screen(const char *path, unsigned long long size, char *err, si
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
     break;
   }

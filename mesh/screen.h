@@ -48,7 +48,7 @@ extern "C" {
 /* glTF: the JSON (a .gltf file, a .glb JSON chunk) is read whole and parsed
  * with cJSON, so it is capped in size and in values (each costs cJSON about
  * 64 bytes). */
-#define JL_GLTF_MAX_JSON_MB 64
+#define JL_GLTF_MAX_JSON_MB     64
 #define JL_GLTF_MAX_JSON_VALUES 4000000
 /* glTF: an accessor without a bufferView that assimp fills with zeros (a
  * sparse accessor) may hold at most this many bytes. */
@@ -113,16 +113,16 @@ void jl_expansion_free(JlExpansion *ex);
 /* Refuses instances / triangles beyond the caps (message "<path>: <what>
  * expands to ..."); `held` is the triangles of the file's meshes, each once
  * (instancing may not go beyond max(held, JL_MAX_INSTANCE_TRIANGLES)). */
-JlResult jl_screen_expansion(const char *path, const char *what, double instances, double triangles,
-                             double held, char *err, size_t errsz);
+JlResult jl_screen_expansion(const char *path, const char *what, double instances, double triangles, double held,
+                             char *err, size_t errsz);
 
 /* Format screens (mesh/screen_gltf.c, mesh/screen_dae.c). */
 typedef enum JlGltfKind { JL_GLTF_NOT, JL_GLTF_1, JL_GLTF_2 } JlGltfKind;
 /* glTF 2.0 (binary: a .glb). Sets *kind to what assimp's glTF importers
  * would make of the file (JL_GLTF_NOT: neither reads it; JL_GLTF_1: the
  * glTF 1.0 importer, not screened further) and screens a glTF 2.0 file. */
-JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int binary, JlGltfKind *kind,
-                        char *err, size_t errsz);
+JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int binary, JlGltfKind *kind, char *err,
+                        size_t errsz);
 /* Collada XML (.dae). */
 JlResult jl_screen_dae(const char *path, FILE *f, unsigned long long size, char *err, size_t errsz);
 

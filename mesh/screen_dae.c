@@ -82,8 +82,10 @@ static void int_feed(IntParse *p, int c) {
       case 3:
       case 4: {
         int d = -1;
-        if (c >= '0' && c <= '9') d = c - '0';
-        else if (p->state == 3 && (c | ' ') >= 'a' && (c | ' ') <= 'f') d = (c | ' ') - 'a' + 10;
+        if (c >= '0' && c <= '9')
+          d = c - '0';
+        else if (p->state == 3 && (c | ' ') >= 'a' && (c | ' ') <= 'f')
+          d = (c | ' ') - 'a' + 10;
         if (d < 0) {
           p->state = 5;
           return;
@@ -93,7 +95,8 @@ static void int_feed(IntParse *p, int c) {
         if (p->value < (1ull << 40)) p->value = p->value * (p->state == 3 ? 16 : 10) + (uint64_t)d;
         return;
       }
-      default: return;
+      default:
+        return;
     }
 }
 /* as_uint (signed 0: unsigned, clamped to [0, UINT_MAX]) or as_int
@@ -110,11 +113,11 @@ static double int_value(const IntParse *p, int is_signed) {
 
 typedef struct DNode {
   uint64_t id, name;
-  long long at;  /* file offset of the id attribute's value (-1: none), for messages */
-  int parent;    /* graph parent (-1: a scene or a library node) */
-  int end;       /* one past the last node of its subtree */
-  int extra;     /* lights and cameras copied per instance */
-  int lib;       /* in the node library (a scene or a top-level library node) */
+  long long at; /* file offset of the id attribute's value (-1: none), for messages */
+  int parent;   /* graph parent (-1: a scene or a library node) */
+  int end;      /* one past the last node of its subtree */
+  int extra;    /* lights and cameras copied per instance */
+  int lib;      /* in the node library (a scene or a top-level library node) */
 } DNode;
 typedef struct Ref {
   int node;
@@ -193,19 +196,19 @@ typedef struct Dae {
   long long items_total;
 } Dae;
 
-#define GROW(arr, n, cap)                                              \
-  do {                                                                 \
-    if ((n) == (cap)) {                                                \
-      (cap) = (cap) ? 2 * (cap) : 256;                                 \
-      (arr) = jl_realloc((arr), (size_t)(cap), sizeof *(arr));         \
-    }                                                                  \
+#define GROW(arr, n, cap)                                      \
+  do {                                                         \
+    if ((n) == (cap)) {                                        \
+      (cap) = (cap) ? 2 * (cap) : 256;                         \
+      (arr) = jl_realloc((arr), (size_t)(cap), sizeof *(arr)); \
+    }                                                          \
   } while (0)
 
 static int too_many(Dae *d) {
   if (++d->items_total <= JL_DAE_MAX_ITEMS) return 0;
-  d->res = jl_fail(d->err, d->errsz, JL_ERR_INPUT,
-                   "%s: Collada file has more than %d nodes and references, too many to check", d->path,
-                   JL_DAE_MAX_ITEMS);
+  d->res =
+      jl_fail(d->err, d->errsz, JL_ERR_INPUT,
+              "%s: Collada file has more than %d nodes and references, too many to check", d->path, JL_DAE_MAX_ITEMS);
   d->stop = 1;
   return 1;
 }
@@ -216,8 +219,9 @@ static unsigned long long left(const Dae *d) { return d->size - d->r->consumed; 
 static void check_count(Dae *d, const char *elem, double count, const char *what) {
   if (d->stop || count <= 0) return;
   if (count > JL_MAX_MESH_ELEMENTS)
-    d->res = jl_fail(d->err, d->errsz, JL_ERR_INPUT, "%s: Collada <%s> promises %.0f %s, more than the %d element limit",
-                     d->path, elem, count, what, JL_MAX_MESH_ELEMENTS);
+    d->res =
+        jl_fail(d->err, d->errsz, JL_ERR_INPUT, "%s: Collada <%s> promises %.0f %s, more than the %d element limit",
+                d->path, elem, count, what, JL_MAX_MESH_ELEMENTS);
   else if (2.0 * count > (double)left(d) + 1)
     d->res = jl_fail(d->err, d->errsz, JL_ERR_INPUT,
                      "%s: Collada <%s> promises %.0f %s, more than the %llu bytes left in the file hold (2 bytes each "
@@ -242,8 +246,10 @@ static void text_char(Dae *d, int c) {
   if (!ws) d->text_state = 1; /* pugixml keeps no text node of blanks only */
   if (top->role == R_P) {
     /* ColladaParser::ReadPrimitives: strtol10 then SkipSpacesAndLineEnd, one index per turn */
-    if (ws) d->item_prev = 0;
-    else if (c == '-' || c == '+') d->items++, d->item_prev = 1;
+    if (ws)
+      d->item_prev = 0;
+    else if (c == '-' || c == '+')
+      d->items++, d->item_prev = 1;
     else if (c >= '0' && c <= '9') {
       if (d->item_prev == 0) d->items++;
       d->item_prev = 2;
@@ -334,15 +340,20 @@ static void decode_entity(Dae *d, void (*emit)(Dae *, void *, int), void *ctx) {
     int c;
     for (; i < 60; i++) {
       c = jl_rd_peek_at(r, i);
-      if (c >= '0' && c <= '9') ucs = ucs * (hex ? 16u : 10u) + (uint32_t)(c - '0');
-      else if (hex && (c | ' ') >= 'a' && (c | ' ') <= 'f') ucs = ucs * 16u + (uint32_t)((c | ' ') - 'a' + 10);
-      else break;
+      if (c >= '0' && c <= '9')
+        ucs = ucs * (hex ? 16u : 10u) + (uint32_t)(c - '0');
+      else if (hex && (c | ' ') >= 'a' && (c | ' ') <= 'f')
+        ucs = ucs * 16u + (uint32_t)((c | ' ') - 'a' + 10);
+      else
+        break;
     }
     if (i < 60 && c == ';') {
       for (size_t k = 0; k <= i; k++) jl_rd_getc(r);
       /* UTF-8, as pugixml writes it */
-      if (ucs < 0x80) emit(d, ctx, (int)ucs);
-      else if (ucs < 0x800) emit(d, ctx, (int)(0xC0 | (ucs >> 6))), emit(d, ctx, (int)(0x80 | (ucs & 0x3F)));
+      if (ucs < 0x80)
+        emit(d, ctx, (int)ucs);
+      else if (ucs < 0x800)
+        emit(d, ctx, (int)(0xC0 | (ucs >> 6))), emit(d, ctx, (int)(0x80 | (ucs & 0x3F)));
       else if (ucs < 0x10000)
         emit(d, ctx, (int)(0xE0 | (ucs >> 12))), emit(d, ctx, (int)(0x80 | ((ucs >> 6) & 0x3F))),
             emit(d, ctx, (int)(0x80 | (ucs & 0x3F)));
@@ -390,7 +401,8 @@ static int new_node(Dae *d, const Attr *a, int parent, int lib, int scene) {
   static const char scene_name[] = "Scene";
   uint64_t h = JL_HASH_INIT;
   n->id = a[A_ID].present ? a[A_ID].hash : JL_HASH_INIT;
-  if (a[A_NAME].present) n->name = a[A_NAME].hash;
+  if (a[A_NAME].present)
+    n->name = a[A_NAME].hash;
   else {
     if (scene)
       for (const char *s = scene_name; *s; s++) h = jl_hash_byte(h, (unsigned char)*s);
@@ -430,11 +442,16 @@ static void start_element(Dae *d, const char *name, Attr *a, int empty) {
   if (d->depth == 0) {
     if (strcmp(name, "COLLADA") == 0 && !d->collada_seen) f.role = R_COLLADA, d->collada_seen = 1;
   } else if (prole == R_COLLADA) {
-    if (strcmp(name, "library_nodes") == 0) f.role = R_LIBNODES;
-    else if (strcmp(name, "library_visual_scenes") == 0) f.role = R_LIBVS;
-    else if (strcmp(name, "library_geometries") == 0) f.role = R_LIBGEOM;
-    else if (strcmp(name, "library_controllers") == 0) f.role = R_LIBCTRL;
-    else if (strcmp(name, "scene") == 0) f.role = R_SCENE;
+    if (strcmp(name, "library_nodes") == 0)
+      f.role = R_LIBNODES;
+    else if (strcmp(name, "library_visual_scenes") == 0)
+      f.role = R_LIBVS;
+    else if (strcmp(name, "library_geometries") == 0)
+      f.role = R_LIBGEOM;
+    else if (strcmp(name, "library_controllers") == 0)
+      f.role = R_LIBCTRL;
+    else if (strcmp(name, "scene") == 0)
+      f.role = R_SCENE;
   } else if (prole == R_LIBVS && strcmp(name, "visual_scene") == 0) {
     f.role = R_GNODE, f.node = new_node(d, a, -1, 1, 1);
   } else if ((prole == R_LIBNODES || prole == R_GNODE) && strcmp(name, "node") == 0) {
@@ -445,13 +462,16 @@ static void start_element(Dae *d, const char *name, Attr *a, int empty) {
     if (strcmp(name, "instance_node") == 0) {
       if (a[A_URL].present && a[A_URL].pre[0] == '#') add_ref(d, &d->inst, &d->ninst, &d->capinst, v, a[A_URL].hash1);
     } else if (strcmp(name, "instance_geometry") == 0 || strcmp(name, "instance_controller") == 0) {
-      if (!a[A_URL].present || a[A_URL].pre[0] != '#') d->stop = 2; /* assimp throws */
-      else add_ref(d, &d->geomref, &d->ngeomref, &d->capgeomref, v, a[A_URL].hash1);
+      if (!a[A_URL].present || a[A_URL].pre[0] != '#')
+        d->stop = 2; /* assimp throws */
+      else
+        add_ref(d, &d->geomref, &d->ngeomref, &d->capgeomref, v, a[A_URL].hash1);
     } else if (strcmp(name, "instance_light") == 0 || strcmp(name, "instance_camera") == 0) {
       if (a[A_URL].present) d->node[v].extra++;
     }
   } else if (prole == R_SCENE && strcmp(name, "instance_visual_scene") == 0) {
-    if (d->scene_seen || !a[A_URL].present || a[A_URL].pre[0] != '#') d->stop = 2; /* assimp throws */
+    if (d->scene_seen || !a[A_URL].present || a[A_URL].pre[0] != '#')
+      d->stop = 2; /* assimp throws */
     else {
       d->scene_seen = 1;
       d->root = lib_lookup(d, a[A_URL].hash1, d->nnode);
@@ -496,7 +516,7 @@ static void start_element(Dae *d, const char *name, Attr *a, int empty) {
       }
   }
   if (f.role == R_OTHER && in_prim && strcmp(name, "input") == 0) {
-    static const char *const sem[] = {"POSITION", "TEXCOORD", "NORMAL",  "COLOR",     "VERTEX",
+    static const char *const sem[] = {"POSITION", "TEXCOORD",    "NORMAL",  "COLOR",     "VERTEX",
                                       "BINORMAL", "TEXBINORMAL", "TANGENT", "TEXTANGENT"};
     int valid = 0;
     for (int k = 0; k < 9; k++)
@@ -514,7 +534,8 @@ static void start_element(Dae *d, const char *name, Attr *a, int empty) {
   }
   if (f.role == R_OTHER && in_ctrl) {
     Ctrl *c = &d->ctrl[d->cur_ctrl];
-    if (strcmp(name, "skin") == 0 && a[A_SOURCE].present) c->mesh = a[A_SOURCE].hash1;
+    if (strcmp(name, "skin") == 0 && a[A_SOURCE].present)
+      c->mesh = a[A_SOURCE].hash1;
     else if (strcmp(name, "morph") == 0)
       c->mesh = a[A_SOURCE].present ? a[A_SOURCE].hash : JL_HASH_INIT;
     else if (strcmp(name, "vertex_weights") == 0) {
@@ -541,9 +562,9 @@ static void start_element(Dae *d, const char *name, Attr *a, int empty) {
     d->max_node_depth = d->node_depth;
     if (d->node_depth > JL_MAX_NODE_DEPTH) {
       /* ReadSceneNode recurses once per level, wherever the nodes are */
-      d->res = jl_fail(d->err, d->errsz, JL_ERR_INPUT,
-                       "%s: Collada <node> elements nest more than %d levels deep (the limit)", d->path,
-                       JL_MAX_NODE_DEPTH);
+      d->res =
+          jl_fail(d->err, d->errsz, JL_ERR_INPUT,
+                  "%s: Collada <node> elements nest more than %d levels deep (the limit)", d->path, JL_MAX_NODE_DEPTH);
       d->stop = 1;
       return;
     }
@@ -599,8 +620,10 @@ static void read_start_tag(Dae *d, int c) {
     char an[16];
     size_t m = 0;
     while (c != EOF && is_name_char(c)) {
-      if (m + 1 < sizeof an) an[m++] = (char)c;
-      else m = sizeof an; /* too long for any attribute we read */
+      if (m + 1 < sizeof an)
+        an[m++] = (char)c;
+      else
+        m = sizeof an; /* too long for any attribute we read */
       c = jl_rd_getc(r);
     }
     an[m < sizeof an ? m : 0] = '\0';
@@ -629,7 +652,8 @@ static void read_start_tag(Dae *d, int c) {
         return;
       }
       if (c == quote) break;
-      if (c == '&') decode_entity(d, emit_attr, t);
+      if (c == '&')
+        decode_entity(d, emit_attr, t);
       else if (c == '\r') { /* wconv: \r\n as one space */
         if (jl_rd_peek(r) == '\n') jl_rd_getc(r);
         attr_byte(t, ' ');
@@ -652,8 +676,10 @@ static void scan(Dae *d) {
   while (!d->stop && (c = jl_rd_getc(r)) != EOF && c != 0) {
     if (c != '<') {
       if (d->depth > 0) {
-        if (c == '&') decode_entity(d, emit_text, NULL);
-        else text_char(d, c);
+        if (c == '&')
+          decode_entity(d, emit_text, NULL);
+        else
+          text_char(d, c);
       }
       continue;
     }
@@ -692,10 +718,14 @@ static void scan(Dae *d) {
         while ((c = jl_rd_getc(r)) != EOF && c != 0) {
           if (q) {
             if (c == q) q = 0;
-          } else if (c == '"' || c == '\'') q = c;
-          else if (c == '[') depth++;
-          else if (c == ']') depth--;
-          else if (c == '>' && depth <= 0) break;
+          } else if (c == '"' || c == '\'')
+            q = c;
+          else if (c == '[')
+            depth++;
+          else if (c == ']')
+            depth--;
+          else if (c == '>' && depth <= 0)
+            break;
         }
         if (c != '>') d->stop = 2;
         text_break(d);
@@ -707,8 +737,10 @@ static void scan(Dae *d) {
       while ((c = jl_rd_getc(r)) != EOF && c != 0 && c != '>') {
       }
       text_break(d);
-      if (c != '>') d->stop = 2;
-      else end_element(d);
+      if (c != '>')
+        d->stop = 2;
+      else
+        end_element(d);
     } else if (c != EOF && is_name_start(c)) {
       read_start_tag(d, c);
     } else
@@ -730,8 +762,10 @@ static int key_first(const Key *k, int n, uint64_t key, int lo) {
   int a = 0, b = n;
   while (a < b) {
     int m = a + (b - a) / 2;
-    if (k[m].key < key || (k[m].key == key && k[m].node < lo)) a = m + 1;
-    else b = m;
+    if (k[m].key < key || (k[m].key == key && k[m].node < lo))
+      a = m + 1;
+    else
+      b = m;
   }
   return a < n && k[a].key == key ? k[a].node : -1;
 }
@@ -740,8 +774,10 @@ static int key_last(const Key *k, int n, uint64_t key) {
   int a = 0, b = n;
   while (a < b) {
     int m = a + (b - a) / 2;
-    if (k[m].key <= key) a = m + 1;
-    else b = m;
+    if (k[m].key <= key)
+      a = m + 1;
+    else
+      b = m;
   }
   return a > 0 && k[a - 1].key == key ? k[a - 1].node : -1;
 }

@@ -39,7 +39,7 @@
 #include "mesh/screen.h"
 
 #define GLB_JSON 0x4E4F534Au
-#define GLB_BIN 0x004E4942u
+#define GLB_BIN  0x004E4942u
 
 static uint32_t le32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -129,8 +129,8 @@ static void json_prepass(const char *s, size_t n, int *is_object, double *values
   *values = v;
 }
 
-JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int binary, JlGltfKind *kind,
-                        char *err, size_t errsz) {
+JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int binary, JlGltfKind *kind, char *err,
+                        size_t errsz) {
   *kind = JL_GLTF_NOT;
   const double maxjson = (double)JL_GLTF_MAX_JSON_MB * 1048576.0;
   unsigned long long json_at = 0, json_len = size;
@@ -174,13 +174,13 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
   cJSON *doc = NULL;
   if (!is_object) goto done;
   if (depth > 1000) {
-    res = jl_fail(err, errsz, JL_ERR_INPUT, "%s: glTF JSON nests %d levels deep, more than the 1000 level limit",
-                  path, depth);
+    res = jl_fail(err, errsz, JL_ERR_INPUT, "%s: glTF JSON nests %d levels deep, more than the 1000 level limit", path,
+                  depth);
     goto done;
   }
   if (values > JL_GLTF_MAX_JSON_VALUES) {
-    res = jl_fail(err, errsz, JL_ERR_INPUT, "%s: glTF JSON has %.0f values, more than the %d value limit", path,
-                  values, JL_GLTF_MAX_JSON_VALUES);
+    res = jl_fail(err, errsz, JL_ERR_INPUT, "%s: glTF JSON has %.0f values, more than the %d value limit", path, values,
+                  JL_GLTF_MAX_JSON_VALUES);
     goto done;
   }
   const char *end = NULL;
@@ -225,30 +225,34 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
     }
     double stated = get_size(b, "byteLength", 0);
     const cJSON *uri = cJSON_GetObjectItemCaseSensitive(b, "uri");
-    if (!cJSON_IsString(uri) || !uri->valuestring) blen[i] = 0;
+    if (!cJSON_IsString(uri) || !uri->valuestring)
+      blen[i] = 0;
     else if (strncmp(uri->valuestring, "data:", 5) == 0) {
       const char *comma = strchr(uri->valuestring, ',');
       const char *b64 = strstr(uri->valuestring, ";base64");
       double dlen = comma ? (double)strlen(comma + 1) : 0;
-      if (b64 && comma && b64 < comma) blen[i] = stated > 0 ? stated : floor(dlen * 3 / 4);
-      else blen[i] = dlen;
+      if (b64 && comma && b64 < comma)
+        blen[i] = stated > 0 ? stated : floor(dlen * 3 / 4);
+      else
+        blen[i] = dlen;
     } else
       blen[i] = stated; /* an external file: assimp reads byteLength bytes of it, or fails */
   }
-  /* a view: [offset, offset + length) within its buffer; -1 length when unusable */
-  #define VIEW(k, off, vlen)                                                                                     \
-    do {                                                                                                         \
-      const cJSON *v_ = view[(k)];                                                          \
-      double b_;                                                                                                 \
-      (off) = get_size(v_, "byteOffset", 0), (vlen) = get_size(v_, "byteLength", 0);                             \
-      if (!v_ || !get_uint(v_, "buffer", &b_) || b_ >= nbuf) (vlen) = -1;                                       \
-      else if ((off) + (vlen) > blen[(int)b_]) {                                                                 \
-        res = jl_fail(err, errsz, JL_ERR_INPUT,                                                                  \
-                      "%s: glTF bufferView %d (bytes %.0f to %.0f) lies beyond its buffer %d (%.0f bytes)", path, \
-                      (int)(k), (off), (off) + (vlen), (int)b_, blen[(int)b_]);                                  \
-        goto screened;                                                                                           \
-      }                                                                                                          \
-    } while (0)
+/* a view: [offset, offset + length) within its buffer; -1 length when unusable */
+#define VIEW(k, off, vlen)                                                                                      \
+  do {                                                                                                          \
+    const cJSON *v_ = view[(k)];                                                                                \
+    double b_;                                                                                                  \
+    (off) = get_size(v_, "byteOffset", 0), (vlen) = get_size(v_, "byteLength", 0);                              \
+    if (!v_ || !get_uint(v_, "buffer", &b_) || b_ >= nbuf)                                                      \
+      (vlen) = -1;                                                                                              \
+    else if ((off) + (vlen) > blen[(int)b_]) {                                                                  \
+      res = jl_fail(err, errsz, JL_ERR_INPUT,                                                                   \
+                    "%s: glTF bufferView %d (bytes %.0f to %.0f) lies beyond its buffer %d (%.0f bytes)", path, \
+                    (int)(k), (off), (off) + (vlen), (int)b_, blen[(int)b_]);                                   \
+      goto screened;                                                                                            \
+    }                                                                                                           \
+  } while (0)
   /* the accessors assimp reads (it reads lazily): those of meshes that nodes
    * use, of skins and of animations */
   unsigned char *used = jl_calloc((size_t)nacc + 1, 1);
@@ -259,8 +263,8 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
     double v;
     for (const cJSON *nd = nodes ? nodes->child : NULL; nd; nd = nd->next)
       if (get_uint(nd, "mesh", &v) && v < nmesh) mused[(int)v] = 1;
-    #define USE(obj, key) \
-      if ((obj) && get_uint((obj), (key), &v) && v < nacc) used[(int)v] = 1
+#define USE(obj, key) \
+  if ((obj) && get_uint((obj), (key), &v) && v < nacc) used[(int)v] = 1
     i = 0;
     for (const cJSON *m = meshes ? meshes->child : NULL; m; m = m->next, i++) {
       if (!mused[i]) continue;
@@ -284,7 +288,7 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
         USE(sm, "output");
       }
     }
-    #undef USE
+#undef USE
     free(mused);
   }
   i = 0;
@@ -295,8 +299,9 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
     acount[i] = count;
     if (!used[i]) continue;
     if (count > JL_MAX_MESH_ELEMENTS) {
-      res = jl_fail(err, errsz, JL_ERR_INPUT, "%s: glTF accessor %d promises %.0f elements, more than the %d element limit",
-                    path, i, count, JL_MAX_MESH_ELEMENTS);
+      res = jl_fail(err, errsz, JL_ERR_INPUT,
+                    "%s: glTF accessor %d promises %.0f elements, more than the %d element limit", path, i, count,
+                    JL_MAX_MESH_ELEMENTS);
       goto screened;
     }
     const cJSON *ctj = cJSON_GetObjectItemCaseSensitive(a, "componentType");
@@ -349,13 +354,13 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
       VIEW((int)bv, off, vlen);
       if (vlen >= 0 && poff + sc * pe > vlen) {
         res = jl_fail(err, errsz, JL_ERR_INPUT,
-                      "%s: glTF sparse accessor %d needs %.0f bytes of %s from bufferView %d, which has %.0f", path,
-                      i, poff + sc * pe, k == 0 ? "indices" : "values", (int)bv, vlen);
+                      "%s: glTF sparse accessor %d needs %.0f bytes of %s from bufferView %d, which has %.0f", path, i,
+                      poff + sc * pe, k == 0 ? "indices" : "values", (int)bv, vlen);
         goto screened;
       }
     }
   }
-  #undef VIEW
+#undef VIEW
 
   /* ---- meshes: triangles and primitives ---- */
   {
@@ -372,8 +377,10 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
         const cJSON *mo = cJSON_GetObjectItemCaseSensitive(p, "mode");
         if (cJSON_IsNumber(mo)) mode = mo->valuedouble;
         const cJSON *attr = get_object(p, "attributes");
-        if (get_uint(p, "indices", &ia) && ia < nacc && acount[(int)ia] >= 0) n = acount[(int)ia];
-        else if (attr && get_uint(attr, "POSITION", &ia) && ia < nacc && acount[(int)ia] >= 0) n = acount[(int)ia];
+        if (get_uint(p, "indices", &ia) && ia < nacc && acount[(int)ia] >= 0)
+          n = acount[(int)ia];
+        else if (attr && get_uint(attr, "POSITION", &ia) && ia < nacc && acount[(int)ia] >= 0)
+          n = acount[(int)ia];
         double t = mode == 4 ? floor(n / 3) : (mode == 5 || mode == 6) ? fmax(n - 2, 0) : 0;
         mtri[i] += t;
         mprim[i] += 1;
@@ -392,7 +399,8 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
     for (const cJSON *nd = nodes ? nodes->child : NULL; nd; nd = nd->next)
       nedge += cJSON_GetArraySize(get_array(nd, "children"));
     int *from = jl_calloc((size_t)nedge + 1, sizeof(int)), *to = jl_calloc((size_t)nedge + 1, sizeof(int));
-    double *own_inst = jl_calloc((size_t)nnode + 1, sizeof(double)), *own_tri = jl_calloc((size_t)nnode + 1, sizeof(double));
+    double *own_inst = jl_calloc((size_t)nnode + 1, sizeof(double)),
+           *own_tri = jl_calloc((size_t)nnode + 1, sizeof(double));
     int e = 0;
     i = 0;
     for (const cJSON *nd = nodes ? nodes->child : NULL; nd; nd = nd->next, i++) {
@@ -414,8 +422,9 @@ JlResult jl_screen_gltf(const char *path, FILE *f, unsigned long long size, int 
     JlExpansion ex;
     jl_graph_expand(&g, NULL, -1, &ex);
     if (ex.cycle >= 0) {
-      res = jl_fail(err, errsz, JL_ERR_INPUT, "%s: glTF node %d ('%.64s') is its own ancestor (a cycle through children)",
-                    path, ex.cycle, node_name(cJSON_GetArrayItem(nodes, ex.cycle)));
+      res =
+          jl_fail(err, errsz, JL_ERR_INPUT, "%s: glTF node %d ('%.64s') is its own ancestor (a cycle through children)",
+                  path, ex.cycle, node_name(cJSON_GetArrayItem(nodes, ex.cycle)));
     } else {
       int deepest = -1;
       for (int v = 0; v < nnode; v++)

@@ -58,7 +58,7 @@ static size_t box_slot(const int n[3], int i, int j, int k) {
   size_t layer = (size_t)(n[0] + 1) * (n[1] + 1), ring = 2 * ((size_t)n[0] + n[1]);
   if (k == 0) return (size_t)i + (size_t)j * (n[0] + 1);
   if (k == n[2]) return layer + (size_t)i + (size_t)j * (n[0] + 1);
-  size_t r = j == 0 ? (size_t)i
+  size_t r = j == 0      ? (size_t)i
              : i == n[0] ? (size_t)n[0] + j
              : j == n[1] ? (size_t)n[0] + n[1] + (n[0] - i)
                          : 2 * (size_t)n[0] + n[1] + (n[1] - j);
@@ -177,8 +177,8 @@ void jl_shape_sphere(double radius, double resolution, JlSurface *out) {
                                      {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
                                      {4, 9, 5},  {2, 4, 11}, {6, 2, 10},  {8, 6, 7},  {9, 8, 1}};
   const double g = (1.0 + sqrt(5.0)) / 2.0;
-  const double ico_vert[12][3] = {{-1, g, 0}, {1, g, 0}, {-1, -g, 0}, {1, -g, 0}, {0, -1, g},  {0, 1, g},
-                                  {0, -1, -g}, {0, 1, -g}, {g, 0, -1}, {g, 0, 1},  {-g, 0, -1}, {-g, 0, 1}};
+  const double ico_vert[12][3] = {{-1, g, 0},  {1, g, 0},  {-1, -g, 0}, {1, -g, 0}, {0, -1, g},  {0, 1, g},
+                                  {0, -1, -g}, {0, 1, -g}, {g, 0, -1},  {g, 0, 1},  {-g, 0, -1}, {-g, 0, 1}};
   int final_tri = 20 << (2 * level);
   int final_vert = final_tri / 2 + 2; /* Euler: V - E + F = 2, E = 3F/2 */
   JlSurface s;

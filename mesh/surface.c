@@ -88,17 +88,14 @@ double jl_surface_volume(const JlSurface *s) {
   double vol = 0.0;
   for (int t = 0; t < s->ntri; t++) {
     const int *f = s->tri + 3 * t;
-    if (f[0] < 0 || f[1] < 0 || f[2] < 0 || f[0] >= s->nvert || f[1] >= s->nvert ||
-        f[2] >= s->nvert)
-      continue;
+    if (f[0] < 0 || f[1] < 0 || f[2] < 0 || f[0] >= s->nvert || f[1] >= s->nvert || f[2] >= s->nvert) continue;
     double a[3], b[3], c[3];
     for (int k = 0; k < 3; k++) {
       a[k] = s->vert[3 * f[0] + k] - o[k];
       b[k] = s->vert[3 * f[1] + k] - o[k];
       c[k] = s->vert[3 * f[2] + k] - o[k];
     }
-    vol += a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
-           a[2] * (b[0] * c[1] - b[1] * c[0]);
+    vol += a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
   }
   return vol / 6.0;
 }
@@ -120,15 +117,14 @@ void jl_surface_bbox(const JlSurface *s, double lo[3], double hi[3]) {
  * screen of its format, streaming (mesh/screen.h). */
 static JlResult check_file(const char *path, char *err, size_t errsz) {
   struct stat st;
-  if (stat(path, &st) != 0)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  if (stat(path, &st) != 0) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
   if (S_ISDIR(st.st_mode)) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: is a directory", path);
   if (!S_ISREG(st.st_mode)) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: is not a regular file", path);
   if (st.st_size == 0) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is empty (0 bytes)", path);
   JlMeshLimits lim = jl_mesh_limits();
   if ((double)st.st_size > lim.file_mb * 1048576.0)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is %.0f MB, over the %g MB of the mesh limit max_file_mb",
-                   path, (double)st.st_size / 1048576.0, lim.file_mb);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is %.0f MB, over the %g MB of the mesh limit max_file_mb", path,
+                   (double)st.st_size / 1048576.0, lim.file_mb);
   return jl_mesh_screen(path, (unsigned long long)st.st_size, err, errsz);
 }
 
@@ -170,8 +166,7 @@ static struct aiFile *io_open(struct aiFileIO *io, const char *path, const char 
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return NULL;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      (double)st.st_size > jl_mesh_limits().file_mb * 1048576.0) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (double)st.st_size > jl_mesh_limits().file_mb * 1048576.0) {
     close(fd);
     return NULL;
   }
@@ -212,10 +207,10 @@ typedef struct Soup {
 
 /* Appends the triangles of mesh m transformed by the 3x4 matrix T (row
  * major, double). Returns 0 and sets err on an index beyond the mesh. */
-static int append_mesh(Soup *soup, const struct aiMesh *m, const double T[12], const char *path,
-                       char *err, size_t errsz) {
-  double det = T[0] * (T[5] * T[10] - T[6] * T[9]) - T[1] * (T[4] * T[10] - T[6] * T[8]) +
-               T[2] * (T[4] * T[9] - T[5] * T[8]);
+static int append_mesh(Soup *soup, const struct aiMesh *m, const double T[12], const char *path, char *err,
+                       size_t errsz) {
+  double det =
+      T[0] * (T[5] * T[10] - T[6] * T[9]) - T[1] * (T[4] * T[10] - T[6] * T[8]) + T[2] * (T[4] * T[9] - T[5] * T[8]);
   for (unsigned f = 0; f < m->mNumFaces; f++) {
     const struct aiFace *face = &m->mFaces[f];
     if (face->mNumIndices != 3 || !face->mIndices) continue; /* points, lines */
@@ -231,8 +226,8 @@ static int append_mesh(Soup *soup, const struct aiMesh *m, const double T[12], c
       /* a mirroring transform reverses the winding */
       unsigned idx = face->mIndices[det < 0 ? 2 - k : k];
       if (idx >= m->mNumVertices) {
-        jl_fail(err, errsz, JL_ERR_INPUT, "%s: mesh '%s' face %u has vertex index %u of %u", path,
-                m->mName.data, f, idx, m->mNumVertices);
+        jl_fail(err, errsz, JL_ERR_INPUT, "%s: mesh '%s' face %u has vertex index %u of %u", path, m->mName.data, f,
+                idx, m->mNumVertices);
         return 0;
       }
       double x = m->mVertices[idx].x, y = m->mVertices[idx].y, z = m->mVertices[idx].z;
@@ -253,8 +248,7 @@ static int append_mesh(Soup *soup, const struct aiMesh *m, const double T[12], c
 
 /* Walks the node tree iteratively (hostile files may nest deeply), composing
  * world = parent * local, and appends every mesh instance. */
-static int gather_scene(Soup *soup, const struct aiScene *sc, const char *path, char *err,
-                        size_t errsz) {
+static int gather_scene(Soup *soup, const struct aiScene *sc, const char *path, char *err, size_t errsz) {
   static const double identity[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
   if (!sc->mRootNode) {
     for (unsigned i = 0; i < sc->mNumMeshes; i++)
@@ -352,8 +346,7 @@ static void sort_corners(const double *pos, int *order, int *tmp, int n) {
 /* Equal positions; non-finite ones only when bitwise identical (so the one
  * NaN vertex of a file stays one vertex). */
 static int same_pos(const double *x, const double *y) {
-  if (isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]))
-    return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
+  if (isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2])) return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
   return memcmp(x, y, 3 * sizeof(double)) == 0;
 }
 
@@ -370,9 +363,8 @@ static void weld_exact(const Soup *soup, JlSurface *out) {
   free(tmp);
   for (int i = 0; i < nc; i++) {
     int c = order[i];
-    int head = (i > 0 && same_pos(soup->pos + 3 * (size_t)order[i - 1], soup->pos + 3 * (size_t)c))
-                   ? rep[order[i - 1]]
-                   : c;
+    int head =
+        (i > 0 && same_pos(soup->pos + 3 * (size_t)order[i - 1], soup->pos + 3 * (size_t)c)) ? rep[order[i - 1]] : c;
     rep[c] = head;
   }
   int nv = 0;
@@ -398,7 +390,7 @@ typedef struct SoupHeader {
   int32_t code;  /* 0 success, 1 error message follows */
   int32_t nvert, ntri;
 } SoupHeader;
-#define SOUP_MAGIC 0x4A4C5346 /* "JLSF" */
+#define SOUP_MAGIC       0x4A4C5346 /* "JLSF" */
 #define SOUP_MAX_MESSAGE 1024
 
 /* child body: import, gather, weld, send */
@@ -416,8 +408,8 @@ static void import_child(int fd, void *ctx) {
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_READ_CAMERAS, 0);
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_READ_LIGHTS, 0);
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_READ_ANIMATIONS, 0);
-  const struct aiScene *sc = aiImportFileExWithProperties(
-      path, aiProcess_Triangulate | aiProcess_ValidateDataStructure, &io, props);
+  const struct aiScene *sc =
+      aiImportFileExWithProperties(path, aiProcess_Triangulate | aiProcess_ValidateDataStructure, &io, props);
   aiReleasePropertyStore(props);
   if (!sc) {
     const char *why = aiGetErrorString();
@@ -428,8 +420,10 @@ static void import_child(int fd, void *ctx) {
     /* merge all mesh instances into one soup, then weld */
     Soup soup = {0, 0, NULL};
     if (gather_scene(&soup, sc, path, msg, sizeof msg)) {
-      if (soup.ncorner == 0) snprintf(msg, sizeof msg, "%s: contains no triangles", path);
-      else weld_exact(&soup, &out), h.code = 0;
+      if (soup.ncorner == 0)
+        snprintf(msg, sizeof msg, "%s: contains no triangles", path);
+      else
+        weld_exact(&soup, &out), h.code = 0;
     }
     free(soup.pos);
   }
@@ -442,8 +436,7 @@ static void import_child(int fd, void *ctx) {
   }
   h.nvert = out.nvert;
   h.ntri = out.ntri;
-  if (jl_child_write(fd, &h, sizeof h) &&
-      jl_child_write(fd, out.vert, sizeof(double) * 3 * (size_t)out.nvert)) {
+  if (jl_child_write(fd, &h, sizeof h) && jl_child_write(fd, out.vert, sizeof(double) * 3 * (size_t)out.nvert)) {
     for (size_t i = 0; i < 3 * (size_t)out.ntri; i++) {
       int32_t v = out.tri[i];
       if (!jl_child_write(fd, &v, sizeof v)) break;
@@ -507,8 +500,7 @@ JlResult jl_surface_load(const char *path, JlSurface *out, char *err, size_t err
   if (ok && end == JL_CHILD_DONE) return JL_OK;
   jl_surface_free(out);
   if (end == JL_CHILD_TIMEOUT || end == JL_CHILD_MEMORY || end == JL_CHILD_SYSTEM)
-    return jl_fail(err, errsz, end == JL_CHILD_SYSTEM ? JL_ERR_SYSTEM : JL_ERR_INPUT, "%s: the importer %s", path,
-                   why);
+    return jl_fail(err, errsz, end == JL_CHILD_SYSTEM ? JL_ERR_SYSTEM : JL_ERR_INPUT, "%s: the importer %s", path, why);
   if (end == JL_CHILD_CRASHED) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: %s", path, why);
   if (answered && msg[0]) return jl_fail(err, errsz, JL_ERR_INPUT, "%s", msg);
   return jl_fail(err, errsz, JL_ERR_INPUT, "%s: the importer stopped without a usable answer", path);

@@ -27,7 +27,7 @@ typedef struct JlSurface {
 /* The most vertices and triangles of one surface given as arrays (the C API's
  * jelly_model_add_body, a scene's inline "mesh"): what a surface of a few
  * hundred MB holds. */
-#define JL_SURFACE_MAX_VERTICES 10000000
+#define JL_SURFACE_MAX_VERTICES  10000000
 #define JL_SURFACE_MAX_TRIANGLES 20000000
 
 void jl_surface_free(JlSurface *s);
@@ -66,14 +66,14 @@ typedef struct JlFinding {
 #define JL_MAX_FINDINGS 24
 
 typedef struct JlMeshReport {
-  int nvert, ntri;      /* after welding and removal of degenerate triangles */
+  int nvert, ntri; /* after welding and removal of degenerate triangles */
   int ncomponent;
-  double volume;        /* m^3, after any flip */
+  double volume; /* m^3, after any flip */
   double bbox_lo[3], bbox_hi[3];
   int nfinding;
   JlFinding finding[JL_MAX_FINDINGS];
-  int ok;               /* 1 when no JL_SEV_ERROR finding: TetGen may run */
-  int embeddable;       /* 1 when every JL_SEV_ERROR finding is imperfect: holes, non-manifold edges or
+  int ok;         /* 1 when no JL_SEV_ERROR finding: TetGen may run */
+  int embeddable; /* 1 when every JL_SEV_ERROR finding is imperfect: holes, non-manifold edges or
                            vertices, inconsistent orientation, self-intersections. Embedded mode can still
                            tell inside from outside there (generalized winding number, mesh/winding.h) */
 } JlMeshReport;

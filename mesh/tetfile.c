@@ -119,8 +119,10 @@ JlResult jl_tetfile_int(JlTetCursor *c, long long lo, long long hi, const char *
   unsigned long long v = 0;
   int over = 0;
   while (q < c->end && *q >= '0' && *q <= '9') {
-    if (v > (ULLONG_MAX - 9) / 10) over = 1;
-    else v = v * 10 + (unsigned)(*q - '0');
+    if (v > (ULLONG_MAX - 9) / 10)
+      over = 1;
+    else
+      v = v * 10 + (unsigned)(*q - '0');
     q++;
   }
   if (q < c->end && !is_blank(*q) && *q != '\n' && !(*q == '#' && c->hash_comments))
@@ -158,7 +160,8 @@ JlResult jl_tetfile_check_count(JlTetCursor *c, long long n, long long cap, doub
   if (n > cap) return jl_tetfile_fail(c, "%s: %lld is more than the limit of %lld", what, n, cap);
   /* the last item may lack its separator */
   if ((double)n * min_bytes - 1.0 > left)
-    return jl_tetfile_fail(c, "%s: %lld promised but only %.0f bytes are left in the file (file truncated?)", what, n, left);
+    return jl_tetfile_fail(c, "%s: %lld promised but only %.0f bytes are left in the file (file truncated?)", what, n,
+                           left);
   return JL_OK;
 }
 
@@ -200,7 +203,8 @@ JlResult jl_tetfile_tagmap_build(JlTetCursor *c, JlTagMap *m, const long long *t
   }
   qsort(m->pairs, (size_t)n, 2 * sizeof(long long), cmp_pair);
   for (int i = 1; i < n; i++)
-    if (m->pairs[2 * i] == m->pairs[2 * i - 2]) return jl_tetfile_fail(c, "node tag %lld appears twice", m->pairs[2 * i]);
+    if (m->pairs[2 * i] == m->pairs[2 * i - 2])
+      return jl_tetfile_fail(c, "node tag %lld appears twice", m->pairs[2 * i]);
   return JL_OK;
 }
 
@@ -215,8 +219,10 @@ int jl_tetfile_tagmap_find(const JlTagMap *m, long long tag) {
     int mid = lo + (hi - lo) / 2;
     long long t = m->pairs[2 * mid];
     if (t == tag) return (int)m->pairs[2 * mid + 1];
-    if (t < tag) lo = mid + 1;
-    else hi = mid - 1;
+    if (t < tag)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }
@@ -236,10 +242,14 @@ static JlResult read_file(const char *path, unsigned char **data, size_t *size, 
   if (fd < 0) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
   struct stat st;
   JlResult r = JL_OK;
-  if (fstat(fd, &st) != 0) r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot stat: %s", path, strerror(errno));
-  else if (S_ISDIR(st.st_mode)) r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: is a directory", path);
-  else if (!S_ISREG(st.st_mode)) r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: is not a regular file", path);
-  else if (st.st_size == 0) r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is empty (0 bytes)", path);
+  if (fstat(fd, &st) != 0)
+    r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot stat: %s", path, strerror(errno));
+  else if (S_ISDIR(st.st_mode))
+    r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: is a directory", path);
+  else if (!S_ISREG(st.st_mode))
+    r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: is not a regular file", path);
+  else if (st.st_size == 0)
+    r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is empty (0 bytes)", path);
   else if ((double)st.st_size > jl_mesh_limits().file_mb * 1048576.0)
     r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: file is %.0f MB, over the %g MB of the mesh limit max_file_mb", path,
                 (double)st.st_size / 1048576.0, jl_mesh_limits().file_mb);
@@ -291,10 +301,12 @@ static JlResult read_node(JlTetCursor *c, JlTetRaw *raw, int *base) {
     long long id;
     if ((r = jl_tetfile_int(c, INT_MIN, INT_MAX, "a point index", &id))) return r;
     if (i == 0) {
-      if (id != 0 && id != 1) return jl_tetfile_fail(c, "the first point has index %lld; TetGen files start at 0 or 1", id);
+      if (id != 0 && id != 1)
+        return jl_tetfile_fail(c, "the first point has index %lld; TetGen files start at 0 or 1", id);
       *base = (int)id;
     } else if (id != *base + i) {
-      return jl_tetfile_fail(c, "point index %lld where %lld was expected (indices must be consecutive)", id, *base + i);
+      return jl_tetfile_fail(c, "point index %lld where %lld was expected (indices must be consecutive)", id,
+                             *base + i);
     }
     for (int k = 0; k < 3; k++)
       if ((r = jl_tetfile_double(c, "a coordinate", &raw->node[3 * i + k]))) return r;
@@ -327,8 +339,8 @@ static JlResult read_ele(JlTetCursor *c, JlTetRaw *raw, int base, JlTetFileRepor
       if ((r = jl_tetfile_int(c, INT_MIN, INT_MAX, "a node index", &v))) return r;
       if (k < 4) {
         if (v - base < 0 || v - base >= raw->nnode)
-          return jl_tetfile_fail(c, "tet %lld has node %lld, not in the .node file (%d points from %d)", id, v, raw->nnode,
-                         base);
+          return jl_tetfile_fail(c, "tet %lld has node %lld, not in the .node file (%d points from %d)", id, v,
+                                 raw->nnode, base);
         raw->tet[4 * i + k] = (int)(v - base);
       }
     }
@@ -428,9 +440,21 @@ static int overshared_faces(const int *tet, int ntet, int first[3]) {
       int *q = f + 12 * (size_t)t + 3 * k;
       for (int j = 0; j < 3; j++) q[j] = tet[4 * t + corner[k][j]];
       /* three-element sort */
-      if (q[0] > q[1]) { int x = q[0]; q[0] = q[1]; q[1] = x; }
-      if (q[1] > q[2]) { int x = q[1]; q[1] = q[2]; q[2] = x; }
-      if (q[0] > q[1]) { int x = q[0]; q[0] = q[1]; q[1] = x; }
+      if (q[0] > q[1]) {
+        int x = q[0];
+        q[0] = q[1];
+        q[1] = x;
+      }
+      if (q[1] > q[2]) {
+        int x = q[1];
+        q[1] = q[2];
+        q[2] = x;
+      }
+      if (q[0] > q[1]) {
+        int x = q[0];
+        q[0] = q[1];
+        q[1] = x;
+      }
     }
   qsort(f, (size_t)ntet * 4, 3 * sizeof(int), cmp_tri);
   int bad = 0;
@@ -462,8 +486,8 @@ static JlResult finish(const char *name, JlTetRaw *raw, JlTetMesh *out, JlTetFil
                     nnode - 1);
       for (int j = 0; j < k && !r; j++)
         if (v[j] == v[k])
-          r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: tet %d (nodes %d %d %d %d) has node %d twice", name, t, v[0],
-                      v[1], v[2], v[3], v[k]);
+          r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: tet %d (nodes %d %d %d %d) has node %d twice", name, t, v[0], v[1],
+                      v[2], v[3], v[k]);
     }
     for (int k = 0; k < 4 && !r; k++) {
       const double *x = raw->node + 3 * v[k];
@@ -471,8 +495,8 @@ static JlResult finish(const char *name, JlTetRaw *raw, JlTetMesh *out, JlTetFil
         r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: node %d (of tet %d) has a non-finite coordinate (%g %g %g)", name,
                     v[k], t, x[0], x[1], x[2]);
       else if (fabs(x[0]) > 1e100 || fabs(x[1]) > 1e100 || fabs(x[2]) > 1e100)
-        r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: node %d (of tet %d) has a coordinate beyond 1e100 (%g %g %g)",
-                    name, v[k], t, x[0], x[1], x[2]);
+        r = jl_fail(err, errsz, JL_ERR_INPUT, "%s: node %d (of tet %d) has a coordinate beyond 1e100 (%g %g %g)", name,
+                    v[k], t, x[0], x[1], x[2]);
       used[v[k]] = 1;
     }
   }
@@ -510,10 +534,11 @@ static JlResult finish(const char *name, JlTetRaw *raw, JlTetMesh *out, JlTetFil
   if (ndegen) {
     const int *v = raw->tet + 4 * first_degen;
     free(used);
-    return jl_fail(err, errsz, JL_ERR_INPUT,
-                   "%s: %d degenerate tet%s (zero or near-zero volume); first tet %d (nodes %d %d %d %d), volume %.3g x "
-                   "its longest edge cubed (at least 1e-10 needed)",
-                   name, ndegen, ndegen == 1 ? "" : "s", first_degen, v[0], v[1], v[2], v[3], first_ratio);
+    return jl_fail(
+        err, errsz, JL_ERR_INPUT,
+        "%s: %d degenerate tet%s (zero or near-zero volume); first tet %d (nodes %d %d %d %d), volume %.3g x "
+        "its longest edge cubed (at least 1e-10 needed)",
+        name, ndegen, ndegen == 1 ? "" : "s", first_degen, v[0], v[1], v[2], v[3], first_ratio);
   }
   int pair[2] = {0, 0};
   int ndup = duplicate_tets(raw->tet, ntet, pair);
@@ -637,8 +662,7 @@ static int strictly_inside(const double *x, const int *v, const double p[3]) {
   const double *a = x + 3 * v[0], *b = x + 3 * v[1], *c = x + 3 * v[2], *d = x + 3 * v[3];
   double vol = vol6(a, b, c, d);
   if (vol == 0.0) return 0;
-  double w[4] = {vol6(p, b, c, d), vol6(a, p, c, d), vol6(a, b, p, d),
-                 vol6(a, b, c, p)};
+  double w[4] = {vol6(p, b, c, d), vol6(a, p, c, d), vol6(a, b, p, d), vol6(a, b, c, p)};
   for (int k = 0; k < 4; k++)
     if (!(w[k] / vol > 1e-9)) return 0;
   return 1;
@@ -658,8 +682,8 @@ void jl_tetmesh_plausibility(const JlTetMesh *t, JlTetPlausibility *p) {
       if (v < lo[k]) lo[k] = v;
       if (v > hi[k]) hi[k] = v;
     }
-  p->extent = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                   (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  p->extent =
+      sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
   if (!(p->extent > 0.0) || !isfinite(p->extent)) return;
   /* the tets in a grid by their boxes (cells about the mean tet's size); each tet's centre tested
    * against the tets of its cell: in a valid mesh it lies in its own tet only */

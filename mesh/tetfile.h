@@ -39,11 +39,11 @@ extern "C" {
 /* Notes about a loaded file: what was skipped or repaired. */
 #define JL_TETFILE_MAX_NOTES 8
 typedef struct JlTetFileReport {
-  int nnode_file;  /* nodes in the file */
-  int ntet_file;   /* tets in the file */
-  int nflipped;    /* tets of negative volume whose orientation was reversed */
-  int nunused;     /* nodes no tet uses, dropped */
-  int nskipped;    /* elements that are not 4-node tets, skipped */
+  int nnode_file; /* nodes in the file */
+  int ntet_file;  /* tets in the file */
+  int nflipped;   /* tets of negative volume whose orientation was reversed */
+  int nunused;    /* nodes no tet uses, dropped */
+  int nskipped;   /* elements that are not 4-node tets, skipped */
   int nnote;
   char note[JL_TETFILE_MAX_NOTES][240]; /* one sentence each, e.g. "12 triangles skipped" */
 } JlTetFileReport;
@@ -79,10 +79,10 @@ void jl_tetmesh_boundary_surface(const JlTetMesh *t, JlSurface *s);
  * uniform grid (mesh/grid.h): about the cost of reading the file. */
 typedef struct JlTetPlausibility {
   double lo[3], hi[3]; /* bounding box, units of the file */
-  double extent;     /* its diagonal */
-  int noverlap;      /* tets whose centre lies inside another tet */
-  int first_overlap; /* the first of them, or -1 */
-  int other;         /* the tet its centre lies in, or -1 */
+  double extent;       /* its diagonal */
+  int noverlap;        /* tets whose centre lies inside another tet */
+  int first_overlap;   /* the first of them, or -1 */
+  int other;           /* the tet its centre lies in, or -1 */
 } JlTetPlausibility;
 void jl_tetmesh_plausibility(const JlTetMesh *t, JlTetPlausibility *p);
 

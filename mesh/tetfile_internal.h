@@ -24,7 +24,7 @@ typedef struct JlTetRaw {
 typedef struct JlTetCursor {
   const char *name;
   const unsigned char *data, *p, *end;
-  int line;      /* 1-based line of p (text parts) */
+  int line;           /* 1-based line of p (text parts) */
   char hash_comments; /* '#' starts a comment to the end of the line (TetGen) */
   char *err;
   size_t errsz;
@@ -67,8 +67,8 @@ void jl_tetfile_note(JlTetFileReport *rep, const char *fmt, ...)
 /* node-tag -> index map for sparse tags (Gmsh) */
 typedef struct JlTagMap {
   long long min_tag;
-  int dense;        /* 1: index[tag - min_tag] */
-  long long span;   /* dense: max_tag - min_tag + 1 */
+  int dense;      /* 1: index[tag - min_tag] */
+  long long span; /* dense: max_tag - min_tag + 1 */
   int n;
   int *index;       /* dense: span entries, -1 = none */
   long long *pairs; /* sparse: n x 2 (tag, index), sorted by tag */

@@ -20,8 +20,8 @@
 
 /* nodes of Gmsh element types 1..31 (manual, "MSH file format"), 0 = unknown */
 static int type_nodes(long long type) {
-  static const int n[32] = {0, 2, 3, 4, 4, 8, 6, 5, 3, 6, 9, 10, 27, 18, 14, 1, 8, 20, 15, 13, 9, 10, 12, 15, 15, 21,
-                            4, 5, 6, 20, 35, 56};
+  static const int n[32] = {0, 2,  3,  4,  4, 8,  6,  5,  3,  6,  9, 10, 27, 18, 14, 1,
+                            8, 20, 15, 13, 9, 10, 12, 15, 15, 21, 4, 5,  6,  20, 35, 56};
   if (type >= 1 && type < 32) return n[type];
   if (type == 92) return 64;
   if (type == 93) return 125;
@@ -31,17 +31,17 @@ static int type_nodes(long long type) {
 typedef struct Msh {
   JlTetCursor *c;
   int binary, big, v4;
-  int dsize;        /* size_t bytes in 4.1 binary */
+  int dsize; /* size_t bytes in 4.1 binary */
   /* nodes */
   int nnode;
-  long long *tag;   /* nnode */
-  double *x;        /* nnode x 3 */
+  long long *tag; /* nnode */
+  double *x;      /* nnode x 3 */
   int have_nodes;
   /* tets as node tags, with their element tags and lines for messages */
   int ntet, cap;
-  long long *ttag;  /* ntet x 4 */
-  long long *etag;  /* ntet */
-  int *eline;       /* ntet; text line, or -(byte offset + 1) in binary files */
+  long long *ttag; /* ntet x 4 */
+  long long *etag; /* ntet */
+  int *eline;      /* ntet; text line, or -(byte offset + 1) in binary files */
   long long nskip;
   long long skip_type[4];
   long long skip_count[4];
@@ -132,7 +132,8 @@ static JlResult expect_end(Msh *m, const char *name) {
   char w[80], want[96];
   snprintf(want, sizeof want, "$End%.80s", name);
   if (!jl_tetfile_word(m->c, w, sizeof w)) return jl_tetfile_fail(m->c, "file ends before %s", want);
-  if (strcmp(w, want) != 0) return jl_tetfile_fail(m->c, "expected %s, got '%.40s' (more data than the counts say?)", want, w);
+  if (strcmp(w, want) != 0)
+    return jl_tetfile_fail(m->c, "expected %s, got '%.40s' (more data than the counts say?)", want, w);
   return JL_OK;
 }
 
@@ -202,7 +203,7 @@ static JlResult nodes_v4(Msh *m) {
   if ((r = alloc_nodes(m, n))) return r;
   if (nblock > n + 1000 || (double)nblock * (m->binary ? 20 : 8) > (double)left(m))
     return jl_tetfile_fail(m->c, "$Nodes: %lld entity blocks for %lld nodes in a file of %zu bytes", nblock, n,
-                   (size_t)(m->c->end - m->c->data));
+                           (size_t)(m->c->end - m->c->data));
   long long done = 0;
   for (long long b = 0; b < nblock; b++) {
     long long dim, ent, param, k;
@@ -220,7 +221,8 @@ static JlResult nodes_v4(Msh *m) {
     }
     (void)ent;
     if (k < 0 || k > n - done)
-      return jl_tetfile_fail(m->c, "node block %lld has %lld nodes, more than the %lld the header has left", b, k, n - done);
+      return jl_tetfile_fail(m->c, "node block %lld has %lld nodes, more than the %lld the header has left", b, k,
+                             n - done);
     int ncoord = 3 + (param ? (int)dim : 0);
     if (m->binary) {
       if ((r = need(m, (size_t)k * ((size_t)m->dsize + 8 * (size_t)ncoord), "a node block"))) return r;
@@ -265,8 +267,8 @@ static JlResult elements_v2(Msh *m) {
       int nn = type_nodes(type);
       if (nn == 0) return jl_tetfile_fail_at(m->c, off(m) - 12, "element type %lld is not a Gmsh element type", type);
       if (k < 1 || k > n - done || ntag < 0 || ntag > 1000)
-        return jl_tetfile_fail_at(m->c, off(m) - 12, "element block of %lld elements with %lld tags (%lld left)", k, ntag,
-                          n - done);
+        return jl_tetfile_fail_at(m->c, off(m) - 12, "element block of %lld elements with %lld tags (%lld left)", k,
+                                  ntag, n - done);
       size_t per = (size_t)(1 + ntag + nn) * 4;
       if ((r = need(m, (size_t)k * per, "an element block"))) return r;
       if (type != 4) {
@@ -301,7 +303,8 @@ static JlResult elements_v2(Msh *m) {
       int line = m->c->line;
       for (int j = 0; j < 4; j++)
         if ((r = jl_tetfile_int(m->c, LLONG_MIN + 1, LLONG_MAX, "a node tag", &v[j]))) return r;
-      if (!jl_tetfile_line_empty(m->c)) return jl_tetfile_fail(m->c, "element %lld (a 4-node tet) has more than 4 nodes", id);
+      if (!jl_tetfile_line_empty(m->c))
+        return jl_tetfile_fail(m->c, "element %lld (a 4-node tet) has more than 4 nodes", id);
       add_tet(m, id, v, line);
     }
   }
@@ -315,7 +318,7 @@ static JlResult elements_v4(Msh *m) {
   if ((r = jl_tetfile_check_count(m->c, n, JL_TETFILE_MAX_CELLS, m->binary ? 16.0 : 4.0, "$Elements"))) return r;
   if (nblock > n + 1000 || (double)nblock * (m->binary ? 20 : 8) > (double)left(m))
     return jl_tetfile_fail(m->c, "$Elements: %lld entity blocks for %lld elements in a file of %zu bytes", nblock, n,
-                   (size_t)(m->c->end - m->c->data));
+                           (size_t)(m->c->end - m->c->data));
   long long done = 0;
   for (long long b = 0; b < nblock; b++) {
     long long dim, ent, type, k;
@@ -331,7 +334,7 @@ static JlResult elements_v4(Msh *m) {
     (void)dim, (void)ent;
     if (k < 0 || k > n - done)
       return jl_tetfile_fail(m->c, "element block %lld has %lld elements, more than the %lld the header has left", b, k,
-                     n - done);
+                             n - done);
     if (m->binary) {
       int nn = type_nodes(type);
       if (nn == 0)
@@ -361,14 +364,16 @@ static JlResult elements_v4(Msh *m) {
         int line = m->c->line;
         for (int j = 0; j < 4; j++)
           if ((r = jl_tetfile_int(m->c, LLONG_MIN + 1, LLONG_MAX, "a node tag", &v[j]))) return r;
-        if (!jl_tetfile_line_empty(m->c)) return jl_tetfile_fail(m->c, "element %lld (a 4-node tet) has more than 4 nodes", id);
+        if (!jl_tetfile_line_empty(m->c))
+          return jl_tetfile_fail(m->c, "element %lld (a 4-node tet) has more than 4 nodes", id);
         add_tet(m, id, v, line);
       }
       if (type != 4) add_skip(m, type, k);
     }
     done += k;
   }
-  if (done != n) return jl_tetfile_fail(m->c, "$Elements: the blocks hold %lld elements, the header says %lld", done, n);
+  if (done != n)
+    return jl_tetfile_fail(m->c, "$Elements: the blocks hold %lld elements, the header says %lld", done, n);
   if (m->binary) skip_newlines(m);
   return expect_end(m, "Elements");
 }
@@ -385,20 +390,26 @@ static JlResult mesh_format(Msh *m) {
   if ((r = jl_tetfile_int(m->c, 0, 1, "the file type (0 ASCII, 1 binary)", &ftype)) ||
       (r = jl_tetfile_int(m->c, 1, 16, "the data size", &dsize)))
     return r;
-  if (strcmp(w, "4.1") == 0) m->v4 = 1;
+  if (strcmp(w, "4.1") == 0)
+    m->v4 = 1;
   else if (strcmp(w, "2.2") != 0 && strcmp(w, "2.1") != 0 && strcmp(w, "2") != 0 && strcmp(w, "2.0") != 0)
-    return jl_tetfile_fail(m->c, "MSH version %.20s: Jelly reads 2.2 and 4.1 (in Gmsh: File > Export, or -format msh22/msh41)", w);
+    return jl_tetfile_fail(
+        m->c, "MSH version %.20s: Jelly reads 2.2 and 4.1 (in Gmsh: File > Export, or -format msh22/msh41)", w);
   m->binary = (int)ftype;
   m->dsize = (int)dsize;
   if (m->binary) {
     if (m->v4 && dsize != 8 && dsize != 4) return jl_tetfile_fail(m->c, "binary data size %lld; Gmsh writes 8", dsize);
-    if (!m->v4 && dsize != 8) return jl_tetfile_fail(m->c, "binary data size %lld; 2.2 files have 8-byte doubles", dsize);
+    if (!m->v4 && dsize != 8)
+      return jl_tetfile_fail(m->c, "binary data size %lld; 2.2 files have 8-byte doubles", dsize);
     jl_tetfile_next_line(m->c);
     if ((r = need(m, 4, "$MeshFormat"))) return r;
     uint32_t one = jl_tetfile_u32(m->c->p, 0);
-    if (one == 1) m->big = 0;
-    else if (one == 0x01000000u) m->big = 1;
-    else return jl_tetfile_fail(m->c, "binary $MeshFormat: the integer 1 that gives the byte order reads %u", one);
+    if (one == 1)
+      m->big = 0;
+    else if (one == 0x01000000u)
+      m->big = 1;
+    else
+      return jl_tetfile_fail(m->c, "binary $MeshFormat: the integer 1 that gives the byte order reads %u", one);
     m->c->p += 4;
   }
   return expect_end(m, "MeshFormat");
@@ -416,12 +427,16 @@ JlResult jl_tetfile_read_msh(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
     if (w[0] != '$') {
       r = jl_tetfile_fail(c, "expected a $Section, got '%.40s'", w);
     } else if (strcmp(w, "$Nodes") == 0) {
-      if (m.have_nodes) r = jl_tetfile_fail(c, "a second $Nodes section");
-      else r = m.v4 ? nodes_v4(&m) : nodes_v2(&m);
+      if (m.have_nodes)
+        r = jl_tetfile_fail(c, "a second $Nodes section");
+      else
+        r = m.v4 ? nodes_v4(&m) : nodes_v2(&m);
       m.have_nodes = 1;
     } else if (strcmp(w, "$Elements") == 0) {
-      if (!m.have_nodes) r = jl_tetfile_fail(c, "$Elements before $Nodes");
-      else r = m.v4 ? elements_v4(&m) : elements_v2(&m);
+      if (!m.have_nodes)
+        r = jl_tetfile_fail(c, "$Elements before $Nodes");
+      else
+        r = m.v4 ? elements_v4(&m) : elements_v2(&m);
     } else {
       r = skip_section(&m, w + 1);
     }
@@ -438,10 +453,11 @@ JlResult jl_tetfile_read_msh(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
         int i = jl_tetfile_tagmap_find(&map, m.ttag[4 * (size_t)t + k]);
         if (i < 0) {
           if (m.eline[t] > 0) c->line = m.eline[t];
-          r = m.eline[t] > 0
-                  ? jl_tetfile_fail(c, "element %lld has node tag %lld which is not in $Nodes", m.etag[t], m.ttag[4 * (size_t)t + k])
-                  : jl_tetfile_fail_at(c, (size_t)(-(long long)m.eline[t] - 1), "element %lld has node tag %lld which is not in $Nodes",
-                               m.etag[t], m.ttag[4 * (size_t)t + k]);
+          r = m.eline[t] > 0 ? jl_tetfile_fail(c, "element %lld has node tag %lld which is not in $Nodes", m.etag[t],
+                                               m.ttag[4 * (size_t)t + k])
+                             : jl_tetfile_fail_at(c, (size_t)(-(long long)m.eline[t] - 1),
+                                                  "element %lld has node tag %lld which is not in $Nodes", m.etag[t],
+                                                  m.ttag[4 * (size_t)t + k]);
         }
         raw->tet[4 * (size_t)t + k] = i;
       }
@@ -458,9 +474,9 @@ JlResult jl_tetfile_read_msh(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
                               m.skip_type[k]);
     rep->nskipped = (int)(m.nskip < INT_MAX ? m.nskip : INT_MAX);
     jl_tetfile_note(rep, "%lld elements that are not 4-node tets were skipped (%s%s)", m.nskip, types,
-            m.skip_count[3] && m.nskip > m.skip_count[0] + m.skip_count[1] + m.skip_count[2] + m.skip_count[3]
-                ? ", ..."
-                : "");
+                    m.skip_count[3] && m.nskip > m.skip_count[0] + m.skip_count[1] + m.skip_count[2] + m.skip_count[3]
+                        ? ", ..."
+                        : "");
   }
   jl_tetfile_tagmap_free(&map);
   free_msh(&m);

@@ -44,20 +44,21 @@ static JlResult cells_to_tets(JlTetCursor *c, JlTetRaw *raw, long long ncell, co
   for (long long i = 0; i < ncell; i++) {
     long long a = offs[i], b = offs[i + 1];
     if (a < 0 || b < a || b > nconn)
-      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: cell %lld: offsets %lld..%lld outside the %lld connectivity entries",
-                     c->name, i, a, b, nconn);
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                     "%s: cell %lld: offsets %lld..%lld outside the %lld connectivity entries", c->name, i, a, b,
+                     nconn);
     if (types[i] != VTK_TETRA) {
       if (skipped++ == 0) first_type = types[i];
       continue;
     }
     if (b - a != 4)
-      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: cell %lld is a tetra (type 10) with %lld points, not 4", c->name,
-                     i, b - a);
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: cell %lld is a tetra (type 10) with %lld points, not 4",
+                     c->name, i, b - a);
     for (int k = 0; k < 4; k++) {
       long long v = conn[a + k];
       if (v < 0 || v >= raw->nnode)
-        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: cell %lld has point id %lld, out of range 0..%d", c->name, i, v,
-                       raw->nnode - 1);
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: cell %lld has point id %lld, out of range 0..%d", c->name,
+                       i, v, raw->nnode - 1);
       raw->tet[4 * t + k] = (int)v;
     }
     t++;
@@ -66,7 +67,7 @@ static JlResult cells_to_tets(JlTetCursor *c, JlTetRaw *raw, long long ncell, co
   if (skipped) {
     if (rep) rep->nskipped = (int)skipped;
     jl_tetfile_note(rep, "%lld cells that are not tetra (VTK type 10) were skipped (the first of type %lld)", skipped,
-            first_type);
+                    first_type);
   }
   return JL_OK;
 }
@@ -79,14 +80,13 @@ typedef struct VType {
 } VType;
 
 static const VType *vtype(const char *name) {
-  static const VType t[] = {{"float", 4, 1, 1},         {"double", 8, 1, 1},        {"int", 4, 0, 1},
-                            {"unsigned_int", 4, 0, 0},  {"long", 8, 0, 1},          {"unsigned_long", 8, 0, 0},
-                            {"short", 2, 0, 1},         {"unsigned_short", 2, 0, 0}, {"char", 1, 0, 1},
-                            {"unsigned_char", 1, 0, 0}, {"bit", 1, 0, 0},           {"vtktypeint64", 8, 0, 1},
-                            {"vtktypeint32", 4, 0, 1},  {"vtkIdType", 4, 0, 1},     {"vtktypeuint64", 8, 0, 0},
-                            {"vtktypeuint32", 4, 0, 0}, {"vtktypeint8", 1, 0, 1},   {"vtktypeuint8", 1, 0, 0},
-                            {"vtktypeint16", 2, 0, 1},  {"vtktypeuint16", 2, 0, 0}, {"vtktypefloat32", 4, 1, 1},
-                            {"vtktypefloat64", 8, 1, 1}};
+  static const VType t[] = {
+      {"float", 4, 1, 1},          {"double", 8, 1, 1},        {"int", 4, 0, 1},           {"unsigned_int", 4, 0, 0},
+      {"long", 8, 0, 1},           {"unsigned_long", 8, 0, 0}, {"short", 2, 0, 1},         {"unsigned_short", 2, 0, 0},
+      {"char", 1, 0, 1},           {"unsigned_char", 1, 0, 0}, {"bit", 1, 0, 0},           {"vtktypeint64", 8, 0, 1},
+      {"vtktypeint32", 4, 0, 1},   {"vtkIdType", 4, 0, 1},     {"vtktypeuint64", 8, 0, 0}, {"vtktypeuint32", 4, 0, 0},
+      {"vtktypeint8", 1, 0, 1},    {"vtktypeuint8", 1, 0, 0},  {"vtktypeint16", 2, 0, 1},  {"vtktypeuint16", 2, 0, 0},
+      {"vtktypefloat32", 4, 1, 1}, {"vtktypefloat64", 8, 1, 1}};
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
     if (strcmp(t[i].name, name) == 0) return &t[i];
   return NULL;
@@ -96,10 +96,18 @@ static const VType *vtype(const char *name) {
 static void load_value(const unsigned char *p, const VType *t, int big, double *d, long long *i) {
   uint64_t u = 0;
   switch (t->size) {
-    case 1: u = p[0]; break;
-    case 2: u = big ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0]; break;
-    case 4: u = jl_tetfile_u32(p, big); break;
-    default: u = jl_tetfile_u64(p, big); break;
+    case 1:
+      u = p[0];
+      break;
+    case 2:
+      u = big ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0];
+      break;
+    case 4:
+      u = jl_tetfile_u32(p, big);
+      break;
+    default:
+      u = jl_tetfile_u64(p, big);
+      break;
   }
   if (t->is_float) {
     double v;
@@ -116,11 +124,16 @@ static void load_value(const unsigned char *p, const VType *t, int big, double *
     return;
   }
   long long s;
-  if (!t->is_signed) s = u > (uint64_t)LLONG_MAX ? LLONG_MIN : (long long)u;
-  else if (t->size == 1) s = (int8_t)u;
-  else if (t->size == 2) s = (int16_t)u;
-  else if (t->size == 4) s = (int32_t)u;
-  else s = (int64_t)u;
+  if (!t->is_signed)
+    s = u > (uint64_t)LLONG_MAX ? LLONG_MIN : (long long)u;
+  else if (t->size == 1)
+    s = (int8_t)u;
+  else if (t->size == 2)
+    s = (int16_t)u;
+  else if (t->size == 4)
+    s = (int32_t)u;
+  else
+    s = (int64_t)u;
   if (d) *d = (double)s;
   if (i) *i = s;
 }
@@ -135,9 +148,11 @@ static JlResult legacy_values(JlTetCursor *c, int binary, long long n, const cha
     jl_tetfile_next_line(c);
     size_t bytes = (size_t)n * (size_t)t->size;
     if ((size_t)(c->end - c->p) < bytes)
-      return jl_tetfile_fail_at(c, (size_t)(c->p - c->data), "%s: %lld values of %d bytes promised, only %zu bytes left", what, n,
-                        t->size, (size_t)(c->end - c->p));
-    for (long long k = 0; k < n; k++) load_value(c->p + (size_t)k * (size_t)t->size, t, 1, d ? d + k : NULL, i ? i + k : NULL);
+      return jl_tetfile_fail_at(c, (size_t)(c->p - c->data),
+                                "%s: %lld values of %d bytes promised, only %zu bytes left", what, n, t->size,
+                                (size_t)(c->end - c->p));
+    for (long long k = 0; k < n; k++)
+      load_value(c->p + (size_t)k * (size_t)t->size, t, 1, d ? d + k : NULL, i ? i + k : NULL);
     c->p += bytes;
     return JL_OK;
   }
@@ -180,7 +195,8 @@ JlResult jl_tetfile_read_vtk(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
   while (!r && jl_tetfile_word(c, w, sizeof w)) {
     if (strcmp(w, "POINTS") == 0) {
       long long n;
-      if (npt >= 0) r = jl_tetfile_fail(c, "a second POINTS");
+      if (npt >= 0)
+        r = jl_tetfile_fail(c, "a second POINTS");
       else if (!(r = jl_tetfile_int(c, 0, LLONG_MAX, "the number of points", &n)) && !jl_tetfile_word(c, ty, sizeof ty))
         r = jl_tetfile_fail(c, "POINTS needs a data type");
       else if (!r && !(r = jl_tetfile_check_count(c, n, JL_TETFILE_MAX_NODES, 3 * min_bytes(binary, ty), "POINTS"))) {
@@ -191,20 +207,24 @@ JlResult jl_tetfile_read_vtk(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
       }
     } else if (strcmp(w, "CELLS") == 0) {
       long long a, b;
-      if (offs) r = jl_tetfile_fail(c, "a second CELLS");
+      if (offs)
+        r = jl_tetfile_fail(c, "a second CELLS");
       else if (!(r = jl_tetfile_int(c, 0, LLONG_MAX, "the number of cells", &a)) &&
                !(r = jl_tetfile_int(c, 0, LLONG_MAX, "the size of the cell list", &b))) {
         if (major >= 5) {
           /* OFFSETS type (a values), CONNECTIVITY type (b values) */
-          if (a < 1) r = jl_tetfile_fail(c, "CELLS %lld %lld: the 5.x layout has at least one offset", a, b);
+          if (a < 1)
+            r = jl_tetfile_fail(c, "CELLS %lld %lld: the 5.x layout has at least one offset", a, b);
           else if (!jl_tetfile_word(c, w, sizeof w) || strcmp(w, "OFFSETS") != 0 || !jl_tetfile_word(c, ty, sizeof ty))
             r = jl_tetfile_fail(c, "expected OFFSETS and a data type after CELLS (version %d.%d layout)", major, minor);
           else if (!(r = jl_tetfile_check_count(c, a, JL_TETFILE_MAX_CELLS + 1LL, min_bytes(binary, ty), "OFFSETS"))) {
             offs = jl_calloc((size_t)a + 1, sizeof(long long));
             r = legacy_values(c, binary, a, ty, NULL, offs, "an offset");
-            if (!r && (!jl_tetfile_word(c, w, sizeof w) || strcmp(w, "CONNECTIVITY") != 0 || !jl_tetfile_word(c, ty, sizeof ty)))
+            if (!r && (!jl_tetfile_word(c, w, sizeof w) || strcmp(w, "CONNECTIVITY") != 0 ||
+                       !jl_tetfile_word(c, ty, sizeof ty)))
               r = jl_tetfile_fail(c, "expected CONNECTIVITY and a data type after the offsets");
-            if (!r && !(r = jl_tetfile_check_count(c, b, 8LL * JL_TETFILE_MAX_CELLS, min_bytes(binary, ty), "CONNECTIVITY"))) {
+            if (!r && !(r = jl_tetfile_check_count(c, b, 8LL * JL_TETFILE_MAX_CELLS, min_bytes(binary, ty),
+                                                   "CONNECTIVITY"))) {
               conn = jl_calloc((size_t)b + 1, sizeof(long long));
               r = legacy_values(c, binary, b, ty, NULL, conn, "a point id");
             }
@@ -213,7 +233,8 @@ JlResult jl_tetfile_read_vtk(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
             if (!r && offs[0] != 0) r = jl_tetfile_fail(c, "OFFSETS start at %lld, not 0", offs[0]);
           }
         } else if (!(r = jl_tetfile_check_count(c, a, JL_TETFILE_MAX_CELLS, 2 * min_bytes(binary, "int"), "CELLS")) &&
-                   !(r = jl_tetfile_check_count(c, b, 9LL * JL_TETFILE_MAX_CELLS, min_bytes(binary, "int"), "CELLS size"))) {
+                   !(r = jl_tetfile_check_count(c, b, 9LL * JL_TETFILE_MAX_CELLS, min_bytes(binary, "int"),
+                                                "CELLS size"))) {
           /* count, ids, count, ids ... -> offsets + connectivity */
           long long *list = jl_calloc((size_t)b + 1, sizeof(long long));
           r = legacy_values(c, binary, b, "int", NULL, list, "a cell entry");
@@ -223,7 +244,8 @@ JlResult jl_tetfile_read_vtk(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
           for (long long i = 0; i < a && !r; i++) {
             long long k = at < b ? list[at] : -1;
             if (k < 0 || k > b - at - 1)
-              r = jl_tetfile_fail(c, "cell %lld: %lld points where the CELLS list has %lld entries left", i, k, b - at - 1);
+              r = jl_tetfile_fail(c, "cell %lld: %lld points where the CELLS list has %lld entries left", i, k,
+                                  b - at - 1);
             else {
               offs[i] = out;
               memmove(list + out, list + at + 1, (size_t)k * sizeof(long long));
@@ -231,7 +253,8 @@ JlResult jl_tetfile_read_vtk(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
               at += k + 1;
             }
           }
-          if (!r && at != b) r = jl_tetfile_fail(c, "CELLS: %lld cells use %lld of the %lld entries declared", a, at, b);
+          if (!r && at != b)
+            r = jl_tetfile_fail(c, "CELLS: %lld cells use %lld of the %lld entries declared", a, at, b);
           offs[a] = out;
           ncell = a;
           nconn = out;
@@ -239,7 +262,8 @@ JlResult jl_tetfile_read_vtk(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
       }
     } else if (strcmp(w, "CELL_TYPES") == 0) {
       long long n;
-      if (types) r = jl_tetfile_fail(c, "a second CELL_TYPES");
+      if (types)
+        r = jl_tetfile_fail(c, "a second CELL_TYPES");
       else if (!(r = jl_tetfile_int(c, 0, LLONG_MAX, "the number of cell types", &n)) &&
                !(r = jl_tetfile_check_count(c, n, JL_TETFILE_MAX_CELLS, min_bytes(binary, "int"), "CELL_TYPES"))) {
         ntype = n;
@@ -252,14 +276,19 @@ JlResult jl_tetfile_read_vtk(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
       while (c->p < c->end && !jl_tetfile_line_empty(c)) jl_tetfile_next_line(c);
     } else if (strcmp(w, "FIELD") == 0) {
       long long narr;
-      if (!jl_tetfile_word(c, w, sizeof w)) r = jl_tetfile_fail(c, "FIELD needs a name");
+      if (!jl_tetfile_word(c, w, sizeof w))
+        r = jl_tetfile_fail(c, "FIELD needs a name");
       else if (!(r = jl_tetfile_int(c, 0, 100000, "the number of field arrays", &narr)))
         for (long long k = 0; k < narr && !r; k++) {
           long long nc, nt;
-          if (!jl_tetfile_word(c, w, sizeof w)) r = jl_tetfile_fail(c, "file ends in FIELD data");
-          else if (!(r = jl_tetfile_int(c, 0, INT_MAX, "components", &nc)) && !(r = jl_tetfile_int(c, 0, LLONG_MAX, "tuples", &nt))) {
-            if (!jl_tetfile_word(c, ty, sizeof ty)) r = jl_tetfile_fail(c, "a FIELD array needs a data type");
-            else if (!vtype(ty)) r = jl_tetfile_fail(c, "FIELD array '%.30s': unknown data type '%.30s'", w, ty);
+          if (!jl_tetfile_word(c, w, sizeof w))
+            r = jl_tetfile_fail(c, "file ends in FIELD data");
+          else if (!(r = jl_tetfile_int(c, 0, INT_MAX, "components", &nc)) &&
+                   !(r = jl_tetfile_int(c, 0, LLONG_MAX, "tuples", &nt))) {
+            if (!jl_tetfile_word(c, ty, sizeof ty))
+              r = jl_tetfile_fail(c, "a FIELD array needs a data type");
+            else if (!vtype(ty))
+              r = jl_tetfile_fail(c, "FIELD array '%.30s': unknown data type '%.30s'", w, ty);
             else if ((double)nc * (double)nt * min_bytes(binary, ty) > (double)(c->end - c->p))
               r = jl_tetfile_fail(c, "FIELD array '%.30s' is larger than the rest of the file", w);
             else if (binary) {
@@ -310,8 +339,10 @@ static int next_tag(const unsigned char *p, const unsigned char *end, Tag *t) {
     const unsigned char *q = p + 1;
     char quote = 0;
     while (q < end && (quote || *q != '>')) {
-      if (quote && *q == quote) quote = 0;
-      else if (!quote && (*q == '"' || *q == '\'')) quote = (char)*q;
+      if (quote && *q == quote)
+        quote = 0;
+      else if (!quote && (*q == '"' || *q == '\''))
+        quote = (char)*q;
       q++;
     }
     if (q >= end) return 0;
@@ -385,8 +416,8 @@ typedef struct Vtu {
 } Vtu;
 
 static const VType *xml_type(const char *name) {
-  static const VType t[] = {{"Int8", 1, 0, 1},   {"UInt8", 1, 0, 0},   {"Int16", 2, 0, 1},   {"UInt16", 2, 0, 0},
-                            {"Int32", 4, 0, 1},  {"UInt32", 4, 0, 0},  {"Int64", 8, 0, 1},   {"UInt64", 8, 0, 0},
+  static const VType t[] = {{"Int8", 1, 0, 1},    {"UInt8", 1, 0, 0},  {"Int16", 2, 0, 1}, {"UInt16", 2, 0, 0},
+                            {"Int32", 4, 0, 1},   {"UInt32", 4, 0, 0}, {"Int64", 8, 0, 1}, {"UInt64", 8, 0, 0},
                             {"Float32", 4, 1, 1}, {"Float64", 8, 1, 1}};
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
     if (strcmp(t[i].name, name) == 0) return &t[i];
@@ -524,23 +555,26 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
   unsigned char *plain = NULL;
   const unsigned char *data = NULL;
   uint64_t nbytes = 0;
-#define HDR(k) (v->h64 ? jl_tetfile_u64(b + (k) * hs, v->big) : jl_tetfile_u32(b + (k) * hs, v->big))
+#define HDR(k) (v->h64 ? jl_tetfile_u64(b + (k)*hs, v->big) : jl_tetfile_u32(b + (k)*hs, v->big))
   if (!v->zlib) {
-    if ((size_t)(bend - b) < hs) r = jl_tetfile_fail_at(c, a->at, "%s: data ends in its header", what);
+    if ((size_t)(bend - b) < hs)
+      r = jl_tetfile_fail_at(c, a->at, "%s: data ends in its header", what);
     else {
       nbytes = HDR(0);
       if (nbytes > (uint64_t)(bend - b) - hs)
-        r = jl_tetfile_fail_at(c, a->at, "%s: header says %llu bytes, only %zu are there", what, (unsigned long long)nbytes,
-                       (size_t)(bend - b) - hs);
+        r = jl_tetfile_fail_at(c, a->at, "%s: header says %llu bytes, only %zu are there", what,
+                               (unsigned long long)nbytes, (size_t)(bend - b) - hs);
       data = b + hs;
     }
   } else {
     /* nblocks, block size, last block size, compressed sizes */
-    if ((size_t)(bend - b) < 3 * hs) r = jl_tetfile_fail_at(c, a->at, "%s: data ends in its compression header", what);
+    if ((size_t)(bend - b) < 3 * hs)
+      r = jl_tetfile_fail_at(c, a->at, "%s: data ends in its compression header", what);
     else {
       uint64_t nb = HDR(0), bs = HDR(1), last = HDR(2);
       if (nb > ((uint64_t)(bend - b) - 3 * hs) / hs)
-        r = jl_tetfile_fail_at(c, a->at, "%s: %llu compressed blocks, more than the data can hold", what, (unsigned long long)nb);
+        r = jl_tetfile_fail_at(c, a->at, "%s: %llu compressed blocks, more than the data can hold", what,
+                               (unsigned long long)nb);
       else {
         uint64_t csum = 0;
         for (uint64_t k = 0; k < nb; k++) csum += HDR(3 + k);
@@ -549,13 +583,14 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
         uint64_t total = nb ? (nb - 1) * bs + last : 0;
         if (nb && (bs > (uint64_t)1 << 40 || last > bs))
           r = jl_tetfile_fail_at(c, a->at, "%s: block size %llu, last block %llu", what, (unsigned long long)bs,
-                         (unsigned long long)last);
+                                 (unsigned long long)last);
         else if (csum > (uint64_t)(bend - cz))
           r = jl_tetfile_fail_at(c, a->at, "%s: compressed sizes add up to %llu bytes, only %zu are there", what,
-                         (unsigned long long)csum, (size_t)(bend - cz));
+                                 (unsigned long long)csum, (size_t)(bend - cz));
         else if ((double)total > 1032.0 * (double)csum + 64.0 * (double)nb || (double)total > 8.0 * (double)cap + 64)
-          r = jl_tetfile_fail_at(c, a->at, "%s: %llu compressed bytes claim to hold %llu (more than zlib can pack, or than the limit)",
-                         what, (unsigned long long)csum, (unsigned long long)total);
+          r = jl_tetfile_fail_at(
+              c, a->at, "%s: %llu compressed bytes claim to hold %llu (more than zlib can pack, or than the limit)",
+              what, (unsigned long long)csum, (unsigned long long)total);
         else {
           plain = jl_calloc((size_t)total + 1, 1);
           size_t at = 0;
@@ -565,8 +600,10 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
             int zr = uncompress(plain + at, &got, cz, cs);
             if (zr != Z_OK || got != (k + 1 == nb ? last : bs))
               r = jl_tetfile_fail_at(c, a->at, "%s: zlib block %llu does not inflate to its %llu bytes (%s)", what,
-                             (unsigned long long)k, (unsigned long long)(k + 1 == nb ? last : bs),
-                             zr == Z_OK ? "size differs" : zr == Z_DATA_ERROR ? "corrupt data" : "buffer error");
+                                     (unsigned long long)k, (unsigned long long)(k + 1 == nb ? last : bs),
+                                     zr == Z_OK           ? "size differs"
+                                     : zr == Z_DATA_ERROR ? "corrupt data"
+                                                          : "buffer error");
             at += got;
             cz += cs;
           }
@@ -579,11 +616,13 @@ static JlResult vtu_array(Vtu *v, const Arr *a, const char *what, long long want
 #undef HDR
   if (!r) {
     long long n = (long long)(nbytes / (uint64_t)t->size);
-    if (nbytes % (uint64_t)t->size) r = jl_tetfile_fail_at(c, a->at, "%s: %llu bytes is not a whole number of %s values", what,
-                                                    (unsigned long long)nbytes, a->type);
+    if (nbytes % (uint64_t)t->size)
+      r = jl_tetfile_fail_at(c, a->at, "%s: %llu bytes is not a whole number of %s values", what,
+                             (unsigned long long)nbytes, a->type);
     else if (want >= 0 && n != want)
       r = jl_tetfile_fail_at(c, a->at, "%s: %lld values where %lld are expected", what, n, want);
-    else if (n > cap) r = jl_tetfile_fail_at(c, a->at, "%s: %lld values, more than the limit of %lld", what, n, cap);
+    else if (n > cap)
+      r = jl_tetfile_fail_at(c, a->at, "%s: %lld values, more than the limit of %lld", what, n, cap);
     else {
       void *out = jl_calloc((size_t)n + 1, es);
       for (long long k = 0; k < n; k++)
@@ -644,7 +683,8 @@ JlResult jl_tetfile_read_vtu(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
       v.big = strcmp(bo, "BigEndian") == 0;
       if (!v.big && strcmp(bo, "LittleEndian") != 0) return jl_tetfile_fail_at(c, at, "byte_order '%s'", bo);
       v.h64 = strcmp(ht, "UInt64") == 0;
-      if (!v.h64 && strcmp(ht, "UInt32") != 0) return jl_tetfile_fail_at(c, at, "header_type '%s' (UInt32 or UInt64)", ht);
+      if (!v.h64 && strcmp(ht, "UInt32") != 0)
+        return jl_tetfile_fail_at(c, at, "header_type '%s' (UInt32 or UInt64)", ht);
       v.zlib = strcmp(comp, "vtkZLibDataCompressor") == 0;
       if (comp[0] && !v.zlib)
         return jl_tetfile_fail_at(c, at, "compressor '%s': Jelly reads vtkZLibDataCompressor or none", comp);
@@ -654,8 +694,8 @@ JlResult jl_tetfile_read_vtu(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
       npt = attr_ll(&t, "NumberOfPoints", -1);
       ncell = attr_ll(&t, "NumberOfCells", -1);
       if (npt < 0 || npt > JL_TETFILE_MAX_NODES || ncell < 0 || ncell > JL_TETFILE_MAX_CELLS)
-        return jl_tetfile_fail_at(c, at, "Piece: NumberOfPoints %lld and NumberOfCells %lld (at most %d and %d)", npt, ncell,
-                          JL_TETFILE_MAX_NODES, JL_TETFILE_MAX_CELLS);
+        return jl_tetfile_fail_at(c, at, "Piece: NumberOfPoints %lld and NumberOfCells %lld (at most %d and %d)", npt,
+                                  ncell, JL_TETFILE_MAX_NODES, JL_TETFILE_MAX_CELLS);
     } else if (strcmp(t.name, "Points") == 0) {
       in_points = !t.closing && !t.self_closing;
     } else if (strcmp(t.name, "Cells") == 0) {
@@ -675,19 +715,24 @@ JlResult jl_tetfile_read_vtu(JlTetCursor *c, JlTetRaw *raw, JlTetFileReport *rep
       a.text_end = lt ? lt : end;
       char name[40] = "";
       attr(&t, "Name", name, sizeof name);
-      if (in_points && !pts.present) pts = a;
-      else if (in_cells && strcmp(name, "connectivity") == 0) con = a;
-      else if (in_cells && strcmp(name, "offsets") == 0) off = a;
-      else if (in_cells && strcmp(name, "types") == 0) typ = a;
+      if (in_points && !pts.present)
+        pts = a;
+      else if (in_cells && strcmp(name, "connectivity") == 0)
+        con = a;
+      else if (in_cells && strcmp(name, "offsets") == 0)
+        off = a;
+      else if (in_cells && strcmp(name, "types") == 0)
+        typ = a;
     }
   }
   if (!seen_file) return jl_tetfile_fail_at(c, 0, "not a VTK XML file: no <VTKFile> element");
   if (!npiece) return jl_tetfile_fail_at(c, 0, "no <Piece>");
   if (!pts.present || !con.present || !off.present || !typ.present)
-    return jl_tetfile_fail_at(c, 0, "the Piece lacks %s", !pts.present ? "its Points DataArray"
-                                                   : !con.present ? "the Cells connectivity array"
-                                                   : !off.present ? "the Cells offsets array"
-                                                                  : "the Cells types array");
+    return jl_tetfile_fail_at(c, 0, "the Piece lacks %s",
+                              !pts.present   ? "its Points DataArray"
+                              : !con.present ? "the Cells connectivity array"
+                              : !off.present ? "the Cells offsets array"
+                                             : "the Cells types array");
   if (pts.ncomp != 3) return jl_tetfile_fail_at(c, pts.at, "Points have %lld components, not 3", pts.ncomp);
   /* the arrays */
   void *x = NULL, *o = NULL, *cn = NULL, *ty = NULL;

@@ -75,8 +75,7 @@ void fill_input(tetgenio &in, int npoint, const double *point, int ntri, const i
 
 /* child side: run TetGen and send a Header, then for a mesh nnode x 3
  * doubles and ntet x 4 ints (0-based), for -d the listed triangles x 3 ints */
-void child_run(int fd, const char *switches, int detect, int npoint, const double *point, int ntri,
-               const int *tri) {
+void child_run(int fd, const char *switches, int detect, int npoint, const double *point, int ntri, const int *tri) {
   Header h = {0, 0, 0};
   try {
     tetgenio in, out;
@@ -142,8 +141,7 @@ int start_child(JlChild *c, Job *job) { return jl_child_start(c, "TetGen", job_r
  * involved in self-intersections instead of meshing, and describes the first:
  * "12 triangles intersect others; first: triangle 4 (vertices 4 5 7) near
  * (x, y, z)". Empty when it finds none or cannot tell. */
-void describe_self_intersection(int npoint, const double *point, int ntri, const int *tri, char *out,
-                                size_t outsz) {
+void describe_self_intersection(int npoint, const double *point, int ntri, const int *tri, char *out, size_t outsz) {
   out[0] = '\0';
   Job job = {"pdQ", 1, npoint, ntri, point, tri};
   JlChild child;
@@ -164,25 +162,32 @@ void describe_self_intersection(int npoint, const double *point, int ntri, const
       for (int d = 0; d < 3; d++)
         if (v[k] >= 0 && v[k] < npoint) c[d] += point[3 * v[k] + d] / 3.0;
     snprintf(out, outsz,
-             "%d triangles intersect others; first: triangle %d (vertices %d %d %d) near (%.6g, %.6g, %.6g)",
-             h.a, which, v[0], v[1], v[2], c[0], c[1], c[2]);
+             "%d triangles intersect others; first: triangle %d (vertices %d %d %d) near (%.6g, %.6g, %.6g)", h.a,
+             which, v[0], v[1], v[2], c[0], c[1], c[2]);
   }
   jl_child_finish(&child, NULL, 0);
 }
 
 const char *code_message(int code) {
   switch (code) {
-    case 1: return "out of memory";
-    case 2: return "internal error in TetGen";
-    case 3: return "the surface self-intersects";
-    case 4: return "a very small input feature was found (input too fine for the tolerance)";
-    case 5: return "two very close input facets were found (input too fine for the tolerance)";
-    case 10: return "the input has duplicated vertices or is otherwise invalid";
-    default: return "unknown TetGen error";
+    case 1:
+      return "out of memory";
+    case 2:
+      return "internal error in TetGen";
+    case 3:
+      return "the surface self-intersects";
+    case 4:
+      return "a very small input feature was found (input too fine for the tolerance)";
+    case 5:
+      return "two very close input facets were found (input too fine for the tolerance)";
+    case 10:
+      return "the input has duplicated vertices or is otherwise invalid";
+    default:
+      return "unknown TetGen error";
   }
 }
 
-}  // namespace
+} // namespace
 
 /* any failed operator new in a guarded child ends it with the "out of
  * memory" status (mesh/child.h), whoever would have caught bad_alloc */
@@ -215,8 +220,8 @@ extern "C" JlResult jl_tetgen_raw(const char *switches, int npoint, const double
   }
   for (int k = 0; k < 3; k++)
     if (!(hi[k] > lo[k]))
-      return jl_fail(err, errsz, JL_ERR_INPUT, "the %d points are flat (no extent along %c): nothing to fill",
-                     npoint, "xyz"[k]);
+      return jl_fail(err, errsz, JL_ERR_INPUT, "the %d points are flat (no extent along %c): nothing to fill", npoint,
+                     "xyz"[k]);
 
   /* switches: always quiet */
   char sw[256];
@@ -228,8 +233,7 @@ extern "C" JlResult jl_tetgen_raw(const char *switches, int npoint, const double
    * against the element cap and the memory limit before allocating */
   Job job = {sw, 0, npoint, ntri, point, tri};
   JlChild c;
-  if (start_child(&c, &job) != 0)
-    return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot start TetGen: %s", strerror(errno));
+  if (start_child(&c, &job) != 0) return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot start TetGen: %s", strerror(errno));
   Header h = {0, 0, 0};
   int answered = jl_child_read(&c, &h, sizeof h);
   double bytes = 24.0 * h.a + 16.0 * h.b;
@@ -278,11 +282,10 @@ extern "C" JlResult jl_tetgen_raw(const char *switches, int npoint, const double
 
   /* failure: find out where a PLC intersects itself, if it does */
   char detail[400] = "";
-  if (ntri > 0 && (!answered || h.code == 3)) describe_self_intersection(npoint, point, ntri, tri, detail, sizeof detail);
-  if (detail[0])
-    return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen failed: %s: %s", code_message(3), detail);
-  if (answered)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen failed (code %d): %s", h.code, code_message(h.code));
+  if (ntri > 0 && (!answered || h.code == 3))
+    describe_self_intersection(npoint, point, ntri, tri, detail, sizeof detail);
+  if (detail[0]) return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen failed: %s: %s", code_message(3), detail);
+  if (answered) return jl_fail(err, errsz, JL_ERR_INPUT, "TetGen failed (code %d): %s", h.code, code_message(h.code));
   return jl_fail(err, errsz, JL_ERR_INPUT,
                  "%s: the input is degenerate, self-intersecting or too fine for TetGen's tolerance", why);
 }

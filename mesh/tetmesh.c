@@ -66,8 +66,8 @@ JlResult jl_tetmesh_check_estimate(double ntet, const char *what, char *err, siz
   double mb = ntet * TETGEN_BYTES_PER_TET / 1048576.0;
   if (ntet > JL_MAX_MESH_ELEMENTS)
     return jl_fail(err, errsz, JL_ERR_INPUT,
-                   "%s is too fine for the limit: at least %.3g tets, more than the %d element limit", what,
-                   ntet, JL_MAX_MESH_ELEMENTS);
+                   "%s is too fine for the limit: at least %.3g tets, more than the %d element limit", what, ntet,
+                   JL_MAX_MESH_ELEMENTS);
   if (mb > lim.memory_mb)
     return jl_fail(err, errsz, JL_ERR_INPUT,
                    "%s is too fine for the limit: at least %.3g tets, about %.0f MB for TetGen, more than "
@@ -89,8 +89,8 @@ double jl_tet_volume(const double *a, const double *b, const double *c, const do
 
 /* ---- conforming mode ------------------------------------------------------- */
 
-static JlResult build_conforming(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node,
-                                 int *ntet, int **tet, char *err, size_t errsz) {
+static JlResult build_conforming(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node, int *ntet,
+                                 int **tet, char *err, size_t errsz) {
   /* -p PLC, facets merged only when coplanar to 1e-3 degrees (file comment),
    * -Y the surface kept as it is (keep_surface), -q radius-edge bound, -a
    * volume bound; %.9g keeps the bounds (TetGen's parser accepts exponents,
@@ -105,8 +105,7 @@ static JlResult build_conforming(const JlSurface *s, const JlTetgenDef *def, int
 
 /* ---- build ------------------------------------------------------------------ */
 
-JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *out, char *err,
-                         size_t errsz) {
+JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *out, char *err, size_t errsz) {
   JL_ASSERT(s && def && out, "jl_tetgen_build needs a surface, a def (jl_default_tetgen_def) and an output");
   memset(out, 0, sizeof *out);
 
@@ -116,8 +115,7 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
   if (!(def->max_volume >= 0) || !isfinite(def->max_volume))
     return jl_fail(err, errsz, JL_ERR_INPUT, "maximum tet volume must be >= 0 m^3, got %g", def->max_volume);
   if (!(def->quality == 0 || def->quality >= MIN_QUALITY) || !isfinite(def->quality))
-    return jl_fail(err, errsz, JL_ERR_INPUT,
-                   "tet quality (radius-edge ratio bound) must be 0 (off) or >= %.1f, got %g",
+    return jl_fail(err, errsz, JL_ERR_INPUT, "tet quality (radius-edge ratio bound) must be 0 (off) or >= %.1f, got %g",
                    MIN_QUALITY, def->quality);
   if (def->keep_surface != 0 && (def->keep_surface != 1 || def->mode != JL_TETGEN_CONFORMING))
     return jl_fail(err, errsz, JL_ERR_INPUT, "keep_surface is 0 or 1 and applies to conforming mode only, got %d",
@@ -128,8 +126,7 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
     return jl_fail(err, errsz, JL_ERR_INPUT, "surface too small to tetrahedralize (%d vertices, %d triangles)",
                    s->nvert, s->ntri);
   for (int i = 0; i < 3 * s->nvert; i++)
-    if (!isfinite(s->vert[i]))
-      return jl_fail(err, errsz, JL_ERR_INPUT, "vertex %d has a non-finite coordinate", i / 3);
+    if (!isfinite(s->vert[i])) return jl_fail(err, errsz, JL_ERR_INPUT, "vertex %d has a non-finite coordinate", i / 3);
 
   /* conforming with a volume bound: at least volume / max_volume tets */
   if (def->mode == JL_TETGEN_CONFORMING && def->max_volume > 0) {
@@ -155,8 +152,8 @@ JlResult jl_tetgen_build(const JlSurface *s, const JlTetgenDef *def, JlTetMesh *
     int *v = tet + 4 * t;
     double vol = jl_tet_volume(node + 3 * v[0], node + 3 * v[1], node + 3 * v[2], node + 3 * v[3]);
     if (fabs(vol) <= 1e-15 * size * size * size) {
-      r = jl_fail(err, errsz, JL_ERR_INPUT, "tet %d (nodes %d %d %d %d) has zero volume (%g m^3)", t,
-                  v[0], v[1], v[2], v[3], vol);
+      r = jl_fail(err, errsz, JL_ERR_INPUT, "tet %d (nodes %d %d %d %d) has zero volume (%g m^3)", t, v[0], v[1], v[2],
+                  v[3], vol);
       JL_FREE_ALL(node, tet, fill);
       return r;
     }
@@ -206,4 +203,3 @@ void jl_tetmesh_free(JlTetMesh *t) {
   JL_FREE_ALL(t->node, t->tet, t->fill, t->edge, t->face, t->adj_start, t->adj);
   memset(t, 0, sizeof *t);
 }
-

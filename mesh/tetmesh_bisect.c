@@ -57,8 +57,10 @@ static int find_key(const uint64_t *key, int n, uint64_t k) {
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
     if (key[mid] == k) return mid;
-    if (key[mid] < k) lo = mid + 1;
-    else hi = mid - 1;
+    if (key[mid] < k)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return -1;
 }
@@ -225,4 +227,3 @@ int jl_tetmesh_bisect(JlTetMesh *t, double max_volume) {
   if (n > 0 && t->edge) jl_tetmesh_topology(t);
   return n;
 }
-

@@ -98,8 +98,7 @@ static int count_crossings(const JlSurface *s, const JlGrid *g, const double *p,
   for (int k = g->start[c]; k < g->start[c + 1]; k++) {
     const int *t = s->tri + 3 * g->item[k];
     int s0 = edge_side(s->vert, t[0], t[1], p);
-    if (s0 == 0 || edge_side(s->vert, t[1], t[2], p) != s0 || edge_side(s->vert, t[2], t[0], p) != s0)
-      continue;
+    if (s0 == 0 || edge_side(s->vert, t[1], t[2], p) != s0 || edge_side(s->vert, t[2], t[0], p) != s0) continue;
     /* where the line meets the triangle's plane */
     const double *a = s->vert + 3 * t[0];
     double e1[3], e2[3], n[3];
@@ -221,8 +220,10 @@ static int crossing_jump(const JlSurface *s, int t, const double *a, const doubl
     jl_vec3_cross(e0, e1, x);
     double o = jl_vec3_dot(x, d);
     int sg = o > 0 ? 1 : (o < 0 ? -1 : 0);
-    if (k == 0) sign = sg;
-    else if (sg != sign) return 0;
+    if (k == 0)
+      sign = sg;
+    else if (sg != sign)
+      return 0;
   }
   if (sign == 0) return 0;
   return sa > 0 ? -1 : 1;
@@ -274,8 +275,8 @@ static double jitter_unit(uint64_t *state) {
 }
 
 /* jittered BCC lattice over [lo - h, hi + h]: corners (n+1)^3 then centres n^3 */
-static int make_lattice(const double lo[3], const double hi[3], double h, unsigned seed, double **out,
-                        char *err, size_t errsz) {
+static int make_lattice(const double lo[3], const double hi[3], double h, unsigned seed, double **out, char *err,
+                        size_t errsz) {
   int n[3];
   double npoint = 1.0, ncentre = 1.0;
   for (int k = 0; k < 3; k++) {
@@ -286,8 +287,8 @@ static int make_lattice(const double lo[3], const double hi[3], double h, unsign
   }
   if (npoint + ncentre > MAX_LATTICE_POINTS) {
     jl_fail(err, errsz, JL_ERR_INPUT,
-            "embedded resolution %g m is too fine for this body: %.0f lattice points (limit %d)", h,
-            npoint + ncentre, MAX_LATTICE_POINTS);
+            "embedded resolution %g m is too fine for this body: %.0f lattice points (limit %d)", h, npoint + ncentre,
+            MAX_LATTICE_POINTS);
     return -1;
   }
   int total = (int)(npoint + ncentre);
@@ -296,14 +297,13 @@ static int make_lattice(const double lo[3], const double hi[3], double h, unsign
   double amp = 0.1 * h;
   int m = 0;
   for (int pass = 0; pass < 2; pass++) {
-    int extra = pass == 0 ? 1 : 0;     /* corners have one more per axis */
+    int extra = pass == 0 ? 1 : 0;        /* corners have one more per axis */
     double shift = pass == 0 ? 0.0 : 0.5; /* centres sit half a cell in */
     for (int k = 0; k <= n[2] - 1 + extra; k++)
       for (int j = 0; j <= n[1] - 1 + extra; j++)
         for (int i = 0; i <= n[0] - 1 + extra; i++) {
           int idx[3] = {i, j, k};
-          for (int d = 0; d < 3; d++)
-            x[3 * m + d] = lo[d] + (idx[d] - 1.0 + shift) * h + amp * jitter_unit(&state);
+          for (int d = 0; d < 3; d++) x[3 * m + d] = lo[d] + (idx[d] - 1.0 + shift) * h + amp * jitter_unit(&state);
           m++;
         }
   }
@@ -317,7 +317,7 @@ static int make_lattice(const double lo[3], const double hi[3], double h, unsign
  * mass); then the partial tets are scaled together so that the volumes times
  * the fractions add up to the surface's volume. */
 #define FILL_CROSS_MAX 256 /* winding number: most triangles crossing one tet before the tree takes over */
-#define FILL_N 6 /* grid points (i, j, k, l) / (FILL_N + 1) with i + j + k + l = FILL_N, shifted by 1/4 */
+#define FILL_N         6   /* grid points (i, j, k, l) / (FILL_N + 1) with i + j + k + l = FILL_N, shifted by 1/4 */
 static double *tet_fill(const InsideTest *it, const double *x, const int *tet, int ntet, const char *inside) {
   const JlSurface *s = it->s;
   double *fill = jl_calloc((size_t)ntet + 1, sizeof(double));
@@ -372,12 +372,12 @@ static double *tet_fill(const InsideTest *it, const double *x, const int *tet, i
   return fill;
 }
 
-JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node,
-                               int *ntet, int **tet, double **fill_out, char *err, size_t errsz) {
+JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node, int *ntet,
+                                   int **tet, double **fill_out, char *err, size_t errsz) {
   double lo[3], hi[3];
   bbox_of(s->nvert, s->vert, lo, hi);
-  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  double diag =
+      sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
   double h = def->resolution > 0 ? def->resolution : diag / 12.0;
 
   /* Steiner points: jittered BCC lattice over the bounding box plus a cell;
@@ -462,8 +462,7 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
               if (stamp[tri] == t + 1) continue; /* already tested for this tet */
               stamp[tri] = t + 1;
               int disjoint = 0;
-              for (int d = 0; d < 3; d++)
-                disjoint |= box_hi[3 * tri + d] < tlo[d] || box_lo[3 * tri + d] > thi[d];
+              for (int d = 0; d < 3; d++) disjoint |= box_hi[3 * tri + d] < tlo[d] || box_lo[3 * tri + d] > thi[d];
               if (disjoint) continue;
               const int *f = s->tri + 3 * tri;
               const double *rv[3] = {s->vert + 3 * f[0], s->vert + 3 * f[1], s->vert + 3 * f[2]};
@@ -483,8 +482,8 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
   if (kept == 0) {
     free(outx);
     free(outt);
-    return jl_fail(err, errsz, JL_ERR_INPUT,
-                   "embedded mode kept no tetrahedra (resolution %g m, body %g m across)", h, diag);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "embedded mode kept no tetrahedra (resolution %g m, body %g m across)", h,
+                   diag);
   }
   *nnode = nout;
   *node = outx;
@@ -492,4 +491,3 @@ JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, i
   *tet = outt;
   return JL_OK;
 }
-

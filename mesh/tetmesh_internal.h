@@ -42,8 +42,8 @@ static inline void bbox_of(int n, const double *x, double lo[3], double hi[3]) {
 JlResult jl_tetmesh_check_estimate(double ntet, const char *what, char *err, size_t errsz);
 
 /* tetmesh_embed.c: embedded mode's nodes, tets and fill fractions (malloc'd) */
-JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node,
-                                   int *ntet, int **tet, double **fill_out, char *err, size_t errsz);
+JlResult jl_tetmesh_build_embedded(const JlSurface *s, const JlTetgenDef *def, int *nnode, double **node, int *ntet,
+                                   int **tet, double **fill_out, char *err, size_t errsz);
 
 /* tetmesh_bisect.c: bisects tets above max_volume in place; returns the edges bisected */
 /* The boundary faces (faces of exactly one tet, in that tet's outward order)

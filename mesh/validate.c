@@ -99,8 +99,8 @@ static void remove_bad_indices(JlSurface *s, JlMeshReport *r) {
   }
   if (nbad) {
     jl_validate_finding(r, JL_SEV_ERROR, nbad,
-                "%d triangles with vertex indices out of range 0..%d; first: triangle %d (index %d)",
-                nbad, s->nvert - 1, first, first_idx);
+                        "%d triangles with vertex indices out of range 0..%d; first: triangle %d (index %d)", nbad,
+                        s->nvert - 1, first, first_idx);
     compact_triangles(s, keep);
   }
   free(keep);
@@ -118,7 +118,7 @@ static int check_finite(const JlSurface *s, JlMeshReport *r) {
   if (nbad) {
     const double *x = s->vert + 3 * (size_t)first;
     jl_validate_finding(r, JL_SEV_ERROR, nbad, "%d vertices with NaN/Inf coordinates; first: vertex %d (%g %g %g)",
-                nbad, first, x[0], x[1], x[2]);
+                        nbad, first, x[0], x[1], x[2]);
   }
   return nbad;
 }
@@ -149,8 +149,10 @@ static int lower_bound(const CellKey *keys, int n, const int64_t c[3]) {
         goto decided;
       }
   decided:
-    if (less) lo = mid + 1;
-    else hi = mid;
+    if (less)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -196,9 +198,8 @@ static int weld_near(JlSurface *s, const double lo[3], double tol, JlMeshReport 
     }
   if (nweld) {
     for (int c = 0; c < 3 * s->ntri; c++) s->tri[c] = jl_uf_find(parent, s->tri[c]);
-    jl_validate_finding(r, JL_SEV_INFO, nweld,
-                "%d duplicate vertices welded (within %.3g); first: vertex %d onto %d", nweld, tol,
-                first, jl_uf_find(parent, first));
+    jl_validate_finding(r, JL_SEV_INFO, nweld, "%d duplicate vertices welded (within %.3g); first: vertex %d onto %d",
+                        nweld, tol, first, jl_uf_find(parent, first));
   }
   free(keys);
   free(parent);
@@ -215,8 +216,7 @@ static void remove_degenerate(JlSurface *s, double tol, JlMeshReport *r) {
     int degenerate = f[0] == f[1] || f[1] == f[2] || f[2] == f[0];
     if (!degenerate) {
       /* height over the longest edge = |cross| / longest edge */
-      const double *a = s->vert + 3 * (size_t)f[0], *b = s->vert + 3 * (size_t)f[1],
-                   *c = s->vert + 3 * (size_t)f[2];
+      const double *a = s->vert + 3 * (size_t)f[0], *b = s->vert + 3 * (size_t)f[1], *c = s->vert + 3 * (size_t)f[2];
       double ab[3], bc[3], ca[3], n[3];
       sub3(ab, b, a);
       sub3(bc, c, b);
@@ -234,8 +234,8 @@ static void remove_degenerate(JlSurface *s, double tol, JlMeshReport *r) {
   if (ndeg) {
     const int *f = s->tri + 3 * first;
     jl_validate_finding(r, JL_SEV_WARNING, ndeg,
-                "%d degenerate (zero-area) triangles removed; first: triangle %d (vertices %d %d %d)",
-                ndeg, first, f[0], f[1], f[2]);
+                        "%d degenerate (zero-area) triangles removed; first: triangle %d (vertices %d %d %d)", ndeg,
+                        first, f[0], f[1], f[2]);
     compact_triangles(s, keep);
   }
   free(keep);
@@ -329,9 +329,8 @@ static void report_holes(const JlSurface *s, const int *bedge, int nb, JlMeshRep
   for (int h = 0; h < nhole && len + 16 < sizeof list; h++)
     len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", h ? ", " : "", sizes[h]);
   if (nhole > 0 && len + 16 >= sizeof list) snprintf(list + len, sizeof list - len, ", ...");
-  jl_validate_imperfection(r, nb,
-              "open surface: %d boundary edges in %d hole%s (sizes %s); first edge %d-%d", nb,
-              nhole, nhole == 1 ? "" : "s", list, bedge[0], bedge[1]);
+  jl_validate_imperfection(r, nb, "open surface: %d boundary edges in %d hole%s (sizes %s); first edge %d-%d", nb,
+                           nhole, nhole == 1 ? "" : "s", list, bedge[0], bedge[1]);
   JL_FREE_ALL(start, inc, used, sizes, fill);
 }
 
@@ -372,8 +371,8 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
       nb++;
     } else if (k == 2) {
       if (he[i].fwd == he[i + 1].fwd) {
-        if (!ninc) inc_first[0] = he[i].lo, inc_first[1] = he[i].hi, inc_first[2] = he[i].tri,
-                   inc_first[3] = he[i + 1].tri;
+        if (!ninc)
+          inc_first[0] = he[i].lo, inc_first[1] = he[i].hi, inc_first[2] = he[i].tri, inc_first[3] = he[i + 1].tri;
         ninc++;
       }
     } else {
@@ -395,19 +394,19 @@ static int check_edges(const JlSurface *s, JlMeshReport *r) {
     }
   if (nb) report_holes(s, bedge, nb, r);
   if (nnm)
-    jl_validate_imperfection(r, nnm,
-                "non-manifold: %d edges shared by more than two triangles; first edge %d-%d (%d triangles)",
-                nnm, nm_first[0], nm_first[1], nm_first[2]);
+    jl_validate_imperfection(
+        r, nnm, "non-manifold: %d edges shared by more than two triangles; first edge %d-%d (%d triangles)", nnm,
+        nm_first[0], nm_first[1], nm_first[2]);
   if (nvm)
     jl_validate_imperfection(r, nvm,
-                "non-manifold: %d vertices where separate parts of the surface touch at a single point; "
-                "first vertex %d (%d fans of triangles)",
-                nvm, vm_first, nfan[vm_first]);
+                             "non-manifold: %d vertices where separate parts of the surface touch at a single point; "
+                             "first vertex %d (%d fans of triangles)",
+                             nvm, vm_first, nfan[vm_first]);
   if (ninc)
     jl_validate_imperfection(r, ninc,
-                "inconsistent orientation: %d edges where neighbouring triangles run the same way; "
-                "first edge %d-%d (triangles %d and %d)",
-                ninc, inc_first[0], inc_first[1], inc_first[2], inc_first[3]);
+                             "inconsistent orientation: %d edges where neighbouring triangles run the same way; "
+                             "first edge %d-%d (triangles %d and %d)",
+                             ninc, inc_first[0], inc_first[1], inc_first[2], inc_first[3]);
   JL_FREE_ALL(he, bedge, fan, nfan);
   return nb == 0 && nnm == 0 && ninc == 0;
 }
@@ -451,9 +450,9 @@ static double solid_angle(const double *p, const double *a0, const double *b0, c
 }
 
 typedef struct CompInfo {
-  double vol;           /* signed volume */
-  double lo[3], hi[3];  /* bounding box */
-  int first;            /* start in the triangle list */
+  double vol;          /* signed volume */
+  double lo[3], hi[3]; /* bounding box */
+  int first;           /* start in the triangle list */
   int count;
 } CompInfo;
 
@@ -472,8 +471,7 @@ static int cmp_comp(const void *pa, const void *pb) {
   return (a->index > b->index) - (a->index < b->index);
 }
 
-static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const double center[3],
-                            JlMeshReport *r) {
+static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const double center[3], JlMeshReport *r) {
   /* triangles grouped by component */
   CompInfo *info = jl_calloc((size_t)ncomp, sizeof(CompInfo));
   int *bytri = jl_calloc((size_t)s->ntri, sizeof(int));
@@ -517,8 +515,8 @@ static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const doub
     double w = 0.0;
     for (int oj = 0; oj < oi; oj++) {
       const CompInfo *cj = &info[order[oj]];
-      if (p[0] < cj->lo[0] || p[0] > cj->hi[0] || p[1] < cj->lo[1] || p[1] > cj->hi[1] ||
-          p[2] < cj->lo[2] || p[2] > cj->hi[2])
+      if (p[0] < cj->lo[0] || p[0] > cj->hi[0] || p[1] < cj->lo[1] || p[1] > cj->hi[1] || p[2] < cj->lo[2] ||
+          p[2] > cj->hi[2])
         continue;
       for (int i = 0; i < cj->count; i++) {
         const int *f = s->tri + 3 * bytri[cj->first + i];
@@ -541,9 +539,9 @@ static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const doub
   }
   if (nflip)
     jl_validate_finding(r, JL_SEV_WARNING, nflip,
-                "inside-out: %d of %d components faced inward (first: triangle %d, signed volume %.6g); "
-                "flipped",
-                nflip, ncomp, first_flip, first_vol);
+                        "inside-out: %d of %d components faced inward (first: triangle %d, signed volume %.6g); "
+                        "flipped",
+                        nflip, ncomp, first_flip, first_vol);
   JL_FREE_ALL(info, bytri, order, fill);
 }
 
@@ -583,8 +581,8 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
   for (int k = 0; k < 3; k++) big = fmax(big, fmax(fabs(lo[k]), fabs(hi[k])));
   if (!(big <= MAX_COORDINATE)) {
     jl_validate_finding(r, JL_SEV_ERROR, s->nvert,
-                "coordinates too large: the bounding box spans %g .. %g (at most %g in any coordinate)",
-                fmin(lo[0], fmin(lo[1], lo[2])), fmax(hi[0], fmax(hi[1], hi[2])), MAX_COORDINATE);
+                        "coordinates too large: the bounding box spans %g .. %g (at most %g in any coordinate)",
+                        fmin(lo[0], fmin(lo[1], lo[2])), fmax(hi[0], fmax(hi[1], hi[2])), MAX_COORDINATE);
     r->nvert = s->nvert;
     r->ntri = s->ntri;
     return;
@@ -611,8 +609,7 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
   /* 5. components */
   int *comp = jl_calloc((size_t)s->ntri, sizeof(int));
   r->ncomponent = label_components(s, comp);
-  if (r->ncomponent > 1)
-    jl_validate_finding(r, JL_SEV_INFO, r->ncomponent, "%d separate components", r->ncomponent);
+  if (r->ncomponent > 1) jl_validate_finding(r, JL_SEV_INFO, r->ncomponent, "%d separate components", r->ncomponent);
 
   /* 6. inside-out components, only meaningful on a clean closed surface */
   jl_surface_bbox(s, lo, hi);
@@ -637,11 +634,9 @@ void jl_report_errors(const JlMeshReport *r, const char *name, char *err, size_t
   size_t len = 0;
   for (int i = 0; i < r->nfinding && len + 1 < errsz; i++) {
     if (r->finding[i].severity != JL_SEV_ERROR) continue;
-    int w = snprintf(err + len, errsz - len, "%s%s: %s", len ? "\n" : "", name ? name : "mesh",
-                     r->finding[i].text);
+    int w = snprintf(err + len, errsz - len, "%s%s: %s", len ? "\n" : "", name ? name : "mesh", r->finding[i].text);
     if (w < 0) break;
     len += (size_t)w;
   }
-  if (len == 0 && !r->ok)
-    snprintf(err, errsz, "%s: cannot be tetrahedralized", name ? name : "mesh");
+  if (len == 0 && !r->ok) snprintf(err, errsz, "%s: cannot be tetrahedralized", name ? name : "mesh");
 }

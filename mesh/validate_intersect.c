@@ -30,15 +30,14 @@ static double orient2(const double a[2], const double b[2], const double c[2]) {
   return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
 }
 static int on_seg2(const double a[2], const double b[2], const double p[2]) {
-  return fmin(a[0], b[0]) <= p[0] && p[0] <= fmax(a[0], b[0]) && fmin(a[1], b[1]) <= p[1] &&
-         p[1] <= fmax(a[1], b[1]);
+  return fmin(a[0], b[0]) <= p[0] && p[0] <= fmax(a[0], b[0]) && fmin(a[1], b[1]) <= p[1] && p[1] <= fmax(a[1], b[1]);
 }
 /* closed segment/segment test in 2D */
 static int seg_seg2(const double p[2], const double q[2], const double a[2], const double b[2]) {
   double d1 = orient2(a, b, p), d2 = orient2(a, b, q), d3 = orient2(p, q, a), d4 = orient2(p, q, b);
   if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return 1;
-  return (d1 == 0 && on_seg2(a, b, p)) || (d2 == 0 && on_seg2(a, b, q)) ||
-         (d3 == 0 && on_seg2(p, q, a)) || (d4 == 0 && on_seg2(p, q, b));
+  return (d1 == 0 && on_seg2(a, b, p)) || (d2 == 0 && on_seg2(a, b, q)) || (d3 == 0 && on_seg2(p, q, a)) ||
+         (d4 == 0 && on_seg2(p, q, b));
 }
 /* closed point-in-triangle in 2D */
 static int in_tri2(const double x[2], const double a[2], const double b[2], const double c[2]) {
@@ -67,8 +66,8 @@ static int seg_tri(const double *p, const double *q, const double *a, const doub
     proj2(a2, a, drop);
     proj2(b2, b, drop);
     proj2(c2, c, drop);
-    return in_tri2(p2, a2, b2, c2) || in_tri2(q2, a2, b2, c2) || seg_seg2(p2, q2, a2, b2) ||
-           seg_seg2(p2, q2, b2, c2) || seg_seg2(p2, q2, c2, a2);
+    return in_tri2(p2, a2, b2, c2) || in_tri2(q2, a2, b2, c2) || seg_seg2(p2, q2, a2, b2) || seg_seg2(p2, q2, b2, c2) ||
+           seg_seg2(p2, q2, c2, a2);
   }
   /* the plane crossing point lies on the segment; is it inside abc? */
   double t = dp / (dp - dq), x[3], e[3], d[3], m[3];
@@ -101,8 +100,10 @@ static int tri_pair_intersects(const JlSurface *s, int t, int u) {
     }
     for (int i = 0; i < 3; i++)
       if (A[i] != c) {
-        if (e0 < 0) e0 = A[i];
-        else e1 = A[i];
+        if (e0 < 0)
+          e0 = A[i];
+        else
+          e1 = A[i];
       }
     double ab[3], ac[3], ad[3], n1[3], n2[3], x[3];
     sub3(ab, P(e1), P(e0));
@@ -116,8 +117,7 @@ static int tri_pair_intersects(const JlSurface *s, int t, int u) {
   if (shared == 1) {
     /* the edge opposite the shared vertex in one triangle meets the other */
     int a1 = A[(ia + 1) % 3], a2 = A[(ia + 2) % 3], b1 = B[(ib + 1) % 3], b2 = B[(ib + 2) % 3];
-    return seg_tri(P(a1), P(a2), P(B[0]), P(B[1]), P(B[2])) ||
-           seg_tri(P(b1), P(b2), P(A[0]), P(A[1]), P(A[2]));
+    return seg_tri(P(a1), P(a2), P(B[0]), P(B[1]), P(B[2])) || seg_tri(P(b1), P(b2), P(A[0]), P(A[1]), P(A[2]));
   }
   /* disjoint vertices: some edge of one meets the other */
   for (int k = 0; k < 3; k++) {
@@ -180,8 +180,8 @@ void jl_validate_self_intersections(const JlSurface *s, const double lo[3], cons
     }
     break;
   }
-#define CELL_RANGE(t, k, c0, c1)                                                            \
-  int c0 = (int)fmin(fmax(floor((box[6 * (size_t)(t) + (k)] - lo[k]) / h), 0), n[k] - 1);     \
+#define CELL_RANGE(t, k, c0, c1)                                                          \
+  int c0 = (int)fmin(fmax(floor((box[6 * (size_t)(t) + (k)] - lo[k]) / h), 0), n[k] - 1); \
   int c1 = (int)fmin(fmax(floor((box[6 * (size_t)(t) + 3 + (k)] - lo[k]) / h), 0), n[k] - 1)
 
   /* bucket the triangles (CSR: bucket -> triangles, each triangle once per
@@ -204,8 +204,10 @@ void jl_validate_self_intersections(const JlSurface *s, const double lo[3], cons
             size_t b = cell_bucket(n, x, y, z, shift);
             if (last[b] == t + 1) continue;
             last[b] = t + 1;
-            if (pass == 0) start[b + 1]++;
-            else item[start[b]++] = t;
+            if (pass == 0)
+              start[b + 1]++;
+            else
+              item[start[b]++] = t;
           }
     }
     if (pass == 0) {
@@ -229,9 +231,9 @@ void jl_validate_self_intersections(const JlSurface *s, const double lo[3], cons
   }
   if (npair > budget) {
     jl_validate_finding(r, JL_SEV_ERROR, nt,
-                "self-intersection check gave up: %.3g candidate triangle pairs, more than %.3g (heavily "
-                "overlapping triangles)",
-                npair, budget);
+                        "self-intersection check gave up: %.3g candidate triangle pairs, more than %.3g (heavily "
+                        "overlapping triangles)",
+                        npair, budget);
     JL_FREE_ALL(box, start, item);
     return;
   }
@@ -247,8 +249,7 @@ void jl_validate_self_intersections(const JlSurface *s, const double lo[3], cons
         /* test each pair once: in the bucket of the cell of the overlap
          * box's low corner (a cell both triangles cover) */
         int cc[3];
-        for (int k = 0; k < 3; k++)
-          cc[k] = (int)fmin(fmax(floor((fmax(bt[k], bu[k]) - lo[k]) / h), 0), n[k] - 1);
+        for (int k = 0; k < 3; k++) cc[k] = (int)fmin(fmax(floor((fmax(bt[k], bu[k]) - lo[k]) / h), 0), n[k] - 1);
         if (cell_bucket(n, cc[0], cc[1], cc[2], shift) != b) continue;
         if (!tri_pair_intersects(s, t, u)) continue;
         int a = t < u ? t : u, c = t < u ? u : t;
@@ -258,9 +259,7 @@ void jl_validate_self_intersections(const JlSurface *s, const double lo[3], cons
   }
 #undef CELL_RANGE
   if (nhit)
-    jl_validate_imperfection(r, nhit,
-                "self-intersecting: %d triangle pairs intersect; first: triangles %d and %d", nhit,
-                ft, fu);
+    jl_validate_imperfection(r, nhit, "self-intersecting: %d triangle pairs intersect; first: triangles %d and %d",
+                             nhit, ft, fu);
   JL_FREE_ALL(box, start, item);
 }
-

@@ -19,9 +19,7 @@ static inline void jl_vec3_cross(const double *a, const double *b, double *out) 
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-static inline double jl_vec3_dot(const double *a, const double *b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
+static inline double jl_vec3_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 /* determinant of a row-major 3x3 matrix */
 static inline double jl_mat3_det(const double *A) {

@@ -22,14 +22,14 @@
 #include "mesh/vec3.h"
 #include "mesh/winding.h"
 
-#define LEAF 8
+#define LEAF    8
 #define FOUR_PI (4.0 * 3.14159265358979323846)
 
 struct JlWindingNode {
-  double c[3]; /* area-weighted centroid, m */
-  double n[3]; /* sum of area x unit normal, m^2 */
-  double m[9]; /* second moment sum of a_t n_t (g_t - c)^T, row-major (n index first), m^3 */
-  double r;    /* radius around c holding every vertex, m */
+  double c[3];      /* area-weighted centroid, m */
+  double n[3];      /* sum of area x unit normal, m^2 */
+  double m[9];      /* second moment sum of a_t n_t (g_t - c)^T, row-major (n index first), m^3 */
+  double r;         /* radius around c holding every vertex, m */
   int first, count; /* range in order */
   int child[2];     /* -1 for a leaf */
 };

@@ -76,8 +76,7 @@ int jl_camera_project(const JlCamera *c, int width, int height, const double p[3
   return clip[3] > c->distance * 0.01;
 }
 
-void jl_camera_ray(const JlCamera *c, int width, int height, double px, double py,
-                   double origin[3], double dir[3]) {
+void jl_camera_ray(const JlCamera *c, int width, int height, double px, double py, double origin[3], double dir[3]) {
   double right[3], up[3], fwd[3];
   jl_camera_basis(c, right, up, fwd);
   jl_camera_eye(c, origin);
@@ -106,11 +105,11 @@ void jl_camera_look(JlCamera *c, const double eye[3], const double target[3]) {
 /* Framing margins, as fractions of the image's half width and half height
  * measured from the centre: the framing puts the bodies within FILL, the
  * follow limit keeps them within LIMIT (never on the border). */
-#define FILL 0.85
+#define FILL  0.85
 #define LIMIT 0.92
 /* time constants (s) of the recentring and of the zoom towards the framing */
 #define TAU_TARGET 0.5
-#define TAU_ZOOM 1.0
+#define TAU_ZOOM   1.0
 
 double jl_camera_fit_distance(const JlCamera *c, double aspect, const double *p, int n, double margin) {
   double right[3], up[3], fwd[3];
@@ -179,8 +178,8 @@ void jl_camera_frame(JlCamera *c, const double lo[3], const double hi[3], double
   c->pitch = 24.0 * PI / 180.0;
 }
 
-void jl_camera_frame_points(JlCamera *c, const double lo[3], const double hi[3], const double *p,
-                            int n, double aspect) {
+void jl_camera_frame_points(JlCamera *c, const double lo[3], const double hi[3], const double *p, int n,
+                            double aspect) {
   jl_camera_frame(c, lo, hi, aspect);
   double d = jl_camera_fit_distance(c, aspect, p, n, FILL);
   if (d > c->distance) c->distance = d;
@@ -215,8 +214,7 @@ void jl_camera_follow(JlCamera *c, const JlWorld *w, double aspect, double dt) {
   for (int k = 0; k < 3; k++) dev += (want.target[k] - c->target[k]) * (want.target[k] - c->target[k]);
   if (sqrt(dev) > 1e-3 * c->distance)
     for (int k = 0; k < 3; k++) c->target[k] += at * (want.target[k] - c->target[k]);
-  if (fabs(want.distance - c->distance) > 1e-3 * c->distance)
-    c->distance += ad * (want.distance - c->distance);
+  if (fabs(want.distance - c->distance) > 1e-3 * c->distance) c->distance += ad * (want.distance - c->distance);
   /* never closer than where every vertex is inside LIMIT of the image */
   double lim = jl_camera_fit_distance(c, aspect, p, n, LIMIT);
   if (lim > c->distance) c->distance = lim;

@@ -140,8 +140,10 @@ void jl_font_destroy(JlRenderer *r) {
 int jl_font_text_width(const char *text, int scale) {
   int best = 0, cur = 0;
   for (const char *p = text; *p; p++) {
-    if (*p == '\n') cur = 0;
-    else cur++;
+    if (*p == '\n')
+      cur = 0;
+    else
+      cur++;
     if (cur > best) best = cur;
   }
   return best * CW * scale;
@@ -154,7 +156,10 @@ int jl_font_wrap(const char *text, int max_width, int scale, char *out, size_t o
   if (maxc < 1) maxc = 1;
   size_t o = 0;
   int lines = 1;
-#define PUT(ch) do { if (o + 1 < outsz) out[o++] = (ch); } while (0)
+#define PUT(ch)                         \
+  do {                                  \
+    if (o + 1 < outsz) out[o++] = (ch); \
+  } while (0)
   const char *p = text;
   for (;;) {
     /* one paragraph (up to '\n' or the end): words joined by their own
@@ -202,8 +207,7 @@ int jl_font_wrap(const char *text, int max_width, int scale, char *out, size_t o
   return lines;
 }
 
-void jl_render_text(JlRenderer *r, int x, int y, int scale, const unsigned char rgba[4],
-                    const char *text) {
+void jl_render_text(JlRenderer *r, int x, int y, int scale, const unsigned char rgba[4], const char *text) {
   SDL_Texture *t = atlas(r);
   if (!t) return;
   if (scale < 1) scale = 1;

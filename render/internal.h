@@ -12,20 +12,20 @@ struct JlRenderer {
   SDL_Renderer *sdl;
   SDL_Surface *surface; /* headless target, NULL when drawing into a window */
   int width, height;
-  SDL_Texture *font;    /* glyph atlas, built on first text */
-  SDL_Texture *shadow;  /* radial shadow blob, built on first use */
-  SDL_Texture *ground;  /* cached ground image for the camera in ground_key */
+  SDL_Texture *font;   /* glyph atlas, built on first text */
+  SDL_Texture *shadow; /* radial shadow blob, built on first use */
+  SDL_Texture *ground; /* cached ground image for the camera in ground_key */
 #define JL_GROUND_KEY 10
   double ground_key[JL_GROUND_KEY];
   int ground_w, ground_h;
   /* per-frame scratch, grown as needed, never shrunk */
   int cap_vert, cap_tri, cap_out;
-  double *xd, *nd;      /* cap_vert x 3: surface positions and normals (double) */
-  float *sx;            /* cap_vert x 3: screen x, y, view depth */
-  unsigned char *ok;    /* cap_vert: in front of the near plane */
-  SDL_Color *col;       /* cap_vert: shaded colour */
-  struct JlSortKey *key;/* cap_tri */
-  SDL_Vertex *out;      /* cap_out */
+  double *xd, *nd;       /* cap_vert x 3: surface positions and normals (double) */
+  float *sx;             /* cap_vert x 3: screen x, y, view depth */
+  unsigned char *ok;     /* cap_vert: in front of the near plane */
+  SDL_Color *col;        /* cap_vert: shaded colour */
+  struct JlSortKey *key; /* cap_tri */
+  SDL_Vertex *out;       /* cap_out */
   /* statistics of the last jl_render_world */
   int last_triangles;
 };

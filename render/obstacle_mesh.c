@@ -25,8 +25,7 @@ static void place(const JlObstacle *o, JlSurface *s) {
 
 /* six faces, each its own four vertices, counter-clockwise from outside */
 static void box_mesh(const double size[3], JlSurface *s) {
-  static const int face[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
-                                 {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+  static const int face[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
   s->nvert = 24;
   s->ntri = 12;
   s->vert = jl_calloc(72, sizeof(double));
@@ -96,10 +95,17 @@ static void capsule_mesh(double radius, double length, JlSurface *s) {
 void jl_obstacle_mesh(const JlObstacle *o, JlSurface *out) {
   memset(out, 0, sizeof *out);
   switch (o->type) {
-    case JL_OBSTACLE_BOX: box_mesh(o->size, out); break;
-    case JL_OBSTACLE_SPHERE: jl_shape_sphere(o->radius, o->radius / 6, out); break;
-    case JL_OBSTACLE_CAPSULE: capsule_mesh(o->radius, o->length, out); break;
-    default: return; /* planes: the ground grid; hulls: the obstacles debug layer */
+    case JL_OBSTACLE_BOX:
+      box_mesh(o->size, out);
+      break;
+    case JL_OBSTACLE_SPHERE:
+      jl_shape_sphere(o->radius, o->radius / 6, out);
+      break;
+    case JL_OBSTACLE_CAPSULE:
+      capsule_mesh(o->radius, o->length, out);
+      break;
+    default:
+      return; /* planes: the ground grid; hulls: the obstacles debug layer */
   }
   place(o, out);
 }

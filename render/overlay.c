@@ -99,8 +99,7 @@ static void springs(const Ctx *c, const JlWorld *w) {
   const double *x = w->state.x;
   for (int s = 0; s < m->nspring; s++) {
     const double *a = x + 3 * m->spring_node[2 * s], *b = x + 3 * m->spring_node[2 * s + 1];
-    double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
-                    (a[2] - b[2]) * (a[2] - b[2]));
+    double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
     double e = (d / m->spring_rest[s] - 1.0) / 0.1;
     e = e < -1 ? -1 : e > 1 ? 1 : e;
     Uint8 r, g, bl;
@@ -128,7 +127,8 @@ static void contacts(const Ctx *c, const JlWorld *w) {
   const JlModel *m = w->model;
   const double *x = w->state.x;
   /* body against body: the contact element's points */
-  static const SDL_Color body_col = {255, 150, 40, 255}, obst_col = {240, 80, 240, 255}, ground_col = {255, 210, 60, 255};
+  static const SDL_Color body_col = {255, 150, 40, 255}, obst_col = {240, 80, 240, 255},
+                         ground_col = {255, 210, 60, 255};
   for (int f = 0; f < w->nforce; f++) {
     if (!w->force[f] || w->force[f]->kind != JL_FORCE_CONTACTS) continue;
     int n = 0;

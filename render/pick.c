@@ -11,8 +11,8 @@
 
 #include "render/render.h"
 
-static int ray_triangle(const double o[3], const double d[3], const double *a, const double *b,
-                        const double *c, double *t, double *u, double *v) {
+static int ray_triangle(const double o[3], const double d[3], const double *a, const double *b, const double *c,
+                        double *t, double *u, double *v) {
   double e1[3], e2[3], p[3], q[3], s[3];
   for (int k = 0; k < 3; k++) e1[k] = b[k] - a[k], e2[k] = c[k] - a[k], s[k] = o[k] - a[k];
   p[0] = d[1] * e2[2] - d[2] * e2[1];
@@ -42,8 +42,7 @@ int jl_pick_ray(const JlWorld *w, const double origin[3], const double dir[3], J
   double best = INFINITY;
   for (int b = 0; b < m->nbody; b++) {
     const JlBody *body = &m->body[b];
-    if (body->surface.nvert == 0 ||
-        (body->kind == JL_BODY_VOLUME && body->embed.nvert != body->surface.nvert))
+    if (body->surface.nvert == 0 || (body->kind == JL_BODY_VOLUME && body->embed.nvert != body->surface.nvert))
       continue;
     jl_world_surface(w, b, x);
     for (int t = 0; t < body->surface.ntri; t++) {

@@ -68,12 +68,10 @@ static int write_chunk(FILE *f, const char *type, const unsigned char *data, siz
   if (n > 0) crc = crc32(crc, data, (uInt)n);
   unsigned char tail[4];
   put_be32(tail, crc);
-  return fwrite(hdr, 1, 8, f) == 8 && (n == 0 || fwrite(data, 1, n, f) == n) &&
-         fwrite(tail, 1, 4, f) == 4;
+  return fwrite(hdr, 1, 8, f) == 8 && (n == 0 || fwrite(data, 1, n, f) == n) && fwrite(tail, 1, 4, f) == 4;
 }
 
-JlResult jl_png_write(const char *path, int width, int height, const unsigned char *rgb,
-                      char *err, size_t errsz) {
+JlResult jl_png_write(const char *path, int width, int height, const unsigned char *rgb, char *err, size_t errsz) {
   if (width <= 0 || height <= 0)
     return jl_fail(err, errsz, JL_ERR_INPUT, "%s: image size %dx%d is empty", path, width, height);
   size_t flen;
@@ -106,8 +104,8 @@ JlResult jl_png_write(const char *path, int width, int height, const unsigned ch
   ihdr[10] = 0; /* deflate */
   ihdr[11] = 0; /* adaptive filtering */
   ihdr[12] = 0; /* no interlace */
-  int ok = fwrite(sig, 1, 8, f) == 8 && write_chunk(f, "IHDR", ihdr, 13) &&
-           write_chunk(f, "IDAT", z, (size_t)zlen) && write_chunk(f, "IEND", NULL, 0);
+  int ok = fwrite(sig, 1, 8, f) == 8 && write_chunk(f, "IHDR", ihdr, 13) && write_chunk(f, "IDAT", z, (size_t)zlen) &&
+           write_chunk(f, "IEND", NULL, 0);
   free(z);
   if (fclose(f) != 0) ok = 0;
   if (!ok || rename(tmp, path) != 0) {

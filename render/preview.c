@@ -18,7 +18,7 @@ enum { TILE_W = 480, TILE_H = 300, COLS = 3, MAXTILE = 6, GAP = 4 };
 struct JlPreview {
   const JlWorld *world; /* the world of the last jl_preview_frame (alive until the write) */
   int ntile, frame[MAXTILE], done[MAXTILE];
-  double *x[MAXTILE];   /* node positions of each captured frame */
+  double *x[MAXTILE]; /* node positions of each captured frame */
   double t[MAXTILE];
 };
 
@@ -105,8 +105,7 @@ JlResult jl_preview_write(JlPreview *p, const char *path, char *err, size_t errs
       int col = k % COLS, row = k / COLS;
       int x0 = GAP + col * (TILE_W + GAP), y0 = GAP + row * (TILE_H + GAP);
       for (int y = 0; y < TILE_H; y++)
-        memcpy(sheet + 3 * ((size_t)(y0 + y) * sheet_w + x0), rgb + 3 * (size_t)y * TILE_W,
-               3 * (size_t)TILE_W);
+        memcpy(sheet + 3 * ((size_t)(y0 + y) * sheet_w + x0), rgb + 3 * (size_t)y * TILE_W, 3 * (size_t)TILE_W);
     }
     free(rgb);
     jl_renderer_destroy(r);

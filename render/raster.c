@@ -66,12 +66,10 @@ JlRenderer *jl_renderer_wrap(SDL_Renderer *sdl, int width, int height) {
   return r;
 }
 
-JlResult jl_renderer_create_headless(JlRenderer **out, int width, int height, char *err,
-                                     size_t errsz) {
+JlResult jl_renderer_create_headless(JlRenderer **out, int width, int height, char *err, size_t errsz) {
   *out = NULL;
   if (width < 16 || height < 16 || width > 16384 || height > 16384)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "image size %dx%d out of range (16 to 16384)", width,
-                   height);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "image size %dx%d out of range (16 to 16384)", width, height);
   SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32, SDL_PIXELFORMAT_ARGB8888);
   if (!s) return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot create %dx%d image: %s", width, height, SDL_GetError());
   SDL_Renderer *sdl = SDL_CreateSoftwareRenderer(s);
@@ -187,10 +185,10 @@ static double nice_step(double x) {
 }
 
 typedef struct Ground {
-  double y;        /* plane height */
-  double cx, cz;   /* centre of the disc (under the camera's target) */
-  double half;     /* radius at which the tiles have faded into the background */
-  double step;     /* tile size */
+  double y;      /* plane height */
+  double cx, cz; /* centre of the disc (under the camera's target) */
+  double half;   /* radius at which the tiles have faded into the background */
+  double step;   /* tile size */
 } Ground;
 
 /* The ground plane as drawn for camera c: the scene's ground height; tiles
@@ -365,9 +363,9 @@ typedef struct Light {
 /* Projects and shades nv vertices (x, normals n) into the scratch arrays at
  * voff and appends the front-facing triangles (all of them when two_sided)
  * as sort keys of item `item`. */
-static void shade_item(JlRenderer *r, const Proj *p, const Light *li, int nv, const double *x,
-                       const double *n, int ntri, const int *tri, const unsigned char base[3],
-                       Uint8 alpha, int two_sided, int voff, int item, int *nkey) {
+static void shade_item(JlRenderer *r, const Proj *p, const Light *li, int nv, const double *x, const double *n,
+                       int ntri, const int *tri, const unsigned char base[3], Uint8 alpha, int two_sided, int voff,
+                       int item, int *nkey) {
   for (int i = 0; i < nv; i++) {
     float *s = r->sx + 3 * (size_t)(voff + i);
     r->ok[voff + i] = (unsigned char)proj_point(p, x[3 * i], x[3 * i + 1], x[3 * i + 2], s);
@@ -510,8 +508,7 @@ static Uint8 obstacle_alpha(const JlWorld *w, const JlCamera *c, const JlObstacl
 
 /* Bodies' embedded surfaces and the bounded obstacles, shaded and sorted
  * together so they occlude each other correctly. Returns the triangles drawn. */
-static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Proj *p,
-                         Uint8 alpha) {
+static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Proj *p, Uint8 alpha) {
   static const unsigned char obstacle_rgb[3] = {150, 156, 168};
   const JlModel *m = w->model;
   int nitem = m->nbody + m->nobstacle;
@@ -628,7 +625,7 @@ int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Jl
   if (ground) {
     /* the ground only changes with the camera: draw it once into a texture */
     double key[JL_GROUND_KEY] = {c->target[0], c->target[1], c->target[2], c->yaw, c->pitch,
-                                 c->distance, c->fov_deg, g.y, g.half, g.step};
+                                 c->distance,  c->fov_deg,   g.y,          g.half, g.step};
     if (!r->ground || r->ground_w != r->width || r->ground_h != r->height ||
         memcmp(key, r->ground_key, sizeof key) != 0) {
       if (r->ground && (r->ground_w != r->width || r->ground_h != r->height)) {
@@ -636,8 +633,7 @@ int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Jl
         r->ground = NULL;
       }
       if (!r->ground)
-        r->ground = SDL_CreateTexture(r->sdl, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET,
-                                      r->width, r->height);
+        r->ground = SDL_CreateTexture(r->sdl, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, r->width, r->height);
       if (r->ground && SDL_SetRenderTarget(r->sdl, r->ground) == 0) {
         SDL_SetRenderDrawColor(r->sdl, bg[0], bg[1], bg[2], 255);
         SDL_RenderClear(r->sdl);
@@ -669,8 +665,8 @@ int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Jl
 
 /* ---- benchmark ------------------------------------------------------------------------ */
 
-JlResult jl_render_bench(const JlWorld *w, int width, int height, int frames, JlRenderBench *out,
-                         char *err, size_t errsz) {
+JlResult jl_render_bench(const JlWorld *w, int width, int height, int frames, JlRenderBench *out, char *err,
+                         size_t errsz) {
   memset(out, 0, sizeof *out);
   JlRenderer *r;
   JlResult res = jl_renderer_create_headless(&r, width, height, err, errsz);

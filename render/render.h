@@ -51,8 +51,7 @@ double jl_camera_fit_distance(const JlCamera *c, double aspect, const double *p,
 double *jl_camera_world_points(const JlWorld *w, int *n);
 /* jl_camera_frame of the box, moved back when needed so that the points p
  * (n of them) are inside 85 % of the image's half extents. */
-void jl_camera_frame_points(JlCamera *c, const double lo[3], const double hi[3], const double *p,
-                            int n, double aspect);
+void jl_camera_frame_points(JlCamera *c, const double lo[3], const double hi[3], const double *p, int n, double aspect);
 /* The default view of the world now: jl_camera_frame_points of
  * jl_camera_world_box and jl_camera_world_points. */
 void jl_camera_frame_world(JlCamera *c, const JlWorld *w, double aspect);
@@ -72,8 +71,7 @@ void jl_camera_eye(const JlCamera *c, double eye[3]);
  * p is behind the near plane. */
 int jl_camera_project(const JlCamera *c, int width, int height, const double p[3], double out[3]);
 /* The ray through pixel (px, py): origin = eye, dir = unit vector. */
-void jl_camera_ray(const JlCamera *c, int width, int height, double px, double py,
-                   double origin[3], double dir[3]);
+void jl_camera_ray(const JlCamera *c, int width, int height, double px, double py, double origin[3], double dir[3]);
 /* Mouse helpers: orbit by angles (rad), pan by a pixel offset, zoom by a
  * factor (< 1 moves closer). */
 void jl_camera_orbit(JlCamera *c, double dyaw, double dpitch);
@@ -95,10 +93,10 @@ typedef enum JlLayer {
 } JlLayer;
 
 typedef struct JlRenderOptions {
-  unsigned layers;  /* bit mask of (1u << JlLayer); default 0 */
-  int ground;       /* draw the ground grid (scenes with a ground only); default 1 */
-  int shadows;      /* soft shadow under each body; default 1 */
-  int gravity_off;  /* the viewer has switched gravity off (shadows stay); default 0 */
+  unsigned layers; /* bit mask of (1u << JlLayer); default 0 */
+  int ground;      /* draw the ground grid (scenes with a ground only); default 1 */
+  int shadows;     /* soft shadow under each body; default 1 */
+  int gravity_off; /* the viewer has switched gravity off (shadows stay); default 0 */
 } JlRenderOptions;
 
 JlRenderOptions jl_default_render_options(void);
@@ -112,8 +110,7 @@ typedef struct JlRenderer JlRenderer;
 
 /* A renderer drawing into a width x height RGB image in memory through SDL's
  * software renderer. Needs no display and no video driver. */
-JlResult jl_renderer_create_headless(JlRenderer **out, int width, int height, char *err,
-                                     size_t errsz);
+JlResult jl_renderer_create_headless(JlRenderer **out, int width, int height, char *err, size_t errsz);
 void jl_renderer_destroy(JlRenderer *r);
 int jl_renderer_width(const JlRenderer *r);
 int jl_renderer_height(const JlRenderer *r);
@@ -124,8 +121,7 @@ int jl_renderer_height(const JlRenderer *r);
 int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const JlRenderOptions *o);
 /* Text with the built-in 5x7 font, `scale` pixels per font pixel; '\n'
  * starts a new line. rgba is the text colour. */
-void jl_render_text(JlRenderer *r, int x, int y, int scale, const unsigned char rgba[4],
-                    const char *text);
+void jl_render_text(JlRenderer *r, int x, int y, int scale, const unsigned char rgba[4], const char *text);
 /* Copies the current image into rgb (width x height x 3, rows top down). */
 JlResult jl_renderer_read(JlRenderer *r, unsigned char *rgb, char *err, size_t errsz);
 /* Writes the current image as a PNG file. */
@@ -135,17 +131,16 @@ JlResult jl_renderer_write_png(JlRenderer *r, const char *path, char *err, size_
 
 /* Writes an 8-bit RGB PNG (rows top down, 3 bytes per pixel, no padding),
  * deflate-compressed by render/png.c itself (no zlib needed). */
-JlResult jl_png_write(const char *path, int width, int height, const unsigned char *rgb,
-                      char *err, size_t errsz);
+JlResult jl_png_write(const char *path, int width, int height, const unsigned char *rgb, char *err, size_t errsz);
 
 /* ---- picking ---------------------------------------------------------------------- */
 
 typedef struct JlPick {
-  int body;       /* body index */
-  int tri;        /* triangle of the body's surface */
-  double bary[3]; /* barycentric weights of the hit on that triangle's vertices */
-  double point[3];/* m, hit point */
-  double t;       /* m, distance along the ray */
+  int body;        /* body index */
+  int tri;         /* triangle of the body's surface */
+  double bary[3];  /* barycentric weights of the hit on that triangle's vertices */
+  double point[3]; /* m, hit point */
+  double t;        /* m, distance along the ray */
 } JlPick;
 
 /* Nearest hit of the ray (origin, unit dir) with any body's embedded surface
@@ -173,15 +168,15 @@ void jl_preview_destroy(JlPreview *p);
 
 typedef struct JlRenderBench {
   int width, height;
-  int triangles;          /* surface triangles in the scene */
+  int triangles; /* surface triangles in the scene */
   int frames;
   double ms_per_frame;    /* clear, shade, sort, draw (software renderer) */
   double triangles_per_s; /* triangles / (ms_per_frame / 1000) */
 } JlRenderBench;
 /* Renders the world `frames` times at width x height headless (default
  * camera, no debug layers) and measures. */
-JlResult jl_render_bench(const JlWorld *w, int width, int height, int frames, JlRenderBench *out,
-                         char *err, size_t errsz);
+JlResult jl_render_bench(const JlWorld *w, int width, int height, int frames, JlRenderBench *out, char *err,
+                         size_t errsz);
 
 #ifdef __cplusplus
 }

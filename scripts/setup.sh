@@ -46,8 +46,9 @@ fi
 if [ "$want_test_deps" = 1 ]; then
   # python3 decodes PNGs independently in the render tests; xvfb + xauth give
   # the viewer smoke test (tests/test_viewer.c) an X server; python3-vtk9
-  # reads the VTK output back with VTK's own readers (tests/python/test_vtk_files.py)
-  packages+=(python3 xvfb xauth python3-vtk9)
+  # reads the VTK output back with VTK's own readers (tests/python/test_vtk_files.py);
+  # clang-format checks the layout (scripts/check_format.sh)
+  packages+=(python3 xvfb xauth python3-vtk9 clang-format)
 fi
 if [ "$want_fuzz_deps" = 1 ]; then
   # Debian 12's clang is clang 14; libFuzzer and the sanitizer runtimes are

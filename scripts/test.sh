@@ -29,6 +29,7 @@ stage_done() {
 
 JELLY_CMAKE_FLAGS="-DJELLY_WERROR=ON" scripts/setup.sh --test-deps --build-dir build
 scripts/check_layers.sh
+scripts/check_format.sh
 stage_done "dependencies and release build"
 
 echo "== every tier (release build)"

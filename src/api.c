@@ -34,38 +34,39 @@
 #include "src/volume.h"
 #include "src/world.h"
 
-#define API_MAX_VERTICES JL_SURFACE_MAX_VERTICES /* per body (mesh/surface.h), as for a scene's inline mesh */
+#define API_MAX_VERTICES  JL_SURFACE_MAX_VERTICES /* per body (mesh/surface.h), as for a scene's inline mesh */
 #define API_MAX_TRIANGLES JL_SURFACE_MAX_TRIANGLES
-#define API_MAX_TETS 10000000      /* tets a conforming max_volume may ask for, per body (as scenes) */
-#define API_MAX_STEPS 1000000000L  /* steps one jelly_world_step may take */
+#define API_MAX_TETS      10000000    /* tets a conforming max_volume may ask for, per body (as scenes) */
+#define API_MAX_STEPS     1000000000L /* steps one jelly_world_step may take */
 
 struct JellyModel {
   int from_scene;
-  JlScene scene;         /* from_scene: the loaded file */
-  JlModel built;         /* the engine model every world shares (has_built) */
+  JlScene scene; /* from_scene: the loaded file */
+  JlModel built; /* the engine model every world shares (has_built) */
   int has_built;
-  int nworld;            /* live worlds of this model (they point at `built`) */
-  int freed;             /* jelly_model_free was called: freed with its last world */
-  JlWorldDef world;      /* arrays: gravity, ground */
+  int nworld;       /* live worlds of this model (they point at `built`) */
+  int freed;        /* jelly_model_free was called: freed with its last world */
+  JlWorldDef world; /* arrays: gravity, ground */
   JlStepDef step;
-  double dt;             /* s, longest step */
-  int auto_dt;           /* a scene without dt and an explicit integrator: the stable step */
-  int nbody, cap;        /* arrays: bodies added */
-  JlSurface *surf;       /* nbody, world coordinates, validated */
-  JlTetMesh *tets;       /* nbody */
-  JlBodyDef *defs;       /* nbody */
+  double dt;       /* s, longest step */
+  int auto_dt;     /* a scene without dt and an explicit integrator: the stable step */
+  int nbody, cap;  /* arrays: bodies added */
+  JlSurface *surf; /* nbody, world coordinates, validated */
+  JlTetMesh *tets; /* nbody */
+  JlBodyDef *defs; /* nbody */
 };
 
 struct JellyWorld {
   JlWorld w;
-  JellyModel *model;     /* counted in model->nworld */
-  double dt;             /* s */
-  JlForce *ext;          /* the external force element, owned by w */
-  JlForce *drag;         /* the drag element (src/drag.c), owned by w; inactive until jelly_world_drag */
-  double *scratch;       /* nnode x 3, the drag element's force when its energy is asked for */
-  double **surf;         /* nbody surface vertex buffers (nvert x 3), allocated on first use */
-  long steps, diverged;  /* this world object's counters (not state) */
-  long fr_steps, fr_cg, fr_cg_failed, fr_splits, fr_crossing; /* since the last jelly_world_stats reset (a stats.csv frame) */
+  JellyModel *model;    /* counted in model->nworld */
+  double dt;            /* s */
+  JlForce *ext;         /* the external force element, owned by w */
+  JlForce *drag;        /* the drag element (src/drag.c), owned by w; inactive until jelly_world_drag */
+  double *scratch;      /* nnode x 3, the drag element's force when its energy is asked for */
+  double **surf;        /* nbody surface vertex buffers (nvert x 3), allocated on first use */
+  long steps, diverged; /* this world object's counters (not state) */
+  long fr_steps, fr_cg, fr_cg_failed, fr_splits,
+      fr_crossing; /* since the last jelly_world_stats reset (a stats.csv frame) */
 };
 
 /* the engine model of a world (its view, with the world's pins) */
@@ -275,18 +276,21 @@ static JellyResult check_body_def(const JellyBodyDef *d, const char *fn, char *e
   if (!(isfinite(d->scale) && d->scale > 0 && d->scale < 1e6))
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->scale must be > 0 and below 1e6");
   if (!finite3(d->rotate_deg) || !finite3(d->translate) || !finite3(d->velocity) || !finite3(d->angular_velocity))
-    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->rotate_deg, translate, velocity and angular_velocity must be "
+    return fail(err, errsz, JELLY_ERR_INPUT, fn,
+                "def->rotate_deg, translate, velocity and angular_velocity must be "
                 "finite");
   if (!(isfinite(d->max_volume) && d->max_volume >= 0))
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->max_volume must be >= 0 (0: TetGen's choice)");
   if (!(isfinite(d->resolution) && d->resolution >= 0))
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->resolution must be >= 0 (0: automatic)");
-  if (d->embedded != 0 && d->embedded != 1) return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->embedded must be 0 or 1");
+  if (d->embedded != 0 && d->embedded != 1)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->embedded must be 0 or 1");
   double mat[6] = {d->density, d->stiffness, d->young_modulus, d->poisson_ratio, d->damping, d->material_damping};
   for (int k = 0; k < 6; k++)
     if (!isfinite(mat[k]))
-      return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->density, stiffness, young_modulus, poisson_ratio, "
-                                                   "damping and material_damping must be finite");
+      return fail(err, errsz, JELLY_ERR_INPUT, fn,
+                  "def->density, stiffness, young_modulus, poisson_ratio, "
+                  "damping and material_damping must be finite");
   return JELLY_OK;
 }
 
@@ -379,15 +383,16 @@ static JellyResult add_tets(JellyModel *model, JlTetMesh *tp, JlSurface *s, cons
 }
 
 /* the model and def arguments every add function takes */
-static JellyResult check_add(const JellyModel *model, const JellyBodyDef *d, const char *fn, char *err,
-                             size_t errsz) {
+static JellyResult check_add(const JellyModel *model, const JellyBodyDef *d, const char *fn, char *err, size_t errsz) {
   if (!model) return fail(err, errsz, JELLY_ERR_INPUT, fn, "model is NULL");
   if (model->from_scene)
-    return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model was loaded from a scene file; add bodies to a model "
-                                                 "of jelly_model_new");
+    return fail(err, errsz, JELLY_ERR_INPUT, fn,
+                "the model was loaded from a scene file; add bodies to a model "
+                "of jelly_model_new");
   if (model->nworld > 0)
-    return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model has worlds (they share its built bodies); add bodies "
-                                                 "before jelly_world_new or free its worlds first");
+    return fail(err, errsz, JELLY_ERR_INPUT, fn,
+                "the model has worlds (they share its built bodies); add bodies "
+                "before jelly_world_new or free its worlds first");
   if (model->nbody >= 100000) return fail(err, errsz, JELLY_ERR_INPUT, fn, "more than 100000 bodies");
   return check_body_def(d, fn, err, errsz);
 }
@@ -480,7 +485,8 @@ JellyResult jelly_world_new(JellyModel *model, JellyWorld **out, char *err, size
   if (!model->has_built) {
     /* arrays: built once, here (a scene's model is built at load); bodies
      * added after a free of every world invalidate it (jelly_model_add_body) */
-    if (model->nbody == 0) return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model has no bodies (jelly_model_add_body)");
+    if (model->nbody == 0)
+      return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model has no bodies (jelly_model_add_body)");
     r = jl_model_build(&model->built, model->nbody, model->tets, model->surf, model->defs, &model->world, err, errsz);
     if (r) return (JellyResult)r;
     model->has_built = 1;
@@ -797,7 +803,8 @@ JellyResult jelly_world_drag(JellyWorld *world, int body, int triangle, const do
   if (!finite_below(target, 1e15)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "target must be finite (below 1e15 m)");
   if (!(isfinite(stiffness) && stiffness >= 0 && stiffness <= 1e15) ||
       !(isfinite(damping) && damping >= 0 && damping <= 1e15))
-    return fail(err, errsz, JELLY_ERR_INPUT, fn, "stiffness and damping must be in [0, 1e15] (0: from the body's mass)");
+    return fail(err, errsz, JELLY_ERR_INPUT, fn,
+                "stiffness and damping must be in [0, 1e15] (0: from the body's mass)");
   jl_drag_attach(world->drag, m, body, triangle, bary, stiffness, damping);
   jl_drag_set_target(world->drag, target, NULL);
   return JELLY_OK;
@@ -807,7 +814,8 @@ JellyResult jelly_world_drag_move(JellyWorld *world, const double target[3], con
                                   size_t errsz) {
   static const char fn[] = "jelly_world_drag_move";
   if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
-  if (!jl_drag_active(world->drag)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "nothing is dragged (jelly_world_drag)");
+  if (!jl_drag_active(world->drag))
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "nothing is dragged (jelly_world_drag)");
   if (!target) return fail(err, errsz, JELLY_ERR_INPUT, fn, "target is NULL");
   if (!finite_below(target, 1e15)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "target must be finite (below 1e15 m)");
   if (velocity && !finite_below(velocity, 1e15))

@@ -32,13 +32,13 @@
 #define REGION_MAX 4000 /* nodes measured */
 
 typedef struct Region {
-  int n;             /* region nodes */
-  int *node;         /* n: mesh node ids */
-  int *local;        /* mesh nnode: region index or -1 */
+  int n;                /* region nodes */
+  int *node;            /* n: mesh node ids */
+  int *local;           /* mesh nnode: region index or -1 */
   unsigned char *fixed; /* n: follows the affine map */
   int ntet;
-  int *tet;          /* ntet: mesh tet ids */
-  double volume;     /* m^3 of material (sum of material_vol) */
+  int *tet;      /* ntet: mesh tet ids */
+  double volume; /* m^3 of material (sum of material_vol) */
 } Region;
 
 /* breadth-first depth from the surface nodes (faces), then the ball of about
@@ -113,10 +113,10 @@ static void pick_region(const JlTetMesh *t, const double *material_vol, Region *
 typedef struct Op {
   const JlTetMesh *t;
   const Region *rg;
-  double *ktet;  /* 6 per region tet: the tet's share of each edge spring */
-  double *kvol;  /* per region tet: kv / V0 (Pa / m^3) */
-  double *g;     /* 12 per region tet: volume gradient at rest */
-  double *n;     /* 18 per region tet: unit edge directions */
+  double *ktet; /* 6 per region tet: the tet's share of each edge spring */
+  double *kvol; /* per region tet: kv / V0 (Pa / m^3) */
+  double *g;    /* 12 per region tet: volume gradient at rest */
+  double *n;    /* 18 per region tet: unit edge directions */
 } Op;
 
 static const int EDGE[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
@@ -132,9 +132,8 @@ static void apply(const Op *op, const double *u, double *out) {
     for (int e = 0; e < 6; e++) {
       int i = l[EDGE[e][0]], j = l[EDGE[e][1]];
       const double *nn = op->n + 18 * (size_t)q + 3 * e;
-      double s = op->ktet[6 * (size_t)q + e] *
-                 (nn[0] * (u[3 * i] - u[3 * j]) + nn[1] * (u[3 * i + 1] - u[3 * j + 1]) +
-                  nn[2] * (u[3 * i + 2] - u[3 * j + 2]));
+      double s = op->ktet[6 * (size_t)q + e] * (nn[0] * (u[3 * i] - u[3 * j]) + nn[1] * (u[3 * i + 1] - u[3 * j + 1]) +
+                                                nn[2] * (u[3 * i + 2] - u[3 * j + 2]));
       for (int d = 0; d < 3; d++) out[3 * i + d] += s * nn[d], out[3 * j + d] -= s * nn[d];
     }
     if (op->kvol[q] != 0.0) {
@@ -192,9 +191,8 @@ static double relax(const Op *op, const double *diag, const double *f, double *u
   return w;
 }
 
-double jl_calibrate_shear(const JlTetMesh *t, const double *material_vol, const double *edge_vol,
-                          const int *tet_edge, const double *k_edge, const double *kv_tet, double mu,
-                          JlCalibration *out) {
+double jl_calibrate_shear(const JlTetMesh *t, const double *material_vol, const double *edge_vol, const int *tet_edge,
+                          const double *k_edge, const double *kv_tet, double mu, JlCalibration *out) {
   const double *fill = t->fill;
   JlCalibration rep;
   memset(&rep, 0, sizeof rep);
@@ -255,8 +253,10 @@ double jl_calibrate_shear(const JlTetMesh *t, const double *material_vol, const 
     for (int k = 0; k < 3; k++) centre[k] += t->node[3 * rg.node[q] + k] / rg.n;
   /* five deviatoric strains: eps:eps = 1/2 for the shears (two entries of
    * 1/2), 2 for diag(1, -1, 0) and diag(0, 1, -1) */
-  static const double EPS[5][3][3] = {{{0, .5, 0}, {.5, 0, 0}, {0, 0, 0}},  {{0, 0, 0}, {0, 0, .5}, {0, .5, 0}},
-                                      {{0, 0, .5}, {0, 0, 0}, {.5, 0, 0}},  {{1, 0, 0}, {0, -1, 0}, {0, 0, 0}},
+  static const double EPS[5][3][3] = {{{0, .5, 0}, {.5, 0, 0}, {0, 0, 0}},
+                                      {{0, 0, 0}, {0, 0, .5}, {0, .5, 0}},
+                                      {{0, 0, .5}, {0, 0, 0}, {.5, 0, 0}},
+                                      {{1, 0, 0}, {0, -1, 0}, {0, 0, 0}},
                                       {{0, 0, 0}, {0, 1, 0}, {0, 0, -1}}};
   const int nmode = 5; /* the normal differences alone were tried: 0.84-1.11 conforming, 0.95 embedded */
   const double strain = 1e-3;

@@ -21,9 +21,8 @@ typedef struct JlCalibration {
  * volume (m^3), its six edge ids and its volume stiffness kv (Pa, already
  * times its share); per edge the spring stiffness (N/m) and the material
  * volume around it. mu: the target shear modulus (Pa). Returns the factor. */
-double jl_calibrate_shear(const JlTetMesh *t, const double *material_vol, const double *edge_vol,
-                          const int *tet_edge, const double *k_edge, const double *kv_tet, double mu,
-                          JlCalibration *out);
+double jl_calibrate_shear(const JlTetMesh *t, const double *material_vol, const double *edge_vol, const int *tet_edge,
+                          const double *k_edge, const double *kv_tet, double mu, JlCalibration *out);
 
 #ifdef __cplusplus
 }

@@ -124,10 +124,9 @@ double jl_cg_dot(JlCg *cg, int n, const double *a, const double *b) {
 
 /* one value of the fused CG update: x += alpha p, r -= alpha q, z = P^-1 r,
  * the r.z and r.r partials of its lane and the lane's max |r| / m */
-static inline void update(int k, double alpha, double *restrict x, const double *restrict p,
-                          const double *restrict q, const double *restrict inv, const double *restrict im,
-                          double *restrict r, double *restrict z, double *restrict rz, double *restrict rr,
-                          double *restrict vm) {
+static inline void update(int k, double alpha, double *restrict x, const double *restrict p, const double *restrict q,
+                          const double *restrict inv, const double *restrict im, double *restrict r, double *restrict z,
+                          double *restrict rz, double *restrict rr, double *restrict vm) {
   x[k] += alpha * p[k];
   double rk = r[k] - alpha * q[k];
   double zk = inv[k] * rk;
@@ -140,8 +139,8 @@ static inline void update(int k, double alpha, double *restrict x, const double 
 
 /* r = S (b - q), z = P^-1 r; returns r.z in *rz, r.r in *rr, max_i |r_i| / m_i
  * in *vm and (S b).(S b) in *bb */
-static void initial_residual(JlCg *cg, const unsigned char *pinned, const double *b,
-                             double *rz, double *rr, double *vm, double *bb) {
+static void initial_residual(JlCg *cg, const unsigned char *pinned, const double *b, double *rz, double *rr, double *vm,
+                             double *bb) {
   int n = cg->nnode, nb = cg->nblock;
   double *part = cg->partial;
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(cg->threads)))
@@ -190,8 +189,8 @@ static void initial_residual(JlCg *cg, const unsigned char *pinned, const double
 /* The start of a solve, shared by both paths: filter the warm start x,
  * r = S (b - A x), z = P^-1 r (Jacobi), the stop threshold; returns 1 when
  * x already satisfies a stopping rule (x = 0 when S b = 0) */
-static int solve_start(JlCg *cg, JlCgMultiply mul, void *ctx, const unsigned char *pinned, const double *b,
-                       double *x, double tol, double *rz, double *rr, double *vm, double *bb, double *stop) {
+static int solve_start(JlCg *cg, JlCgMultiply mul, void *ctx, const unsigned char *pinned, const double *b, double *x,
+                       double tol, double *rz, double *rr, double *vm, double *bb, double *stop) {
   int n = cg->nnode;
   if (pinned)
     for (int i = 0; i < n; i++)
@@ -298,8 +297,7 @@ static JlCgResult solve_prec(JlCg *cg, JlCgMultiply mul, void *ctx, const unsign
   return res;
 }
 
-JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx,
-                       const unsigned char *pinned, const double *b, double *x,
+JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx, const unsigned char *pinned, const double *b, double *x,
                        double tol, int max_iter) {
   if (cg->prec && cg->nnode > 0) return solve_prec(cg, mul, ctx, pinned, b, x, tol, max_iter);
   JlCgResult res = {0, 0, 0.0};

@@ -21,23 +21,23 @@ typedef void (*JlCgMultiply)(void *ctx, const double *u, double *out);
 
 typedef struct JlCg {
   int nnode;
-  int nblock;        /* reduction blocks over 3 * nnode values */
-  double *r;         /* nnode x 3 residual */
-  double *z;         /* nnode x 3 preconditioned residual */
-  double *p;         /* nnode x 3 search direction */
-  double *q;         /* nnode x 3 A p */
-  double *inv_diag;  /* nnode x 3 Jacobi preconditioner, 0 at pinned nodes */
-  double *inv_mass;  /* nnode x 3 1 / node mass (the velocity stop; jl_cg_set_velocity_stop) */
-  double vtol;       /* m/s: stop when max_i |r_i| / m_i <= vtol; 0 = off (jl_cg_set_velocity_stop) */
-  double *partial;   /* 2 x nblock reduction partials */
-  int threads;       /* OpenMP threads of its loops, 0 = OpenMP's default (the world sets it) */
+  int nblock;             /* reduction blocks over 3 * nnode values */
+  double *r;              /* nnode x 3 residual */
+  double *z;              /* nnode x 3 preconditioned residual */
+  double *p;              /* nnode x 3 search direction */
+  double *q;              /* nnode x 3 A p */
+  double *inv_diag;       /* nnode x 3 Jacobi preconditioner, 0 at pinned nodes */
+  double *inv_mass;       /* nnode x 3 1 / node mass (the velocity stop; jl_cg_set_velocity_stop) */
+  double vtol;            /* m/s: stop when max_i |r_i| / m_i <= vtol; 0 = off (jl_cg_set_velocity_stop) */
+  double *partial;        /* 2 x nblock reduction partials */
+  int threads;            /* OpenMP threads of its loops, 0 = OpenMP's default (the world sets it) */
   struct JlPrecond *prec; /* a preconditioner stronger than inv_diag (src/precond.h); NULL = Jacobi. Not owned */
 } JlCg;
 
 typedef struct JlCgResult {
-  int iterations;    /* matrix-vector products after the initial residual */
-  int converged;     /* 1 when ||S r|| <= tol ||S b|| or the velocity stop holds */
-  double residual;   /* final ||S r|| / ||S b|| (0 when S b = 0) */
+  int iterations;  /* matrix-vector products after the initial residual */
+  int converged;   /* 1 when ||S r|| <= tol ||S b|| or the velocity stop holds */
+  double residual; /* final ||S r|| / ||S b|| (0 when S b = 0) */
 } JlCgResult;
 
 void jl_cg_init(JlCg *cg, int nnode);
@@ -62,8 +62,7 @@ void jl_cg_set_velocity_stop(JlCg *cg, const double *mass, double vtol);
 /* Solves S A S x = S b starting from x (warm start; its pinned entries are
  * set to 0). Stops when ||S r|| <= tol ||S b||, when the velocity stop holds
  * (jl_cg_set_velocity_stop) or after max_iter products. */
-JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx,
-                       const unsigned char *pinned, const double *b, double *x,
+JlCgResult jl_cg_solve(JlCg *cg, JlCgMultiply mul, void *ctx, const unsigned char *pinned, const double *b, double *x,
                        double tol, int max_iter);
 
 /* Deterministic dot product of two n-vectors using cg's block partials

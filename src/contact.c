@@ -231,7 +231,8 @@ static void contact_free(void *self) {
     jl_collision_destroy(ce->col);
     jl_proximity_destroy(ce->prox);
     jl_thin_destroy(ce->thin);
-    JL_FREE_ALL(ce->seen, ce->bcount, ce->vpath, ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent, ce->patch, ce->load_cp);
+    JL_FREE_ALL(ce->seen, ce->bcount, ce->vpath, ce->contact, ce->mem, ce->knode, ce->first, ce->next, ce->parent,
+                ce->patch, ce->load_cp);
   }
   free(ce);
 }
@@ -248,11 +249,20 @@ static void contact_couple(const JlForce *e, const JlModel *m, int *group) {
   }
 }
 
-static const JlForceOps contact_ops = {.name = "contacts", .kind = JL_FORCE_CONTACTS, .force = contact_force,
-    .linearize = contact_linearize, .multiply = contact_multiply, .free_self = contact_free,
-    .begin_step = jl_contact_begin, .refine = jl_contact_refine, .crossed = jl_contact_crossed, .pushing = contact_pushing, .couple = contact_couple,
-    .history_size = jl_contact_history_size, .history_save = jl_contact_history_save,
-    .history_load = jl_contact_history_load};
+static const JlForceOps contact_ops = {.name = "contacts",
+                                       .kind = JL_FORCE_CONTACTS,
+                                       .force = contact_force,
+                                       .linearize = contact_linearize,
+                                       .multiply = contact_multiply,
+                                       .free_self = contact_free,
+                                       .begin_step = jl_contact_begin,
+                                       .refine = jl_contact_refine,
+                                       .crossed = jl_contact_crossed,
+                                       .pushing = contact_pushing,
+                                       .couple = contact_couple,
+                                       .history_size = jl_contact_history_size,
+                                       .history_save = jl_contact_history_save,
+                                       .history_load = jl_contact_history_load};
 
 JlForce *jl_contact_create(const JlModel *m) {
   JL_ASSERT(m, "jl_contact_create: model must not be NULL");

@@ -96,8 +96,7 @@ int jl_contact_history_load(JlForce *e, const JlModel *m, const unsigned char *i
   int h[HIST_HEADER];
   if (n < sizeof h) return 0;
   memcpy(h, in, sizeof h);
-  if (h[0] != (int)sizeof(Contact) || h[1] != (int)sizeof(Memory) || h[2] != (int)POINT_BYTES)
-    return 0;
+  if (h[0] != (int)sizeof(Contact) || h[1] != (int)sizeof(Memory) || h[2] != (int)POINT_BYTES) return 0;
   if (h[3] < 0 || h[4] < 0 || h[4] > h[3] || (h[5] != 0 && h[5] != 1) || h[6] < 0 || h[7] < 0) return 0;
   if (h[7] > 0 && !ce->col) return 0;
   /* the sizes first, so counts are never trusted beyond the bytes given */
@@ -123,8 +122,8 @@ int jl_contact_history_load(JlForce *e, const JlModel *m, const unsigned char *i
   for (int i = 0; i < h[7]; i++) {
     JlContactPoint c;
     point_get(pp + (size_t)i * POINT_BYTES, &c);
-    if (!node_ok(m, c.node) || c.body < 0 || c.body >= m->nbody || c.tet < 0 || c.tet >= m->ntet ||
-        c.kind < 0 || c.kind >= JL_CONTACT_KIND_COUNT)
+    if (!node_ok(m, c.node) || c.body < 0 || c.body >= m->nbody || c.tet < 0 || c.tet >= m->ntet || c.kind < 0 ||
+        c.kind >= JL_CONTACT_KIND_COUNT)
       return 0;
   }
   if (h[3] > ce->cap) {

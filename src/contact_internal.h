@@ -11,45 +11,45 @@
 enum { FRICTION_NONE, FRICTION_STICK, FRICTION_SLIDE };
 
 #define JL_OBSTACLE_GIVE 0.25 /* a new obstacle contact stops its node within this fraction of the obstacle's width */
-#define JL_MISS_TOL 1e-4 /* m: a node found this much deeper in an obstacle than its approach explains was missed */
-#define JL_CONTACT_NODES 7 /* a volume's embedded surface vertex (4 tet nodes) against a cloth triangle */
+#define JL_MISS_TOL      1e-4 /* m: a node found this much deeper in an obstacle than its approach explains was missed */
+#define JL_CONTACT_NODES 7    /* a volume's embedded surface vertex (4 tet nodes) against a cloth triangle */
 
 typedef struct Contact {
-  int n;          /* nodes: 1 (obstacle), 5 (node + Q's tet), 4 (node + Q's face); thin pairs up to 7 */
-  int na;         /* of them, the penetrating side's (node[0..na)): 1, or a thin pair's point or edge */
+  int n;  /* nodes: 1 (obstacle), 5 (node + Q's tet), 4 (node + Q's face); thin pairs up to 7 */
+  int na; /* of them, the penetrating side's (node[0..na)): 1, or a thin pair's point or edge */
   int node[JL_CONTACT_NODES];
   double coef[JL_CONTACT_NODES]; /* 1, -w_0 .. -w_3 (thin pairs: collision/thin.h) */
-  int other;      /* body index Q, or nbody + obstacle index */
-  int tet;        /* Q's tet (global id); -1 for obstacles */
-  int feature;    /* obstacle feature the node is measured against (box face it came in through); -1 */
-  int tag;        /* 0: node[0] against a body or obstacle; thin pairs (collision/thin.h): kind + key */
-  int key2;       /* thin pairs: JlThinPair.key2 (with node[0], other and tag, names the pair); else 0 */
-  double reach;   /* m, thin pairs: the contact distance (JlThinPair.radius); else 0 */
-  int continued;  /* 1: z0 and d0 carried over from the last step's contact (thin_history): z0 is not z(x) */
-  int pushing;    /* 1: works off slack it already had at the last step (an overlap being pushed apart) */
-  double r[3];    /* unit normal: force direction on node[0] */
-  double d0;      /* m, depth at detection */
-  double slack;   /* m, push-out slack: the penalty acts on g - slack */
-  double z0[3];   /* z at detection */
-  double delta[3];/* m, tangential offset from the node to its friction anchor at the step's start */
-  double k, c;    /* N/m, N s/m */
-  int friction;   /* FRICTION_NONE / STICK / SLIDE for this step */
-  double st0;     /* m/s, tangential speed |P z'| at the step's start (> 0 when sliding) */
-  double sv;      /* m/s, the speed sliding friction is lagged on (src/penalty.h jl_slide_lag_speed) */
-  double hold[3]; /* sliding: unit direction of the force sticking would have needed */
-  double eta_top; /* N s/m: outside implicit solves (explicit steppers) the sliding viscosity
+  int other;                     /* body index Q, or nbody + obstacle index */
+  int tet;                       /* Q's tet (global id); -1 for obstacles */
+  int feature;                   /* obstacle feature the node is measured against (box face it came in through); -1 */
+  int tag;                       /* 0: node[0] against a body or obstacle; thin pairs (collision/thin.h): kind + key */
+  int key2;                      /* thin pairs: JlThinPair.key2 (with node[0], other and tag, names the pair); else 0 */
+  double reach;                  /* m, thin pairs: the contact distance (JlThinPair.radius); else 0 */
+  int continued;   /* 1: z0 and d0 carried over from the last step's contact (thin_history): z0 is not z(x) */
+  int pushing;     /* 1: works off slack it already had at the last step (an overlap being pushed apart) */
+  double r[3];     /* unit normal: force direction on node[0] */
+  double d0;       /* m, depth at detection */
+  double slack;    /* m, push-out slack: the penalty acts on g - slack */
+  double z0[3];    /* z at detection */
+  double delta[3]; /* m, tangential offset from the node to its friction anchor at the step's start */
+  double k, c;     /* N/m, N s/m */
+  int friction;    /* FRICTION_NONE / STICK / SLIDE for this step */
+  double st0;      /* m/s, tangential speed |P z'| at the step's start (> 0 when sliding) */
+  double sv;       /* m/s, the speed sliding friction is lagged on (src/penalty.h jl_slide_lag_speed) */
+  double hold[3];  /* sliding: unit direction of the force sticking would have needed */
+  double eta_top;  /* N s/m: outside implicit solves (explicit steppers) the sliding viscosity
                      mu k g / st0 is held below m_reduced / (2h), so no explicit stage overshoots on it */
-  int active;     /* on in the current linear solve (implicit) or g > 0 at the last linearize */
-  double gpred;   /* m, g at the end of the step if z kept its velocity: the implicit solve's first guess */
-  double D[9];    /* a dPhi/dz + b dPhi/dz' at the last linearize */
-  double mshare;  /* kg, obstacle contacts: the body's mass over its contacts with that obstacle in this step */
+  int active;      /* on in the current linear solve (implicit) or g > 0 at the last linearize */
+  double gpred;    /* m, g at the end of the step if z kept its velocity: the implicit solve's first guess */
+  double D[9];     /* a dPhi/dz + b dPhi/dz' at the last linearize */
+  double mshare;   /* kg, obstacle contacts: the body's mass over its contacts with that obstacle in this step */
 } Contact;
 
 /* what a contact leaves for the next step */
 typedef struct Memory {
   int node, other, tag, key2;
-  int feature;        /* obstacle: the box face the node came in through; -1 */
-  double slack;       /* m */
+  int feature;  /* obstacle: the box face the node came in through; -1 */
+  double slack; /* m */
   /* the contact's linear gap, to predict its depth at the next step's start */
   int n, na, nodes[JL_CONTACT_NODES];
   double coef[JL_CONTACT_NODES], r[3], z0[3], d0;
@@ -63,27 +63,28 @@ typedef struct Memory {
 } Memory;
 
 typedef struct ContactElem {
-  JlCollision *col; /* NULL when there is nothing to collide body against body */
+  JlCollision *col;        /* NULL when there is nothing to collide body against body */
   JlProximityFinder *prox; /* speculative body-body contacts; NULL with fewer than two bodies */
-  JlThinFinder *thin; /* cloth and rope proximity pairs; NULL without cloth or ropes */
+  JlThinFinder *thin;      /* cloth and rope proximity pairs; NULL without cloth or ropes */
   int ncontact, cap;
   Contact *contact;
   int nbody_contacts; /* of ncontact, from body-body detection */
   double mu;
-  int use_set;        /* 1: implicit solve with a fixed on/off set (refine) */
+  int use_set;                   /* 1: implicit solve with a fixed on/off set (refine) */
   const double *x_step, *v_step; /* the state begin_step read (refine re-linearizes edge-edge pairs on it) */
   double h_step;
-  int implicit;       /* JlForce.implicit of this step: explicit steps keep raised stiffnesses below m / h^2 */
-  double *vpath;      /* nnode x 3, scratch of contact_crossed: the step's mean velocities */
+  int implicit;  /* JlForce.implicit of this step: explicit steps keep raised stiffnesses below m / h^2 */
+  double *vpath; /* nnode x 3, scratch of contact_crossed: the step's mean velocities */
   int nmem, memcap;
-  Memory *mem;        /* previous step's contacts, sorted by (node, other) */
-  double *knode;      /* nnode: summed stiffness of each node's springs, N/m */
-  int *bcount;        /* nbody, scratch of obstacle_contacts: contacts per body */
-  unsigned *seen;     /* nnode + 1, scratch of obstacle_missed: the node has a contact with the obstacle when = seen_stamp */
+  Memory *mem;   /* previous step's contacts, sorted by (node, other) */
+  double *knode; /* nnode: summed stiffness of each node's springs, N/m */
+  int *bcount;   /* nbody, scratch of obstacle_contacts: contacts per body */
+  unsigned
+      *seen; /* nnode + 1, scratch of obstacle_missed: the node has a contact with the obstacle when = seen_stamp */
   unsigned seen_stamp;
   /* patch scratch */
   int *first, *next, *parent;
-  double *patch;      /* 3 per contact */
+  double *patch; /* 3 per contact */
   int scratch_cap;
   JlContactPoint *load_cp; /* load_cap: the detection's points while history_load decodes them */
   int load_cap;

@@ -190,8 +190,7 @@ static int obstacle_missed(ContactElem *ce, const JlModel *m, const double *x0, 
       const double *xi = x1 + 3 * i, *xs = x0 + 3 * i;
       double rad = m->body[m->node_body[i]].radius; /* a cloth or rope node keeps its half-thickness off */
       int off = 0;
-      for (int a = 0; a < 3; a++)
-        off |= fmax(xi[a], xs[a]) < lo[a] - rad || fmin(xi[a], xs[a]) > hi[a] + rad;
+      for (int a = 0; a < 3; a++) off |= fmax(xi[a], xs[a]) < lo[a] - rad || fmin(xi[a], xs[a]) > hi[a] + rad;
       if (off) continue;
       JlObstacleHit hit;
       if (!jl_obstacle_query(ob, xi, rad, -1, &hit) || !(rad - hit.dist > JL_MISS_TOL)) {
@@ -218,8 +217,7 @@ static int obstacle_missed(ContactElem *ce, const JlModel *m, const double *x0, 
  * whipping rope end accelerates within the step) the pairs are found again
  * on the step's own path and checked with the linear gap they had in the
  * step, or with none when the step's detection did not find them. */
-int jl_contact_crossed(const JlForce *e, const JlModel *m, const double *x0, const double *v0,
-                       const double *x1) {
+int jl_contact_crossed(const JlForce *e, const JlModel *m, const double *x0, const double *v0, const double *x1) {
   ContactElem *ce = e->self;
   double h = ce->h_step;
   if (!x0) return ce->thin != NULL || m->nobstacle > 0; /* the stepper asks whether this element checks at all */

@@ -65,7 +65,8 @@ static int key_cmp(const int a[4], const int b[4]) {
 
 int jl_contact_mem_cmp(const void *a, const void *b) {
   const Memory *p = a, *q = b;
-  return key_cmp((const int[4]){p->node, p->other, p->tag, p->key2}, (const int[4]){q->node, q->other, q->tag, q->key2});
+  return key_cmp((const int[4]){p->node, p->other, p->tag, p->key2},
+                 (const int[4]){q->node, q->other, q->tag, q->key2});
 }
 
 /* the memory of contact (node, other, tag, key2); NULL when new */
@@ -228,8 +229,7 @@ int jl_contact_thin_friction(const JlModel *m, const Contact *ct) {
 }
 
 /* stiffness, slack, friction anchor and regime of contact ct at (x, v) */
-static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const double *x, const double *v,
-                          double h) {
+static void contact_setup(ContactElem *ce, const JlModel *m, Contact *ct, const double *x, const double *v, double h) {
   const JlWorldDef *wd = &m->world;
   int p = ct->node[0];
   double mp = m->mass[p], kp = ce->knode[p];
@@ -601,8 +601,8 @@ void jl_contact_begin(JlForce *e, const JlModel *m, const double *x, const doubl
     jl_collision_detect(ce->col, jl_model_geom(m), x);
     const JlContactPoint *cp = jl_collision_contacts(ce->col, &n);
     for (int i = 0; i < n; i++) {
-      Contact *ct = push_contact(ce, cp[i].node, 4, m->tet + 4 * cp[i].tet, cp[i].w, cp[i].body, cp[i].dir,
-                                 cp[i].depth);
+      Contact *ct =
+          push_contact(ce, cp[i].node, 4, m->tet + 4 * cp[i].tet, cp[i].w, cp[i].body, cp[i].dir, cp[i].depth);
       ct->tet = cp[i].tet;
     }
   }

@@ -29,8 +29,8 @@ typedef struct Drag {
   double coef; /* linearized: a * (-k) + b * (-kd) */
 } Drag;
 
-static void drag_force(const JlForce *e, const JlModel *m, const double *x, const double *v,
-                       double *f, double *energy) {
+static void drag_force(const JlForce *e, const JlModel *m, const double *x, const double *v, double *f,
+                       double *energy) {
   (void)m;
   const Drag *d = e->self;
   if (!d->active) return;
@@ -50,8 +50,8 @@ static void drag_force(const JlForce *e, const JlModel *m, const double *x, cons
   if (energy) *energy += 0.5 * d->k * e2;
 }
 
-static void drag_linearize(JlForce *e, const JlModel *m, const double *x, const double *v,
-                           double a, double b, int flags, double *diag) {
+static void drag_linearize(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
+                           int flags, double *diag) {
   (void)m, (void)x, (void)v, (void)flags;
   Drag *d = e->self;
   d->coef = d->active ? -(a * d->k + b * d->kd) : 0.0;
@@ -80,8 +80,12 @@ static void drag_couple(const JlForce *e, const JlModel *m, int *group) {
   if (d->active && d->body >= 0 && d->body < m->nbody) jl_uf_union(group, d->body, m->nbody);
 }
 
-static const JlForceOps drag_ops = {.name = "drag", .kind = JL_FORCE_DRAG, .force = drag_force,
-    .linearize = drag_linearize, .multiply = drag_multiply, .couple = drag_couple};
+static const JlForceOps drag_ops = {.name = "drag",
+                                    .kind = JL_FORCE_DRAG,
+                                    .force = drag_force,
+                                    .linearize = drag_linearize,
+                                    .multiply = drag_multiply,
+                                    .couple = drag_couple};
 
 JlForce *jl_drag_create(const JlModel *m) {
   (void)m;
@@ -90,8 +94,8 @@ JlForce *jl_drag_create(const JlModel *m) {
   return jl_force_new(&drag_ops, d);
 }
 
-void jl_drag_attach(JlForce *f, const JlModel *m, int body, int tri, const double bary[3],
-                    double stiffness, double damping) {
+void jl_drag_attach(JlForce *f, const JlModel *m, int body, int tri, const double bary[3], double stiffness,
+                    double damping) {
   JL_ASSERT(f && m && body >= 0 && body < m->nbody, "jl_drag_attach: body index out of range");
   const JlBody *b = &m->body[body];
   JL_ASSERT(tri >= 0 && tri < b->surface.ntri, "jl_drag_attach: triangle index out of range");

@@ -22,8 +22,8 @@ JlForce *jl_drag_create(const JlModel *m);
 /* Attaches to the point `bary` on triangle `tri` of body `body`.
  * stiffness N/m, damping N s/m; <= 0 chooses values from the body's mass
  * (k = 400 m_body, kd = 20 m_body). */
-void jl_drag_attach(JlForce *f, const JlModel *m, int body, int tri, const double bary[3],
-                    double stiffness, double damping);
+void jl_drag_attach(JlForce *f, const JlModel *m, int body, int tri, const double bary[3], double stiffness,
+                    double damping);
 /* Moves the target (m) and sets its velocity (m/s, may be NULL for 0). */
 void jl_drag_set_target(JlForce *f, const double target[3], const double velocity[3]);
 void jl_drag_release(JlForce *f);

@@ -44,76 +44,76 @@ void jl_step_explicit(JlWorld *w, double h) {
     if (m->pinned[i]) v[3 * i] = v[3 * i + 1] = v[3 * i + 2] = 0.0;
 
   switch (w->def.integrator) {
-  case JL_INTEGRATOR_EULER:
-    jl_world_accel(w, x, v, a);
-    for (int c = 0; c < n3; c++) {
-      x[c] += h * v[c];
-      v[c] += h * a[c];
-    }
-    break;
+    case JL_INTEGRATOR_EULER:
+      jl_world_accel(w, x, v, a);
+      for (int c = 0; c < n3; c++) {
+        x[c] += h * v[c];
+        v[c] += h * a[c];
+      }
+      break;
 
-  case JL_INTEGRATOR_SYMPLECTIC:
-    jl_world_accel(w, x, v, a);
-    for (int c = 0; c < n3; c++) {
-      v[c] += h * a[c];
-      x[c] += h * v[c];
-    }
-    break;
+    case JL_INTEGRATOR_SYMPLECTIC:
+      jl_world_accel(w, x, v, a);
+      for (int c = 0; c < n3; c++) {
+        v[c] += h * a[c];
+        x[c] += h * v[c];
+      }
+      break;
 
-  case JL_INTEGRATOR_MIDPOINT:
-    jl_world_accel(w, x, v, a);
-    for (int c = 0; c < n3; c++) {
-      xs[c] = x[c] + 0.5 * h * v[c];
-      vs[c] = v[c] + 0.5 * h * a[c];
-    }
-    jl_world_accel(w, xs, vs, a);
-    for (int c = 0; c < n3; c++) {
-      x[c] += h * vs[c];
-      v[c] += h * a[c];
-    }
-    break;
-
-  case JL_INTEGRATOR_RK4: {
-    /* stage 1 at (x, v); sums of the weighted stage derivatives in sx, sv */
-    jl_world_accel(w, x, v, a);
-    for (int c = 0; c < n3; c++) {
-      sx[c] = v[c];
-      sv[c] = a[c];
-      xs[c] = x[c] + 0.5 * h * v[c];
-      vs[c] = v[c] + 0.5 * h * a[c];
-    }
-    /* stages 2 and 3: weight 2, next stage at h/2 then h */
-    for (int stage = 2; stage <= 3; stage++) {
-      double hn = stage == 2 ? 0.5 * h : h;
+    case JL_INTEGRATOR_MIDPOINT:
+      jl_world_accel(w, x, v, a);
+      for (int c = 0; c < n3; c++) {
+        xs[c] = x[c] + 0.5 * h * v[c];
+        vs[c] = v[c] + 0.5 * h * a[c];
+      }
       jl_world_accel(w, xs, vs, a);
       for (int c = 0; c < n3; c++) {
-        double vk = vs[c];
-        sx[c] += 2.0 * vk;
-        sv[c] += 2.0 * a[c];
-        xs[c] = x[c] + hn * vk;
-        vs[c] = v[c] + hn * a[c];
+        x[c] += h * vs[c];
+        v[c] += h * a[c];
       }
-    }
-    /* stage 4 and the combination */
-    jl_world_accel(w, xs, vs, a);
-    for (int c = 0; c < n3; c++) {
-      x[c] += h / 6.0 * (sx[c] + vs[c]);
-      v[c] += h / 6.0 * (sv[c] + a[c]);
-    }
-    break;
-  }
+      break;
 
-  case JL_INTEGRATOR_VERLET:
-    jl_world_accel(w, x, v, a);
-    for (int c = 0; c < n3; c++) {
-      x[c] += h * v[c] + 0.5 * h * h * a[c];
-      vs[c] = v[c] + 0.5 * h * a[c];
+    case JL_INTEGRATOR_RK4: {
+      /* stage 1 at (x, v); sums of the weighted stage derivatives in sx, sv */
+      jl_world_accel(w, x, v, a);
+      for (int c = 0; c < n3; c++) {
+        sx[c] = v[c];
+        sv[c] = a[c];
+        xs[c] = x[c] + 0.5 * h * v[c];
+        vs[c] = v[c] + 0.5 * h * a[c];
+      }
+      /* stages 2 and 3: weight 2, next stage at h/2 then h */
+      for (int stage = 2; stage <= 3; stage++) {
+        double hn = stage == 2 ? 0.5 * h : h;
+        jl_world_accel(w, xs, vs, a);
+        for (int c = 0; c < n3; c++) {
+          double vk = vs[c];
+          sx[c] += 2.0 * vk;
+          sv[c] += 2.0 * a[c];
+          xs[c] = x[c] + hn * vk;
+          vs[c] = v[c] + hn * a[c];
+        }
+      }
+      /* stage 4 and the combination */
+      jl_world_accel(w, xs, vs, a);
+      for (int c = 0; c < n3; c++) {
+        x[c] += h / 6.0 * (sx[c] + vs[c]);
+        v[c] += h / 6.0 * (sv[c] + a[c]);
+      }
+      break;
     }
-    jl_world_accel(w, x, vs, a);
-    for (int c = 0; c < n3; c++) v[c] = vs[c] + 0.5 * h * a[c];
-    break;
 
-  default:
-    JL_ASSERT(0, "jl_step_explicit: not an explicit integrator");
+    case JL_INTEGRATOR_VERLET:
+      jl_world_accel(w, x, v, a);
+      for (int c = 0; c < n3; c++) {
+        x[c] += h * v[c] + 0.5 * h * h * a[c];
+        vs[c] = v[c] + 0.5 * h * a[c];
+      }
+      jl_world_accel(w, x, vs, a);
+      for (int c = 0; c < n3; c++) v[c] = vs[c] + 0.5 * h * a[c];
+      break;
+
+    default:
+      JL_ASSERT(0, "jl_step_explicit: not an explicit integrator");
   }
 }

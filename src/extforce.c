@@ -10,9 +10,9 @@
 
 typedef struct External {
   int nnode;
-  double *f;  /* nnode x 3, N */
-  int nused;  /* nodes with a nonzero force, in used[0..nused) (ascending) */
-  int *used;  /* nnode */
+  double *f; /* nnode x 3, N */
+  int nused; /* nodes with a nonzero force, in used[0..nused) (ascending) */
+  int *used; /* nnode */
 } External;
 
 static void external_force(const JlForce *e, const JlModel *m, const double *x, const double *v, double *f,
@@ -37,8 +37,12 @@ static void external_free(void *self) {
   free(ex);
 }
 
-static const JlForceOps external_ops = {.name = "external", .kind = JL_FORCE_OTHER, .force = external_force,
-    .linearize = jl_force_no_linearize, .multiply = jl_force_no_multiply, .free_self = external_free};
+static const JlForceOps external_ops = {.name = "external",
+                                        .kind = JL_FORCE_OTHER,
+                                        .force = external_force,
+                                        .linearize = jl_force_no_linearize,
+                                        .multiply = jl_force_no_multiply,
+                                        .free_self = external_free};
 
 JlForce *jl_external_force_create(const JlModel *m) {
   External *ex = jl_calloc(1, sizeof *ex);

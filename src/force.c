@@ -24,13 +24,15 @@ JlForce *jl_force_new(const JlForceOps *ops, void *self) {
 
 void jl_force_free(JlForce *e) {
   if (!e) return;
-  if (e->ops->free_self) e->ops->free_self(e->self);
-  else free(e->self);
+  if (e->ops->free_self)
+    e->ops->free_self(e->self);
+  else
+    free(e->self);
   free(e);
 }
 
-void jl_force_no_linearize(JlForce *e, const JlModel *m, const double *x, const double *v,
-                           double a, double b, int flags, double *diag) {
+void jl_force_no_linearize(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
+                           int flags, double *diag) {
   /* dF/dx = dF/dv = 0 */
   (void)e, (void)m, (void)x, (void)v, (void)a, (void)b, (void)flags, (void)diag;
 }

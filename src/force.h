@@ -64,16 +64,15 @@ typedef struct JlForce JlForce;
  * shared by all its instances. Callers go through e->ops->...; the optional
  * members may be NULL. */
 typedef struct JlForceOps {
-  const char *name;   /* for messages; never compared: use kind */
+  const char *name; /* for messages; never compared: use kind */
   JlForceKind kind;
   /* f (nnode x 3) += F(x, v); *energy += potential energy (J) if energy != NULL */
-  void (*force)(const JlForce *e, const JlModel *m, const double *x,
-                const double *v, double *f, double *energy);
+  void (*force)(const JlForce *e, const JlModel *m, const double *x, const double *v, double *f, double *energy);
   /* caches a*dF/dx + b*dF/dv at (x, v); diag (nnode x 9, row-major 3x3) +=
    * its diagonal blocks. diag may be NULL. jl_force_no_linearize for
    * elements whose force depends on neither x nor v. */
-  void (*linearize)(JlForce *e, const JlModel *m, const double *x,
-                    const double *v, double a, double b, int flags, double *diag);
+  void (*linearize)(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b, int flags,
+                    double *diag);
   /* out (nnode x 3) += (cached matrix) * u; jl_force_no_multiply with
    * jl_force_no_linearize */
   void (*multiply)(const JlForce *e, const JlModel *m, const double *u, double *out);
@@ -154,14 +153,14 @@ typedef struct JlForceOps {
 /* One element: its family's table and its own data. */
 struct JlForce {
   const JlForceOps *ops;
-  const char *name;   /* ops->name, kept here for messages */
-  JlForceKind kind;   /* ops->kind, kept here for the world's lookups */
-  int threads;        /* OpenMP threads of the element's parallel loops, 0 = OpenMP's default; set by
+  const char *name; /* ops->name, kept here for messages */
+  JlForceKind kind; /* ops->kind, kept here for the world's lookups */
+  int threads;      /* OpenMP threads of the element's parallel loops, 0 = OpenMP's default; set by
                          jl_world_add_force from JlStepDef.threads */
-  int implicit;       /* 1 when the world steps implicitly (set before each begin_step): elements may
+  int implicit;     /* 1 when the world steps implicitly (set before each begin_step): elements may
                          then use stiffnesses an explicit step of the same length could not */
-  int undoing;        /* of the last refine(e, m, x1, v1)'s changes, those that may undo an earlier pass's */
-  void *self; /* element-owned data, freed by ops->free_self */
+  int undoing;      /* of the last refine(e, m, x1, v1)'s changes, those that may undo an earlier pass's */
+  void *self;       /* element-owned data, freed by ops->free_self */
 };
 
 /* src/force.c: the one way elements are made and freed. jl_force_new wraps
@@ -172,8 +171,8 @@ JlForce *jl_force_new(const JlForceOps *ops, void *self);
 void jl_force_free(JlForce *e);
 /* linearize/multiply of an element with dF/dx = dF/dv = 0 (gravity, a
  * prescribed external force) */
-void jl_force_no_linearize(JlForce *e, const JlModel *m, const double *x, const double *v,
-                           double a, double b, int flags, double *diag);
+void jl_force_no_linearize(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
+                           int flags, double *diag);
 void jl_force_no_multiply(const JlForce *e, const JlModel *m, const double *u, double *out);
 
 /* The built-in families. Each returns a heap object freed by jl_force_free(e). */

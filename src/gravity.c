@@ -14,8 +14,8 @@ typedef struct Gravity {
   double *partial; /* nblock energy partials */
 } Gravity;
 
-static void gravity_force(const JlForce *e, const JlModel *m, const double *x,
-                          const double *v, double *f, double *energy) {
+static void gravity_force(const JlForce *e, const JlModel *m, const double *x, const double *v, double *f,
+                          double *energy) {
   (void)v;
   Gravity *g = e->self;
   const double *gv = m->world.gravity;
@@ -41,8 +41,12 @@ static void gravity_free(void *self) {
   free(g);
 }
 
-static const JlForceOps gravity_ops = {.name = "gravity", .kind = JL_FORCE_GRAVITY, .force = gravity_force,
-    .linearize = jl_force_no_linearize, .multiply = jl_force_no_multiply, .free_self = gravity_free};
+static const JlForceOps gravity_ops = {.name = "gravity",
+                                       .kind = JL_FORCE_GRAVITY,
+                                       .force = gravity_force,
+                                       .linearize = jl_force_no_linearize,
+                                       .multiply = jl_force_no_multiply,
+                                       .free_self = gravity_free};
 
 JlForce *jl_gravity_create(const JlModel *m) {
   Gravity *g = jl_calloc(1, sizeof *g);

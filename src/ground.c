@@ -55,8 +55,8 @@
 #include "src/loads.h"
 
 typedef struct Ground {
-  int n;           /* nodes */
-  int carried;     /* nodes working off slack they had before this step (push-out of an overlap) */
+  int n;       /* nodes */
+  int carried; /* nodes working off slack they had before this step (push-out of an overlap) */
   int nblock;
   int nactive;
   int *active;     /* nactive <= nnode: penetrating nodes at the last linearize */
@@ -72,18 +72,18 @@ typedef struct Ground {
    * normal load the friction cap uses) */
   int use_set;
   unsigned char *on;
-  double *pen1;    /* nnode: m, end-of-solve penetration of on nodes; < 0 = none yet */
-  double *slack;   /* nnode: m, push-out slack; < 0 = the node was not below the plane */
-  double *kn;      /* nnode: N/m, penalty stiffness of each node */
-  double *top;     /* nnode: m, the plane's height for the node: ground_y + its body's radius (cloth and
+  double *pen1;  /* nnode: m, end-of-solve penetration of on nodes; < 0 = none yet */
+  double *slack; /* nnode: m, push-out slack; < 0 = the node was not below the plane */
+  double *kn;    /* nnode: N/m, penalty stiffness of each node */
+  double *top;   /* nnode: m, the plane's height for the node: ground_y + its body's radius (cloth and
                       ropes rest on their surface, not their mid-line) */
   /* friction (chosen at begin_step): a sticking node is held by a tangential
    * spring to its anchor, a point of the plane that persists across steps and
    * moves only when the node slips; a sliding node feels lagged-viscosity
    * Coulomb friction */
-  unsigned char *mode;  /* nnode: FRICTION_* for this step */
-  double *anchor;       /* nnode x 2: m, (x, z) of the anchor for this step */
-  double *next_anchor;  /* nnode x 2: anchor for the next step (valid where has_anchor) */
+  unsigned char *mode; /* nnode: FRICTION_* for this step */
+  double *anchor;      /* nnode x 2: m, (x, z) of the anchor for this step */
+  double *next_anchor; /* nnode x 2: anchor for the next step (valid where has_anchor) */
   unsigned char *has_anchor;
 } Ground;
 
@@ -243,8 +243,8 @@ static int ground_refine(JlForce *e, const JlModel *m, const double *x1, const d
   return changed;
 }
 
-static void ground_force(const JlForce *e, const JlModel *m, const double *x,
-                         const double *v, double *f, double *energy) {
+static void ground_force(const JlForce *e, const JlModel *m, const double *x, const double *v, double *f,
+                         double *energy) {
   Ground *g = e->self;
   const JlWorldDef *wd = &m->world;
   int n = m->nnode, nb = g->nblock;
@@ -279,8 +279,8 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
         double st = sqrt(vi[0] * vi[0] + vi[2] * vi[2]);
         int sliding;
         int held;
-        double eta = mode == FRICTION_SLIDE ? slide_eta(g, cap, m->mass[i], i, &held)
-                                            : friction_eta(c, cap, -1.0, st, &sliding);
+        double eta =
+            mode == FRICTION_SLIDE ? slide_eta(g, cap, m->mass[i], i, &held) : friction_eta(c, cap, -1.0, st, &sliding);
         ft[0] = -eta * vi[0];
         ft[1] = -eta * vi[2];
       }
@@ -292,8 +292,8 @@ static void ground_force(const JlForce *e, const JlModel *m, const double *x,
   if (energy) *energy += jl_sum_partials(nb, g->partial);
 }
 
-static void ground_linearize(JlForce *e, const JlModel *m, const double *x,
-                             const double *v, double a, double b, int flags, double *diag) {
+static void ground_linearize(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
+                             int flags, double *diag) {
   Ground *g = e->self;
   const JlWorldDef *wd = &m->world;
   int exact = (flags & JL_LIN_EXACT) != 0;
@@ -361,7 +361,10 @@ static void ground_free(void *self) {
  * between steps reads: the regime, slack, anchors and on/off set that
  * begin_step and refine left, and the step length they were set up for.
  * The active list and blocks are rebuilt by every linearize. */
-enum { GROUND_DOUBLES = 8, GROUND_BYTES = 3 }; /* per node: s0, sv, pen1, slack, anchor (2), next_anchor (2);
+enum {
+  GROUND_DOUBLES = 8,
+  GROUND_BYTES = 3
+}; /* per node: s0, sv, pen1, slack, anchor (2), next_anchor (2);
                                                  on, mode, has_anchor */
 
 static size_t ground_history_size(const JlForce *e) {
@@ -420,11 +423,19 @@ static void ground_couple(const JlForce *e, const JlModel *m, int *group) {
     if (g->use_set ? g->on[i] : 0) jl_uf_union(group, m->node_body[i], m->nbody);
 }
 
-static const JlForceOps ground_ops = {.name = "ground", .kind = JL_FORCE_GROUND, .force = ground_force,
-    .linearize = ground_linearize, .multiply = ground_multiply, .free_self = ground_free,
-    .begin_step = ground_begin, .refine = ground_refine, .pushing = ground_pushing, .couple = ground_couple,
-    .history_size = ground_history_size, .history_save = ground_history_save,
-    .history_load = ground_history_load};
+static const JlForceOps ground_ops = {.name = "ground",
+                                      .kind = JL_FORCE_GROUND,
+                                      .force = ground_force,
+                                      .linearize = ground_linearize,
+                                      .multiply = ground_multiply,
+                                      .free_self = ground_free,
+                                      .begin_step = ground_begin,
+                                      .refine = ground_refine,
+                                      .pushing = ground_pushing,
+                                      .couple = ground_couple,
+                                      .history_size = ground_history_size,
+                                      .history_save = ground_history_save,
+                                      .history_load = ground_history_load};
 
 JlForce *jl_ground_create(const JlModel *m) {
   Ground *g = jl_calloc(1, sizeof *g);

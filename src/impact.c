@@ -76,23 +76,23 @@ enum { BRACE_NONE, BRACE_WORLD, BRACE_FREE };
 
 /* a free volume body's rigid motion */
 typedef struct Rigid {
-  int ok;          /* a volume body without pins, with mass and an invertible inertia */
+  int ok; /* a volume body without pins, with mass and an invertible inertia */
   double M, c[3], vc[3], w[3], Iinv[9];
 } Rigid;
 
 typedef struct Impact {
-  int a, b;        /* a < b: a's body index; b another body, nbody + obstacle or nbody + nobstacle (ground) */
-  int phase;       /* IMP_REST (slower than the restitution speed), IMP_COMPRESS, IMP_REBOUND, IMP_FLIGHT
+  int a, b;      /* a < b: a's body index; b another body, nbody + obstacle or nbody + nobstacle (ground) */
+  int phase;     /* IMP_REST (slower than the restitution speed), IMP_COMPRESS, IMP_REBOUND, IMP_FLIGHT
                       (separated, within JL_IMPACT_SETTLE) */
-  int seen;        /* scratch: touches at this step's end */
-  double e;        /* coefficient of restitution */
-  double u_in;     /* m/s, approach speed */
-  double n[3];     /* unit normal on a at the last step it touched */
-  double p[3];     /* m, contact point there */
-  double held;     /* J, energy lost in the impact and held for its rebound */
-  double P0[3];    /* kg m/s, a's momentum at the start of the step the pair began in */
-  double t_imp;    /* s since then */
-  double flight;   /* s since the pair separated */
+  int seen;      /* scratch: touches at this step's end */
+  double e;      /* coefficient of restitution */
+  double u_in;   /* m/s, approach speed */
+  double n[3];   /* unit normal on a at the last step it touched */
+  double p[3];   /* m, contact point there */
+  double held;   /* J, energy lost in the impact and held for its rebound */
+  double P0[3];  /* kg m/s, a's momentum at the start of the step the pair began in */
+  double t_imp;  /* s since then */
+  double flight; /* s since the pair separated */
 } Impact;
 
 typedef struct ImpactElem {
@@ -103,11 +103,11 @@ typedef struct ImpactElem {
                          before the one at whose end its gap is found closed) */
   JlLoad *load;
   int nload, loadcap;
-  Impact *imp;        /* sorted by (a, b) */
+  Impact *imp; /* sorted by (a, b) */
   int nimp, impcap;
   Impact *next;
   int nextcap;
-  int *group;         /* nbody + 1: union-find of the bodies joined by touching pairs; entry nbody is the
+  int *group; /* nbody + 1: union-find of the bodies joined by touching pairs; entry nbody is the
                          static world (the ground, obstacles and bodies without free rigid motion) */
 } ImpactElem;
 
@@ -492,9 +492,8 @@ static int impact_history_load(JlForce *e, const JlModel *m, const unsigned char
   for (int q = 0; q < h[1]; q++) {
     const Impact *p = &imp[q];
     int ok = p->a >= 0 && p->a < nb && p->b > p->a && p->b <= top && p->phase >= IMP_REST && p->phase <= IMP_FLIGHT &&
-             isfinite(p->e) && isfinite(p->u_in) && isfinite(p->held) && p->held >= 0.0 &&
-             isfinite(p->flight) && isfinite(p->t_imp) && isfinite(p->P0[0]) &&
-             isfinite(p->P0[1]) && isfinite(p->P0[2]) &&
+             isfinite(p->e) && isfinite(p->u_in) && isfinite(p->held) && p->held >= 0.0 && isfinite(p->flight) &&
+             isfinite(p->t_imp) && isfinite(p->P0[0]) && isfinite(p->P0[1]) && isfinite(p->P0[2]) &&
              isfinite(p->n[0]) && isfinite(p->n[1]) && isfinite(p->n[2]) && isfinite(p->p[0]) && isfinite(p->p[1]) &&
              isfinite(p->p[2]);
     if (ok && q > 0) ok = p->a > imp[q - 1].a || (p->a == imp[q - 1].a && p->b > imp[q - 1].b);
@@ -532,10 +531,15 @@ static void impact_free(void *self) {
   free(ie);
 }
 
-static const JlForceOps impact_ops = {.name = "impacts", .kind = JL_FORCE_IMPACT, .force = impact_force,
-    .linearize = jl_force_no_linearize, .multiply = jl_force_no_multiply, .free_self = impact_free,
-    .history_size = impact_history_size, .history_save = impact_history_save,
-    .history_load = impact_history_load};
+static const JlForceOps impact_ops = {.name = "impacts",
+                                      .kind = JL_FORCE_IMPACT,
+                                      .force = impact_force,
+                                      .linearize = jl_force_no_linearize,
+                                      .multiply = jl_force_no_multiply,
+                                      .free_self = impact_free,
+                                      .history_size = impact_history_size,
+                                      .history_save = impact_history_save,
+                                      .history_load = impact_history_load};
 
 JlForce *jl_impact_create(const JlModel *m, const JlForce *contacts, const JlForce *ground) {
   int volume = 0;

@@ -103,8 +103,8 @@ static void apply_matrix(void *ctx, const double *u, double *out) {
  * JL_ACTIVE_SET_GROW while passes only switch contacts on; the solves that
  * only decide the set stop JL_ACTIVE_SET_LOOSE times less accurate */
 #define JL_ACTIVE_SET_PASSES 4
-#define JL_ACTIVE_SET_GROW 16
-#define JL_ACTIVE_SET_LOOSE 30.0
+#define JL_ACTIVE_SET_GROW   16
+#define JL_ACTIVE_SET_LOOSE  30.0
 
 /* CG on the linearized step for s->dv, warm-started from it, to the step's
  * tolerances times `loose` */
@@ -113,8 +113,8 @@ static JlCgResult solve(JlWorld *w, double loose) {
   double vtol = k->cg.vtol, rel = jl_step_rel_tol(w) * loose;
   if (rel > 0.1) rel = 0.1;
   k->cg.vtol = vtol * loose;
-  JlCgResult res = jl_cg_solve(&k->cg, apply_matrix, w, w->model->pinned, k->rhs, w->state.dv, rel,
-                               w->def.max_iterations);
+  JlCgResult res =
+      jl_cg_solve(&k->cg, apply_matrix, w, w->model->pinned, k->rhs, w->state.dv, rel, w->def.max_iterations);
   k->cg.vtol = vtol;
   return res;
 }
@@ -123,7 +123,7 @@ static JlCgResult solve(JlWorld *w, double loose) {
  * energy error is below JL_NEWTON_TOL of the kinetic energy; loosest CG
  * relative tolerance of a correction */
 #define JL_NEWTON_PASSES 8
-#define JL_NEWTON_TOL 1e-3
+#define JL_NEWTON_TOL    1e-3
 #define JL_NEWTON_CG_TOL 1e-3
 /* the implicit midpoint's half step (JlWork.midpoint, src/world.c) is solved to the step's own accuracy
  * (the velocity stop or the relative tolerance), not to an energy fraction: the extrapolation doubles its
@@ -232,8 +232,8 @@ static void pass_system(JlWorld *w, double h, int first) {
 /* v1 = v0 + dv + alpha d, x1 = x0 + h v1 into (xs, vs); r = h F(x1, v1) - M (dv + alpha d)
  * into rhs (0 at pinned nodes). Returns r^T P r with the weights p (J); *ke =
  * 1/2 v1^T M v1 and *energy = *ke + U(x1). */
-static double residual(JlWorld *w, double h, const double *d, double alpha, const double *p, double *ke,
-                       double *energy, double *vm) {
+static double residual(JlWorld *w, double h, const double *d, double alpha, const double *p, double *ke, double *energy,
+                       double *vm) {
   const JlModel *m = w->model;
   JlWork *k = w->work;
   const JlState *s = &w->state;

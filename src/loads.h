@@ -16,8 +16,7 @@ extern "C" {
  * `body` along the unit n, applied at `at` (m), by a penalty of stiffness k
  * (N/m). other: another body's index, nbody + obstacle index, or
  * nbody + nobstacle for the ground plane. */
-typedef void (*JlLoadFn)(void *ctx, int body, int other, double force, const double at[3], const double n[3],
-                         double k);
+typedef void (*JlLoadFn)(void *ctx, int body, int other, double force, const double at[3], const double n[3], double k);
 
 /* One load gathered from a JlLoadFn, for the elements that sum them per pair of bodies (src/rolling.c,
  * src/impact.c): body a, what it touches b, the order it came in (seq), force, point, normal, k. */

@@ -60,7 +60,6 @@
 #include "mesh/csr.h"
 #include "src/model.h"
 #include "src/calibrate.h"
-#include "src/settings.h"
 
 /* Calibration of the Young's-modulus stiffness (see the comment above). */
 #define JL_YOUNG_FACTOR 1.0
@@ -79,12 +78,19 @@ JlBodyDef jl_default_body_def(void) {
   return d;
 }
 
+/* the settings table (model.h, JL_WORLD_SETTINGS) as data */
+#define JL_SETTING_ROW(field, section, key, def, lo, lo_open, hi) \
+  {section, key, #field, offsetof(JlWorldDef, field), def, lo, lo_open, hi},
+const JlSetting JL_WORLD_SETTING[] = {JL_WORLD_SETTINGS(JL_SETTING_ROW)};
+const int JL_WORLD_SETTING_COUNT = (int)(sizeof JL_WORLD_SETTING / sizeof JL_WORLD_SETTING[0]);
+
 JlWorldDef jl_default_world_def(void) {
   JlWorldDef d;
   memset(&d, 0, sizeof d);
   d.gravity[1] = -9.81;
   d.has_ground = 0;
-  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) *jl_setting_field(&d, &JL_WORLD_SETTING[k]) = JL_WORLD_SETTING[k].def;
+  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++)
+    *jl_setting_field(&d, &JL_WORLD_SETTING[k]) = JL_WORLD_SETTING[k].def;
   d.wind_gust_period = 2.0;
   d.nobstacle = 0;
   d.obstacle = NULL;
@@ -93,9 +99,9 @@ JlWorldDef jl_default_world_def(void) {
 
 void jl_model_free(JlModel *m) {
   if (!m) return;
-  JL_FREE_ALL(m->mass, m->pinned, m->x0, m->v0, m->node_body, m->spring_node, m->spring_rest, m->spring_k,
-              m->spring_kd, m->node_spring_start, m->node_spring, m->spring_kind, m->tet, m->tet_volume,
-              m->tet_kvol, m->tet_kbar, m->face, m->adj_start, m->adj);
+  JL_FREE_ALL(m->mass, m->pinned, m->x0, m->v0, m->node_body, m->spring_node, m->spring_rest, m->spring_k, m->spring_kd,
+              m->node_spring_start, m->node_spring, m->spring_kind, m->tet, m->tet_volume, m->tet_kvol, m->tet_kbar,
+              m->face, m->adj_start, m->adj);
   for (int b = 0; b < m->nbody && m->body; b++) {
     free(m->body[b].surface.vert);
     free(m->body[b].surface.tri);
@@ -116,12 +122,12 @@ static double tet_volume(const double *node, const int *t) {
   double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
   double w[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
   return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
-          u[2] * (v[0] * w[1] - v[1] * w[0])) / 6.0;
+          u[2] * (v[0] * w[1] - v[1] * w[0])) /
+         6.0;
 }
 
 static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
-  if (!finite3(w->gravity))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "world: gravity must be finite");
+  if (!finite3(w->gravity)) return jl_fail(err, errsz, JL_ERR_INPUT, "world: gravity must be finite");
   /* the settings of the table (src/settings.h), in the ranges a scene accepts */
   for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) {
     const JlSetting *st = &JL_WORLD_SETTING[k];
@@ -159,14 +165,16 @@ static JlResult check_def(const JlBodyDef *d, const char *name, int nnode, char 
   if (!(d->stiffness >= 0.0) || !isfinite(d->stiffness))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': stiffness must be >= 0 N/m, got %g", name, d->stiffness);
   if (!(d->young_modulus >= 0.0) || !isfinite(d->young_modulus))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': young_modulus must be >= 0 Pa, got %g", name, d->young_modulus);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': young_modulus must be >= 0 Pa, got %g", name,
+                   d->young_modulus);
   if (!(d->poisson_ratio >= 0.0 && d->poisson_ratio < 0.5))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': poisson_ratio must be >= 0 and < 0.5, got %g", name,
                    d->poisson_ratio);
   if (d->young_modulus == 0.0 && d->poisson_ratio != 0.25)
     return jl_fail(err, errsz, JL_ERR_INPUT,
                    "body '%s': poisson_ratio %g needs young_modulus (with a uniform spring stiffness set "
-                   "volume_stiffness instead)", name, d->poisson_ratio);
+                   "volume_stiffness instead)",
+                   name, d->poisson_ratio);
   if (!isfinite(d->volume_stiffness) || d->volume_stiffness > 1e30)
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': volume_stiffness must be finite, got %g", name,
                    d->volume_stiffness);
@@ -175,8 +183,7 @@ static JlResult check_def(const JlBodyDef *d, const char *name, int nnode, char 
   if (!(d->material_damping >= 0.0 && d->material_damping <= 1e6))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': material_damping must be in [0, 1e6] s, got %g", name,
                    d->material_damping);
-  if (!finite3(d->velocity))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity must be finite", name);
+  if (!finite3(d->velocity)) return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity must be finite", name);
   if (!finite3(d->angular_velocity))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': angular_velocity must be finite", name);
   if (d->npin < 0 || (d->npin > 0 && !d->pin))
@@ -197,13 +204,13 @@ static JlResult check_def(const JlBodyDef *d, const char *name, int nnode, char 
 }
 
 /* the error for a pin box that holds none of a body's n nodes, which span [lo, hi] */
-static JlResult empty_pin_box(const char *name, const double box[2][3], int n, const double lo[3],
-                              const double hi[3], char *err, size_t errsz) {
+static JlResult empty_pin_box(const char *name, const double box[2][3], int n, const double lo[3], const double hi[3],
+                              char *err, size_t errsz) {
   return jl_fail(err, errsz, JL_ERR_INPUT,
                  "body '%s': pin.box [[%g, %g, %g], [%g, %g, %g]] holds none of its %d nodes (they span "
                  "[[%g, %g, %g], [%g, %g, %g]], world coordinates after the transform); move or widen the box",
-                 name, box[0][0], box[0][1], box[0][2], box[1][0], box[1][1], box[1][2], n, lo[0], lo[1], lo[2],
-                 hi[0], hi[1], hi[2]);
+                 name, box[0][0], box[0][1], box[0][2], box[1][0], box[1][1], box[1][2], n, lo[0], lo[1], lo[2], hi[0],
+                 hi[1], hi[2]);
 }
 
 /* nodes, tets and edges of one body's tet mesh */
@@ -335,8 +342,7 @@ static JlResult check_cell_size(const JlModel *m, char *err, size_t errsz) {
                  cell, 1.0 / JL_CELL_RANGE, JL_CELL_RANGE, edge, edge / JL_CELL_RANGE, edge * JL_CELL_RANGE);
 }
 
-JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
-                        const JlSurface *surfaces, const JlBodyDef *defs,
+JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets, const JlSurface *surfaces, const JlBodyDef *defs,
                         const JlWorldDef *world, char *err, size_t errsz) {
   JL_ASSERT(m && tets && defs && world, "jl_model_build: model, tets, defs and world must not be NULL");
   memset(m, 0, sizeof *m);
@@ -345,7 +351,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
   if (r) return r;
 
   /* validate every body and count the totals */
-  char (*names)[JL_NAME_MAX] = jl_calloc((size_t)nbody, sizeof *names);
+  char(*names)[JL_NAME_MAX] = jl_calloc((size_t)nbody, sizeof *names);
   long nnode = 0, nspring = 0, ntet = 0, nface = 0;
   for (int b = 0; b < nbody; b++) {
     if (defs[b].name[0])
@@ -415,8 +421,8 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
       }
       m->node_body[g] = b;
     }
-    body->size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                      (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    body->size =
+        sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
 
     /* tets and lumped masses: density x volume / 4 to each node, times the
      * tet's share inside the surface (embedded mode, t->fill) */

@@ -8,6 +8,8 @@
 #ifndef JL_SRC_MODEL_H
 #define JL_SRC_MODEL_H
 
+#include <stddef.h>
+
 #include "collision/geom.h"
 #include "collision/obstacle.h"
 #include "mesh/embed.h"
@@ -25,7 +27,7 @@ extern "C" {
 #define JL_MATERIAL_DAMPING 0.005
 
 /* the default coefficient of restitution and the speed (m/s) below which impacts are left to the contacts */
-#define JL_RESTITUTION 0.5
+#define JL_RESTITUTION       0.5
 #define JL_RESTITUTION_SPEED 0.5
 
 /* JlBodyKind (what a body is made of: volume, cloth, rope) is in collision/geom.h, which
@@ -33,28 +35,28 @@ extern "C" {
 
 /* Per-body material and initial conditions (scene "bodies" entries). */
 typedef struct JlBodyDef {
-  char name[JL_NAME_MAX];  /* default "body<i>" */
-  double density;          /* kg/m^3, default 1000 */
-  double stiffness;        /* N/m per spring, used when young_modulus == 0; default 5000 */
-  double young_modulus;    /* Pa; > 0 derives per-spring stiffness from the tets (docs/physics.md); default 0 */
-  double poisson_ratio;    /* 0 <= nu < 0.5, with young_modulus: springs from the shear modulus, the volume
+  char name[JL_NAME_MAX];     /* default "body<i>" */
+  double density;             /* kg/m^3, default 1000 */
+  double stiffness;           /* N/m per spring, used when young_modulus == 0; default 5000 */
+  double young_modulus;       /* Pa; > 0 derives per-spring stiffness from the tets (docs/physics.md); default 0 */
+  double poisson_ratio;       /* 0 <= nu < 0.5, with young_modulus: springs from the shear modulus, the volume
                               force (src/volume.c) from the rest (docs/physics.md); default 0.25 */
-  int calibrate;           /* 1: with young_modulus, scale the springs so that the body's own mesh has the
+  int calibrate;              /* 1: with young_modulus, scale the springs so that the body's own mesh has the
                               material's shear modulus (src/calibrate.c, docs/physics.md); default 1 */
-  double volume_stiffness; /* Pa, kv of the volume force, set directly; < 0 = derived from (E, nu), 0 with a
+  double volume_stiffness;    /* Pa, kv of the volume force, set directly; < 0 = derived from (E, nu), 0 with a
                               uniform stiffness; default -1 */
-  double damping;          /* N s/m per spring, along the spring axis only; default 0.5 */
-  double material_damping; /* s, volume bodies: Kelvin-Voigt material damping, each spring also gets a dashpot of
+  double damping;             /* N s/m per spring, along the spring axis only; default 0.5 */
+  double material_damping;    /* s, volume bodies: Kelvin-Voigt material damping, each spring also gets a dashpot of
                               material_damping x its stiffness, at most critical for its two nodes (docs/physics.md,
                               "Material damping"); default JL_MATERIAL_DAMPING */
-  double velocity[3];      /* m/s, initial velocity of every node; default 0 */
+  double velocity[3];         /* m/s, initial velocity of every node; default 0 */
   double angular_velocity[3]; /* rad/s, initial spin about the body's centre of mass (by node masses): each free
                                  node also gets angular_velocity x (x - centre); default 0 */
-  int npin;                /* number of entries in pin (local node ids); default 0 */
-  const int *pin;          /* npin local node ids, may be NULL when npin == 0; copied */
-  int has_pin_box;         /* pin every node inside pin_box (world coordinates); default 0 */
-  double pin_box[2][3];    /* m, [lo, hi] */
-  int self_collision;      /* 1: the body collides with itself (volumes: nodes against non-adjacent tets;
+  int npin;                   /* number of entries in pin (local node ids); default 0 */
+  const int *pin;             /* npin local node ids, may be NULL when npin == 0; copied */
+  int has_pin_box;            /* pin every node inside pin_box (world coordinates); default 0 */
+  double pin_box[2][3];       /* m, [lo, hi] */
+  int self_collision;         /* 1: the body collides with itself (volumes: nodes against non-adjacent tets;
                               cloth and ropes: triangles and segments apart by a few rest lengths); default 0 */
 } JlBodyDef;
 
@@ -62,41 +64,95 @@ JlBodyDef jl_default_body_def(void);
 
 /* Global settings of the model (scene top level). */
 typedef struct JlWorldDef {
-  double gravity[3];       /* m/s^2, default (0, -9.81, 0) */
-  int has_ground;          /* default 0 */
-  double ground_y;         /* m, height of the plane y = ground_y; default 0 */
-  double ground_friction;  /* Coulomb-like coefficient, default 0.5 */
-  double ground_stiffness; /* N/m per kg of node mass (penalty k = stiffness * m_i); default 1e6 */
-  double ground_damping;   /* 1/s per kg of node mass (normal damping, friction viscosity); default 50 */
+  double gravity[3];          /* m/s^2, default (0, -9.81, 0) */
+  int has_ground;             /* default 0 */
+  double ground_y;            /* m, height of the plane y = ground_y; default 0 */
+  double ground_friction;     /* Coulomb-like coefficient, default 0.5 */
+  double ground_stiffness;    /* N/m per kg of node mass (penalty k = stiffness * m_i); default 1e6 */
+  double ground_damping;      /* 1/s per kg of node mass (normal damping, friction viscosity); default 50 */
   double ground_spring_scale; /* ground stiffness also gets this times the summed stiffness (N/m) of the node's
                                  springs; default 1 */
   /* contacts between bodies and with obstacles (src/contact.h, docs/collision.md) */
-  double contact_stiffness; /* N/m per kg of the penetrating node's mass; default 1e5 */
-  double contact_damping;   /* 1/s per kg of the penetrating node's mass, along the normal; default 10 */
-  double contact_friction;  /* Coulomb-like coefficient; default 0.3 */
-  double contact_cell;      /* m, spatial-hash cell edge; 0 = average rest edge length; default 0 */
+  double contact_stiffness;    /* N/m per kg of the penetrating node's mass; default 1e5 */
+  double contact_damping;      /* 1/s per kg of the penetrating node's mass, along the normal; default 10 */
+  double contact_friction;     /* Coulomb-like coefficient; default 0.3 */
+  double contact_cell;         /* m, spatial-hash cell edge; 0 = average rest edge length; default 0 */
   double contact_spring_scale; /* contact stiffness also gets this times the summed stiffness (N/m) of the
                                   penetrating node's springs, so light nodes of stiff bodies resist; default 1 */
-  double contact_push_out;  /* m/s, largest speed at which contacts found already deep (overlapping starts,
+  double contact_push_out;     /* m/s, largest speed at which contacts found already deep (overlapping starts,
                                missed hits) push bodies apart; also the ground's; default 0.5 */
-  double contact_rolling;   /* rolling resistance of volume bodies on each other and on obstacles (src/rolling.c):
+  double contact_rolling;      /* rolling resistance of volume bodies on each other and on obstacles (src/rolling.c):
                                a torque of at most this x normal load x lever arm resists their rolling; default 0.02 */
-  double ground_rolling;    /* the same on the ground plane; default 0.02 */
+  double ground_rolling;       /* the same on the ground plane; default 0.02 */
   /* the impact law (src/impact.h): coefficient of restitution of volume bodies' impacts on each other and on
    * obstacles (contact_) and on the ground (ground_), applied to impacts approaching faster than the
    * restitution speed (m/s); defaults JL_RESTITUTION, JL_RESTITUTION_SPEED */
   double contact_restitution, ground_restitution;
   double contact_restitution_speed, ground_restitution_speed;
-  int nobstacle;            /* static obstacles; default 0 */
+  int nobstacle;              /* static obstacles; default 0 */
   const JlObstacle *obstacle; /* nobstacle entries, copied by jl_model_build (model->obstacle); may be NULL when 0 */
   /* wind on cloth triangles (src/wind.h); off while wind_drag == 0 or no cloth body exists */
-  double wind[3];           /* m/s, mean air velocity; default 0 */
-  double wind_gust;         /* relative gust amplitude: speed x (1 + gust sin(2 pi t / period)); default 0 */
-  double wind_gust_period;  /* s, default 2 */
-  double wind_drag;         /* kg/m^3, drag coefficient x air density (about 1.2 x 1); default 0 */
+  double wind[3];          /* m/s, mean air velocity; default 0 */
+  double wind_gust;        /* relative gust amplitude: speed x (1 + gust sin(2 pi t / period)); default 0 */
+  double wind_gust_period; /* s, default 2 */
+  double wind_drag;        /* kg/m^3, drag coefficient x air density (about 1.2 x 1); default 0 */
 } JlWorldDef;
 
 JlWorldDef jl_default_world_def(void);
+
+/* The world's numeric contact settings, each written once (engine-internal).
+ *
+ * One row per setting: X(field of JlWorldDef, scene section, scene key, default, lo, lo_open, hi). The
+ * table gives the defaults (jl_default_world_def), the scene keys of the "ground" and
+ * "contact" sections with their ranges (src/scene.c), the model check of a JlWorldDef built through
+ * the API (the same ranges, so a scene and the API accept the same values) and the
+ * checkpoint fingerprint (src/state.c). A value must be finite, >= lo (> lo when lo_open) and
+ * <= hi. docs/scenes.md has a row for each key (tests/test_scene.c `keys_documented`).
+ *
+ * Adding one: a JlWorldDef field, a row here, its use, its docs/scenes.md row. */
+#define JL_WORLD_SETTINGS(X)                                                                    \
+  X(ground_y, "ground", "y", 0.0, -1e9, 0, 1e9)                                                 \
+  X(ground_friction, "ground", "friction", 0.5, 0.0, 0, 1e3)                                    \
+  X(ground_stiffness, "ground", "stiffness", 1e6, 0.0, 1, 1e15)                                 \
+  X(ground_damping, "ground", "damping", 50.0, 0.0, 0, 1e15)                                    \
+  X(ground_spring_scale, "ground", "spring_scale", 1.0, 0.0, 0, 1e6)                            \
+  X(ground_rolling, "ground", "rolling_resistance", 0.05, 0.0, 0, 1e3)                          \
+  X(ground_restitution, "ground", "restitution", JL_RESTITUTION, 0.0, 0, 1.0)                   \
+  X(ground_restitution_speed, "ground", "restitution_speed", JL_RESTITUTION_SPEED, 0.0, 0, 1e6) \
+  X(contact_stiffness, "contact", "stiffness", 1e5, 0.0, 1, 1e15)                               \
+  X(contact_damping, "contact", "damping", 10.0, 0.0, 0, 1e15)                                  \
+  X(contact_friction, "contact", "friction", 0.3, 0.0, 0, 1e3)                                  \
+  X(contact_cell, "contact", "cell_size", 0.0, 0.0, 1, 1e6)                                     \
+  X(contact_spring_scale, "contact", "spring_scale", 1.0, 0.0, 0, 1e6)                          \
+  X(contact_push_out, "contact", "push_out_speed", 0.5, 0.0, 1, 1e6)                            \
+  X(contact_rolling, "contact", "rolling_resistance", 0.05, 0.0, 0, 1e3)                        \
+  X(contact_restitution, "contact", "restitution", JL_RESTITUTION, 0.0, 0, 1.0)                 \
+  X(contact_restitution_speed, "contact", "restitution_speed", JL_RESTITUTION_SPEED, 0.0, 0, 1e6)
+
+
+/* the table as data: JL_WORLD_SETTING[0 .. JL_WORLD_SETTING_COUNT) (src/model.c); a section has at
+ * most JL_SETTINGS_MAX keys */
+#define JL_SETTINGS_MAX 32
+typedef struct JlSetting {
+  const char *section, *key, *field; /* scene section and key; the JlWorldDef field's name */
+  size_t offset;                     /* of the field (a double) in JlWorldDef */
+  double def, lo;
+  int lo_open;
+  double hi;
+} JlSetting;
+extern const JlSetting JL_WORLD_SETTING[];
+extern const int JL_WORLD_SETTING_COUNT;
+
+/* the field of setting s in d */
+static inline double *jl_setting_field(JlWorldDef *d, const JlSetting *s) { return (double *)((char *)d + s->offset); }
+static inline double jl_setting_value(const JlWorldDef *d, const JlSetting *s) {
+  return *(const double *)((const char *)d + s->offset);
+}
+/* 1 when v is in s's range (its default always is) */
+static inline int jl_setting_ok(const JlSetting *s, double v) {
+  return v == s->def || ((s->lo_open ? v > s->lo : v >= s->lo) && v <= s->hi);
+}
+
 
 typedef struct JlBody {
   char name[JL_NAME_MAX];
@@ -124,10 +180,10 @@ typedef struct JlModel {
   int *node_body;        /* nnode, body index */
 
   int nspring;
-  int *spring_node;      /* nspring x 2 */
-  double *spring_rest;   /* nspring, m */
-  double *spring_k;      /* nspring, N/m */
-  double *spring_kd;     /* nspring, N s/m */
+  int *spring_node;    /* nspring x 2 */
+  double *spring_rest; /* nspring, m */
+  double *spring_k;    /* nspring, N/m */
+  double *spring_kd;   /* nspring, N s/m */
   /* node -> incident springs (CSR), for gather loops that do not depend on
    * thread scheduling: node_spring[j] = s (spring id) with sign: +s+1 when the
    * node is spring_node[2s], -(s+1) when it is spring_node[2s+1]. */
@@ -138,22 +194,22 @@ typedef struct JlModel {
   unsigned char *spring_kind;
 
   int ntet;
-  int *tet;              /* ntet x 4, global node ids */
-  double *tet_volume;    /* ntet, m^3 at rest */
-  double *tet_kvol;      /* ntet, Pa: volume stiffness kv of the volume force (src/volume.c) */
-  double *tet_kbar;      /* ntet, Pa: its inversion-barrier modulus kb (0 = no volume force) */
+  int *tet;           /* ntet x 4, global node ids */
+  double *tet_volume; /* ntet, m^3 at rest */
+  double *tet_kvol;   /* ntet, Pa: volume stiffness kv of the volume force (src/volume.c) */
+  double *tet_kbar;   /* ntet, Pa: its inversion-barrier modulus kb (0 = no volume force) */
   /* boundary faces of all bodies and node adjacency (for collision/) */
   int nface;
-  int *face;             /* nface x 3, global node ids, outward */
-  int *adj_start;        /* nnode + 1 */
-  int *adj;              /* global node ids */
+  int *face;      /* nface x 3, global node ids, outward */
+  int *adj_start; /* nnode + 1 */
+  int *adj;       /* global node ids */
 
   int nbody;
-  JlBody *body;          /* nbody */
+  JlBody *body; /* nbody */
 
-  JlWorldDef world;      /* world.obstacle points at model->obstacle */
+  JlWorldDef world; /* world.obstacle points at model->obstacle */
   int nobstacle;
-  JlObstacle *obstacle;  /* nobstacle, owned (hull points too) */
+  JlObstacle *obstacle; /* nobstacle, owned (hull points too) */
 
   /* collision/'s view of this model (collision/geom.h), filled by jl_model_sync_geom at the end of
    * every build; read it through jl_model_geom. Its pointers go only to the heap arrays above and to
@@ -166,8 +222,7 @@ typedef struct JlModel {
 /* Builds the model from nbody tet meshes, their render surfaces and defs.
  * Surfaces and tets are in world coordinates. Fails (JL_ERR_INPUT) for
  * impossible values (density <= 0, negative stiffness, ...), naming the body. */
-JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets,
-                        const JlSurface *surfaces, const JlBodyDef *defs,
+JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets, const JlSurface *surfaces, const JlBodyDef *defs,
                         const JlWorldDef *world, char *err, size_t errsz);
 void jl_model_free(JlModel *m);
 

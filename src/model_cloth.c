@@ -63,13 +63,13 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
       return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': %s stiffness must be >= 0 N/m, got %g", name, kname[k],
                      ks[k]);
   if (!(cd->stretch_limit >= 0.0) || !isfinite(cd->stretch_limit))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': stretch_limit must be >= 0, got %g", name,
-                   cd->stretch_limit);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': stretch_limit must be >= 0, got %g", name, cd->stretch_limit);
   if (!(def->damping >= 0.0) || !isfinite(def->damping))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': damping must be >= 0 N s/m, got %g", name, def->damping);
   if (!(cd->radius >= 0.0) || !isfinite(cd->radius))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': %s must be >= 0 m, got %g", name,
-                   cd->kind == JL_BODY_ROPE ? "radius" : "thickness", cd->kind == JL_BODY_ROPE ? cd->radius : 2 * cd->radius);
+                   cd->kind == JL_BODY_ROPE ? "radius" : "thickness",
+                   cd->kind == JL_BODY_ROPE ? cd->radius : 2 * cd->radius);
   if (!finite3(def->velocity) || !finite3(def->angular_velocity))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity and angular_velocity must be finite", name);
   if (c->nnode < 2 || !c->node || !c->measure || c->nspring < 1 || !c->spring || !c->kind)
@@ -79,8 +79,8 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
     if (!finite3(c->node + 3 * i))
       return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': node %d has a non-finite coordinate", name, i);
     if (!(c->measure[i] > 0.0))
-      return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': node %d belongs to no triangle or segment (no mass)",
-                     name, i);
+      return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': node %d belongs to no triangle or segment (no mass)", name,
+                     i);
   }
   if (def->npin < 0 || (def->npin > 0 && !def->pin))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': pin list has %d entries but no data", name, def->npin);
@@ -116,14 +116,15 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
       hi[k] = fmax(hi[k], xk);
     }
   }
-  body->size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                    (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  body->size =
+      sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
   for (int p = 0; p < def->npin; p++) m->pinned[def->pin[p]] = 1;
   if (def->has_pin_box) {
     int held = 0;
     for (int i = 0; i < n; i++) {
       int in = 1;
-      for (int k = 0; k < 3; k++) in &= c->node[3 * i + k] >= def->pin_box[0][k] && c->node[3 * i + k] <= def->pin_box[1][k];
+      for (int k = 0; k < 3; k++)
+        in &= c->node[3 * i + k] >= def->pin_box[0][k] && c->node[3 * i + k] <= def->pin_box[1][k];
       if (in) m->pinned[i] = 1;
       held += in;
     }
@@ -134,8 +135,8 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
       return jl_fail(err, errsz, JL_ERR_INPUT,
                      "body '%s': pin.box [[%g, %g, %g], [%g, %g, %g]] holds none of its %d nodes (they span "
                      "[[%g, %g, %g], [%g, %g, %g]], world coordinates after the transform); move or widen the box",
-                     name, box[0][0], box[0][1], box[0][2], box[1][0], box[1][1], box[1][2], n, lo[0], lo[1],
-                     lo[2], hi[0], hi[1], hi[2]);
+                     name, box[0][0], box[0][1], box[0][2], box[1][0], box[1][1], box[1][2], n, lo[0], lo[1], lo[2],
+                     hi[0], hi[1], hi[2]);
     }
   }
   jl_model_spin(m, 0, def->angular_velocity);
@@ -156,12 +157,11 @@ JlResult jl_model_build_cloth(JlModel *m, const JlClothMesh *c, const JlBodyDef 
       return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': spring %d (%d-%d) is invalid", name, s, a, b);
     }
     const double *xa = c->node + 3 * a, *xb = c->node + 3 * b;
-    double L = sqrt((xa[0] - xb[0]) * (xa[0] - xb[0]) + (xa[1] - xb[1]) * (xa[1] - xb[1]) +
-                    (xa[2] - xb[2]) * (xa[2] - xb[2]));
+    double L =
+        sqrt((xa[0] - xb[0]) * (xa[0] - xb[0]) + (xa[1] - xb[1]) * (xa[1] - xb[1]) + (xa[2] - xb[2]) * (xa[2] - xb[2]));
     if (!(L > 0.0)) {
       jl_model_free(m);
-      return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': nodes %d and %d coincide (zero-length spring)", name, a,
-                     b);
+      return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': nodes %d and %d coincide (zero-length spring)", name, a, b);
     }
     m->spring_node[2 * s] = a;
     m->spring_node[2 * s + 1] = b;

@@ -35,7 +35,7 @@ typedef struct JlClothDef {
 } JlClothDef;
 
 #define JL_CLOTH_RADIUS 0.002 /* m: default cloth thickness 4 mm */
-#define JL_ROPE_RADIUS 0.005  /* m: default rope radius 5 mm */
+#define JL_ROPE_RADIUS  0.005 /* m: default rope radius 5 mm */
 
 JlClothDef jl_default_cloth_def(void);
 

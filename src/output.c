@@ -31,7 +31,7 @@
 /* uncompressed bytes per zlib block (VTK's default) and the level: 1 packs
  * a frame's doubles within a few per cent of level 6 in a third of the time
  * (docs/performance.md) */
-#define BLOCK 32768
+#define BLOCK  32768
 #define ZLEVEL 1
 
 /* opens path.tmp for writing */
@@ -66,12 +66,11 @@ static JlResult close_tmp(FILE *f, const char *tmp, const char *path, char *err,
 }
 
 static void write_array(FILE *f, const char *name, int ncomp, const double *data, long n) {
-  fprintf(f, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">\n",
-          name, ncomp);
+  fprintf(f, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">\n", name,
+          ncomp);
   for (long i = 0; i < n; i++) {
     fputs("          ", f);
-    for (int c = 0; c < ncomp; c++)
-      fprintf(f, c ? " %.17g" : "%.17g", data[i * ncomp + c]);
+    for (int c = 0; c < ncomp; c++) fprintf(f, c ? " %.17g" : "%.17g", data[i * ncomp + c]);
     fputc('\n', f);
   }
   fputs("        </DataArray>\n", f);
@@ -80,8 +79,8 @@ static void write_array(FILE *f, const char *name, int ncomp, const double *data
 /* the grid in ASCII: cells given by offset/conn/type, or every cell a tet
  * (offset == NULL, conn = ncell x 4) */
 static JlResult write_grid_ascii(const char *path, int nnode, const double *x, int ncell, const int *offset,
-                           const int *conn, const unsigned char *type, int nfield, const JlVtuField *field,
-                           char *err, size_t errsz) {
+                                 const int *conn, const unsigned char *type, int nfield, const JlVtuField *field,
+                                 char *err, size_t errsz) {
   char tmp[4096];
   FILE *f = open_vtk(path, "UnstructuredGrid", tmp, sizeof tmp, err, errsz);
   if (!f) return JL_ERR_SYSTEM;
@@ -91,27 +90,32 @@ static JlResult write_grid_ascii(const char *path, int nnode, const double *x, i
   for (int pass = 0; pass < 2; pass++) {
     fputs(pass ? "      <CellData>\n" : "      <PointData>\n", f);
     for (int k = 0; k < nfield; k++)
-      if (field[k].on_cells == pass)
-        write_array(f, field[k].name, field[k].ncomp, field[k].data, pass ? ncell : nnode);
+      if (field[k].on_cells == pass) write_array(f, field[k].name, field[k].ncomp, field[k].data, pass ? ncell : nnode);
     fputs(pass ? "      </CellData>\n" : "      </PointData>\n", f);
   }
 
   /* points, then cells: one line of node ids per cell, end offsets, types */
   fputs("      <Points>\n", f);
   write_array(f, "position", 3, x, nnode);
-  fputs("      </Points>\n      <Cells>\n"
-        "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n", f);
+  fputs(
+      "      </Points>\n      <Cells>\n"
+      "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n",
+      f);
   for (int c = 0; c < ncell; c++) {
     int lo = offset ? offset[c] : 4 * c, hi = offset ? offset[c + 1] : 4 * (c + 1);
     fputs("         ", f);
     for (int k = lo; k < hi; k++) fprintf(f, " %d", conn[k]);
     fputc('\n', f);
   }
-  fputs("        </DataArray>\n"
-        "        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n", f);
+  fputs(
+      "        </DataArray>\n"
+      "        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n",
+      f);
   for (int c = 0; c < ncell; c++) fprintf(f, "          %d\n", offset ? offset[c + 1] : 4 * (c + 1));
-  fputs("        </DataArray>\n"
-        "        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n", f);
+  fputs(
+      "        </DataArray>\n"
+      "        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n",
+      f);
   for (int c = 0; c < ncell; c++) fprintf(f, "          %d\n", type ? type[c] : JL_VTK_TETRA);
   fputs("        </DataArray>\n      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n", f);
   return close_tmp(f, tmp, path, err, errsz);
@@ -149,7 +153,7 @@ void jl_vtk_cache_free(JlVtkCache *c) {
 typedef struct Appended {
   unsigned char *data;
   size_t n, cap;
-  int failed; /* compress2 refused (out of memory) */
+  int failed;        /* compress2 refused (out of memory) */
   JlVtkCache *cache; /* may be NULL */
   int index;         /* arrays appended so far: the cache entry of the next */
 } Appended;
@@ -253,10 +257,13 @@ static int vtk_open(Vtk *v, const char *path, const char *type, JlVtkEncoding en
   v->f = open_tmp(path, v->tmp, sizeof v->tmp, err, errsz);
   if (!v->f) return 0;
   if (enc == JL_VTK_BINARY)
-    fprintf(v->f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"%s\" version=\"1.0\" byte_order=\"LittleEndian\" "
-                  "header_type=\"UInt64\" compressor=\"vtkZLibDataCompressor\">\n  <%s>\n", type, type);
+    fprintf(v->f,
+            "<?xml version=\"1.0\"?>\n<VTKFile type=\"%s\" version=\"1.0\" byte_order=\"LittleEndian\" "
+            "header_type=\"UInt64\" compressor=\"vtkZLibDataCompressor\">\n  <%s>\n",
+            type, type);
   else
-    fprintf(v->f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"%s\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <%s>\n",
+    fprintf(v->f,
+            "<?xml version=\"1.0\"?>\n<VTKFile type=\"%s\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <%s>\n",
             type, type);
   return 1;
 }
@@ -279,9 +286,12 @@ static void vtk_array(Vtk *v, const char *vtk_type, const char *name, int ncomp,
     fputs("          ", v->f);
     for (int c = 0; c < ncomp; c++) {
       size_t k = (size_t)i * (size_t)ncomp + (size_t)c;
-      if (width == 8) fprintf(v->f, c ? " %.17g" : "%.17g", ((const double *)data)[k]);
-      else if (width == 4) fprintf(v->f, c ? " %d" : "%d", ((const int *)data)[k]);
-      else fprintf(v->f, c ? " %d" : "%d", ((const unsigned char *)data)[k]);
+      if (width == 8)
+        fprintf(v->f, c ? " %.17g" : "%.17g", ((const double *)data)[k]);
+      else if (width == 4)
+        fprintf(v->f, c ? " %d" : "%d", ((const int *)data)[k]);
+      else
+        fprintf(v->f, c ? " %d" : "%d", ((const unsigned char *)data)[k]);
     }
     fputc('\n', v->f);
   }
@@ -358,9 +368,8 @@ JlResult jl_vtu_write(const char *path, JlVtkEncoding enc, int nnode, const doub
   return write_grid(path, enc, nnode, x, ntet, NULL, tet, NULL, nfield, field, NULL, err, errsz);
 }
 
-JlResult jl_vtu_write_cells(const char *path, JlVtkEncoding enc, int nnode, const double *x,
-                            const JlVtuCells *cells, int nfield, const JlVtuField *field, JlVtkCache *cache,
-                            char *err, size_t errsz) {
+JlResult jl_vtu_write_cells(const char *path, JlVtkEncoding enc, int nnode, const double *x, const JlVtuCells *cells,
+                            int nfield, const JlVtuField *field, JlVtkCache *cache, char *err, size_t errsz) {
   JL_ASSERT(cells && cells->ncell >= 0, "jl_vtu_write_cells: cells must not be NULL");
   JL_ASSERT(cells->ncell == 0 || (cells->offset && cells->conn && cells->type),
             "jl_vtu_write_cells: offset, conn and type must not be NULL when ncell > 0");
@@ -392,9 +401,8 @@ static int polylines(int nseg, const int *seg, int *conn, int *offset) {
   return nrun;
 }
 
-JlResult jl_vtp_write(const char *path, JlVtkEncoding enc, int nvert, const double *x, const double *normal,
-                      int ntri, const int *tri, int nseg, const int *seg, JlVtkCache *cache, char *err,
-                      size_t errsz) {
+JlResult jl_vtp_write(const char *path, JlVtkEncoding enc, int nvert, const double *x, const double *normal, int ntri,
+                      const int *tri, int nseg, const int *seg, JlVtkCache *cache, char *err, size_t errsz) {
   JL_ASSERT(enc >= 0 && enc < JL_VTK_ENCODING_COUNT, "jl_vtp_write: enc must be JL_VTK_BINARY or JL_VTK_ASCII");
   JL_ASSERT(ntri == 0 || tri, "jl_vtp_write: tri must not be NULL when ntri > 0");
   JL_ASSERT(nseg == 0 || seg, "jl_vtp_write: seg must not be NULL when nseg > 0");
@@ -409,8 +417,10 @@ JlResult jl_vtp_write(const char *path, JlVtkEncoding enc, int nvert, const doub
     JL_FREE_ALL(line_conn, line_off, tri_off);
     return JL_ERR_SYSTEM;
   }
-  fprintf(v.f, "    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" NumberOfStrips=\"0\" "
-               "NumberOfPolys=\"%d\">\n", nvert, nrun, ntri);
+  fprintf(v.f,
+          "    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" NumberOfStrips=\"0\" "
+          "NumberOfPolys=\"%d\">\n",
+          nvert, nrun, ntri);
   if (normal) {
     fputs("      <PointData Normals=\"Normals\">\n", v.f);
     vtk_array(&v, "Float64", "Normals", 3, normal, nvert);
@@ -440,23 +450,34 @@ JlResult jl_vtp_write(const char *path, JlVtkEncoding enc, int nvert, const doub
 static void put_xml(FILE *f, const char *s) {
   for (; *s; s++) {
     switch (*s) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    default: fputc(*s, f);
+      case '&':
+        fputs("&amp;", f);
+        break;
+      case '<':
+        fputs("&lt;", f);
+        break;
+      case '>':
+        fputs("&gt;", f);
+        break;
+      case '"':
+        fputs("&quot;", f);
+        break;
+      default:
+        fputc(*s, f);
     }
   }
 }
 
-JlResult jl_vtm_write(const char *path, const char *grid, int nbody, const char *const *name,
-                      const char *const *file, char *err, size_t errsz) {
+JlResult jl_vtm_write(const char *path, const char *grid, int nbody, const char *const *name, const char *const *file,
+                      char *err, size_t errsz) {
   char tmp[4096];
   FILE *f = open_tmp(path, tmp, sizeof tmp, err, errsz);
   if (!f) return JL_ERR_SYSTEM;
-  fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" "
-        "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <vtkMultiBlockDataSet>\n"
-        "    <DataSet index=\"0\" name=\"grid\" file=\"", f);
+  fputs(
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" "
+      "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <vtkMultiBlockDataSet>\n"
+      "    <DataSet index=\"0\" name=\"grid\" file=\"",
+      f);
   put_xml(f, grid);
   fputs("\"/>\n    <Block index=\"1\" name=\"bodies\">\n", f);
   for (int b = 0; b < nbody; b++) {
@@ -470,8 +491,8 @@ JlResult jl_vtm_write(const char *path, const char *grid, int nbody, const char 
   return close_tmp(f, tmp, path, err, errsz);
 }
 
-JlResult jl_pvd_write(const char *path, int nfile, const double *time,
-                      const char *const *file, char *err, size_t errsz) {
+JlResult jl_pvd_write(const char *path, int nfile, const double *time, const char *const *file, char *err,
+                      size_t errsz) {
   char tmp[4096];
   FILE *f = open_vtk(path, "Collection", tmp, sizeof tmp, err, errsz);
   if (!f) return JL_ERR_SYSTEM;
@@ -481,8 +502,7 @@ JlResult jl_pvd_write(const char *path, int nfile, const double *time,
   return close_tmp(f, tmp, path, err, errsz);
 }
 
-JlResult jl_obj_write(const char *path, int nvert, const double *x,
-                      const double *normal, int ntri, const int *tri,
+JlResult jl_obj_write(const char *path, int nvert, const double *x, const double *normal, int ntri, const int *tri,
                       int two_sided, char *err, size_t errsz) {
   char tmp[4096];
   FILE *f = open_tmp(path, tmp, sizeof tmp, err, errsz);
@@ -491,14 +511,12 @@ JlResult jl_obj_write(const char *path, int nvert, const double *x,
   int sides = two_sided ? 2 : 1;
   /* vertices (and for two sides their copy), then normals, negated on the copy */
   for (int side = 0; side < sides; side++)
-    for (int i = 0; i < nvert; i++)
-      fprintf(f, "v %.17g %.17g %.17g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+    for (int i = 0; i < nvert; i++) fprintf(f, "v %.17g %.17g %.17g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2]);
   if (normal)
     for (int side = 0; side < sides; side++) {
       double sign = side ? -1.0 : 1.0;
       for (int i = 0; i < nvert; i++)
-        fprintf(f, "vn %.9g %.9g %.9g\n", sign * normal[3 * i], sign * normal[3 * i + 1],
-                sign * normal[3 * i + 2]);
+        fprintf(f, "vn %.9g %.9g %.9g\n", sign * normal[3 * i], sign * normal[3 * i + 1], sign * normal[3 * i + 2]);
     }
   /* front faces; the back faces on the copy, wound the other way round */
   for (int side = 0; side < sides; side++)
@@ -518,15 +536,14 @@ JlResult jl_obj_write(const char *path, int nvert, const double *x,
   return close_tmp(f, tmp, path, err, errsz);
 }
 
-JlResult jl_obj_write_lines(const char *path, int nvert, const double *x, int nseg, const int *seg,
-                            char *err, size_t errsz) {
+JlResult jl_obj_write_lines(const char *path, int nvert, const double *x, int nseg, const int *seg, char *err,
+                            size_t errsz) {
   JL_ASSERT(nseg == 0 || seg, "jl_obj_write_lines: seg must not be NULL when nseg > 0");
   char tmp[4096];
   FILE *f = open_tmp(path, tmp, sizeof tmp, err, errsz);
   if (!f) return JL_ERR_SYSTEM;
   fputs("# written by jelly\n", f);
-  for (int i = 0; i < nvert; i++)
-    fprintf(f, "v %.17g %.17g %.17g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+  for (int i = 0; i < nvert; i++) fprintf(f, "v %.17g %.17g %.17g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2]);
   /* one "l" per run of segments that continue each other */
   for (int s = 0; s < nseg; s++) {
     if (s == 0 || seg[2 * s] != seg[2 * s - 1]) fprintf(f, s ? "\nl %d" : "l %d", seg[2 * s] + 1);

@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* JlOverlap.b for the ground plane; obstacle o is JL_OVERLAP_OBSTACLE(o) = -2 - o. */
-#define JL_OVERLAP_GROUND (-1)
+#define JL_OVERLAP_GROUND      (-1)
 #define JL_OVERLAP_OBSTACLE(o) (-2 - (o))
 
 /* Penetrations no deeper than this (m) count as touching, not overlapping:

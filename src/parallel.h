@@ -15,7 +15,7 @@
 
 #ifdef _OPENMP
 #define JL_OMP_STR_(x) #x
-#define JL_OMP(x) _Pragma(JL_OMP_STR_(x))
+#define JL_OMP(x)      _Pragma(JL_OMP_STR_(x))
 #else
 #define JL_OMP(x)
 #endif

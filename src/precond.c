@@ -43,36 +43,36 @@
 #include "mesh/vec3.h"
 #include "src/parallel.h"
 
-#define JL_PRECOND_AGG_SIZE 150  /* nodes per aggregate, at least (but for a body's last) */
-#define JL_PRECOND_AGG_MAX 40    /* aggregates per body at most: the coarse block is 6 x this square */
+#define JL_PRECOND_AGG_SIZE 150 /* nodes per aggregate, at least (but for a body's last) */
+#define JL_PRECOND_AGG_MAX  40  /* aggregates per body at most: the coarse block is 6 x this square */
 
 const char *const jl_precond_names[JL_PRECOND_COUNT] = {"jacobi", "two_level"};
 
 struct JlPrecond {
-  int n;                /* nodes */
-  double *dinv;         /* 9 n: inverse diagonal blocks (0 at pinned nodes) */
+  int n;                       /* nodes */
+  double *dinv;                /* 9 n: inverse diagonal blocks (0 at pinned nodes) */
   const unsigned char *pinned; /* the model's pin mask at the last begin */
   int nagg;
-  int *node_agg;        /* n: aggregate, -1 for none (pinned at creation) */
+  int *node_agg;             /* n: aggregate, -1 for none (pinned at creation) */
   int *agg_start, *agg_node; /* nagg + 1 / n: each aggregate's nodes, ascending */
   int nbody;
-  int *body_agg;        /* nbody + 1: aggregates of each body, contiguous */
-  int *agg_body;        /* nagg: the body of each aggregate */
-  size_t *ac_off;       /* nbody + 1: offset of each body's dense coarse block */
-  double *ac;           /* the coarse blocks (dim 6 x aggregates of the body, square) */
-  unsigned char *dead;  /* 6 nagg: coarse unknowns dropped as singular */
-  double *rel;          /* 3 n: x_i - c_a at the last begin */
-  double *dprime;       /* 9 n: A's diagonal blocks less the pair terms' */
-  double *diag;         /* 9 n: A's diagonal blocks the preconditioner was set up with */
-  double *ac_raw;       /* the coarse blocks before factoring (jl_precond_update starts from them) */
-  double *center;       /* 3 nagg */
+  int *body_agg;       /* nbody + 1: aggregates of each body, contiguous */
+  int *agg_body;       /* nagg: the body of each aggregate */
+  size_t *ac_off;      /* nbody + 1: offset of each body's dense coarse block */
+  double *ac;          /* the coarse blocks (dim 6 x aggregates of the body, square) */
+  unsigned char *dead; /* 6 nagg: coarse unknowns dropped as singular */
+  double *rel;         /* 3 n: x_i - c_a at the last begin */
+  double *dprime;      /* 9 n: A's diagonal blocks less the pair terms' */
+  double *diag;        /* 9 n: A's diagonal blocks the preconditioner was set up with */
+  double *ac_raw;      /* the coarse blocks before factoring (jl_precond_update starts from them) */
+  double *center;      /* 3 nagg */
   /* jl_precond_pairs' plan for one list of pair terms (the springs'): per
    * node and per aggregate the terms that touch it, ascending */
-  const int *plan_ij;   /* the list the plan is for; NULL = none yet */
+  const int *plan_ij; /* the list the plan is for; NULL = none yet */
   int plan_count;
-  int *node_pair_start, *node_pair;  /* n + 1 / 2 count */
-  int *agg_pair_start, *agg_pair;    /* nagg + 1 / at most 2 count */
-  double *rc;           /* 6 nagg: coarse vector */
+  int *node_pair_start, *node_pair; /* n + 1 / 2 count */
+  int *agg_pair_start, *agg_pair;   /* nagg + 1 / at most 2 count */
+  double *rc;                       /* 6 nagg: coarse vector */
 };
 
 /* neighbours of node i through the springs (the model's node-spring CSR) */
@@ -192,8 +192,8 @@ JlPrecond *jl_precond_create(const JlModel *m, JlPrecondKind kind) {
 void jl_precond_free(JlPrecond *p) {
   if (!p) return;
   JL_FREE_ALL(p->dinv, p->node_agg, p->agg_start, p->agg_node, p->body_agg, p->agg_body, p->ac_off, p->ac, p->dead,
-              p->rel, p->dprime, p->center, p->rc, p->ac_raw, p->diag, p->node_pair_start,
-              p->node_pair, p->agg_pair_start, p->agg_pair);
+              p->rel, p->dprime, p->center, p->rc, p->ac_raw, p->diag, p->node_pair_start, p->node_pair,
+              p->agg_pair_start, p->agg_pair);
   free(p);
 }
 
@@ -272,7 +272,7 @@ void jl_precond_block(void *ctx, int i, int j, const double C[9]) {
   if (i == j || p->pinned[i] || p->pinned[j]) return;
   int a = p->node_agg[i], b = p->node_agg[j];
   if (a < 0 || b < 0 || p->agg_body[a] != p->agg_body[b]) return; /* elements never join bodies */
-  double ct[9]; /* A_ji = A_ij^T */
+  double ct[9];                                                   /* A_ji = A_ij^T */
   for (int u = 0; u < 3; u++)
     for (int v = 0; v < 3; v++) ct[3 * u + v] = C[3 * v + u];
   int body = p->agg_body[a], dim = coarse_dim(p, body);

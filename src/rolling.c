@@ -58,59 +58,59 @@
 enum { ROLL_STICK, ROLL_SLIDE };
 
 typedef struct Frame {
-  int ok;          /* an unpinned volume body with a regular orientation */
-  double mass;     /* kg */
-  double c[3];     /* m, centre of mass at the step's start */
-  double Iinv[9];  /* 1/(kg m^2): inverse inertia tensor about c */
-  double R[9];     /* orientation (polar decomposition against the initial shape) */
-  double inertia;  /* kg m^2: trace(I)/3 */
+  int ok;         /* an unpinned volume body with a regular orientation */
+  double mass;    /* kg */
+  double c[3];    /* m, centre of mass at the step's start */
+  double Iinv[9]; /* 1/(kg m^2): inverse inertia tensor about c */
+  double R[9];    /* orientation (polar decomposition against the initial shape) */
+  double inertia; /* kg m^2: trace(I)/3 */
 } Frame;
 
 typedef JlLoad Load;
 
 typedef struct Pair {
-  int a, b;        /* a: a volume body; b: a body (rolls too when its frame is ok) or >= nbody (static) */
-  int mode;        /* ROLL_STICK / ROLL_SLIDE */
+  int a, b; /* a: a volume body; b: a body (rolls too when its frame is ok) or >= nbody (static) */
+  int mode; /* ROLL_STICK / ROLL_SLIDE */
   int pad;
-  double n[3];     /* unit contact normal pushing a */
-  double load;     /* N */
-  double lever;    /* m */
-  double k, c;     /* N m/rad, N m s/rad */
-  double inertia;  /* kg m^2: the pair's reduced moment of inertia about the contact */
-  double cap;      /* N m: mu_r N l */
-  double phi0[3];  /* rad: tangential deviation at the step's start, on the cone */
-  double w0;       /* rad/s: tangential relative angular speed at the step's start */
-  double wv;       /* rad/s, rolling: the speed the viscosity is lagged on (src/penalty.h jl_slide_lag_speed) */
-  double D[9];     /* a dtau/dphi + b dtau/domega at the last linearize (P_n folded in) */
+  double n[3];    /* unit contact normal pushing a */
+  double load;    /* N */
+  double lever;   /* m */
+  double k, c;    /* N m/rad, N m s/rad */
+  double inertia; /* kg m^2: the pair's reduced moment of inertia about the contact */
+  double cap;     /* N m: mu_r N l */
+  double phi0[3]; /* rad: tangential deviation at the step's start, on the cone */
+  double w0;      /* rad/s: tangential relative angular speed at the step's start */
+  double wv;      /* rad/s, rolling: the speed the viscosity is lagged on (src/penalty.h jl_slide_lag_speed) */
+  double D[9];    /* a dtau/dphi + b dtau/domega at the last linearize (P_n folded in) */
 } Pair;
 
 typedef struct Anchor {
   int a, b;
-  double A[9];     /* R_b^T R_a when the deviation was zero */
-  double w0;       /* rad/s: the pair's tangential angular speed at that step's start */
+  double A[9]; /* R_b^T R_a when the deviation was zero */
+  double w0;   /* rad/s: the pair's tangential angular speed at that step's start */
 } Anchor;
 
 typedef struct Rolling {
   const JlForce *contacts, *ground;
   double mu, mu_ground; /* rolling resistance coefficients: bodies and obstacles, the ground plane */
-  int implicit;    /* 1: in an implicit solve (refine); else explicit steps: stiffness and damping held stable */
-  double h;        /* s, the step begun */
+  int implicit;         /* 1: in an implicit solve (refine); else explicit steps: stiffness and damping held stable */
+  double h;             /* s, the step begun */
   int nbody, nnode;
-  Frame *frame;    /* nbody */
-  double *C;       /* nbody x 3: centre of mass of the initial positions */
-  double *xs;      /* nnode x 3: positions at the step's start */
-  double *mr;      /* nnode x 3: m_i (xs_i - c) of the rolling bodies' nodes (lever_arms) */
-  double *part;    /* 3 x blocks of nnode: body_rotations' block sums */
+  Frame *frame;       /* nbody */
+  double *C;          /* nbody x 3: centre of mass of the initial positions */
+  double *xs;         /* nnode x 3: positions at the step's start */
+  double *mr;         /* nnode x 3: m_i (xs_i - c) of the rolling bodies' nodes (lever_arms) */
+  double *part;       /* 3 x blocks of nnode: body_rotations' block sums */
   double *part_small; /* 6 x nbody: the block sums of the bodies of at most JL_PAR_MIN_LIGHT nodes (two blocks each) */
   int nload, loadcap;
   Load *load;
   int npair, paircap;
   Pair *pair;
   int nanchor, anchorcap, nfresh, freshcap;
-  Anchor *anchor;  /* sorted by (a, b): what the last step left */
-  Anchor *fresh;   /* the anchors this step leaves (swapped in at its end of begin_step) */
-  double *tau;     /* nbody x 3 scratch: torque per body */
-  double *th;      /* nbody x 3 scratch: J u per body */
+  Anchor *anchor; /* sorted by (a, b): what the last step left */
+  Anchor *fresh;  /* the anchors this step leaves (swapped in at its end of begin_step) */
+  double *tau;    /* nbody x 3 scratch: torque per body */
+  double *th;     /* nbody x 3 scratch: J u per body */
 } Rolling;
 
 /* ---------------------------------------------------------------- 3x3 helpers */
@@ -262,8 +262,8 @@ static void lever_arms(Rolling *ro, const JlModel *m) {
  * of more than JL_PAR_MIN_LIGHT nodes splits its blocks over the threads;
  * the smaller bodies are shared out whole, one thread summing each (a pile
  * of small bodies would otherwise run on one thread). */
-static void body_sum(const Rolling *ro, const JlBody *bd, const double *u, int subtract_xs, double *part,
-                     int threads, double s[3]) {
+static void body_sum(const Rolling *ro, const JlBody *bd, const double *u, int subtract_xs, double *part, int threads,
+                     double s[3]) {
   (void)threads; /* without OpenMP */
   int n = bd->node_count, i0 = bd->node_begin, nb = jl_nblock(n);
   const double *restrict mr = ro->mr, *restrict xs = ro->xs;
@@ -346,9 +346,11 @@ static void apply_torques(const Rolling *ro, const JlModel *m, const double *tau
   double al[3];
   JL_OMP(omp parallel for schedule(dynamic, 1) private(al) if (small > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(threads)))
   for (int b = 0; b < m->nbody; b++)
-    if (m->body[b].node_count <= JL_PAR_MIN_LIGHT && body_alpha(ro, tau, b, al)) body_torque(ro, &m->body[b], al, out, 1);
+    if (m->body[b].node_count <= JL_PAR_MIN_LIGHT && body_alpha(ro, tau, b, al))
+      body_torque(ro, &m->body[b], al, out, 1);
   for (int b = 0; b < m->nbody; b++)
-    if (m->body[b].node_count > JL_PAR_MIN_LIGHT && body_alpha(ro, tau, b, al)) body_torque(ro, &m->body[b], al, out, threads);
+    if (m->body[b].node_count > JL_PAR_MIN_LIGHT && body_alpha(ro, tau, b, al))
+      body_torque(ro, &m->body[b], al, out, threads);
 }
 
 /* ---------------------------------------------------------------- pairs */
@@ -629,7 +631,9 @@ static int rolling_refine(JlForce *e, const JlModel *m, const double *x1, const 
 
 static void rolling_free(void *self) {
   Rolling *ro = self;
-  if (ro) JL_FREE_ALL(ro->frame, ro->C, ro->xs, ro->mr, ro->part, ro->part_small, ro->load, ro->pair, ro->anchor, ro->fresh, ro->tau, ro->th);
+  if (ro)
+    JL_FREE_ALL(ro->frame, ro->C, ro->xs, ro->mr, ro->part, ro->part_small, ro->load, ro->pair, ro->anchor, ro->fresh,
+                ro->tau, ro->th);
   free(ro);
 }
 
@@ -690,8 +694,8 @@ static int rolling_history_load(JlForce *e, const JlModel *m, const unsigned cha
   int h[ROLL_HEADER];
   if (n < sizeof h + sizeof(double)) return 0;
   memcpy(h, in, sizeof h);
-  if (h[0] != (int)sizeof(Pair) || h[1] != (int)sizeof(Anchor) || h[2] != (int)sizeof(Frame) || h[3] < 0 ||
-      h[4] < 0 || h[5] != m->nbody || h[6] != m->nnode || (h[7] != 0 && h[7] != 1))
+  if (h[0] != (int)sizeof(Pair) || h[1] != (int)sizeof(Anchor) || h[2] != (int)sizeof(Frame) || h[3] < 0 || h[4] < 0 ||
+      h[5] != m->nbody || h[6] != m->nnode || (h[7] != 0 && h[7] != 1))
     return 0;
   size_t body = n - sizeof h - sizeof(double);
   if ((size_t)h[3] > body / sizeof(Pair)) return 0;
@@ -740,11 +744,18 @@ static void rolling_couple(const JlForce *e, const JlModel *m, int *group) {
     if (ro->pair[q].b < m->nbody) jl_uf_union(group, ro->pair[q].a, ro->pair[q].b);
 }
 
-static const JlForceOps rolling_ops = {.name = "rolling", .kind = JL_FORCE_ROLLING, .force = rolling_force,
-    .linearize = rolling_linearize, .multiply = rolling_multiply, .free_self = rolling_free,
-    .begin_step = rolling_begin, .refine = rolling_refine, .couple = rolling_couple,
-    .history_size = rolling_history_size,
-    .history_save = rolling_history_save, .history_load = rolling_history_load};
+static const JlForceOps rolling_ops = {.name = "rolling",
+                                       .kind = JL_FORCE_ROLLING,
+                                       .force = rolling_force,
+                                       .linearize = rolling_linearize,
+                                       .multiply = rolling_multiply,
+                                       .free_self = rolling_free,
+                                       .begin_step = rolling_begin,
+                                       .refine = rolling_refine,
+                                       .couple = rolling_couple,
+                                       .history_size = rolling_history_size,
+                                       .history_save = rolling_history_save,
+                                       .history_load = rolling_history_load};
 
 JlForce *jl_rolling_create(const JlModel *m, const JlForce *contacts, const JlForce *ground) {
   const JlWorldDef *wd = &m->world;

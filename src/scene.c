@@ -10,7 +10,6 @@
  * errors name the line and column. */
 #define _POSIX_C_SOURCE 200809L
 #include "src/scene_internal.h"
-#include "src/settings.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -28,40 +27,69 @@
  * mesh files (their size is capped on import) */
 static double shape_triangles(const JlSceneBody *b) {
   switch (b->shape) {
-    case JL_SHAPE_BOX: return jl_shape_box_triangles(b->size, b->shape_resolution);
-    case JL_SHAPE_SPHERE: return jl_shape_sphere_triangles(b->radius, b->shape_resolution);
-    case JL_SHAPE_TORUS: return jl_shape_torus_triangles(b->major, b->minor, b->shape_resolution);
-    case JL_SHAPE_GRID: return 2.0 * b->grid_cells[0] * b->grid_cells[1];
-    case JL_SHAPE_CHAIN: return b->chain_segments;
-    default: return 0.0;
+    case JL_SHAPE_BOX:
+      return jl_shape_box_triangles(b->size, b->shape_resolution);
+    case JL_SHAPE_SPHERE:
+      return jl_shape_sphere_triangles(b->radius, b->shape_resolution);
+    case JL_SHAPE_TORUS:
+      return jl_shape_torus_triangles(b->major, b->minor, b->shape_resolution);
+    case JL_SHAPE_GRID:
+      return 2.0 * b->grid_cells[0] * b->grid_cells[1];
+    case JL_SHAPE_CHAIN:
+      return b->chain_segments;
+    default:
+      return 0.0;
   }
 }
 
 /* The keys of each scene object (docs/scenes.md has a row for each: tests/test_scene.c
- * keys_documented); the "ground" and "contact" sections' are the settings table's (src/settings.h). */
-static const char *const SHAPE_KEYS[] = {"type", "size", "radius", "major", "minor", "resolution",
-                                            "cells", "length", "segments", NULL};
+ * keys_documented); the "ground" and "contact" sections' are the settings table's (src/model.h, JL_WORLD_SETTINGS). */
+static const char *const SHAPE_KEYS[] = {"type",       "size",  "radius", "major",    "minor",
+                                         "resolution", "cells", "length", "segments", NULL};
 static const char *const PIN_KEYS[] = {"box", "nodes", NULL};
 static const char *const TETGEN_KEYS[] = {"mode", "max_volume", "quality", "keep_surface", "resolution", "seed", NULL};
 static const char *const MESH_KEYS[] = {"vertices", "triangles", NULL};
-static const char *const BODY_KEYS[] = {
-    "name", "kind", "mesh", "shape", "tetgen", "density", "stiffness", "young_modulus", "damping",
-    "shear_stiffness", "bend_stiffness", "stretch_limit", "translate", "rotate_deg", "scale",
-    "units", "velocity", "angular_velocity", "pin", "self_collision", "thickness", "radius", "poisson_ratio",
-    "volume_stiffness", "calibrate", "surface", "material_damping", "plausibility_check", NULL};
-static const char *const OBSTACLE_KEYS[] = {"type", "size", "radius", "length", "translate", "rotate_deg",
-                                               "mesh", "scale", NULL};
-static const char *const TOP_KEYS[] = {"description", "duration", "fps", "dt", "integrator",
-                                          "gravity", "solver", "adaptive", "ground", "bodies",
-                                          "threads", "contact", "obstacles", "wind", NULL};
-static const char *const SOLVER_KEYS[] = {"tolerance", "max_iterations", "max_strain",
-                                             "max_strain_change", "preconditioner", "velocity_tolerance", NULL};
+static const char *const BODY_KEYS[] = {"name",
+                                        "kind",
+                                        "mesh",
+                                        "shape",
+                                        "tetgen",
+                                        "density",
+                                        "stiffness",
+                                        "young_modulus",
+                                        "damping",
+                                        "shear_stiffness",
+                                        "bend_stiffness",
+                                        "stretch_limit",
+                                        "translate",
+                                        "rotate_deg",
+                                        "scale",
+                                        "units",
+                                        "velocity",
+                                        "angular_velocity",
+                                        "pin",
+                                        "self_collision",
+                                        "thickness",
+                                        "radius",
+                                        "poisson_ratio",
+                                        "volume_stiffness",
+                                        "calibrate",
+                                        "surface",
+                                        "material_damping",
+                                        "plausibility_check",
+                                        NULL};
+static const char *const OBSTACLE_KEYS[] = {"type",       "size", "radius", "length", "translate",
+                                            "rotate_deg", "mesh", "scale",  NULL};
+static const char *const TOP_KEYS[] = {"description", "duration", "fps",       "dt",     "integrator",
+                                       "gravity",     "solver",   "adaptive",  "ground", "bodies",
+                                       "threads",     "contact",  "obstacles", "wind",   NULL};
+static const char *const SOLVER_KEYS[] = {"tolerance",      "max_iterations",     "max_strain", "max_strain_change",
+                                          "preconditioner", "velocity_tolerance", NULL};
 static const char *const WIND_KEYS[] = {"velocity", "gust", "period", "drag", NULL};
 
 static const JlSceneKeys SCENE_KEYS[] = {
-    {"", TOP_KEYS},          {"solver", SOLVER_KEYS}, {"wind", WIND_KEYS},     {"", OBSTACLE_KEYS},
-    {"", BODY_KEYS}, {"shape", SHAPE_KEYS},   {"pin", PIN_KEYS},       {"tetgen", TETGEN_KEYS},
-    {"mesh", MESH_KEYS},
+    {"", TOP_KEYS},        {"solver", SOLVER_KEYS}, {"wind", WIND_KEYS},     {"", OBSTACLE_KEYS}, {"", BODY_KEYS},
+    {"shape", SHAPE_KEYS}, {"pin", PIN_KEYS},       {"tetgen", TETGEN_KEYS}, {"mesh", MESH_KEYS},
 };
 
 const JlSceneKeys *jl_scene_keys(int *n) {
@@ -126,7 +154,8 @@ static JlResult parse_shape(const JlSceneCtx *c, const cJSON *o, const char *pat
     v = cJSON_GetObjectItemCaseSensitive(o, "cells");
     jl_scene_key_path(kp, sizeof kp, path, "cells");
     if (v) {
-      if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2) return jl_scene_bad(c, kp, "expected [nx, ny] (whole numbers >= 1)", 0);
+      if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2)
+        return jl_scene_bad(c, kp, "expected [nx, ny] (whole numbers >= 1)", 0);
       for (int i = 0; i < 2; i++) {
         const cJSON *e = cJSON_GetArrayItem(v, i);
         if (!cJSON_IsNumber(e) || !(e->valuedouble >= 1) || e->valuedouble > 2000 ||
@@ -136,8 +165,9 @@ static JlResult parse_shape(const JlSceneCtx *c, const cJSON *o, const char *pat
       }
       double cells = (double)b->grid_cells[0] * b->grid_cells[1];
       if (cells > SCENE_MAX_CLOTH_CELLS)
-        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: %d x %d is %.3g cells (at most %d per cloth); use fewer cells",
-                       c->file, kp, b->grid_cells[0], b->grid_cells[1], cells, SCENE_MAX_CLOTH_CELLS);
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                       "%s: %s: %d x %d is %.3g cells (at most %d per cloth); use fewer cells", c->file, kp,
+                       b->grid_cells[0], b->grid_cells[1], cells, SCENE_MAX_CLOTH_CELLS);
     }
   } else if (strcmp(type, "chain") == 0) {
     /* rope or hair strand: "length" (m), "segments" */
@@ -148,8 +178,8 @@ static JlResult parse_shape(const JlSceneCtx *c, const cJSON *o, const char *pat
     TRY(jl_scene_get_num(c, o, path, "length", &b->chain_length, 0, 1, 1e6));
     TRY(jl_scene_get_int(c, o, path, "segments", &b->chain_segments, 1, SCENE_MAX_ROPE_SEGMENTS));
   } else {
-    return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
-                   "%s: %s: unknown shape '%s' (box, sphere, torus, grid or chain)", c->file, kp, type);
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: unknown shape '%s' (box, sphere, torus, grid or chain)",
+                   c->file, kp, type);
   }
   /* generated surfaces: the triangle count is known before anything is made */
   if (volume) {
@@ -158,7 +188,8 @@ static JlResult parse_shape(const JlSceneCtx *c, const cJSON *o, const char *pat
       jl_scene_key_path(kp, sizeof kp, path, "resolution");
       return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
                      "%s: %s: %g m makes a %s of %.3g triangles (at most %d per generated shape); "
-                     "use a coarser resolution", c->file, kp, b->shape_resolution, type, ntri, JL_SHAPE_MAX_TRIANGLES);
+                     "use a coarser resolution",
+                     c->file, kp, b->shape_resolution, type, ntri, JL_SHAPE_MAX_TRIANGLES);
     }
   }
   return JL_OK;
@@ -179,8 +210,7 @@ static JlResult parse_pin(const JlSceneCtx *c, const cJSON *o, const char *path,
         return jl_scene_bad(c, kp, "expected [[xmin, ymin, zmin], [xmax, ymax, zmax]]", 0);
       for (int i = 0; i < 3; i++) {
         const cJSON *e = cJSON_GetArrayItem(corner, i);
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
-          return jl_scene_bad(c, kp, "expected finite numbers", 0);
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return jl_scene_bad(c, kp, "expected finite numbers", 0);
         b->def.pin_box[k][i] = e->valuedouble;
       }
     }
@@ -197,8 +227,7 @@ static JlResult parse_pin(const JlSceneCtx *c, const cJSON *o, const char *path,
     b->pin_nodes = jl_calloc((size_t)n, sizeof(int));
     int i = 0;
     for (const cJSON *e = nodes->child; e; e = e->next, i++) {
-      if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble > 2e9 ||
-          e->valuedouble != floor(e->valuedouble))
+      if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble > 2e9 || e->valuedouble != floor(e->valuedouble))
         return jl_scene_bad(c, kp, "node indices must be whole numbers >= 0", 0);
       b->pin_nodes[i] = (int)e->valuedouble;
     }
@@ -224,8 +253,8 @@ static JlResult parse_tetgen(const JlSceneCtx *c, const cJSON *o, const char *pa
     else if (strcmp(mode, "embedded") == 0)
       t->mode = JL_TETGEN_EMBEDDED;
     else
-      return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
-                     "%s: %s.mode: unknown mode '%s' (conforming or embedded)", c->file, path, mode);
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.mode: unknown mode '%s' (conforming or embedded)", c->file,
+                     path, mode);
   }
   int other = t->mode == JL_TETGEN_CONFORMING ? JL_TETGEN_EMBEDDED : JL_TETGEN_CONFORMING;
   for (const char *const *k = mode_keys[other]; *k; k++)
@@ -274,9 +303,12 @@ static JlResult parse_inline_mesh(const JlSceneCtx *c, const cJSON *m, const cha
   for (int k = 0; k < 2; k++) {
     const cJSON *a = k ? ta : va;
     jl_scene_key_path(kp, sizeof kp, path, k ? "triangles" : "vertices");
-    if (!a) return jl_scene_bad(c, path, k ? "needs \"triangles\": [[a, b, c], ...]" : "needs \"vertices\": [[x, y, z], ...]", 0);
+    if (!a)
+      return jl_scene_bad(c, path, k ? "needs \"triangles\": [[a, b, c], ...]" : "needs \"vertices\": [[x, y, z], ...]",
+                          0);
     if (!cJSON_IsArray(a))
-      return jl_scene_bad(c, kp, k ? "expected an array of [a, b, c] vertex indices" : "expected an array of [x, y, z]", 0);
+      return jl_scene_bad(c, kp, k ? "expected an array of [a, b, c] vertex indices" : "expected an array of [x, y, z]",
+                          0);
   }
   /* counts first, so nothing is allocated for an oversized array */
   int nv = 0, nt = 0;
@@ -284,8 +316,8 @@ static JlResult parse_inline_mesh(const JlSceneCtx *c, const cJSON *m, const cha
   for (const cJSON *e = ta->child; e && nt <= JL_SURFACE_MAX_TRIANGLES; e = e->next) nt++;
   jl_scene_key_path(kp, sizeof kp, path, "vertices");
   if (nv < 4 || nv > JL_SURFACE_MAX_VERTICES)
-    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: %s%d vertices; a closed surface needs 4 to %d", c->file,
-                   kp, nv > JL_SURFACE_MAX_VERTICES ? "more than " : "", nv > JL_SURFACE_MAX_VERTICES ? nv - 1 : nv,
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: %s%d vertices; a closed surface needs 4 to %d", c->file, kp,
+                   nv > JL_SURFACE_MAX_VERTICES ? "more than " : "", nv > JL_SURFACE_MAX_VERTICES ? nv - 1 : nv,
                    JL_SURFACE_MAX_VERTICES);
   jl_scene_key_path(kp, sizeof kp, path, "triangles");
   if (nt < 4 || nt > JL_SURFACE_MAX_TRIANGLES)
@@ -375,14 +407,17 @@ static JlResult parse_tet_mesh_keys(const JlSceneCtx *c, const cJSON *o, const c
                    c->file, path, b->mesh_path);
   if (b->mesh_is_tets && cJSON_GetObjectItemCaseSensitive(o, "tetgen")) {
     jl_scene_key_path(kp, sizeof kp, path, "tetgen");
-    return jl_scene_bad(c, kp, "the mesh is already a tet mesh (.node/.ele, .msh, .vtk or .vtu): nothing to tetrahedralize", 0);
+    return jl_scene_bad(
+        c, kp, "the mesh is already a tet mesh (.node/.ele, .msh, .vtk or .vtu): nothing to tetrahedralize", 0);
   }
   if (!surface) return JL_OK;
   jl_scene_key_path(kp, sizeof kp, path, "surface");
   if (!b->mesh_is_tets)
-    return jl_scene_bad(c, kp, "only a body whose \"mesh\" is a tet mesh (.node/.ele, .msh, .vtk, .vtu) takes a separate surface", 0);
+    return jl_scene_bad(
+        c, kp, "only a body whose \"mesh\" is a tet mesh (.node/.ele, .msh, .vtk, .vtu) takes a separate surface", 0);
   if (!*surface) return jl_scene_bad(c, kp, "is empty", 0);
-  if (jl_tetfile_is_volume(surface)) return jl_scene_bad(c, kp, "must be a surface mesh (OBJ, STL, PLY, ...), not a tet mesh", 0);
+  if (jl_tetfile_is_volume(surface))
+    return jl_scene_bad(c, kp, "must be a surface mesh (OBJ, STL, PLY, ...), not a tet mesh", 0);
   int len = surface[0] == '/' ? snprintf(b->surface_path, sizeof b->surface_path, "%s", surface)
                               : snprintf(b->surface_path, sizeof b->surface_path, "%s/%s", scene_dir, surface);
   if (len < 0 || (size_t)len >= sizeof b->surface_path) return jl_scene_bad(c, kp, "path too long", 0);
@@ -393,11 +428,12 @@ static JlResult parse_tet_mesh_keys(const JlSceneCtx *c, const cJSON *o, const c
   return JL_OK;
 }
 
-static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const char *scene_dir,
-                           JlSceneBody *b) {
-  static const char *const volume_only[] = {"tetgen", "young_modulus", "poisson_ratio", "volume_stiffness", "calibrate",
-                                            "surface", "material_damping", "plausibility_check", NULL};
-  static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit", "thickness", "radius", NULL};
+static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const char *scene_dir, JlSceneBody *b) {
+  static const char *const volume_only[] = {"tetgen",           "young_modulus",      "poisson_ratio",
+                                            "volume_stiffness", "calibrate",          "surface",
+                                            "material_damping", "plausibility_check", NULL};
+  static const char *const cloth_only[] = {"shear_stiffness", "bend_stiffness", "stretch_limit",
+                                           "thickness",       "radius",         NULL};
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
   if (!cJSON_IsObject(o)) return jl_scene_bad(c, path, "expected an object { ... }", 0);
@@ -420,16 +456,18 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
     else if (strcmp(kind, "rope") == 0)
       b->kind = JL_BODY_ROPE;
     else if (strcmp(kind, "volume") != 0)
-      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.kind: unknown kind '%s' (volume, cloth or rope)",
-                     c->file, path, kind);
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.kind: unknown kind '%s' (volume, cloth or rope)", c->file,
+                     path, kind);
   }
   const char *const *forbidden = b->kind == JL_BODY_VOLUME ? cloth_only : volume_only;
   for (const char *const *k = forbidden; *k; k++)
     if (cJSON_GetObjectItemCaseSensitive(o, *k)) {
       jl_scene_key_path(kp, sizeof kp, path, *k);
-      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: only %s bodies take this key (this one is %s)",
-                     c->file, kp, b->kind == JL_BODY_VOLUME ? "cloth and rope" : "volume",
-                     b->kind == JL_BODY_VOLUME ? "a volume" : b->kind == JL_BODY_CLOTH ? "cloth" : "a rope");
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: only %s bodies take this key (this one is %s)", c->file,
+                     kp, b->kind == JL_BODY_VOLUME ? "cloth and rope" : "volume",
+                     b->kind == JL_BODY_VOLUME  ? "a volume"
+                     : b->kind == JL_BODY_CLOTH ? "cloth"
+                                                : "a rope");
     }
   if (b->kind != JL_BODY_VOLUME) {
     b->cloth.kind = b->kind;
@@ -468,27 +506,29 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
     TRY(parse_inline_mesh(c, mesh_obj, kp, b));
   } else if (mesh) {
     if (!*mesh) return jl_scene_bad(c, path, "\"mesh\" is empty", 0);
-    int len = mesh[0] == '/'
-                  ? snprintf(b->mesh_path, sizeof b->mesh_path, "%s", mesh)
-                  : snprintf(b->mesh_path, sizeof b->mesh_path, "%s/%s", scene_dir, mesh);
+    int len = mesh[0] == '/' ? snprintf(b->mesh_path, sizeof b->mesh_path, "%s", mesh)
+                             : snprintf(b->mesh_path, sizeof b->mesh_path, "%s/%s", scene_dir, mesh);
     if (len < 0 || (size_t)len >= sizeof b->mesh_path) return jl_scene_bad(c, path, "\"mesh\" path too long", 0);
     struct stat st;
     if (stat(b->mesh_path, &st) != 0 || !S_ISREG(st.st_mode))
-      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.mesh: cannot open '%s'%s", c->file,
-                     path, b->mesh_path, stat(b->mesh_path, &st) == 0 ? " (not a file)" : "");
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s.mesh: cannot open '%s'%s", c->file, path, b->mesh_path,
+                     stat(b->mesh_path, &st) == 0 ? " (not a file)" : "");
   } else {
     char sp[96];
     snprintf(sp, sizeof sp, "%s.shape", path);
     TRY(parse_shape(c, shape, sp, b));
     static const char *const want[JL_BODY_KIND_COUNT] = {"box, sphere or torus", "grid", "chain"};
-    int ok = b->kind == JL_BODY_VOLUME ? b->shape == JL_SHAPE_BOX || b->shape == JL_SHAPE_SPHERE || b->shape == JL_SHAPE_TORUS
+    int ok = b->kind == JL_BODY_VOLUME
+                 ? b->shape == JL_SHAPE_BOX || b->shape == JL_SHAPE_SPHERE || b->shape == JL_SHAPE_TORUS
              : b->kind == JL_BODY_CLOTH ? b->shape == JL_SHAPE_GRID
                                         : b->shape == JL_SHAPE_CHAIN;
     if (!ok) {
       jl_scene_key_path(kp, sizeof kp, sp, "type");
       return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: a %s body takes a %s shape%s", c->file, kp,
-                     b->kind == JL_BODY_VOLUME ? "volume" : b->kind == JL_BODY_CLOTH ? "cloth" : "rope", want[b->kind],
-                     b->kind == JL_BODY_VOLUME ? " (set \"kind\" for cloth or ropes)" : "");
+                     b->kind == JL_BODY_VOLUME  ? "volume"
+                     : b->kind == JL_BODY_CLOTH ? "cloth"
+                                                : "rope",
+                     want[b->kind], b->kind == JL_BODY_VOLUME ? " (set \"kind\" for cloth or ropes)" : "");
     }
   }
 
@@ -512,11 +552,14 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
     TRY(jl_scene_get_num(c, o, path, "bend_stiffness", &b->cloth.bend, 0, 0, 1e15));
     TRY(jl_scene_get_num(c, o, path, "stretch_limit", &b->cloth.stretch_limit, 0, 0, 10));
     /* contact thickness: cloth "thickness" (full, m), rope "radius" (m) */
-    const char *own = b->kind == JL_BODY_CLOTH ? "thickness" : "radius", *other = b->kind == JL_BODY_CLOTH ? "radius" : "thickness";
+    const char *own = b->kind == JL_BODY_CLOTH ? "thickness" : "radius",
+               *other = b->kind == JL_BODY_CLOTH ? "radius" : "thickness";
     if (cJSON_GetObjectItemCaseSensitive(o, other)) {
       jl_scene_key_path(kp, sizeof kp, path, other);
-      return jl_scene_bad(c, kp, b->kind == JL_BODY_CLOTH ? "cloth takes \"thickness\" (m), not \"radius\""
-                                                 : "a rope takes \"radius\" (m), not \"thickness\"", 0);
+      return jl_scene_bad(c, kp,
+                          b->kind == JL_BODY_CLOTH ? "cloth takes \"thickness\" (m), not \"radius\""
+                                                   : "a rope takes \"radius\" (m), not \"thickness\"",
+                          0);
     }
     double th = b->kind == JL_BODY_CLOTH ? 2.0 * JL_CLOTH_RADIUS : JL_ROPE_RADIUS;
     TRY(jl_scene_get_num(c, o, path, own, &th, 0, 0, 1e3));
@@ -529,9 +572,10 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
     jl_scene_key_path(nkp, sizeof nkp, path, "poisson_ratio");
     if (!(b->def.poisson_ratio < 0.5))
       return jl_scene_bad(c, nkp, "must be < 0.5 (0.5 is an incompressible solid, which springs cannot model), got %g",
-                 b->def.poisson_ratio);
+                          b->def.poisson_ratio);
     if (!cJSON_GetObjectItemCaseSensitive(o, "young_modulus"))
-      return jl_scene_bad(c, nkp, "needs young_modulus (with a uniform stiffness, set volume_stiffness in Pa instead)", 0);
+      return jl_scene_bad(c, nkp, "needs young_modulus (with a uniform stiffness, set volume_stiffness in Pa instead)",
+                          0);
   }
   TRY(jl_scene_get_num(c, o, path, "volume_stiffness", &b->def.volume_stiffness, 0, 0, 1e15));
   TRY(jl_scene_get_bool(c, o, path, "calibrate", &b->def.calibrate));
@@ -567,7 +611,7 @@ static void line_col(const char *text, const char *pos, int *line, int *col) {
   }
 }
 
-/* a section of the world settings table (src/settings.h): its keys, each read within its range */
+/* a section of the world settings table (src/model.h, JL_WORLD_SETTINGS): its keys, each read within its range */
 static JlResult section_settings(const JlSceneCtx *c, const cJSON *obj, const char *section, JlWorldDef *w) {
   const char *keys[JL_SETTINGS_MAX + 1];
   int n = 0;
@@ -596,8 +640,8 @@ static JlResult parse_obstacle(const JlSceneCtx *c, const cJSON *o, int index, c
   if (!type) return jl_scene_bad(c, kp, "missing (plane, box, sphere, capsule or hull)", 0);
   ob->type = jl_obstacle_type_parse(type);
   if (ob->type == JL_OBSTACLE_COUNT)
-    return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s: unknown obstacle type '%s' (plane, box, sphere, capsule, hull)",
-                   c->file, kp, type);
+    return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                   "%s: %s: unknown obstacle type '%s' (plane, box, sphere, capsule, hull)", c->file, kp, type);
   TRY(jl_scene_get_vec(c, o, path, "size", ob->size, 3));
   for (int i = 0; i < 3; i++) {
     jl_scene_key_path(kp, sizeof kp, path, "size");
@@ -612,9 +656,11 @@ static JlResult parse_obstacle(const JlSceneCtx *c, const cJSON *o, int index, c
   TRY(jl_scene_get_num(c, o, path, "scale", &scale, 0, 1, 1e9));
   TRY(jl_scene_get_str(c, o, path, "mesh", &mesh));
   if (ob->type == JL_OBSTACLE_HULL) {
-    if (!mesh || !*mesh) return jl_scene_bad(c, path, "a hull needs a \"mesh\" file (its vertices' convex hull is the obstacle)", 0);
+    if (!mesh || !*mesh)
+      return jl_scene_bad(c, path, "a hull needs a \"mesh\" file (its vertices' convex hull is the obstacle)", 0);
     char file[4096];
-    int len = mesh[0] == '/' ? snprintf(file, sizeof file, "%s", mesh) : snprintf(file, sizeof file, "%s/%s", scene_dir, mesh);
+    int len = mesh[0] == '/' ? snprintf(file, sizeof file, "%s", mesh)
+                             : snprintf(file, sizeof file, "%s/%s", scene_dir, mesh);
     if (len < 0 || (size_t)len >= sizeof file) return jl_scene_bad(c, path, "\"mesh\" path too long", 0);
     JlSurface surf;
     char msg[1024];
@@ -634,8 +680,8 @@ static JlResult parse_obstacle(const JlSceneCtx *c, const cJSON *o, int index, c
       if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2])) {
         const double *v = surf.vert + 3 * (size_t)i;
         jl_fail(c->err, c->errsz, JL_ERR_INPUT,
-                "%s: %s.mesh: '%s' vertex %d is not finite (%g %g %g%s); a hull needs finite points", c->file,
-                path, mesh, i, v[0], v[1], v[2], isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) ? ", after scale" : "");
+                "%s: %s.mesh: '%s' vertex %d is not finite (%g %g %g%s); a hull needs finite points", c->file, path,
+                mesh, i, v[0], v[1], v[2], isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) ? ", after scale" : "");
         jl_surface_free(&surf);
         return JL_ERR_INPUT;
       }
@@ -662,16 +708,18 @@ static JlResult check_timing(const JlSceneCtx *c, const JlScene *sc) {
   double frame = 1.0 / sc->fps;
   if (sc->dt_set && jl_dt_too_long(sc->dt, frame))
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
-                   "%s: dt: %.9g s is longer than one output frame (1/fps = %.9g s); lower dt or raise fps",
-                   c->file, sc->dt, frame);
+                   "%s: dt: %.9g s is longer than one output frame (1/fps = %.9g s); lower dt or raise fps", c->file,
+                   sc->dt, frame);
   if (frame / sc->dt > 1e7)
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
                    "%s: dt: %g s%s would need %.3g steps per output frame of 1/fps = %g s (at most 1e7); "
-                   "raise dt or fps", c->file, sc->dt, sc->dt_set ? "" : " (the default)", frame / sc->dt, frame);
+                   "raise dt or fps",
+                   c->file, sc->dt, sc->dt_set ? "" : " (the default)", frame / sc->dt, frame);
   if (sc->duration * sc->fps > 1e8)
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
                    "%s: duration, fps: %g s at %g frames per second is %.3g output frames (at most 1e8); "
-                   "shorten duration or lower fps", c->file, sc->duration, sc->fps, sc->duration * sc->fps);
+                   "shorten duration or lower fps",
+                   c->file, sc->duration, sc->fps, sc->duration * sc->fps);
   return JL_OK;
 }
 
@@ -690,7 +738,8 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
     if (sc->step.integrator == JL_INTEGRATOR_COUNT)
       return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
                      "%s: integrator: unknown integrator '%s' (implicit, symplectic, euler, "
-                     "midpoint, rk4, verlet, implicit_midpoint)", c->file, integ);
+                     "midpoint, rk4, verlet, implicit_midpoint)",
+                     c->file, integ);
   }
   sc->dt = 1.0 / 60.0; /* explicit integrators without dt: jl_world_stable_dt at run time */
   TRY(jl_scene_get_num(c, root, "", "dt", &sc->dt, 0, 1, 1e6));
@@ -710,8 +759,10 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
       int k = 0;
       while (k < JL_PRECOND_COUNT && strcmp(jl_precond_names[k], pre) != 0) k++;
       if (k == JL_PRECOND_COUNT)
-        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: solver.preconditioner: unknown preconditioner '%s' (jacobi, "
-                       "two_level)", c->file, pre);
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
+                       "%s: solver.preconditioner: unknown preconditioner '%s' (jacobi, "
+                       "two_level)",
+                       c->file, pre);
       sc->step.preconditioner = k;
     }
     TRY(jl_scene_get_num(c, solver, "solver", "tolerance", &sc->step.tolerance, 0, 1, 1));
@@ -784,9 +835,8 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
                      c->file, i, i, nelem, SCENE_MAX_ELEMENTS);
     for (int k = 0; k < i; k++)
       if (strcmp(sc->body[k].def.name, sc->body[i].def.name) == 0)
-        return jl_fail(c->err, c->errsz, JL_ERR_INPUT,
-                       "%s: bodies[%d].name: '%s' is already the name of bodies[%d]", c->file, i,
-                       sc->body[i].def.name, k);
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: bodies[%d].name: '%s' is already the name of bodies[%d]",
+                       c->file, i, sc->body[i].def.name, k);
   }
   return JL_OK;
 }
@@ -823,8 +873,7 @@ JlResult jl_scene_load(const char *path, JlScene *sc, char *err, size_t errsz) {
   if (stat(path, &st) != 0)
     return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot open scene: %s", path, strerror(errno));
   if (!S_ISREG(st.st_mode)) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: not a file", path);
-  if (st.st_size > SCENE_MAX_BYTES)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "%s: scene file larger than 16 MiB", path);
+  if (st.st_size > SCENE_MAX_BYTES) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: scene file larger than 16 MiB", path);
   FILE *f = fopen(path, "rb");
   if (!f) return jl_fail(err, errsz, JL_ERR_INPUT, "%s: cannot open scene: %s", path, strerror(errno));
   char *text = jl_calloc((size_t)st.st_size + 1, 1);
@@ -853,4 +902,3 @@ void jl_scene_free(JlScene *sc) {
   sc->body = NULL;
   sc->nbody = 0;
 }
-

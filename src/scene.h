@@ -31,47 +31,47 @@ typedef enum JlShapeType {
 } JlShapeType;
 
 typedef struct JlSceneBody {
-  JlBodyDef def;          /* material, velocity, pins (def.pin points into pin_nodes) */
-  char mesh_path[4096];   /* resolved against the scene's folder; "" for shapes and inline meshes */
-  JlSurface mesh_inline;  /* "mesh" given as arrays, as written (owned); nvert 0 otherwise */
-  int mesh_is_tets;       /* mesh_path is a tet mesh (.node/.ele, .msh, .vtk, .vtu: mesh/tetfile.h),
+  JlBodyDef def;           /* material, velocity, pins (def.pin points into pin_nodes) */
+  char mesh_path[4096];    /* resolved against the scene's folder; "" for shapes and inline meshes */
+  JlSurface mesh_inline;   /* "mesh" given as arrays, as written (owned); nvert 0 otherwise */
+  int mesh_is_tets;        /* mesh_path is a tet mesh (.node/.ele, .msh, .vtk, .vtu: mesh/tetfile.h),
                              loaded as it is instead of tetrahedralized */
-  char surface_path[4096];/* "surface" of a tet-mesh body: the render surface to embed; "" = the
+  char surface_path[4096]; /* "surface" of a tet-mesh body: the render surface to embed; "" = the
                              tet mesh's boundary */
-  int plausibility_check; /* tet-mesh bodies: 1 (default) refuses a placed mesh whose extent is
+  int plausibility_check;  /* tet-mesh bodies: 1 (default) refuses a placed mesh whose extent is
                              outside JL_PLAUSIBLE_*_EXTENT or whose tets overlap (mesh/tetfile.h);
                              "plausibility_check": false says it is intended */
   JlShapeType shape;
-  double size[3];         /* m, box */
-  double radius;          /* m, sphere */
-  double major, minor;    /* m, torus */
-  double shape_resolution;/* m, target surface edge length of generated shapes; 0 = auto */
+  double size[3];          /* m, box */
+  double radius;           /* m, sphere */
+  double major, minor;     /* m, torus */
+  double shape_resolution; /* m, target surface edge length of generated shapes; 0 = auto */
   JlTetgenDef tetgen;
-  double translate[3];    /* m */
-  double rotate_deg[3];   /* degrees, XYZ Euler: x first, then y, then z (world axes) */
-  double scale;           /* uniform, default 1 */
-  double units;           /* metres per unit of the mesh's numbers ("units": m 1, cm 0.01, mm 0.001),
+  double translate[3];  /* m */
+  double rotate_deg[3]; /* degrees, XYZ Euler: x first, then y, then z (world axes) */
+  double scale;         /* uniform, default 1 */
+  double units;         /* metres per unit of the mesh's numbers ("units": m 1, cm 0.01, mm 0.001),
                              applied before scale; 0 (a zeroed body) = 1 */
-  int *pin_nodes;         /* def.npin entries, owned */
+  int *pin_nodes;       /* def.npin entries, owned */
   /* cloth and ropes ("kind"; docs/scenes.md) */
-  JlBodyKind kind;        /* default JL_BODY_VOLUME */
-  JlClothDef cloth;       /* per-kind stiffness and Provot limit; cloth.kind == kind for cloth/rope */
-  double grid_size[2];    /* m, grid width (x) and height (y) */
-  int grid_cells[2];      /* grid cells along x and y */
-  double chain_length;    /* m */
+  JlBodyKind kind;     /* default JL_BODY_VOLUME */
+  JlClothDef cloth;    /* per-kind stiffness and Provot limit; cloth.kind == kind for cloth/rope */
+  double grid_size[2]; /* m, grid width (x) and height (y) */
+  int grid_cells[2];   /* grid cells along x and y */
+  double chain_length; /* m */
   int chain_segments;
 } JlSceneBody;
 
 typedef struct JlScene {
   char path[4096];
-  double duration;        /* s, default 2 */
-  double fps;             /* output frames per second, default 60 */
-  double dt;              /* s, largest time step, default 1/60 for implicit; at most 1/fps */
-  int dt_set;             /* 1 when the file gives "dt", 0 when dt is the integrator's default */
-  JlStepDef step;         /* integrator, solver tolerance, iteration cap, adaptive */
-  JlWorldDef world;       /* gravity, ground, contact parameters (world.obstacle is set by jl_scene_build) */
+  double duration;  /* s, default 2 */
+  double fps;       /* output frames per second, default 60 */
+  double dt;        /* s, largest time step, default 1/60 for implicit; at most 1/fps */
+  int dt_set;       /* 1 when the file gives "dt", 0 when dt is the integrator's default */
+  JlStepDef step;   /* integrator, solver tolerance, iteration cap, adaptive */
+  JlWorldDef world; /* gravity, ground, contact parameters (world.obstacle is set by jl_scene_build) */
   int nobstacle;
-  JlObstacle *obstacle;   /* nobstacle static obstacles (hull points owned) */
+  JlObstacle *obstacle; /* nobstacle static obstacles (hull points owned) */
   int nbody;
   JlSceneBody *body;
 } JlScene;
@@ -96,13 +96,12 @@ void jl_scene_free(JlScene *sc);
 JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, size_t errsz);
 
 /* Applies scale, then rotation (XYZ Euler, degrees), then translation to n points. */
-void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3],
-                         const double translate[3]);
+void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3], const double translate[3]);
 
 /* The keys each scene object takes, for the documentation check (tests/test_scene.c
  * keys_documented): `doc` is how docs/scenes.md names the object's keys (section.key), empty for
  * keys named alone (the top level, bodies[], obstacles[]). The "ground" and "contact" keys are the
- * settings table's (src/settings.h, JL_WORLD_SETTING). */
+ * settings table's (src/model.h, JL_WORLD_SETTINGS). */
 typedef struct JlSceneKeys {
   const char *doc;
   const char *const *keys; /* NULL-terminated */

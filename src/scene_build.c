@@ -17,21 +17,18 @@
 #include "mesh/tetfile.h"
 #include "src/scene_internal.h"
 
-void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3],
-                         const double translate[3]) {
+void jl_transform_points(double *p, int n, double scale, const double rotate_deg[3], const double translate[3]) {
   /* R = Rz * Ry * Rx: rotate about world x first, then y, then z */
   const double d2r = acos(-1.0) / 180.0;
   double cx = cos(rotate_deg[0] * d2r), sx = sin(rotate_deg[0] * d2r);
   double cy = cos(rotate_deg[1] * d2r), sy = sin(rotate_deg[1] * d2r);
   double cz = cos(rotate_deg[2] * d2r), sz = sin(rotate_deg[2] * d2r);
-  double R[3][3] = {
-      {cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx},
-      {sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx},
-      {-sy, cy * sx, cy * cx}};
+  double R[3][3] = {{cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx},
+                    {sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx},
+                    {-sy, cy * sx, cy * cx}};
   for (int i = 0; i < n; i++) {
     double q[3] = {p[3 * i] * scale, p[3 * i + 1] * scale, p[3 * i + 2] * scale};
-    for (int r = 0; r < 3; r++)
-      p[3 * i + r] = R[r][0] * q[0] + R[r][1] * q[1] + R[r][2] * q[2] + translate[r];
+    for (int r = 0; r < 3; r++) p[3 * i + r] = R[r][0] * q[0] + R[r][1] * q[1] + R[r][2] * q[2] + translate[r];
   }
 }
 
@@ -58,8 +55,8 @@ static int warn_size_precision(const JlSceneBody *b, const double *p, int n, dou
       lo[k] = fmin(lo[k], p[3 * i + k]);
       hi[k] = fmax(hi[k], p[3 * i + k]);
     }
-  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  double diag =
+      sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
   double cx = 0.5 * (lo[0] + hi[0]), cy = 0.5 * (lo[1] + hi[1]), cz = 0.5 * (lo[2] + hi[2]);
   double dist = sqrt(cx * cx + cy * cy + cz * cz);
   if (!isfinite(diag) || !isfinite(dist)) return 0; /* validation reports it */
@@ -73,7 +70,10 @@ static int warn_size_precision(const JlSceneBody *b, const double *p, int n, dou
     fprintf(log,
             "jelly: warning: body '%s': %.3g m across (bounding-box diagonal): the mesh's numbers are taken as %s; "
             "check \"units\" and \"scale\"\n",
-            b->def.name, size, b->units == 0.01 ? "centimetres" : b->units == 0.001 ? "millimetres" : "metres");
+            b->def.name, size,
+            b->units == 0.01    ? "centimetres"
+            : b->units == 0.001 ? "millimetres"
+                                : "metres");
   int imprecise = float32 && 0x1p-23 * dist > 1e-4 * diag;
   if (log && imprecise)
     fprintf(log,
@@ -93,9 +93,18 @@ static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, int 
   int from_mesh = 1;
   *winding = 0;
   switch (b->shape) {
-    case JL_SHAPE_BOX: jl_shape_box(b->size, b->shape_resolution, s); from_mesh = 0; break;
-    case JL_SHAPE_SPHERE: jl_shape_sphere(b->radius, b->shape_resolution, s); from_mesh = 0; break;
-    case JL_SHAPE_TORUS: jl_shape_torus(b->major, b->minor, b->shape_resolution, s); from_mesh = 0; break;
+    case JL_SHAPE_BOX:
+      jl_shape_box(b->size, b->shape_resolution, s);
+      from_mesh = 0;
+      break;
+    case JL_SHAPE_SPHERE:
+      jl_shape_sphere(b->radius, b->shape_resolution, s);
+      from_mesh = 0;
+      break;
+    case JL_SHAPE_TORUS:
+      jl_shape_torus(b->major, b->minor, b->shape_resolution, s);
+      from_mesh = 0;
+      break;
     default: {
       /* an inline mesh is a copy of its arrays; a file goes through the importer */
       if (b->mesh_inline.nvert > 0) {
@@ -148,13 +157,13 @@ static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, int 
  * (warnings logged; errors block, as for a surface to tetrahedralize). The
  * reader's notes (tets reoriented, nodes dropped, elements skipped) go to
  * the log. */
-static JlResult body_tet_mesh(const JlSceneBody *b, JlTetMesh *t, JlSurface *s, FILE *log, char *err,
-                              size_t errsz) {
+static JlResult body_tet_mesh(const JlSceneBody *b, JlTetMesh *t, JlSurface *s, FILE *log, char *err, size_t errsz) {
   char msg[2048];
   JlTetFileReport rep;
   JlResult r = jl_tetfile_load(b->mesh_path, t, &rep, msg, sizeof msg);
   if (r) return jl_fail(err, errsz, r, "body '%s': %s", b->def.name, msg);
-  for (int k = 0; k < rep.nnote && log; k++) fprintf(log, "jelly: note: body '%s': %s: %s\n", b->def.name, b->mesh_path, rep.note[k]);
+  for (int k = 0; k < rep.nnote && log; k++)
+    fprintf(log, "jelly: note: body '%s': %s: %s\n", b->def.name, b->mesh_path, rep.note[k]);
   warn_size_precision(b, t->node, t->nnode, body_scale(b), 0, log);
   jl_transform_points(t->node, t->nnode, body_scale(b), b->rotate_deg, b->translate);
   /* a mesh of implausible size (a binary file read in the wrong byte order is 1e-41 m wide) or
@@ -312,8 +321,7 @@ JlResult jl_scene_build(const JlScene *sc, JlModel *m, FILE *log, char *err, siz
     if (!all_volume && (i + 1 == n || sc->body[i + 1].kind != JL_BODY_VOLUME)) {
       int first = i;
       while (first > 0 && sc->body[first - 1].kind == JL_BODY_VOLUME) first--;
-      r = jl_model_build(&parts[nparts], i + 1 - first, tets + first, surf + first, defs + first, &wd, msg,
-                         sizeof msg);
+      r = jl_model_build(&parts[nparts], i + 1 - first, tets + first, surf + first, defs + first, &wd, msg, sizeof msg);
       if (r) {
         r = jl_fail(err, errsz, r, "%s: %s", sc->path, msg);
         break;

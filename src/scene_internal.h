@@ -9,15 +9,15 @@
 
 #include "src/scene.h"
 
-#define SCENE_MAX_BYTES (16 * 1024 * 1024)
+#define SCENE_MAX_BYTES  (16 * 1024 * 1024)
 #define SCENE_MAX_BODIES 4096
 /* Limits on values that size allocations (docs/scenes.md, "Limits on scene
  * values"), chosen so that a scene at every limit still fits a 24 GiB
  * machine; each is checked in double arithmetic before anything is built. */
-#define SCENE_MAX_CLOTH_CELLS 1000000   /* nx * ny of one cloth grid */
-#define SCENE_MAX_ROPE_SEGMENTS 1000000 /* segments of one chain */
-#define SCENE_MAX_ELEMENTS 4000000      /* all generated triangles, cloth triangles and rope segments */
-#define SCENE_MAX_TETS 10000000         /* tets a conforming max_volume asks for, per body */
+#define SCENE_MAX_CLOTH_CELLS   1000000  /* nx * ny of one cloth grid */
+#define SCENE_MAX_ROPE_SEGMENTS 1000000  /* segments of one chain */
+#define SCENE_MAX_ELEMENTS      4000000  /* all generated triangles, cloth triangles and rope segments */
+#define SCENE_MAX_TETS          10000000 /* tets a conforming max_volume asks for, per body */
 
 /* parsing context: file name for messages and the error buffer */
 typedef struct JlSceneCtx {
@@ -42,20 +42,17 @@ JlResult jl_scene_get_int(const JlSceneCtx *c, const cJSON *obj, const char *pat
                           int hi);
 JlResult jl_scene_get_bool(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, int *out);
 /* an array of exactly n finite numbers */
-JlResult jl_scene_get_vec(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, double *out,
-                          int n);
+JlResult jl_scene_get_vec(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, double *out, int n);
 /* a string (pointing into obj) */
-JlResult jl_scene_get_str(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key,
-                          const char **out);
+JlResult jl_scene_get_str(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, const char **out);
 /* an object ({ ... }); *out = NULL when absent */
-JlResult jl_scene_get_obj(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key,
-                          const cJSON **out);
+JlResult jl_scene_get_obj(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, const cJSON **out);
 
 /* returns from the calling function with expr's result when it is not JL_OK */
-#define TRY(expr)                \
-  do {                           \
-    JlResult r_ = (expr);        \
-    if (r_ != JL_OK) return r_;  \
+#define TRY(expr)               \
+  do {                          \
+    JlResult r_ = (expr);       \
+    if (r_ != JL_OK) return r_; \
   } while (0)
 
 #endif

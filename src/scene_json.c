@@ -18,8 +18,7 @@ JlResult jl_scene_bad(const JlSceneCtx *c, const char *key, const char *fmt, dou
 }
 
 /* checks that every key of obj is in the NULL-terminated list `allowed` */
-JlResult jl_scene_check_keys(const JlSceneCtx *c, const cJSON *obj, const char *path,
-                           const char *const *allowed) {
+JlResult jl_scene_check_keys(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *const *allowed) {
   for (const cJSON *it = obj->child; it; it = it->next) {
     int known = 0;
     for (const char *const *a = allowed; *a; a++)
@@ -30,13 +29,13 @@ JlResult jl_scene_check_keys(const JlSceneCtx *c, const cJSON *obj, const char *
         strncat(list, *a, sizeof list - strlen(list) - 1);
         if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
       }
-      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s%s%s: unknown key (allowed: %s)",
-                     c->file, path, *path ? "." : "", it->string ? it->string : "?", list);
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s%s%s: unknown key (allowed: %s)", c->file, path,
+                     *path ? "." : "", it->string ? it->string : "?", list);
     }
     for (const cJSON *o = it->next; o; o = o->next)
       if (o->string && it->string && strcmp(o->string, it->string) == 0)
-        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s%s%s: key given twice", c->file,
-                       path, *path ? "." : "", it->string);
+        return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s%s%s: key given twice", c->file, path, *path ? "." : "",
+                       it->string);
   }
   return JL_OK;
 }
@@ -46,8 +45,8 @@ void jl_scene_key_path(char *out, size_t n, const char *path, const char *key) {
 }
 
 /* reads an optional finite number; lo/hi bounds, lo_open: value must be > lo */
-JlResult jl_scene_get_num(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key,
-                        double *out, double lo, int lo_open, double hi) {
+JlResult jl_scene_get_num(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, double *out,
+                          double lo, int lo_open, double hi) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!v) return JL_OK;
   char kp[512];
@@ -69,8 +68,8 @@ JlResult jl_scene_get_num(const JlSceneCtx *c, const cJSON *obj, const char *pat
   return JL_OK;
 }
 
-JlResult jl_scene_get_int(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key,
-                        int *out, int lo, int hi) {
+JlResult jl_scene_get_int(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, int *out, int lo,
+                          int hi) {
   double d = *out;
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!v) return JL_OK;
@@ -96,8 +95,8 @@ JlResult jl_scene_get_bool(const JlSceneCtx *c, const cJSON *obj, const char *pa
 }
 
 /* reads an optional array of exactly n finite numbers */
-JlResult jl_scene_get_vec(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key,
-                        double *out, int n) {
+JlResult jl_scene_get_vec(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, double *out,
+                          int n) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!v) return JL_OK;
   char kp[512];
@@ -106,15 +105,13 @@ JlResult jl_scene_get_vec(const JlSceneCtx *c, const cJSON *obj, const char *pat
     return jl_scene_bad(c, kp, n == 3 ? "expected an array of 3 numbers [x, y, z]" : "expected an array of numbers", 0);
   int i = 0;
   for (const cJSON *e = v->child; e; e = e->next, i++) {
-    if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
-      return jl_scene_bad(c, kp, "expected finite numbers", 0);
+    if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return jl_scene_bad(c, kp, "expected finite numbers", 0);
     out[i] = e->valuedouble;
   }
   return JL_OK;
 }
 
-JlResult jl_scene_get_str(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key,
-                        const char **out) {
+JlResult jl_scene_get_str(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, const char **out) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (!v) return JL_OK;
   char kp[512];
@@ -124,8 +121,7 @@ JlResult jl_scene_get_str(const JlSceneCtx *c, const cJSON *obj, const char *pat
   return JL_OK;
 }
 
-JlResult jl_scene_get_obj(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key,
-                        const cJSON **out) {
+JlResult jl_scene_get_obj(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, const cJSON **out) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   *out = NULL;
   if (!v) return JL_OK;

@@ -51,9 +51,9 @@ typedef struct Springs {
   /* model->node_spring split by sign, so the gather needs no branches: node
    * i adds y_s for gather[gstart[i] .. gsplit[i]) (i is the spring's first
    * node) and subtracts it for gather[gsplit[i] .. gstart[i + 1]) */
-  int *gstart;     /* nnode + 1 */
-  int *gsplit;     /* nnode */
-  int *gspring;    /* 2 x nspring spring ids */
+  int *gstart;  /* nnode + 1 */
+  int *gsplit;  /* nnode */
+  int *gspring; /* 2 x nspring spring ids */
   /* the rows of J in model->node_spring order: entry p of node i (p in
    * node_spring_start[i] .. [i + 1]) is spring s = |node_spring[p]| - 1 with
    * the other end row_other[p] and a copy of B_s in row_blk (each block is
@@ -100,8 +100,8 @@ static inline double spring_axis(const double *x, int i, int j, double n[3]) {
   return l;
 }
 
-static void springs_force(const JlForce *e, const JlModel *m, const double *x,
-                          const double *v, double *f, double *energy) {
+static void springs_force(const JlForce *e, const JlModel *m, const double *x, const double *v, double *f,
+                          double *energy) {
   Springs *sp = e->self;
   const int *sn = m->spring_node;
   const double *rest = m->spring_rest, *ks = m->spring_k, *kd = m->spring_kd;
@@ -123,8 +123,7 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
         continue;
       }
       double n0 = nv[0], n1 = nv[1], n2 = nv[2];
-      double vn = n0 * (v[3 * i] - v[3 * j]) + n1 * (v[3 * i + 1] - v[3 * j + 1]) +
-                  n2 * (v[3 * i + 2] - v[3 * j + 2]);
+      double vn = n0 * (v[3 * i] - v[3 * j]) + n1 * (v[3 * i + 1] - v[3 * j + 1]) + n2 * (v[3 * i + 2] - v[3 * j + 2]);
       double c = -ks[s] * stretch - kd[s] * vn; /* F_i = c n */
       y[3 * s] = c * n0;
       y[3 * s + 1] = c * n1;
@@ -143,8 +142,8 @@ static void springs_force(const JlForce *e, const JlModel *m, const double *x,
  * node and K (clamped as in linearize) = -k [c' I + (1 - c') n n^T],
  * c' = max(0, 1 - L/l); then the same gather as force(). One pass instead of
  * force, linearize and multiply (the blocks are not needed for it). */
-static void springs_step_rhs(const JlForce *e, const JlModel *m, const double *x, const double *v, double a,
-                             double b, double *out) {
+static void springs_step_rhs(const JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
+                             double *out) {
   Springs *sp = e->self;
   const int *sn = m->spring_node;
   const double *rest = m->spring_rest, *ks = m->spring_k, *kd = m->spring_kd;
@@ -173,8 +172,8 @@ static void springs_step_rhs(const JlForce *e, const JlModel *m, const double *x
   gather(sp, e->threads, m->nnode, y, out);
 }
 
-static void springs_linearize(JlForce *e, const JlModel *m, const double *x,
-                              const double *v, double a, double b, int flags, double *diag) {
+static void springs_linearize(JlForce *e, const JlModel *m, const double *x, const double *v, double a, double b,
+                              int flags, double *diag) {
   (void)v;
   Springs *sp = e->self;
   const int *sn = m->spring_node;
@@ -225,9 +224,15 @@ static void springs_linearize(JlForce *e, const JlModel *m, const double *x,
     }
     if (!diag) continue;
     double *D = diag + 9 * i;
-    D[0] += acc[0]; D[1] += acc[1]; D[2] += acc[2];
-    D[3] += acc[1]; D[4] += acc[3]; D[5] += acc[4];
-    D[6] += acc[2]; D[7] += acc[4]; D[8] += acc[5];
+    D[0] += acc[0];
+    D[1] += acc[1];
+    D[2] += acc[2];
+    D[3] += acc[1];
+    D[4] += acc[3];
+    D[5] += acc[4];
+    D[6] += acc[2];
+    D[7] += acc[4];
+    D[8] += acc[5];
   }
 }
 
@@ -299,9 +304,14 @@ static void springs_free(void *self) {
   free(sp);
 }
 
-static const JlForceOps springs_ops = {.name = "springs", .kind = JL_FORCE_SPRINGS, .force = springs_force,
-    .linearize = springs_linearize, .multiply = springs_multiply, .free_self = springs_free,
-    .offdiag = springs_offdiag, .step_rhs = springs_step_rhs};
+static const JlForceOps springs_ops = {.name = "springs",
+                                       .kind = JL_FORCE_SPRINGS,
+                                       .force = springs_force,
+                                       .linearize = springs_linearize,
+                                       .multiply = springs_multiply,
+                                       .free_self = springs_free,
+                                       .offdiag = springs_offdiag,
+                                       .step_rhs = springs_step_rhs};
 
 JlForce *jl_springs_create(const JlModel *m) {
   Springs *sp = jl_calloc(1, sizeof *sp);

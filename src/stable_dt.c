@@ -76,36 +76,36 @@ static double amplification(JlIntegrator integ, double h, double w2, double g) {
   double col[2][2];
   for (int k = 0; k < 2; k++) {
     double x = k == 0, v = k == 1, x1, v1;
-#define ACC(X, V) (-w2 * (X) - g * (V))
+#define ACC(X, V) (-w2 * (X)-g * (V))
     switch (integ) {
-    case JL_INTEGRATOR_EULER:
-      x1 = x + h * v, v1 = v + h * ACC(x, v);
-      break;
-    case JL_INTEGRATOR_SYMPLECTIC:
-      v1 = v + h * ACC(x, v), x1 = x + h * v1;
-      break;
-    case JL_INTEGRATOR_MIDPOINT: {
-      double xm = x + 0.5 * h * v, vm = v + 0.5 * h * ACC(x, v);
-      x1 = x + h * vm, v1 = v + h * ACC(xm, vm);
-      break;
-    }
-    case JL_INTEGRATOR_RK4: {
-      double k1x = v, k1v = ACC(x, v);
-      double k2x = v + 0.5 * h * k1v, k2v = ACC(x + 0.5 * h * k1x, v + 0.5 * h * k1v);
-      double k3x = v + 0.5 * h * k2v, k3v = ACC(x + 0.5 * h * k2x, v + 0.5 * h * k2v);
-      double k4x = v + h * k3v, k4v = ACC(x + h * k3x, v + h * k3v);
-      x1 = x + h / 6.0 * (k1x + 2 * k2x + 2 * k3x + k4x);
-      v1 = v + h / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v);
-      break;
-    }
-    case JL_INTEGRATOR_VERLET: {
-      double a0 = ACC(x, v), vh = v + 0.5 * h * a0;
-      x1 = x + h * v + 0.5 * h * h * a0;
-      v1 = vh + 0.5 * h * ACC(x1, vh);
-      break;
-    }
-    default: /* implicit Euler: unconditionally stable for these modes */
-      return 0.0;
+      case JL_INTEGRATOR_EULER:
+        x1 = x + h * v, v1 = v + h * ACC(x, v);
+        break;
+      case JL_INTEGRATOR_SYMPLECTIC:
+        v1 = v + h * ACC(x, v), x1 = x + h * v1;
+        break;
+      case JL_INTEGRATOR_MIDPOINT: {
+        double xm = x + 0.5 * h * v, vm = v + 0.5 * h * ACC(x, v);
+        x1 = x + h * vm, v1 = v + h * ACC(xm, vm);
+        break;
+      }
+      case JL_INTEGRATOR_RK4: {
+        double k1x = v, k1v = ACC(x, v);
+        double k2x = v + 0.5 * h * k1v, k2v = ACC(x + 0.5 * h * k1x, v + 0.5 * h * k1v);
+        double k3x = v + 0.5 * h * k2v, k3v = ACC(x + 0.5 * h * k2x, v + 0.5 * h * k2v);
+        double k4x = v + h * k3v, k4v = ACC(x + h * k3x, v + h * k3v);
+        x1 = x + h / 6.0 * (k1x + 2 * k2x + 2 * k3x + k4x);
+        v1 = v + h / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v);
+        break;
+      }
+      case JL_INTEGRATOR_VERLET: {
+        double a0 = ACC(x, v), vh = v + 0.5 * h * a0;
+        x1 = x + h * v + 0.5 * h * h * a0;
+        v1 = vh + 0.5 * h * ACC(x1, vh);
+        break;
+      }
+      default: /* implicit Euler: unconditionally stable for these modes */
+        return 0.0;
     }
 #undef ACC
     col[k][0] = x1, col[k][1] = v1;
@@ -146,8 +146,10 @@ static double largest(JlIntegrator integ, const Modes *md, double hmax, double d
   if (!OK(lo)) return 0.0;
   for (int it = 0; it < 80; it++) {
     double mid = sqrt(lo * hi);
-    if (OK(mid)) lo = mid;
-    else hi = mid;
+    if (OK(mid))
+      lo = mid;
+    else
+      hi = mid;
   }
 #undef OK
   return lo;

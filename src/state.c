@@ -14,7 +14,6 @@
  * never leaves a half checkpoint under the real name. */
 #define _POSIX_C_SOURCE 200809L
 #include "src/state.h"
-#include "src/settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +30,7 @@
 /* ---------------------------------------------------------------- hashing */
 
 #define FNV_OFFSET 14695981039346656037ull
-#define FNV_PRIME 1099511628211ull
+#define FNV_PRIME  1099511628211ull
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;
@@ -69,26 +68,26 @@ uint64_t jl_model_fingerprint(const JlModel *m) {
   h = fnv_ints(h, m->face, 3 * (size_t)m->nface);
   for (int b = 0; b < m->nbody; b++) {
     const JlBody *B = &m->body[b];
-    int r[] = {B->node_begin, B->node_count, B->spring_begin, B->spring_count, B->tet_begin, B->tet_count,
-               B->self_collision, (int)B->kind};
+    int r[] = {B->node_begin, B->node_count, B->spring_begin,   B->spring_count,
+               B->tet_begin,  B->tet_count,  B->self_collision, (int)B->kind};
     double d[] = {B->mass, B->stretch_limit, B->radius};
     h = fnv_ints(h, r, sizeof r / sizeof r[0]);
     h = fnv_doubles(h, d, sizeof d / sizeof d[0]);
   }
   /* world settings field by field (the struct has padding and a pointer) */
   const JlWorldDef *w = &m->world;
-  double wd[] = {w->gravity[0], w->gravity[1], w->gravity[2], w->wind[0], w->wind[1], w->wind[2], w->wind_gust,
-                 w->wind_gust_period, w->wind_drag};
+  double wd[] = {w->gravity[0], w->gravity[1], w->gravity[2],       w->wind[0],  w->wind[1],
+                 w->wind[2],    w->wind_gust,  w->wind_gust_period, w->wind_drag};
   h = fnv_doubles(h, wd, sizeof wd / sizeof wd[0]);
-  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) { /* the contact settings (src/settings.h) */
+  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) { /* the contact settings (src/model.h, JL_WORLD_SETTINGS) */
     double v = jl_setting_value(w, &JL_WORLD_SETTING[k]);
     h = fnv_doubles(h, &v, 1);
   }
   h = fnv_int(h, w->has_ground);
   for (int o = 0; o < m->nobstacle; o++) {
     const JlObstacle *ob = &m->obstacle[o];
-    double d[] = {ob->size[0], ob->size[1], ob->size[2], ob->radius, ob->length, ob->translate[0],
-                  ob->translate[1], ob->translate[2]};
+    double d[] = {ob->size[0], ob->size[1],      ob->size[2],      ob->radius,
+                  ob->length,  ob->translate[0], ob->translate[1], ob->translate[2]};
     h = fnv_int(h, (long long)ob->type);
     h = fnv_doubles(h, d, sizeof d / sizeof d[0]);
     h = fnv_doubles(h, ob->rot, 9);
@@ -114,8 +113,8 @@ static JlResult same_layout(const JlWorld *a, const JlModel *bm, int nforce, con
     return jl_fail(err, errsz, JL_ERR_INPUT, "the worlds have %d and %d force elements", a->nforce, nforce);
   for (int e = 0; e < nforce; e++)
     if (a->force[e]->kind != kinds[e])
-      return jl_fail(err, errsz, JL_ERR_INPUT, "force element %d differs ('%s' against kind %d)", e,
-                     a->force[e]->name, (int)kinds[e]);
+      return jl_fail(err, errsz, JL_ERR_INPUT, "force element %d differs ('%s' against kind %d)", e, a->force[e]->name,
+                     (int)kinds[e]);
   return JL_OK;
 }
 
@@ -309,8 +308,8 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
   }
   if (!get(&in, &version, sizeof version)) goto truncated;
   if (version != JL_CHECKPOINT_VERSION) {
-    r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has format version %u; this build reads version %d",
-                path, (unsigned)version, JL_CHECKPOINT_VERSION);
+    r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has format version %u; this build reads version %d", path,
+                (unsigned)version, JL_CHECKPOINT_VERSION);
     goto out;
   }
   if (!get(&in, layout, sizeof layout)) goto truncated;
@@ -352,7 +351,10 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
   for (size_t i = 0; i < 3 * n3; i++)
     if (!isfinite(arr[i])) {
       r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has a non-finite %s at node %zu", path,
-                  i < n3 ? "position" : i < 2 * n3 ? "velocity" : "velocity change", (i % n3) / 3);
+                  i < n3       ? "position"
+                  : i < 2 * n3 ? "velocity"
+                               : "velocity change",
+                  (i % n3) / 3);
       goto out;
     }
   /* the check every step's result passes (src/world.c): spring strain within
@@ -360,8 +362,10 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
    * detection (faces spanning billions of hash cells) */
   double strain = state_strain(w->model, arr);
   if (!(strain <= w->def.max_strain)) {
-    r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' holds a diverged state (spring strain %.3g, above "
-                "max_strain %g)", path, strain, w->def.max_strain);
+    r = jl_fail(err, errsz, JL_ERR_INPUT,
+                "checkpoint '%s' holds a diverged state (spring strain %.3g, above "
+                "max_strain %g)",
+                path, strain, w->def.max_strain);
     goto out;
   }
   /* the pin mask: one byte per node, each 0 or 1 */
@@ -370,8 +374,8 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
   if (!get(&in, pins, (size_t)w->state.nnode)) goto truncated;
   for (int i = 0; i < w->state.nnode; i++)
     if (pins[i] > 1) {
-      r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has pin value %d at node %d (0 or 1)", path,
-                  (int)pins[i], i);
+      r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has pin value %d at node %d (0 or 1)", path, (int)pins[i],
+                  i);
       goto out;
     }
   uint32_t nf = 0;
@@ -392,8 +396,10 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
     uint64_t len;
     if (!get(&in, &kind, sizeof kind) || !get(&in, &len, sizeof len)) goto truncated;
     if (kind != (uint32_t)w->force[e]->kind) {
-      r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s': force element %d is of kind %u, the world's '%s' "
-                  "of kind %d", path, e, (unsigned)kind, w->force[e]->name, (int)w->force[e]->kind);
+      r = jl_fail(err, errsz, JL_ERR_INPUT,
+                  "checkpoint '%s': force element %d is of kind %u, the world's '%s' "
+                  "of kind %d",
+                  path, e, (unsigned)kind, w->force[e]->name, (int)w->force[e]->kind);
       goto out;
     }
     if (len > in.left) goto truncated;
@@ -428,8 +434,9 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
     goto fail;
   }
   if (!load_history_or_keep(w, &h)) {
-    why = "holds force-element history that does not fit the model (written by another build of jelly, "
-          "or indices out of range)";
+    why =
+        "holds force-element history that does not fit the model (written by another build of jelly, "
+        "or indices out of range)";
     goto fail;
   }
   if (n3) {

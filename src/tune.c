@@ -33,8 +33,8 @@ static double proc_idle_cores(JlThreadTune *t) {
   while (fgets(line, sizeof line, f)) {
     if (strncmp(line, "cpu ", 4) == 0) {
       unsigned long long v[8] = {0};
-      if (sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                 &v[6], &v[7]) < 4)
+      if (sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                 &v[7]) < 4)
         break;
       for (int k = 0; k < 8; k++) total += (double)v[k];
       busy = total - (double)v[3] - (double)v[4]; /* less idle and iowait */

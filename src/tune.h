@@ -46,29 +46,29 @@
 extern "C" {
 #endif
 
-#define JL_TUNE_MAX_WAIT 1024
+#define JL_TUNE_MAX_WAIT    1024
 #define JL_TUNE_START_LOOKS 4    /* looks at the other processes' runnable threads before the first step */
-#define JL_TUNE_MAX_TIDS 7      /* threads beyond the first whose waiting the poll reads */
-#define JL_TUNE_POLL_S 2e-3     /* jl_tune_poll looks at most this often (a look costs 10 us) */
+#define JL_TUNE_MAX_TIDS    7    /* threads beyond the first whose waiting the poll reads */
+#define JL_TUNE_POLL_S      2e-3 /* jl_tune_poll looks at most this often (a look costs 10 us) */
 #define JL_TUNE_DELAY_MIN_S 8e-3 /* and switches once the other threads waited this long in the step */
 
 typedef struct JlThreadTune {
-  int full;        /* the world's thread count (JlStepDef.threads, 0 resolved) */
-  int now;         /* the count of the steps between tries */
-  int trying;      /* this step tries the other count */
-  int wait;        /* steps before the next try may start */
-  int interval;    /* the wait after a try that lost (grows fourfold, at most JL_TUNE_MAX_WAIT) */
-  double rate;     /* wall seconds per unit of work of the last step at `now`, < 0 unknown */
-  long csw;        /* involuntary context switches at the start of the step */
-  double csw_acc;  /* those during the recent steps at `full` (since the last try, a window of about 1/4 s) */
-  double wall_acc; /* and those steps' wall seconds */
+  int full;             /* the world's thread count (JlStepDef.threads, 0 resolved) */
+  int now;              /* the count of the steps between tries */
+  int trying;           /* this step tries the other count */
+  int wait;             /* steps before the next try may start */
+  int interval;         /* the wait after a try that lost (grows fourfold, at most JL_TUNE_MAX_WAIT) */
+  double rate;          /* wall seconds per unit of work of the last step at `now`, < 0 unknown */
+  long csw;             /* involuntary context switches at the start of the step */
+  double csw_acc;       /* those during the recent steps at `full` (since the last try, a window of about 1/4 s) */
+  double wall_acc;      /* and those steps' wall seconds */
   double busy0, total0; /* /proc/stat busy and total jiffies at the last look */
-  int running;     /* the count the current step runs on (jl_tune_begin's answer, or 1 after a poll) */
-  double t0, tpoll;/* s (seconds_now): the step's start, the last look of jl_tune_poll */
-  double delay0;   /* s: the other threads' run-queue delay at the step's start, < 0 unknown */
-  int ntid;        /* the OpenMP team's threads other than the first, by kernel thread id */
+  int running;          /* the count the current step runs on (jl_tune_begin's answer, or 1 after a poll) */
+  double t0, tpoll;     /* s (seconds_now): the step's start, the last look of jl_tune_poll */
+  double delay0;        /* s: the other threads' run-queue delay at the step's start, < 0 unknown */
+  int ntid;             /* the OpenMP team's threads other than the first, by kernel thread id */
   int tid[JL_TUNE_MAX_TIDS];
-  int steps;       /* steps taken (statistics: `switches`, `tries`) */
+  int steps; /* steps taken (statistics: `switches`, `tries`) */
   int tries, switches;
   /* the signals (tests replace them): the process's involuntary context
    * switches so far (-1 unknown) and the idle cores since the last look
@@ -83,7 +83,7 @@ typedef struct JlThreadTune {
    * (-1 unknown), and the machine's online CPUs */
   double (*others_running)(struct JlThreadTune *t);
   int ncpu;
-  int started;     /* the first step began */
+  int started; /* the first step began */
 } JlThreadTune;
 
 /* involuntary context switches per second of stepping that say a core is busy */

@@ -72,9 +72,9 @@ typedef struct Volume {
   int *act;        /* ntet: the active tets, ascending, when the sparse path is used (nact > 0) */
   int nact;        /* > 0: few tets active, multiply and diag loop over act serially */
   /* node -> (tet, corner) in ascending tet order: entry 4 t + k */
-  int *start;      /* nnode + 1 */
-  int *item;       /* 4 ntet */
-  double *row_g;   /* 4 ntet x 3: g_{t,k} in the order of item, so the gather streams it */
+  int *start;    /* nnode + 1 */
+  int *item;     /* 4 ntet */
+  double *row_g; /* 4 ntet x 3: g_{t,k} in the order of item, so the gather streams it */
 } Volume;
 
 void jl_volume_psi(double J, double kv, double kb, double out[3]) {
@@ -126,7 +126,8 @@ static int idle_tet(const JlModel *m, const double *x, int t) {
   double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
   double e3[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
   double vol = (e1[0] * (e2[1] * e3[2] - e2[2] * e3[1]) + e1[1] * (e2[2] * e3[0] - e2[0] * e3[2]) +
-                e1[2] * (e2[0] * e3[1] - e2[1] * e3[0])) / 6.0;
+                e1[2] * (e2[0] * e3[1] - e2[1] * e3[0])) /
+               6.0;
   return vol >= JL_VOLUME_ONSET * m->tet_volume[t];
 }
 
@@ -261,9 +262,15 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
       acc[5] += wt * gk[2] * gk[2];
     }
     double *D = diag + 9 * i;
-    D[0] += acc[0]; D[1] += acc[1]; D[2] += acc[2];
-    D[3] += acc[1]; D[4] += acc[3]; D[5] += acc[4];
-    D[6] += acc[2]; D[7] += acc[4]; D[8] += acc[5];
+    D[0] += acc[0];
+    D[1] += acc[1];
+    D[2] += acc[2];
+    D[3] += acc[1];
+    D[4] += acc[3];
+    D[5] += acc[4];
+    D[6] += acc[2];
+    D[7] += acc[4];
+    D[8] += acc[5];
   }
 }
 
@@ -370,14 +377,17 @@ static void volume_offdiag(const JlForce *el, const JlModel *m, const JlOffdiagS
 
 static void volume_free(void *self) {
   Volume *vo = self;
-  if (vo)
-    JL_FREE_ALL(vo->g, vo->w, vo->wd, vo->e, vo->s, vo->y, vo->partial, vo->start, vo->item, vo->row_g, vo->act);
+  if (vo) JL_FREE_ALL(vo->g, vo->w, vo->wd, vo->e, vo->s, vo->y, vo->partial, vo->start, vo->item, vo->row_g, vo->act);
   free(vo);
 }
 
-static const JlForceOps volume_ops = {.name = "volume", .kind = JL_FORCE_VOLUME, .force = volume_force,
-    .linearize = volume_linearize, .multiply = volume_multiply, .free_self = volume_free,
-    .offdiag = volume_offdiag};
+static const JlForceOps volume_ops = {.name = "volume",
+                                      .kind = JL_FORCE_VOLUME,
+                                      .force = volume_force,
+                                      .linearize = volume_linearize,
+                                      .multiply = volume_multiply,
+                                      .free_self = volume_free,
+                                      .offdiag = volume_offdiag};
 
 JlForce *jl_volume_create(const JlModel *m) {
   if (m->ntet <= 0 || !m->tet_kvol || !m->tet_kbar) return NULL;

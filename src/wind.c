@@ -25,10 +25,10 @@
 
 typedef struct Wind {
   int ntri;
-  int *tri;          /* ntri x 3, global node ids */
-  double t;          /* s, time of the gust (jl_wind_set_time) */
-  int exact;         /* the cache holds the position part */
-  double *cache;     /* ntri x CACHE: a c/6 G (9), p (3), q (3), N (3), b c / (18 |N|) (1) */
+  int *tri;      /* ntri x 3, global node ids */
+  double t;      /* s, time of the gust (jl_wind_set_time) */
+  int exact;     /* the cache holds the position part */
+  double *cache; /* ntri x CACHE: a c/6 G (9), p (3), q (3), N (3), b c / (18 |N|) (1) */
 } Wind;
 
 enum { CACHE = 19 };
@@ -142,7 +142,8 @@ static void wind_multiply(const JlForce *e, const JlModel *m, const double *uin,
     double y[3] = {0, 0, 0};
     if (wd->exact) {
       /* G dN with dN = (u_b - u_a) x q + p x (u_c - u_a) */
-      double d1[3] = {ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2]}, d2[3] = {uc[0] - ua[0], uc[1] - ua[1], uc[2] - ua[2]};
+      double d1[3] = {ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2]},
+             d2[3] = {uc[0] - ua[0], uc[1] - ua[1], uc[2] - ua[2]};
       double c1[3], c2[3], dN[3];
       cross(d1, q, c1);
       cross(p, d2, c2);
@@ -194,9 +195,16 @@ static void wind_couple(const JlForce *e, const JlModel *m, int *group) {
   for (int t = 0; t < wi->ntri; t++) jl_uf_union(group, m->node_body[wi->tri[3 * t]], m->nbody);
 }
 
-static const JlForceOps wind_ops = {.name = "wind", .kind = JL_FORCE_WIND, .force = wind_force,
-    .linearize = wind_linearize, .multiply = wind_multiply, .free_self = wind_free, .couple = wind_couple,
-    .history_size = wind_history_size, .history_save = wind_history_save, .history_load = wind_history_load};
+static const JlForceOps wind_ops = {.name = "wind",
+                                    .kind = JL_FORCE_WIND,
+                                    .force = wind_force,
+                                    .linearize = wind_linearize,
+                                    .multiply = wind_multiply,
+                                    .free_self = wind_free,
+                                    .couple = wind_couple,
+                                    .history_size = wind_history_size,
+                                    .history_save = wind_history_save,
+                                    .history_load = wind_history_load};
 
 JlForce *jl_wind_create(const JlModel *m) {
   int ntri = 0;

@@ -69,8 +69,7 @@ JlStepDef jl_default_step_def(void) {
   return d;
 }
 
-static const char *const warning_names[JL_WARN_COUNT] = {"cg_cap", "inverted", "push_out", "nonfinite",
-                                                         "energy_rise"};
+static const char *const warning_names[JL_WARN_COUNT] = {"cg_cap", "inverted", "push_out", "nonfinite", "energy_rise"};
 
 const char *jl_warning_name(JlWarningKind k) { return (k >= 0 && k < JL_WARN_COUNT) ? warning_names[k] : NULL; }
 
@@ -78,7 +77,8 @@ const char *jl_warning_name(JlWarningKind k) { return (k >= 0 && k < JL_WARN_COU
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-static void warn(JlWorld *w, JlWarningKind k, long n, double t, const char *fmt, ...) {
+static void
+warn(JlWorld *w, JlWarningKind k, long n, double t, const char *fmt, ...) {
   if (n <= 0) return;
   if (w->warnings.count[k] == 0) {
     va_list ap;
@@ -102,8 +102,7 @@ static JlResult check_step_def(const JlStepDef *d, char *err, size_t errsz) {
     return jl_fail(err, errsz, JL_ERR_INPUT, "solver iteration cap must be >= 1, got %d", d->max_iterations);
   if (!(d->max_strain_change > 0.0) || !isfinite(d->max_strain_change))
     return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain_change must be > 0, got %g", d->max_strain_change);
-  if (!(d->max_strain > 0.0))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain must be > 0, got %g", d->max_strain);
+  if (!(d->max_strain > 0.0)) return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain must be > 0, got %g", d->max_strain);
   if (d->threads < 0 || d->threads > JL_MAX_THREADS)
     return jl_fail(err, errsz, JL_ERR_INPUT, "threads must be from 0 to %d, got %d", JL_MAX_THREADS, d->threads);
   if (d->preconditioner < 0 || d->preconditioner >= JL_PRECOND_COUNT)
@@ -116,10 +115,10 @@ static void work_free(JlWork *k) {
   free(k->hist_step.buf);
   free(k->hist_sub.buf);
   free(k->hist_mid.buf);
-  double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
-                       &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs, &k->diag,
-                       &k->rhs_fixed, &k->diag_fixed, &k->x_guard, &k->v_guard, &k->dv_guard,
-                       &k->x_mid, &k->v_mid, &k->dv_mid};
+  double **arrays[] = {&k->f,        &k->energy_f, &k->x_step,    &k->v_step,     &k->dv_step, &k->x_sub,
+                       &k->v_sub,    &k->dv_sub,   &k->xs,        &k->vs,         &k->sx,      &k->sv,
+                       &k->rhs,      &k->diag,     &k->rhs_fixed, &k->diag_fixed, &k->x_guard, &k->v_guard,
+                       &k->dv_guard, &k->x_mid,    &k->v_mid,     &k->dv_mid};
   for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) free(*arrays[a]);
   free(k->group);
   free(k->inverted);
@@ -141,9 +140,9 @@ static JlWork *work_create(int nnode, int nbody) {
   k->ecache_pin = jl_calloc((size_t)nnode + 1, 1);
   size_t n3 = 3 * (size_t)nnode;
   k->nnode = nnode;
-  double **arrays[] = {&k->f, &k->energy_f, &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
-                       &k->v_sub, &k->dv_sub, &k->xs, &k->vs, &k->sx, &k->sv, &k->rhs, &k->rhs_fixed,
-                       &k->x_mid, &k->v_mid, &k->dv_mid};
+  double **arrays[] = {&k->f,     &k->energy_f,  &k->x_step, &k->v_step, &k->dv_step, &k->x_sub,
+                       &k->v_sub, &k->dv_sub,    &k->xs,     &k->vs,     &k->sx,      &k->sv,
+                       &k->rhs,   &k->rhs_fixed, &k->x_mid,  &k->v_mid,  &k->dv_mid};
   for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) *arrays[a] = jl_calloc(n3, sizeof(double));
   k->diag = jl_calloc(3 * n3, sizeof(double));
   k->diag_fixed = jl_calloc(3 * n3, sizeof(double));
@@ -324,8 +323,7 @@ JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *d
 
 void jl_world_destroy(JlWorld *w) {
   if (!w) return;
-  for (int f = 0; f < w->nforce; f++)
-    jl_force_free(w->force[f]);
+  for (int f = 0; f < w->nforce; f++) jl_force_free(w->force[f]);
   work_free(w->work);
   free(w->state.x);
   free(w->state.v);
@@ -441,8 +439,8 @@ static double max_strain_change(const JlModel *m, const double *x_old, const dou
     int i = m->spring_node[2 * s], j = m->spring_node[2 * s + 1];
     const double *a = x_new + 3 * i, *b = x_new + 3 * j, *a0 = x_old + 3 * i, *b0 = x_old + 3 * j;
     double l1 = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-    double l0 = sqrt((a0[0] - b0[0]) * (a0[0] - b0[0]) + (a0[1] - b0[1]) * (a0[1] - b0[1]) +
-                     (a0[2] - b0[2]) * (a0[2] - b0[2]));
+    double l0 =
+        sqrt((a0[0] - b0[0]) * (a0[0] - b0[0]) + (a0[1] - b0[1]) * (a0[1] - b0[1]) + (a0[2] - b0[2]) * (a0[2] - b0[2]));
     double c = fabs(l1 - l0) / m->spring_rest[s];
     if (!(c <= best)) {
       best = c;
@@ -520,8 +518,10 @@ static int begin_elements(JlWorld *w, double h) {
     if (f->ops->begin_step) f->ops->begin_step(f, w->model, w->state.x, w->state.v, h);
     if (f->ops->pushing && f->ops->pushing(f)) pushing = 1;
   }
-  warn(w, JL_WARN_PUSH_OUT, pushing, w->state.t, "t = %.6g s: contacts push overlapping bodies apart at the "
-       "push-out speed (%g m/s)", w->state.t, w->model->world.contact_push_out);
+  warn(w, JL_WARN_PUSH_OUT, pushing, w->state.t,
+       "t = %.6g s: contacts push overlapping bodies apart at the "
+       "push-out speed (%g m/s)",
+       w->state.t, w->model->world.contact_push_out);
   return pushing;
 }
 
@@ -593,8 +593,10 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
   int failed = 0;
   rep->cg_iterations += jl_step_implicit(w, h, &failed);
   rep->cg_failed += failed;
-  warn(w, JL_WARN_CG_CAP, failed, s->t, "t = %.6g s: the linear solver stopped at its cap of %d iterations "
-       "(step %.3g s)", s->t, w->def.max_iterations, h);
+  warn(w, JL_WARN_CG_CAP, failed, s->t,
+       "t = %.6g s: the linear solver stopped at its cap of %d iterations "
+       "(step %.3g s)",
+       s->t, w->def.max_iterations, h);
   if (can_split && crossed(w, k->x_guard + off, k->v_guard + off, s->x)) {
     /* thin bodies passed through each other along the step, or a node turned into an obstacle it had no
      * contact with: two half steps, each with its own detection, follow the turning paths more closely */
@@ -621,8 +623,10 @@ static void implicit_guarded(JlWorld *w, double h, JlStepReport *rep, int depth)
   }
   if (depth + 1 >= JL_GUARD_DEPTH) {
     rep->energy_rises++;
-    warn(w, JL_WARN_ENERGY_RISE, 1, s->t, "t = %.6g s: a step of %.3g s created %.3g J at the energy guard's "
-         "smallest split", s->t, h, e1 - e0);
+    warn(w, JL_WARN_ENERGY_RISE, 1, s->t,
+         "t = %.6g s: a step of %.3g s created %.3g J at the energy guard's "
+         "smallest split",
+         s->t, h, e1 - e0);
     s->t += h;
     return;
   }
@@ -687,7 +691,8 @@ static void implicit_midpoint(JlWorld *w, double h, JlStepReport *rep) {
   k->midpoint = 0;
   k->cg.vtol = vtol;
   s->t = t0;
-  int ok = !contact_acted(w) && half.energy_splits == rep->energy_splits && half.crossing_splits == rep->crossing_splits;
+  int ok =
+      !contact_acted(w) && half.energy_splits == rep->energy_splits && half.crossing_splits == rep->crossing_splits;
   if (ok) {
     for (int i = 0; i < m->nnode; i++) {
       if (m->pinned[i]) continue;
@@ -757,13 +762,18 @@ static void substep(JlWorld *w, double h, JlStepReport *rep) {
 static void cause_text(const JlWorld *w, const JlStepReport *rep, char *out, size_t n) {
   const char *name = jl_integrator_name(w->def.integrator);
   if (!jl_integrator_is_implicit(w->def.integrator))
-    snprintf(out, n, "time step too large for the '%s' integrator; try the implicit integrator (\"integrator\": "
-             "\"implicit\") or a smaller \"dt\"", name);
+    snprintf(out, n,
+             "time step too large for the '%s' integrator; try the implicit integrator (\"integrator\": "
+             "\"implicit\") or a smaller \"dt\"",
+             name);
   else if (rep->cg_failed)
-    snprintf(out, n, "the linear solver did not converge in %d iterations; try a smaller \"dt\" or \"adaptive\": "
-             "true in the scene", w->def.max_iterations);
+    snprintf(out, n,
+             "the linear solver did not converge in %d iterations; try a smaller \"dt\" or \"adaptive\": "
+             "true in the scene",
+             w->def.max_iterations);
   else
-    snprintf(out, n, "time step too large for these stiffnesses; try a smaller \"dt\" or \"adaptive\": true in "
+    snprintf(out, n,
+             "time step too large for these stiffnesses; try a smaller \"dt\" or \"adaptive\": true in "
              "the scene");
 }
 
@@ -771,7 +781,8 @@ static void cause_text(const JlWorld *w, const JlStepReport *rep, char *out, siz
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void set_message(JlStepReport *rep, const char *fmt, ...) {
+static void
+set_message(JlStepReport *rep, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(rep->message, sizeof rep->message, fmt, ap);
@@ -789,13 +800,13 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
   char cause[200];
   int node = first_nonfinite(&w->state);
   if (node >= 0) {
-    warn(w, JL_WARN_NONFINITE, 1, t, "t = %.6g s: node %d of body '%s' became NaN/Inf (the step was undone)", t,
-         node, m->body[m->node_body[node]].name);
+    warn(w, JL_WARN_NONFINITE, 1, t, "t = %.6g s: node %d of body '%s' became NaN/Inf (the step was undone)", t, node,
+         m->body[m->node_body[node]].name);
     rep->diverged = 1;
     rep->diverged_body = m->node_body[node];
     cause_text(w, rep, cause, sizeof cause);
     set_message(rep, "body '%s' diverged in the step to t = %.4g s: position or velocity became NaN/Inf (%s)",
-             m->body[rep->diverged_body].name, t, cause);
+                m->body[rep->diverged_body].name, t, cause);
     return 1;
   }
   /* kinetic energy past the doubles (velocities near 1e154 and up): every later number is inf or NaN */
@@ -817,9 +828,10 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
     rep->diverged = 1;
     rep->diverged_body = m->node_body[fast];
     cause_text(w, rep, cause, sizeof cause);
-    set_message(rep, "body '%s' diverged in the step to t = %.4g s: its %s energy is no longer a finite number "
-                "(its fastest node moves at %.3g m/s; %s)", m->body[rep->diverged_body].name, t,
-                isfinite(ke) ? "elastic or contact" : "kinetic", vmax, cause);
+    set_message(rep,
+                "body '%s' diverged in the step to t = %.4g s: its %s energy is no longer a finite number "
+                "(its fastest node moves at %.3g m/s; %s)",
+                m->body[rep->diverged_body].name, t, isfinite(ke) ? "elastic or contact" : "kinetic", vmax, cause);
     return 1;
   }
   /* a volume body crushed flat or turned inside out: all its tets inverted, or its volume below
@@ -832,9 +844,10 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
     rep->diverged = 1;
     rep->diverged_body = b;
     cause_text(w, rep, cause, sizeof cause);
-    set_message(rep, "body '%s' diverged in the step to t = %.4g s: it collapsed (volume %.3g of its rest volume, "
-                "%d of %d tets inverted; %s)", m->body[b].name, t, rest > 0.0 ? now / rest : 0.0, inverted,
-                m->body[b].tet_count, cause);
+    set_message(rep,
+                "body '%s' diverged in the step to t = %.4g s: it collapsed (volume %.3g of its rest volume, "
+                "%d of %d tets inverted; %s)",
+                m->body[b].name, t, rest > 0.0 ? now / rest : 0.0, inverted, m->body[b].tet_count, cause);
     return 1;
   }
   int worst;
@@ -845,7 +858,7 @@ static int diverged(JlWorld *w, double t, JlStepReport *rep) {
     rep->diverged_body = body_of_spring(m, worst);
     cause_text(w, rep, cause, sizeof cause);
     set_message(rep, "body '%s' diverged in the step to t = %.4g s: strain %.3g exceeds %g (%s)",
-             m->body[rep->diverged_body].name, t, strain, w->def.max_strain, cause);
+                m->body[rep->diverged_body].name, t, strain, w->def.max_strain, cause);
     return 1;
   }
   return 0;
@@ -885,8 +898,10 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
     int nonfinite = first_nonfinite(s);
     int bad = nonfinite >= 0 || !(change <= w->def.max_strain_change);
     if (nonfinite >= 0)
-      warn(w, JL_WARN_NONFINITE, 1, t0, "t = %.6g s: node %d of body '%s' became NaN/Inf in an adaptive sub-step of "
-           "%.3g s (rejected)", t0, nonfinite, m->body[m->node_body[nonfinite]].name, hs);
+      warn(w, JL_WARN_NONFINITE, 1, t0,
+           "t = %.6g s: node %d of body '%s' became NaN/Inf in an adaptive sub-step of "
+           "%.3g s (rejected)",
+           t0, nonfinite, m->body[m->node_body[nonfinite]].name, hs);
     if (bad) {
       /* reject: restore (with the contact and friction history) and halve */
       load_state(s, k->x_sub, k->v_sub, k->dv_sub);
@@ -900,9 +915,10 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
         rep->diverged = 1;
         rep->diverged_body = body_of_spring(m, worst);
         cause_text(w, rep, cause, sizeof cause);
-        set_message(rep,
-                    "body '%s' diverged in the step to t = %.4g s: adaptive step fell below h/1024 (strain change %.3g per step; %s)",
-                    m->body[rep->diverged_body].name, t0, change, cause);
+        set_message(
+            rep,
+            "body '%s' diverged in the step to t = %.4g s: adaptive step fell below h/1024 (strain change %.3g per step; %s)",
+            m->body[rep->diverged_body].name, t0, change, cause);
         return 1;
       }
       continue;

@@ -18,12 +18,12 @@ extern "C" {
 #endif
 
 typedef enum JlIntegrator {
-  JL_INTEGRATOR_IMPLICIT,   /* "implicit" */
-  JL_INTEGRATOR_SYMPLECTIC, /* "symplectic" (semi-implicit Euler: v then x) */
-  JL_INTEGRATOR_EULER,      /* "euler" (forward Euler) */
-  JL_INTEGRATOR_MIDPOINT,   /* "midpoint" (RK2) */
-  JL_INTEGRATOR_RK4,        /* "rk4" */
-  JL_INTEGRATOR_VERLET,     /* "verlet" (velocity Verlet) */
+  JL_INTEGRATOR_IMPLICIT,          /* "implicit" */
+  JL_INTEGRATOR_SYMPLECTIC,        /* "symplectic" (semi-implicit Euler: v then x) */
+  JL_INTEGRATOR_EULER,             /* "euler" (forward Euler) */
+  JL_INTEGRATOR_MIDPOINT,          /* "midpoint" (RK2) */
+  JL_INTEGRATOR_RK4,               /* "rk4" */
+  JL_INTEGRATOR_VERLET,            /* "verlet" (velocity Verlet) */
   JL_INTEGRATOR_IMPLICIT_MIDPOINT, /* "implicit_midpoint": the backward Euler half step extrapolated to the
                                       whole step (second order, no numerical damping; src/world.c) */
   JL_INTEGRATOR_COUNT
@@ -40,15 +40,15 @@ static inline int jl_integrator_is_implicit(JlIntegrator i) {
 }
 
 typedef struct JlStepDef {
-  JlIntegrator integrator;  /* default JL_INTEGRATOR_IMPLICIT */
-  double tolerance;         /* CG relative residual ||r|| / ||b||, default 1e-6; used when velocity_tolerance is 0 */
-  int max_iterations;       /* CG iteration cap per step, default 500 */
-  int adaptive;             /* default 0 */
-  double max_strain_change; /* adaptive rejection threshold, default 0.1 (10 %) */
-  double max_strain;        /* divergence bound on |l - L| / L of any spring, default 10 */
-  int threads;              /* OpenMP threads of this world's parallel loops (a num_threads clause on
+  JlIntegrator integrator;   /* default JL_INTEGRATOR_IMPLICIT */
+  double tolerance;          /* CG relative residual ||r|| / ||b||, default 1e-6; used when velocity_tolerance is 0 */
+  int max_iterations;        /* CG iteration cap per step, default 500 */
+  int adaptive;              /* default 0 */
+  double max_strain_change;  /* adaptive rejection threshold, default 0.1 (10 %) */
+  double max_strain;         /* divergence bound on |l - L| / L of any spring, default 10 */
+  int threads;               /* OpenMP threads of this world's parallel loops (a num_threads clause on
                                each, never process-wide), 0 = OpenMP's default; default 1 */
-  int preconditioner;       /* JlPrecondKind (src/precond.h) of the implicit solve; default JL_PRECOND_DEFAULT */
+  int preconditioner;        /* JlPrecondKind (src/precond.h) of the implicit solve; default JL_PRECOND_DEFAULT */
   double velocity_tolerance; /* m/s: > 0 stops CG (and the Newton corrections) once no node's residual
                                 momentum exceeds this times its mass (src/cg.h), instead of at `tolerance`;
                                 0 = the relative tolerance. default JL_VELOCITY_TOLERANCE */
@@ -61,27 +61,27 @@ JlStepDef jl_default_step_def(void);
 
 typedef struct JlState {
   int nnode;
-  double t;      /* s */
-  double *x;     /* nnode x 3, m */
-  double *v;     /* nnode x 3, m/s */
-  double *dv;    /* nnode x 3, last implicit solution (CG warm start) */
+  double t;   /* s */
+  double *x;  /* nnode x 3, m */
+  double *v;  /* nnode x 3, m/s */
+  double *dv; /* nnode x 3, last implicit solution (CG warm start) */
 } JlState;
 
 /* What one jl_world_step did. */
 typedef struct JlStepReport {
-  int substeps;       /* accepted steps taken (1 without adaptive stepping) */
-  int rejected;       /* adaptive rejections */
-  int cg_iterations;  /* summed over substeps */
-  int cg_failed;      /* substeps whose CG hit the iteration cap */
-  double max_strain;  /* max |l - L| / L over springs after the step */
-  int diverged;       /* 1: NaN/Inf or strain beyond JlStepDef.max_strain */
-  int diverged_body;  /* body index when diverged */
-  char message[384];  /* set when diverged: names body and likely cause */
-  int energy_splits;  /* implicit steps redone as two half steps because they would have created energy */
-  int energy_rises;   /* steps that still created energy at the smallest split (h / 2^(JL_GUARD_DEPTH - 1)) */
+  int substeps;           /* accepted steps taken (1 without adaptive stepping) */
+  int rejected;           /* adaptive rejections */
+  int cg_iterations;      /* summed over substeps */
+  int cg_failed;          /* substeps whose CG hit the iteration cap */
+  double max_strain;      /* max |l - L| / L over springs after the step */
+  int diverged;           /* 1: NaN/Inf or strain beyond JlStepDef.max_strain */
+  int diverged_body;      /* body index when diverged */
+  char message[384];      /* set when diverged: names body and likely cause */
+  int energy_splits;      /* implicit steps redone as two half steps because they would have created energy */
+  int energy_rises;       /* steps that still created energy at the smallest split (h / 2^(JL_GUARD_DEPTH - 1)) */
   int midpoint_fallbacks; /* implicit midpoint steps without contact redone as backward Euler steps because
                              their extrapolation would have created energy */
-  int crossing_splits; /* implicit steps redone as two half steps because thin bodies passed through each other
+  int crossing_splits;    /* implicit steps redone as two half steps because thin bodies passed through each other
                           or a node ended deep inside an obstacle without a contact (JlForceOps.crossed) */
 } JlStepReport;
 
@@ -102,14 +102,14 @@ typedef enum JlWarningKind {
 const char *jl_warning_name(JlWarningKind k);
 
 typedef struct JlWarnings {
-  long count[JL_WARN_COUNT];     /* occurrences (steps or sub-steps) of each kind since creation */
-  double first_t[JL_WARN_COUNT]; /* s, time at the start of the step of the first occurrence */
-  char first[JL_WARN_COUNT][128];/* what the first occurrence was ("" while count is 0) */
+  long count[JL_WARN_COUNT];      /* occurrences (steps or sub-steps) of each kind since creation */
+  double first_t[JL_WARN_COUNT];  /* s, time at the start of the step of the first occurrence */
+  char first[JL_WARN_COUNT][128]; /* what the first occurrence was ("" while count is 0) */
 } JlWarnings;
 
 #define JL_MAX_FORCES 16
 /* OpenMP threads a world accepts (JlStepDef.threads, scene key threads, --threads) */
-#define JL_MAX_THREADS 64
+#define JL_MAX_THREADS      64
 #define JL_MAX_THREADS_TEXT "64"
 
 typedef struct JlWorld {
@@ -123,23 +123,21 @@ typedef struct JlWorld {
   JlState state;
   int nforce;
   JlForce *force[JL_MAX_FORCES];
-  double h_adaptive;    /* current adaptive sub-step, s (0 = full step) */
-  int good_steps;       /* consecutive accepted adaptive steps */
-  JlWarnings warnings;  /* numerical trouble so far */
-  void *work;           /* stepper scratch, sized at creation */
+  double h_adaptive;   /* current adaptive sub-step, s (0 = full step) */
+  int good_steps;      /* consecutive accepted adaptive steps */
+  JlWarnings warnings; /* numerical trouble so far */
+  void *work;          /* stepper scratch, sized at creation */
 } JlWorld;
 
 /* Takes ownership of *m (the caller's struct is zeroed; jl_world_destroy
  * frees it). Creates the springs, gravity and (if m->world.has_ground) ground
  * elements and sets x = x0, v = v0 (pinned nodes: v = 0). */
-JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def,
-                         char *err, size_t errsz);
+JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err, size_t errsz);
 /* The same with a model the caller keeps: it must outlive the world and not
  * change. Several worlds may share one model and step on different threads
  * (each world only reads it). Each world starts from the model's pins and
  * keeps its own pin mask (jl_world_pin). */
-JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *def,
-                                char *err, size_t errsz);
+JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *def, char *err, size_t errsz);
 void jl_world_destroy(JlWorld *w);
 /* Pins (on = 1) or frees (on = 0) node `node` in this world only (its pin
  * mask, JlWorld.view); a newly pinned node gets v = dv = 0. Every force
@@ -171,22 +169,21 @@ JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep);
  * 0.1 % over `duration` seconds (1 s when 0). Forward Euler and midpoint grow
  * at every step on undamped springs: then bounded_growth = 1. */
 typedef struct JlStableDt {
-  double dt;          /* s */
-  double omega;       /* rad/s, highest angular frequency used */
-  double gamma;       /* 1/s, highest damping rate used */
+  double dt;    /* s */
+  double omega; /* rad/s, highest angular frequency used */
+  double gamma; /* 1/s, highest damping rate used */
   int bounded_growth;
 } JlStableDt;
 JlStableDt jl_world_stable_dt(JlWorld *w, JlIntegrator integ, double hmax, double duration);
 
 /* Total force f (nnode x 3) at (x, v) from all elements; energy (J) if non-NULL. */
-void jl_world_forces(const JlWorld *w, const double *x, const double *v,
-                     double *f, double *potential);
+void jl_world_forces(const JlWorld *w, const double *x, const double *v, double *f, double *potential);
 
 typedef struct JlEnergy {
-  double kinetic;  /* J */
-  double elastic;  /* J, springs and the volume force */
-  double gravity;  /* J, m g . x relative to y = 0 (i.e. -m g.x) */
-  double ground;   /* J, penalty energy of every other element: the ground plane and the body and
+  double kinetic; /* J */
+  double elastic; /* J, springs and the volume force */
+  double gravity; /* J, m g . x relative to y = 0 (i.e. -m g.x) */
+  double ground;  /* J, penalty energy of every other element: the ground plane and the body and
                       obstacle contacts (stats.csv contact_energy); the name is historical */
 } JlEnergy;
 void jl_world_energy(const JlWorld *w, JlEnergy *e);

@@ -12,7 +12,7 @@
 /* the implicit step's energy guard (src/world.c): splits down to h / 2^(depth - 1),
  * when the energy rises by more than this fraction of the energy moved in a step */
 #define JL_GUARD_DEPTH 4
-#define JL_GUARD_TOL 1e-3
+#define JL_GUARD_TOL   1e-3
 
 /* The force elements' history (JlForce.history_*) in one buffer: element e's
  * len[e] bytes start at buf + off[e] (16-byte aligned). The buffer grows to
@@ -35,14 +35,14 @@ int jl_world_history_load(JlWorld *w, const JlHistory *h);
 /* Stepper scratch, sized once in jl_world_create (no allocation in a step). */
 typedef struct JlWork {
   int nnode;
-  double *f;        /* nnode x 3: force / acceleration scratch */
-  double *energy_f; /* nnode x 3: force scratch of jl_world_energy */
+  double *f;                         /* nnode x 3: force / acceleration scratch */
+  double *energy_f;                  /* nnode x 3: force scratch of jl_world_energy */
   double *x_step, *v_step, *dv_step; /* nnode x 3: state at the start of jl_world_step */
   double *x_sub, *v_sub, *dv_sub;    /* nnode x 3: state at the start of a sub-step */
-  double *xs, *vs;  /* nnode x 3: explicit stage state */
-  double *sx, *sv;  /* nnode x 3: RK4 stage sums; implicit Newton correction and its weights */
-  double *rhs;      /* nnode x 3: implicit right-hand side */
-  double *diag;     /* nnode x 9: diagonal 3x3 blocks of the implicit matrix */
+  double *xs, *vs;                   /* nnode x 3: explicit stage state */
+  double *sx, *sv;                   /* nnode x 3: RK4 stage sums; implicit Newton correction and its weights */
+  double *rhs;                       /* nnode x 3: implicit right-hand side */
+  double *diag;                      /* nnode x 9: diagonal 3x3 blocks of the implicit matrix */
   /* the parts of rhs (nnode x 3) and diag (nnode x 9) from the elements without an active set
    * (JlForce.refine), which stay as they are between an implicit step's active-set passes */
   double *rhs_fixed, *diag_fixed;
@@ -50,16 +50,16 @@ typedef struct JlWork {
   /* the elements' history with x_step and x_sub: undoing a step restores it too */
   JlHistory hist_step, hist_sub, hist_mid;
   double *x_mid, *v_mid, *dv_mid; /* nnode x 3: state at the start of an implicit midpoint step (with hist_mid) */
-  int midpoint;     /* 1 during an implicit midpoint step's half step: solved closer (src/implicit.c) */
-  int keep_spin;    /* 1: free groups of bodies keep their angular momentum (src/implicit.c, spin) */
+  int midpoint;                   /* 1 during an implicit midpoint step's half step: solved closer (src/implicit.c) */
+  int keep_spin;                  /* 1: free groups of bodies keep their angular momentum (src/implicit.c, spin) */
   int nbody;
-  int *inverted;    /* nbody: each body's inverted tets at the last divergence check (src/world.c) */
-  int *group;       /* nbody + 1: union-find of the bodies that exchanged momentum in a step (src/implicit.c) */
-  double *gsum;     /* 16 (nbody + 1): per group sums (src/implicit.c momentum, spin) */
+  int *inverted; /* nbody: each body's inverted tets at the last divergence check (src/world.c) */
+  int *group;    /* nbody + 1: union-find of the bodies that exchanged momentum in a step (src/implicit.c) */
+  double *gsum;  /* 16 (nbody + 1): per group sums (src/implicit.c momentum, spin) */
   JlCg cg;
-  JlThreadTune tune; /* the thread count of each step (src/tune.h) */
-  int threads;       /* this step's: JlStepDef.threads or fewer (the tuner's choice) */
-  double mass_total; /* kg, all nodes (the energy guard's floor under the velocity stop) */
+  JlThreadTune tune;      /* the thread count of each step (src/tune.h) */
+  int threads;            /* this step's: JlStepDef.threads or fewer (the tuner's choice) */
+  double mass_total;      /* kg, all nodes (the energy guard's floor under the velocity stop) */
   struct JlPrecond *prec; /* the implicit solve's preconditioner (src/precond.h); NULL = Jacobi */
   /* the energy guard's last end-of-step energy and the state it was taken in (src/world.c) */
   int ecache_valid;

@@ -41,8 +41,10 @@ static inline double jl_test_fd_error(JlForce *e, const JlModel *m, const double
       double *f = sgn ? fm : fp;
       for (size_t k = 0; k < n3; k++) p[k] = sgn ? base[k] - eps * u[k] : base[k] + eps * u[k];
       memset(f, 0, n3 * sizeof(double));
-      if (wrt) e->ops->force(e, m, x, p, f, NULL);
-      else e->ops->force(e, m, p, v, f, NULL);
+      if (wrt)
+        e->ops->force(e, m, x, p, f, NULL);
+      else
+        e->ops->force(e, m, p, v, f, NULL);
     }
     for (size_t k = 0; k < n3; k++) fd[k] += coef * (fp[k] - fm[k]) / (2 * eps);
   }

@@ -39,8 +39,10 @@ void jl_test_skip(const char *fmt, ...) {
 int jl_test_close(const char *file, int line, const char *what, double a, double b, double tol, int rel) {
   double scale = fmax(fabs(a), fabs(b)), diff = fabs(a - b);
   if (rel ? diff <= tol * scale : diff <= tol) return 1;
-  if (rel) jl_test_fail(file, line, "%s: %.17g vs %.17g (rel %.3g)", what, a, b, scale > 0 ? diff / scale : 0.0);
-  else jl_test_fail(file, line, "%s: %.17g vs %.17g (diff %.3g)", what, a, b, diff);
+  if (rel)
+    jl_test_fail(file, line, "%s: %.17g vs %.17g (rel %.3g)", what, a, b, scale > 0 ? diff / scale : 0.0);
+  else
+    jl_test_fail(file, line, "%s: %.17g vs %.17g (diff %.3g)", what, a, b, diff);
   return 0;
 }
 
@@ -77,13 +79,16 @@ int jl_test_main(int argc, char **argv, const JlTestCase *cases, int ncase, int 
              cases[i].tier & JL_SHORT ? ",short" : "");
     return 0;
   }
-  if (arg && strncmp(arg, "--case=", 7) == 0) exact = arg + 7;
-  else if (arg && strncmp(arg, "--tier=", 7) == 0) tier = arg + 7;
+  if (arg && strncmp(arg, "--case=", 7) == 0)
+    exact = arg + 7;
+  else if (arg && strncmp(arg, "--tier=", 7) == 0)
+    tier = arg + 7;
   else if (arg && arg[0] == '-') {
-    fprintf(stderr, "%s: unknown option '%s'\nusage: %s [NAME | --case=NAME | --tier=TIER | --list]\n", g_prog,
-            arg, g_prog);
+    fprintf(stderr, "%s: unknown option '%s'\nusage: %s [NAME | --case=NAME | --tier=TIER | --list]\n", g_prog, arg,
+            g_prog);
     return 2;
-  } else filter = arg;
+  } else
+    filter = arg;
   int passed = 0, failed = 0, skipped = 0;
   for (int i = 0; i < ncase; i++) {
     if (filter && !strstr(cases[i].name, filter)) continue;
@@ -163,7 +168,11 @@ char *jl_test_read_file(const char *path, size_t *len) {
     n += r;
     if (cap - n - 1 == 0) {
       char *nb = realloc(buf, cap * 2);
-      if (!nb) { free(buf); buf = NULL; break; }
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
       buf = nb;
       cap *= 2;
     }

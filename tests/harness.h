@@ -74,20 +74,20 @@ static inline unsigned long long jl_test_lcg(unsigned long long *state) {
   return *state = *state * 6364136223846793005ull + 1442695040888963407ull;
 }
 
-#define ENSURE(cond)                                                   \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
-      jl_test_fail(__FILE__, __LINE__, "ENSURE(%s)", #cond);           \
-      return;                                                          \
-    }                                                                  \
+#define ENSURE(cond)                                         \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      jl_test_fail(__FILE__, __LINE__, "ENSURE(%s)", #cond); \
+      return;                                                \
+    }                                                        \
   } while (0)
 
-#define ENSURE_MSG(cond, ...)                                          \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
-      jl_test_fail(__FILE__, __LINE__, __VA_ARGS__);                   \
-      return;                                                          \
-    }                                                                  \
+#define ENSURE_MSG(cond, ...)                        \
+  do {                                               \
+    if (!(cond)) {                                   \
+      jl_test_fail(__FILE__, __LINE__, __VA_ARGS__); \
+      return;                                        \
+    }                                                \
   } while (0)
 
 /* |a - b| <= tol (rel 0) or <= tol * max(|a|, |b|) (rel 1), neither NaN;
@@ -96,37 +96,32 @@ static inline unsigned long long jl_test_lcg(unsigned long long *state) {
 int jl_test_close(const char *file, int line, const char *what, double a, double b, double tol, int rel);
 
 /* |a - b| <= tol, and neither is NaN. */
-#define ENSURE_NEAR(a, b, tol)                                                                       \
-  do {                                                                                               \
-    if (!jl_test_close(__FILE__, __LINE__, "ENSURE_NEAR(" #a ", " #b ", " #tol ")", (a), (b), (tol), 0)) \
-      return;                                                                                        \
+#define ENSURE_NEAR(a, b, tol)                                                                                   \
+  do {                                                                                                           \
+    if (!jl_test_close(__FILE__, __LINE__, "ENSURE_NEAR(" #a ", " #b ", " #tol ")", (a), (b), (tol), 0)) return; \
   } while (0)
 
 /* |a - b| <= rel * max(|a|, |b|). */
-#define ENSURE_REL(a, b, rel)                                                                        \
-  do {                                                                                               \
-    if (!jl_test_close(__FILE__, __LINE__, "ENSURE_REL(" #a ", " #b ", " #rel ")", (a), (b), (rel), 1)) \
-      return;                                                                                        \
+#define ENSURE_REL(a, b, rel)                                                                                   \
+  do {                                                                                                          \
+    if (!jl_test_close(__FILE__, __LINE__, "ENSURE_REL(" #a ", " #b ", " #rel ")", (a), (b), (rel), 1)) return; \
   } while (0)
 
 /* leaves the case as skipped, saying why (printf-style) */
-#define SKIP(...)                                                      \
-  do {                                                                 \
-    jl_test_skip(__VA_ARGS__);                                         \
-    return;                                                            \
+#define SKIP(...)              \
+  do {                         \
+    jl_test_skip(__VA_ARGS__); \
+    return;                    \
   } while (0)
 
 /* the file must define JL_TEST_TIER (the tier of its cases without one);
  * a case written {"name", fn} leaves its tier 0 on purpose */
-#define JL_TEST_MAIN(...)                                              \
-  _Pragma("GCC diagnostic push")                                       \
-  _Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"")   \
-  int main(int argc, char **argv) {                                    \
-    static const JlTestCase cases_[] = {__VA_ARGS__};                  \
-    return jl_test_main(argc, argv, cases_,                            \
-                        (int)(sizeof cases_ / sizeof cases_[0]),       \
-                        JL_TEST_TIER);                                 \
-  }                                                                    \
+#define JL_TEST_MAIN(...)                                                                                     \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"") int main( \
+      int argc, char **argv) {                                                                                \
+    static const JlTestCase cases_[] = {__VA_ARGS__};                                                         \
+    return jl_test_main(argc, argv, cases_, (int)(sizeof cases_ / sizeof cases_[0]), JL_TEST_TIER);           \
+  }                                                                                                           \
   _Pragma("GCC diagnostic pop")
 
 #endif

@@ -40,11 +40,11 @@
 #include "src/world.h"
 #include "tests/harness.h"
 
-#define DT60 (1.0 / 60.0)
-#define DT002 0.002
-#define QUICK_T 0.5      /* s, simulated time per run under JL_TEST_QUICK */
+#define DT60        (1.0 / 60.0)
+#define DT002       0.002
+#define QUICK_T     0.5  /* s, simulated time per run under JL_TEST_QUICK */
 #define ENERGY_RISE 0.01 /* fraction of the energy scale allowed per frame */
-#define PI 3.14159265358979323846
+#define PI          3.14159265358979323846
 
 
 /* ---------------------------------------------------------------------------
@@ -54,19 +54,19 @@ typedef struct Sim Sim;
 typedef void (*SimHook)(Sim *s, void *ctx);
 
 struct Sim {
-  char scene[128];     /* file name in models/scenes */
+  char scene[128]; /* file name in models/scenes */
   JlScene sc;
   JlWorld w;
-  double dt;           /* requested largest step, s */
-  double fps;          /* output frames per second */
-  double h;            /* actual step, s */
+  double dt;  /* requested largest step, s */
+  double fps; /* output frames per second */
+  double h;   /* actual step, s */
   int steps_per_frame;
-  int frame;           /* last frame reached (-1 before the first) */
-  int nframe;          /* frames to run */
-  double t_end;        /* s */
-  double wall;         /* s spent stepping */
-  double t_start;      /* jl_seconds() at sim_load: the run's total wall time is measured from it */
-  int built;           /* the world exists */
+  int frame;      /* last frame reached (-1 before the first) */
+  int nframe;     /* frames to run */
+  double t_end;   /* s */
+  double wall;    /* s spent stepping */
+  double t_start; /* jl_seconds() at sim_load: the run's total wall time is measured from it */
+  int built;      /* the world exists */
   int diverged;
   char message[384];
   long crossing_splits; /* steps the engine redid as halves because thin primitives crossed (JlStepReport) */
@@ -75,7 +75,7 @@ struct Sim {
   int energy_started;
   double e0, escale, e_prev, rise_max, rise_max_t;
   JlEnergy parts_prev;
-  double rise_parts[4];        /* kinetic, elastic, gravity, penalty change at the largest rise */
+  double rise_parts[4]; /* kinetic, elastic, gravity, penalty change at the largest rise */
 };
 
 static inline const JlForce *contacts_of(const JlWorld *w) { return jl_world_find_force(w, JL_FORCE_CONTACTS); }
@@ -283,7 +283,7 @@ typedef struct Report {
   int nfail;
   char failed[512];
   char name[192]; /* case label (scene stem) */
-  double dt;     /* s, the dt asked for */
+  double dt;      /* s, the dt asked for */
 } Report;
 
 /* Known gaps (see the top of this file); defined by the including test. */
@@ -327,7 +327,10 @@ static inline void rep_metric(Report *r, const char *name, double value, Cmp cmp
   int ok = cmp == LE ? value <= limit : value >= limit; /* NaN fails */
   int gap = !ok && is_gap(r->name, r->dt, name);
   rep_add(r, "  %s=%.3g (limit %s %.3g) %s", name, value, cmp == LE ? "<=" : ">=", limit,
-          !checked ? "n/a" : ok ? "ok" : gap ? "GAP" : "FAIL");
+          !checked ? "n/a"
+          : ok     ? "ok"
+          : gap    ? "GAP"
+                   : "FAIL");
   if (checked && !ok && !gap) {
     r->nfail++;
     size_t l = strlen(r->failed);
@@ -347,12 +350,11 @@ static inline void rep_finish(Report *r, const Sim *s) {
   }
   printf("  %s  [%.2f s, stepping %.2f s]\n", r->text, jl_seconds() - s->t_start, s->wall);
   fflush(stdout);
-  if (r->nfail)
-    jl_test_fail(__FILE__, __LINE__, "%s dt=%.4g: out of limits: %s", s->scene, s->dt, r->failed);
+  if (r->nfail) jl_test_fail(__FILE__, __LINE__, "%s dt=%.4g: out of limits: %s", s->scene, s->dt, r->failed);
 }
 
-#define TWO_DT(fn)                                  \
-  static void fn##_dt60(void) { fn(DT60); }         \
+#define TWO_DT(fn)                          \
+  static void fn##_dt60(void) { fn(DT60); } \
   static void fn##_dt002(void) { fn(DT002); }
 
 /* the energy rule of the whole run as the metric energy_rise_rel (scenes

@@ -212,12 +212,12 @@ static void test_energies(void) {
 }
 
 /* every failure: the code and a message; nothing crashes */
-#define BAD(call, code)                                                              \
-  do {                                                                               \
-    err[0] = '\0';                                                                   \
-    JellyResult r_ = (call);                                                         \
-    ENSURE_MSG(r_ == (code), "%s returned %d: %s", #call, (int)r_, err);             \
-    ENSURE_MSG(err[0] != '\0', "%s: no message", #call);                             \
+#define BAD(call, code)                                                  \
+  do {                                                                   \
+    err[0] = '\0';                                                       \
+    JellyResult r_ = (call);                                             \
+    ENSURE_MSG(r_ == (code), "%s returned %d: %s", #call, (int)r_, err); \
+    ENSURE_MSG(err[0] != '\0', "%s: no message", #call);                 \
   } while (0)
 
 static void test_bad_arguments(void) {
@@ -331,7 +331,8 @@ static void test_bad_arguments(void) {
   ENSURE(jelly_world_new(m, &w2, err, sizeof err) == JELLY_OK);
   jelly_model_free(m);
   ENSURE(jelly_world_node_count(w1) == jelly_world_node_count(w2));
-  ENSURE(jelly_world_step(w1, 0.05, err, sizeof err) == JELLY_OK && jelly_world_step(w2, 0.05, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_step(w1, 0.05, err, sizeof err) == JELLY_OK &&
+         jelly_world_step(w2, 0.05, err, sizeof err) == JELLY_OK);
   ENSURE(memcmp(jelly_world_positions(w1), jelly_world_positions(w2),
                 3 * sizeof(double) * (size_t)jelly_world_node_count(w1)) == 0);
   jelly_world_free(w1);
@@ -465,7 +466,7 @@ static void test_shared_model(void) {
   ENSURE(jelly_world_step(b, 0.25, err, sizeof err) == JELLY_OK);
   for (int k = 0; k < 3; k++) ENSURE(jelly_world_positions(a)[k] == p0[k]);
   ENSURE(jelly_world_positions(b)[1] < p0[1] - 0.2); /* b falls freely */
-  JellyWorld *c = cube_world(-9.81, 1.0 / 60.0);    /* a lone world: as b */
+  JellyWorld *c = cube_world(-9.81, 1.0 / 60.0);     /* a lone world: as b */
   ENSURE(c && jelly_world_step(c, 0.25, err, sizeof err) == JELLY_OK && same_world_state(b, c));
   jelly_world_free(c);
   jelly_world_free(a);
@@ -502,7 +503,8 @@ static void test_copy_state(void) {
   ENSURE(jelly_world_step(a, 0.2, err, sizeof err) == JELLY_OK);
   ENSURE_MSG(jelly_world_copy_state(b, a, err, sizeof err) == JELLY_OK, "%s", err);
   ENSURE(same_world_state(a, b));
-  ENSURE(jelly_world_step(a, 0.3, err, sizeof err) == JELLY_OK && jelly_world_step(b, 0.3, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_world_step(a, 0.3, err, sizeof err) == JELLY_OK &&
+         jelly_world_step(b, 0.3, err, sizeof err) == JELLY_OK);
   ENSURE(same_world_state(a, b)); /* the pin came along */
   /* worlds of another model: refused, dst unchanged */
   JellyWorld *s = NULL;
@@ -677,8 +679,8 @@ static void test_load_json(void) {
   jelly_world_free(w);
   jelly_world_free(w2);
   /* a bad key names its path and the name given */
-  r = jelly_model_load_json("{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"young_modulus\": -1}]}", "mem.json",
-                            &m, err, sizeof err);
+  r = jelly_model_load_json("{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"young_modulus\": -1}]}", "mem.json", &m,
+                            err, sizeof err);
   ENSURE(r == JELLY_ERR_INPUT && m == NULL);
   ENSURE_MSG(strstr(err, "mem.json") && strstr(err, "young_modulus"), "message: %s", err);
   ENSURE(jelly_model_load_json("{", "mem.json", &m, err, sizeof err) == JELLY_ERR_INPUT && m == NULL);
@@ -742,8 +744,10 @@ static double cube_rebound(double e) {
     const double *x = jelly_world_positions(w);
     double lo = INFINITY;
     for (int i = 0; i < n; i++) lo = fmin(lo, x[3 * i + 1]);
-    if (lo <= 0.0) touched = 1;
-    else if (touched) top = fmax(top, lo);
+    if (lo <= 0.0)
+      touched = 1;
+    else if (touched)
+      top = fmax(top, lo);
   }
   jelly_world_free(w);
   jelly_model_free(m);
@@ -757,10 +761,11 @@ static void test_restitution_def(void) {
   ENSURE_MSG(e0 < 0.1, "e %.3f with restitution 0", e0);
 }
 
-JL_TEST_MAIN({"version", test_version}, {"mesh_limits", test_mesh_limits}, {"restitution_def", test_restitution_def}, {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall},
-             {"pin", test_pin}, {"external_force", test_external_force}, {"energies", test_energies},
-             {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},
-             {"threads", test_threads}, {"shared_model", test_shared_model},
-             {"add_after_worlds", test_add_after_worlds}, {"copy_state", test_copy_state},
-             {"save_load", test_save_load}, {"threads_shared", test_threads_shared}, {"drag", test_drag},
-             {"warnings_and_handler", test_warnings_and_handler}, {"load_json", test_load_json}, {"stats", test_stats})
+JL_TEST_MAIN({"version", test_version}, {"mesh_limits", test_mesh_limits}, {"restitution_def", test_restitution_def},
+             {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall}, {"pin", test_pin},
+             {"external_force", test_external_force}, {"energies", test_energies},
+             {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file}, {"threads", test_threads},
+             {"shared_model", test_shared_model}, {"add_after_worlds", test_add_after_worlds},
+             {"copy_state", test_copy_state}, {"save_load", test_save_load}, {"threads_shared", test_threads_shared},
+             {"drag", test_drag}, {"warnings_and_handler", test_warnings_and_handler}, {"load_json", test_load_json},
+             {"stats", test_stats})

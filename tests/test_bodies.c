@@ -101,15 +101,33 @@ static void test_invalid_defs(void) {
     snprintf(def.name, sizeof def.name, "jelly42");
     const char *what = "";
     switch (c) {
-    case 0: def.density = 0, what = "density"; break;
-    case 1: def.density = -5, what = "density"; break;
-    case 2: def.density = NAN, what = "density"; break;
-    case 3: def.stiffness = -1, what = "stiffness"; break;
-    case 4: def.damping = -0.1, what = "damping"; break;
-    case 5: def.young_modulus = INFINITY, what = "young_modulus"; break;
-    case 6: def.velocity[1] = NAN, what = "velocity"; break;
-    case 7: def.npin = 1, def.pin = &bad_pin, what = "27"; break;
-    case 8: def.has_pin_box = 1, def.pin_box[0][0] = 1, def.pin_box[1][0] = 0, what = "pin box"; break;
+      case 0:
+        def.density = 0, what = "density";
+        break;
+      case 1:
+        def.density = -5, what = "density";
+        break;
+      case 2:
+        def.density = NAN, what = "density";
+        break;
+      case 3:
+        def.stiffness = -1, what = "stiffness";
+        break;
+      case 4:
+        def.damping = -0.1, what = "damping";
+        break;
+      case 5:
+        def.young_modulus = INFINITY, what = "young_modulus";
+        break;
+      case 6:
+        def.velocity[1] = NAN, what = "velocity";
+        break;
+      case 7:
+        def.npin = 1, def.pin = &bad_pin, what = "27";
+        break;
+      case 8:
+        def.has_pin_box = 1, def.pin_box[0][0] = 1, def.pin_box[1][0] = 0, what = "pin box";
+        break;
     }
     JlModel m;
     char err[256] = "";
@@ -259,8 +277,8 @@ static void test_hanging_bar_stretch(void) {
   for (int r = 0; r < 2; r++) {
     Bar bar;
     ENSURE(hang_bar(res[r][0], res[r][1], E, 0.0, &bar));
-    printf("  %dx%dx%d: stretch %.5f m, rho g L^2/(2E) = %.5f m (ratio %.3f), max strain %.3f\n", res[r][0],
-           res[r][1], res[r][0], bar.stretch, expect, bar.stretch / expect, bar.max_strain);
+    printf("  %dx%dx%d: stretch %.5f m, rho g L^2/(2E) = %.5f m (ratio %.3f), max strain %.3f\n", res[r][0], res[r][1],
+           res[r][0], bar.stretch, expect, bar.stretch / expect, bar.max_strain);
     ENSURE(bar.max_strain < 0.05);
     ENSURE_MSG(fabs(bar.stretch / expect - 1) < 0.3, "stretch %.5f vs %.5f", bar.stretch, expect);
     ENSURE_REL(bar.reaction, bar.weight, 1e-3);

@@ -13,13 +13,13 @@
 
 #include "tests/harness.h"
 
-#define JELLY JL_JELLY_EXE
+#define JELLY  JL_JELLY_EXE
 #define SCENES JL_SOURCE_DIR "/models/scenes/"
 
 static char g_out[1 << 16];
 
 /* the stats.csv header: a contract, columns are only ever appended */
-#define STATS_HEADER                                                                                     \
+#define STATS_HEADER                                                                                      \
   "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,gravity_energy,max_strain,min_y," \
   "contacts,contact_energy,cg_failed,inverted_tets,energy_splits,crossing_splits\n"
 
@@ -44,7 +44,8 @@ static char *stats_without_wall(const char *path) {
   char *o = out;
   int col = 0;
   for (const char *p = text; *p; p++) {
-    if (*p == '\n') col = 0, *o++ = *p;
+    if (*p == '\n')
+      col = 0, *o++ = *p;
     else if (*p == ',') {
       col++;
       if (col != 2) *o++ = *p;
@@ -64,8 +65,10 @@ static double csv_value(const char *text, int row, int col) {
   p++;
   for (int c = 0; c < col && p; c++) {
     p = strpbrk(p, ",\n");
-    if (p && *p == ',') p++;
-    else return NAN;
+    if (p && *p == ',')
+      p++;
+    else
+      return NAN;
   }
   return p ? atof(p) : NAN;
 }
@@ -75,8 +78,7 @@ static void test_default_scene_outputs(void) {
   char cmd[4096], cwd[1024];
   ENSURE(getcwd(cwd, sizeof cwd));
   /* run from the repository root with no scene: models/scenes/default.json */
-  snprintf(cmd, sizeof cmd, "cd '" JL_SOURCE_DIR "' && '" JELLY "' run --frames 3 --out '%s/%s/run' --obj",
-           cwd, dir);
+  snprintf(cmd, sizeof cmd, "cd '" JL_SOURCE_DIR "' && '" JELLY "' run --frames 3 --out '%s/%s/run' --obj", cwd, dir);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
   ENSURE(strstr(g_out, "bunny") && strstr(g_out, "torus"));
@@ -87,10 +89,10 @@ static void test_default_scene_outputs(void) {
   ENSURE_MSG(strncmp(stats, STATS_HEADER, strlen(STATS_HEADER)) == 0, "header: %.200s", stats);
   ENSURE(count_lines(stats) == 5); /* header + frames 0..3 */
   ENSURE_NEAR(csv_value(stats, 3, 1), 3.0 / 60.0, 1e-9);
-  ENSURE(csv_value(stats, 1, 3) >= 1);          /* steps */
-  ENSURE(csv_value(stats, 1, 4) >= 1);          /* CG iterations */
-  ENSURE(csv_value(stats, 3, 5) > 0);           /* falling: kinetic energy */
-  ENSURE(csv_value(stats, 3, 7) < csv_value(stats, 0, 7)); /* gravity energy decreases */
+  ENSURE(csv_value(stats, 1, 3) >= 1);                               /* steps */
+  ENSURE(csv_value(stats, 1, 4) >= 1);                               /* CG iterations */
+  ENSURE(csv_value(stats, 3, 5) > 0);                                /* falling: kinetic energy */
+  ENSURE(csv_value(stats, 3, 7) < csv_value(stats, 0, 7));           /* gravity energy decreases */
   for (int r = 0; r <= 3; r++) ENSURE(csv_value(stats, r, 12) == 0); /* cg_failed: the solver converged */
   free(stats);
   snprintf(path, sizeof path, "%s/run/scene.pvd", dir);
@@ -100,8 +102,8 @@ static void test_default_scene_outputs(void) {
   snprintf(path, sizeof path, "%s/run/frame_0003.vtu", dir);
   size_t len = 0;
   char *vtu = jl_test_read_file(path, &len);
-  ENSURE(vtu && strstr(vtu, "NumberOfPoints=") && strstr(vtu, "Name=\"velocity\"") &&
-         strstr(vtu, "Name=\"strain\"") && strstr(vtu, "compressor=\"vtkZLibDataCompressor\"") && len > 11 &&
+  ENSURE(vtu && strstr(vtu, "NumberOfPoints=") && strstr(vtu, "Name=\"velocity\"") && strstr(vtu, "Name=\"strain\"") &&
+         strstr(vtu, "compressor=\"vtkZLibDataCompressor\"") && len > 11 &&
          memcmp(vtu + len - 11, "</VTKFile>\n", 11) == 0);
   int npts = 0, ncells = 0;
   ENSURE(sscanf(strstr(vtu, "NumberOfPoints="), "NumberOfPoints=\"%d\" NumberOfCells=\"%d\"", &npts, &ncells) == 2);
@@ -237,8 +239,8 @@ static void test_cg_failed_column_and_warning(void) {
   ENSURE_MSG(pvd, "--strict did not write %s", path);
   free(pvd);
   /* --strict on a scene whose solver converges: exit 0, no warning */
-  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 3 --quiet --no-preview --strict --out %s/ok",
-           dir);
+  snprintf(cmd, sizeof cmd,
+           "'" JELLY "' run '" SCENES "drop.json' --frames 3 --quiet --no-preview --strict --out %s/ok", dir);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "--strict on drop.json: exit %d: %s", rc, g_out);
   ENSURE_MSG(!strstr(g_out, "warning"), "unexpected warning: %s", g_out);
@@ -260,8 +262,10 @@ static void test_fps_flag(void) {
   free(stats);
   /* fps = 1/dt = 30: one step per frame */
   snprintf(cmd, sizeof cmd,
-           "'" JELLY "' run '" SCENES "drop.json' --fps 30 --dt 0.03333333333333333 --frames 2 --quiet --no-preview "
-           "--out %s/b", dir);
+           "'" JELLY "' run '" SCENES
+           "drop.json' --fps 30 --dt 0.03333333333333333 --frames 2 --quiet --no-preview "
+           "--out %s/b",
+           dir);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
   snprintf(path, sizeof path, "%s/b/stats.csv", dir);
@@ -309,8 +313,7 @@ static void test_overlap_warnings(void) {
              "no ground warning: %s", g_out);
   ENSURE_MSG(strstr(g_out, "jelly run: warning: body 'stuck' starts 15 cm inside obstacles[0] (sphere)"),
              "no obstacle warning: %s", g_out);
-  ENSURE_MSG(!strstr(g_out, "'left' and 'low'") && !strstr(g_out, "body 'left' starts"), "spurious warning: %s",
-             g_out);
+  ENSURE_MSG(!strstr(g_out, "'left' and 'low'") && !strstr(g_out, "body 'left' starts"), "spurious warning: %s", g_out);
   /* contact_energy: the penalty energy of 'low' in the ground at frame 0 */
   snprintf(path, sizeof path, "%s/run/stats.csv", dir);
   char *stats = jl_test_read_file(path, NULL);
@@ -332,11 +335,11 @@ static void test_bad_input(void) {
   snprintf(scene, sizeof scene, "%s/garbage.json", dir);
   ENSURE(jl_test_write_file(scene, "\x01\x02{{{ not json"));
   char path[1024];
-  ENSURE(write_scene(dir, "dt.json", "{ \"dt\": 0.05, \"bodies\": [ { \"shape\": { \"type\": \"box\" } } ] }\n",
-                     path, sizeof path));
-  ENSURE(write_scene(dir, "long.json",
-                     "{ \"duration\": 1e7, \"fps\": 1000, \"bodies\": [ { \"shape\": { \"type\": \"box\" } } ] }\n", path,
+  ENSURE(write_scene(dir, "dt.json", "{ \"dt\": 0.05, \"bodies\": [ { \"shape\": { \"type\": \"box\" } } ] }\n", path,
                      sizeof path));
+  ENSURE(write_scene(dir, "long.json",
+                     "{ \"duration\": 1e7, \"fps\": 1000, \"bodies\": [ { \"shape\": { \"type\": \"box\" } } ] }\n",
+                     path, sizeof path));
   ENSURE(write_scene(dir, "pin.json",
                      "{ \"bodies\": [ { \"name\": \"bar\", \"shape\": { \"type\": \"box\", \"size\": [1, 0.2, 0.2] },\n"
                      "    \"pin\": { \"box\": [[2, -0.1, -0.1], [2.1, 0.1, 0.1]] } } ] }\n",
@@ -438,7 +441,8 @@ static void test_hostile_values(void) {
 
 static void test_help(void) {
   ENSURE(jl_test_run("'" JELLY "' run --help", g_out, sizeof g_out) == 0);
-  ENSURE(strstr(g_out, "--integrator") && strstr(g_out, "--obj") && strstr(g_out, "--fps") && strstr(g_out, "--strict"));
+  ENSURE(strstr(g_out, "--integrator") && strstr(g_out, "--obj") && strstr(g_out, "--fps") &&
+         strstr(g_out, "--strict"));
   ENSURE(jl_test_run("'" JELLY "' help", g_out, sizeof g_out) == 0);
   ENSURE(strstr(g_out, "run") && strstr(g_out, "check") && strstr(g_out, "mesh") && strstr(g_out, "bench"));
 }
@@ -457,8 +461,8 @@ static void test_bench_json_format(void) {
   int rows = 0;
   for (const char *p = g_out; (p = strstr(p, "{\"name\": \"sphere_")) != NULL; p++) rows++;
   ENSURE_MSG(rows == 4, "%d sphere rows in: %s", rows, g_out);
-  static const char *keys[] = {"\"name\"", "\"tets\"", "\"nodes\"", "\"springs\"", "\"threads\"",
-                               "\"ms_per_step\"", "\"cg_iterations\"", "\"spring_cg_iterations_per_s\"",
+  static const char *keys[] = {"\"name\"",    "\"tets\"",        "\"nodes\"",         "\"springs\"",
+                               "\"threads\"", "\"ms_per_step\"", "\"cg_iterations\"", "\"spring_cg_iterations_per_s\"",
                                "\"peak_mb\""};
   for (int k = 0; k < 9; k++) ENSURE_MSG(strstr(g_out, keys[k]), "missing %s in %s", keys[k], g_out);
   int tets = 0;
@@ -484,9 +488,9 @@ static void test_bench_only(void) {
 /* a cube of E = 10 Pa dropped 1 m at dt 1/15 s: its weight (450 bulk moduli at the bottom) beats the
  * volume barrier's pressure at zero volume, so tets invert; stats.csv counts them per frame and the
  * run ends with one warning naming the body, the largest fraction and the first frame */
-#define INVERT_SCENE                                                                                     \
-  "{ \"duration\": 1.0, \"fps\": 15, \"dt\": 0.06666666666666667, \"ground\": { \"y\": 0 },"             \
-  "  \"bodies\": [ { \"name\": \"jelly\", \"shape\": { \"type\": \"box\", \"size\": [0.3, 0.3, 0.3] },"      \
+#define INVERT_SCENE                                                                                    \
+  "{ \"duration\": 1.0, \"fps\": 15, \"dt\": 0.06666666666666667, \"ground\": { \"y\": 0 },"            \
+  "  \"bodies\": [ { \"name\": \"jelly\", \"shape\": { \"type\": \"box\", \"size\": [0.3, 0.3, 0.3] }," \
   "    \"translate\": [0, 1.15, 0], \"tetgen\": { \"max_volume\": 1e-4 }, \"young_modulus\": 10 } ] }"
 
 static void test_inverted_tets_column_and_warning(void) {
@@ -567,8 +571,11 @@ static void test_rerun_fewer_frames(void) {
   const char *dir = jl_test_tmpdir("cli_rerun");
   char cmd[4096], out[512], path[1200];
   snprintf(out, sizeof out, "%s/run", dir);
-  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 6 --obj --checkpoint-every 3 --quiet "
-           "--out %s", out);
+  snprintf(cmd, sizeof cmd,
+           "'" JELLY "' run '" SCENES
+           "drop.json' --frames 6 --obj --checkpoint-every 3 --quiet "
+           "--out %s",
+           out);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
   ENSURE(exists(out, "frame_0006.vtu") && exists(out, "frame_0006_ball.vtp") && exists(out, "ball_0006.obj") &&
@@ -578,8 +585,8 @@ static void test_rerun_fewer_frames(void) {
   snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 2 --quiet --no-preview --out %s", out);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "rerun: exit %d: %s", rc, g_out);
-  static const char *const gone[] = {"frame_0003.vtu", "frame_0006.vtu", "frame_0006.vtm", "frame_0004_ball.vtp",
-                                     "ball_0001.obj", "ball_0006.obj", "checkpoint_0003.jlck", "preview.png"};
+  static const char *const gone[] = {"frame_0003.vtu", "frame_0006.vtu", "frame_0006.vtm",       "frame_0004_ball.vtp",
+                                     "ball_0001.obj",  "ball_0006.obj",  "checkpoint_0003.jlck", "preview.png"};
   for (int k = 0; k < (int)(sizeof gone / sizeof gone[0]); k++)
     ENSURE_MSG(!exists(out, gone[k]), "%s of the earlier run is still in %s", gone[k], out);
   ENSURE(exists(out, "frame_0002.vtu") && exists(out, "frame_0002_ball.vtp") && exists(out, "notes.txt"));
@@ -647,8 +654,11 @@ static void test_resume_keeps_frames(void) {
   const char *dir = jl_test_tmpdir("cli_resume_manifest");
   char cmd[4096], out[512], path[1200];
   snprintf(out, sizeof out, "%s/run", dir);
-  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 6 --checkpoint-every 3 --quiet "
-           "--no-preview --out %s", out);
+  snprintf(cmd, sizeof cmd,
+           "'" JELLY "' run '" SCENES
+           "drop.json' --frames 6 --checkpoint-every 3 --quiet "
+           "--no-preview --out %s",
+           out);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
   /* a marker in a kept frame shows it is not rewritten; one in a later frame that it is */
@@ -656,8 +666,11 @@ static void test_resume_keeps_frames(void) {
   ENSURE(jl_test_write_file(path, "kept\n"));
   snprintf(path, sizeof path, "%s/frame_0005.vtu", out);
   ENSURE(jl_test_write_file(path, "stale\n"));
-  snprintf(cmd, sizeof cmd, "'" JELLY "' run '" SCENES "drop.json' --frames 6 --resume %s/checkpoint_0003.jlck "
-           "--quiet --out %s", out, out);
+  snprintf(cmd, sizeof cmd,
+           "'" JELLY "' run '" SCENES
+           "drop.json' --frames 6 --resume %s/checkpoint_0003.jlck "
+           "--quiet --out %s",
+           out, out);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "resume: exit %d: %s", rc, g_out);
   snprintf(path, sizeof path, "%s/frame_0002.vtu", out);
@@ -682,14 +695,12 @@ static void test_resume_keeps_frames(void) {
 }
 
 #define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs},
-             {"determinism", test_determinism},
+JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs}, {"determinism", test_determinism},
              {"stiff_implicit_vs_euler", test_stiff_implicit_vs_euler},
              {"cg_failed_column_and_warning", test_cg_failed_column_and_warning},
-             {"inverted_tets_column_and_warning", test_inverted_tets_column_and_warning},
-             {"fps_flag", test_fps_flag}, {"overlap_warnings", test_overlap_warnings},
-             {"bad_input", test_bad_input}, {"hostile_values", test_hostile_values}, {"help", test_help},
+             {"inverted_tets_column_and_warning", test_inverted_tets_column_and_warning}, {"fps_flag", test_fps_flag},
+             {"overlap_warnings", test_overlap_warnings}, {"bad_input", test_bad_input},
+             {"hostile_values", test_hostile_values}, {"help", test_help},
              {"bench_json_format", test_bench_json_format}, {"bench_only", test_bench_only},
-             {"rerun_fewer_frames", test_rerun_fewer_frames},
-             {"foreign_frames_refused", test_foreign_frames_refused},
+             {"rerun_fewer_frames", test_rerun_fewer_frames}, {"foreign_frames_refused", test_foreign_frames_refused},
              {"resume_keeps_frames", test_resume_keeps_frames})

@@ -19,14 +19,12 @@
 #include "tests/scene_world.h"
 
 static unsigned long long rng_state = 0x2545F4914F6CDD1Dull;
-static double rnd(void) {
-  return jl_test_rnd(&rng_state);
-}
+static double rnd(void) { return jl_test_rnd(&rng_state); }
 
 
 /* a one-body cloth/rope model from a mesh; gravity optional */
-static int cloth_model(JlModel *m, const JlClothMesh *c, JlBodyKind kind, double density, double stretch,
-                       double shear, double bend, double damping, int gravity) {
+static int cloth_model(JlModel *m, const JlClothMesh *c, JlBodyKind kind, double density, double stretch, double shear,
+                       double bend, double damping, int gravity) {
   JlBodyDef d = jl_default_body_def();
   snprintf(d.name, sizeof d.name, "%s", kind == JL_BODY_ROPE ? "rope" : "cloth");
   d.density = density;
@@ -142,8 +140,8 @@ static void test_rope_convergence_orders(void) {
   static const struct {
     JlIntegrator integ;
     double order;
-  } cases[] = {{JL_INTEGRATOR_EULER, 1}, {JL_INTEGRATOR_MIDPOINT, 2}, {JL_INTEGRATOR_RK4, 4},
-               {JL_INTEGRATOR_VERLET, 2}};
+  } cases[] = {
+      {JL_INTEGRATOR_EULER, 1}, {JL_INTEGRATOR_MIDPOINT, 2}, {JL_INTEGRATOR_RK4, 4}, {JL_INTEGRATOR_VERLET, 2}};
   const double T = 0.3, h0 = 0.004;
   double ref[27], x[27];
   int n;
@@ -159,8 +157,8 @@ static void test_rope_convergence_orders(void) {
       for (int c = 0; c < n; c++) err[r] = fmax(err[r], fabs(x[c] - ref[c]));
     }
     double p1 = log2(err[0] / err[1]), p2 = log2(err[1] / err[2]);
-    printf("  rope %-9s errors %.3e %.3e %.3e  orders %.3f %.3f\n", jl_integrator_name(cases[k].integ), err[0],
-           err[1], err[2], p1, p2);
+    printf("  rope %-9s errors %.3e %.3e %.3e  orders %.3f %.3f\n", jl_integrator_name(cases[k].integ), err[0], err[1],
+           err[2], p1, p2);
     ENSURE_MSG(fabs(p1 - cases[k].order) < 0.3 && fabs(p2 - cases[k].order) < 0.3,
                "%s: measured orders %.3f, %.3f, expected %.0f", jl_integrator_name(cases[k].integ), p1, p2,
                cases[k].order);
@@ -298,7 +296,8 @@ static double fd_check(JlForce *e, const JlModel *m, const double *x, const doub
   int n3 = 3 * m->nnode;
   double *u = jl_calloc((size_t)n3, sizeof(double));
   for (int k = 0; k < n3; k++) u[k] = rnd();
-  double err = jl_test_fd_error(e, m, x, v, wrt_v ? 0.0 : 1.0, wrt_v ? 1.0 : 0.0, JL_LIN_EXACT, u, eps, JL_TEST_FD_MAX_OF_FD);
+  double err =
+      jl_test_fd_error(e, m, x, v, wrt_v ? 0.0 : 1.0, wrt_v ? 1.0 : 0.0, JL_LIN_EXACT, u, eps, JL_TEST_FD_MAX_OF_FD);
   free(u);
   return err;
 }
@@ -507,8 +506,8 @@ static void test_large_step_energy(void) {
     JlWorld w;
     ENSURE(cloth_world(&w, &m, &g, &d, &cd, &wd, 1e-6));
     double rise = frame_energy_rise(&w, h, (int)lround(3.0 / h), &at);
-    printf("  curtain %dx%d, h = 1/%.0f s: largest energy rise between frames %.3g %% of E(0) (t = %.3f s)\n",
-           cells, cells, 1.0 / h, 100 * rise, at);
+    printf("  curtain %dx%d, h = 1/%.0f s: largest energy rise between frames %.3g %% of E(0) (t = %.3f s)\n", cells,
+           cells, 1.0 / h, 100 * rise, at);
     ENSURE_MSG(rise <= 0.01, "curtain at h = 1/%.0f s: energy rose by %.3g %% of E(0) at t = %.3f s", 1.0 / h,
                100 * rise, at);
     jl_world_destroy(&w);
@@ -528,10 +527,11 @@ static void test_large_step_energy(void) {
     rc.kind = JL_BODY_ROPE, rc.stretch = 2e4, rc.bend = 20;
     ENSURE(cloth_world(&w, &m, &c, &rd, &rc, &wd, 1e-6));
     rise = frame_energy_rise(&w, h, (int)lround(3.0 / h), &at);
-    printf("  rope pinned at both ends, h = 1/%.0f s: largest energy rise between frames %.3g %% of E(0) (t = %.3f s)\n",
-           1.0 / h, 100 * rise, at);
-    ENSURE_MSG(rise <= 0.01, "rope at h = 1/%.0f s: energy rose by %.3g %% of E(0) at t = %.3f s", 1.0 / h,
-               100 * rise, at);
+    printf(
+        "  rope pinned at both ends, h = 1/%.0f s: largest energy rise between frames %.3g %% of E(0) (t = %.3f s)\n",
+        1.0 / h, 100 * rise, at);
+    ENSURE_MSG(rise <= 0.01, "rope at h = 1/%.0f s: energy rose by %.3g %% of E(0) at t = %.3f s", 1.0 / h, 100 * rise,
+               at);
     jl_world_destroy(&w);
   }
 }
@@ -612,18 +612,19 @@ static void test_concat(void) {
  * contact stiffness is a parameter so the check below can be shown to fail */
 static int drape_world(JlWorld *w, double R, double size, int cells, double contact_stiffness) {
   char text[2048];
-  snprintf(text, sizeof text,
-           "{ \"duration\": 3, \"dt\": 0.016666666666666666, \"integrator\": \"implicit\",\n"
-           "  \"ground\": {\"y\": 0.0, \"friction\": 0.6},\n"
-           "  \"contact\": {\"stiffness\": %.17g, \"friction\": 0.4},\n"
-           "  \"bodies\": [\n"
-           "   {\"name\": \"ball\", \"shape\": {\"type\": \"sphere\", \"radius\": %.17g}, \"translate\": [0, %.17g, 0],\n"
-           "    \"tetgen\": {\"max_volume\": %.17g}, \"density\": 200, \"young_modulus\": 1e5, \"damping\": 1.0},\n"
-           "   {\"name\": \"cloth\", \"kind\": \"cloth\",\n"
-           "    \"shape\": {\"type\": \"grid\", \"size\": [%.17g, %.17g], \"cells\": [%d, %d]},\n"
-           "    \"rotate_deg\": [-90, 0, 0], \"translate\": [0, %.17g, 0], \"density\": 0.3, \"stiffness\": 5000,\n"
-           "    \"shear_stiffness\": 1000, \"bend_stiffness\": 5, \"damping\": 0.1, \"stretch_limit\": 0.1} ] }\n",
-           contact_stiffness, R, R, R * R * R / 200.0, size, size, cells, cells, 2.0 * R + 0.05);
+  snprintf(
+      text, sizeof text,
+      "{ \"duration\": 3, \"dt\": 0.016666666666666666, \"integrator\": \"implicit\",\n"
+      "  \"ground\": {\"y\": 0.0, \"friction\": 0.6},\n"
+      "  \"contact\": {\"stiffness\": %.17g, \"friction\": 0.4},\n"
+      "  \"bodies\": [\n"
+      "   {\"name\": \"ball\", \"shape\": {\"type\": \"sphere\", \"radius\": %.17g}, \"translate\": [0, %.17g, 0],\n"
+      "    \"tetgen\": {\"max_volume\": %.17g}, \"density\": 200, \"young_modulus\": 1e5, \"damping\": 1.0},\n"
+      "   {\"name\": \"cloth\", \"kind\": \"cloth\",\n"
+      "    \"shape\": {\"type\": \"grid\", \"size\": [%.17g, %.17g], \"cells\": [%d, %d]},\n"
+      "    \"rotate_deg\": [-90, 0, 0], \"translate\": [0, %.17g, 0], \"density\": 0.3, \"stiffness\": 5000,\n"
+      "    \"shear_stiffness\": 1000, \"bend_stiffness\": 5, \"damping\": 0.1, \"stretch_limit\": 0.1} ] }\n",
+      contact_stiffness, R, R, R * R * R / 200.0, size, size, cells, cells, 2.0 * R + 0.05);
   return jl_test_scene_world(w, text, "drape_test.json");
 }
 
@@ -650,8 +651,8 @@ static double drape_depth(const JlWorld *w, double R, double c[3]) {
   double depth = -INFINITY;
   for (int i = cloth->node_begin; i < cloth->node_begin + cloth->node_count; i++) {
     const double *p = w->state.x + 3 * i;
-    depth = fmax(depth, R - sqrt((p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) +
-                                     (p[2] - c[2]) * (p[2] - c[2])));
+    depth = fmax(
+        depth, R - sqrt((p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) + (p[2] - c[2]) * (p[2] - c[2])));
   }
   return depth;
 }
@@ -714,11 +715,12 @@ static void test_cloth_drapes_on_sphere(void) {
   int cells = jl_test_quick() ? 10 : 16;
   DrapeResult d;
   ENSURE(run_drape(1e5, cells, &d));
-  printf("  %dx%d cloth on a ball of radius %.2f m after 3 s: deepest node %.4f m inside (%.4f m at any step,\n"
-         "  contact depth %.4f m), ball centre %.4f m, cloth centre %.4f m, highest corner %.4f m,\n"
-         "  kinetic %.3e J (cloth, mean of the last second: %.3e J), max %d contacts\n",
-         cells, cells, R, d.depth, d.peak_depth, d.contact_depth, d.centre_y, d.mid_y, d.corner_y, d.ke, d.cloth_ke,
-         d.contacts);
+  printf(
+      "  %dx%d cloth on a ball of radius %.2f m after 3 s: deepest node %.4f m inside (%.4f m at any step,\n"
+      "  contact depth %.4f m), ball centre %.4f m, cloth centre %.4f m, highest corner %.4f m,\n"
+      "  kinetic %.3e J (cloth, mean of the last second: %.3e J), max %d contacts\n",
+      cells, cells, R, d.depth, d.peak_depth, d.contact_depth, d.centre_y, d.mid_y, d.corner_y, d.ke, d.cloth_ke,
+      d.contacts);
   ENSURE_MSG(d.contacts > 0, "the cloth never touched the ball");
   /* (a) no node ends inside the ball beyond 10 % of its radius; on the way none went beyond 25 %
    * (contacts are detected at the start of each step, so at impact a node travels one step,
@@ -738,15 +740,15 @@ static void test_cloth_drapes_on_sphere(void) {
    * stood here was met only through the damping added by the step linearized
    * once at its start, which the Newton corrections of src/implicit.c remove */
   ENSURE_MSG(d.cloth_ke < 1e-2 * d.cloth_mass * 9.81 * R,
-             "cloth still moving: kinetic energy %.3g J (cloth m g R = %.3g J)", d.cloth_ke,
-             d.cloth_mass * 9.81 * R);
+             "cloth still moving: kinetic energy %.3g J (cloth m g R = %.3g J)", d.cloth_ke, d.cloth_mass * 9.81 * R);
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"topology", test_topology}, {"rope_convergence_orders", test_rope_convergence_orders},
-             {"catenary", test_catenary, JL_SCENE | JL_SHORT}, {"curtain_implicit_vs_euler", test_curtain_implicit_vs_euler, JL_SCENE | JL_SHORT},
+             {"catenary", test_catenary, JL_SCENE | JL_SHORT},
+             {"curtain_implicit_vs_euler", test_curtain_implicit_vs_euler, JL_SCENE | JL_SHORT},
              {"bend_jacobian", test_bend_jacobian}, {"wind_jacobian", test_wind_jacobian},
              {"provot_limit", test_provot_limit}, {"provot_momentum", test_provot_momentum},
              {"large_step_energy", test_large_step_energy, JL_SCENE | JL_SHORT},
-             {"cloth_surface_and_wind", test_cloth_surface_and_wind},
-             {"concat", test_concat}, {"cloth_drapes_on_sphere", test_cloth_drapes_on_sphere, JL_SCENE})
+             {"cloth_surface_and_wind", test_cloth_surface_and_wind}, {"concat", test_concat},
+             {"cloth_drapes_on_sphere", test_cloth_drapes_on_sphere, JL_SCENE})

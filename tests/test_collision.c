@@ -203,10 +203,10 @@ static void test_hash_matches_brute_force(void) {
         *sl = 1;
         wrong += !inside[cp[i].node * 3 + cp[i].body];
       }
-      ENSURE_MSG(dup == 0 && wrong == 0, "trial %d cell %g: %d duplicates, %d false contacts", trial, cells[ci],
-                 dup, wrong);
-      ENSURE_MSG(n == expect, "trial %d cell %g: hash found %d penetrating (node, body) pairs, brute force %d",
-                 trial, cells[ci], n, expect);
+      ENSURE_MSG(dup == 0 && wrong == 0, "trial %d cell %g: %d duplicates, %d false contacts", trial, cells[ci], dup,
+                 wrong);
+      ENSURE_MSG(n == expect, "trial %d cell %g: hash found %d penetrating (node, body) pairs, brute force %d", trial,
+                 cells[ci], n, expect);
       jl_collision_destroy(c);
     }
     total += expect;
@@ -238,7 +238,8 @@ static void test_point_in_tet_shared_face(void) {
   /* weights reproduce the point */
   double p[3] = {0.1, 0.2, 0.3};
   ENSURE(jl_point_in_tet(x, t0, p, w));
-  for (int a = 0; a < 3; a++) ENSURE_NEAR(w[1] * x[3 + a] + w[2] * x[6 + a] + w[3] * x[9 + a] + w[0] * x[a], p[a], 1e-15);
+  for (int a = 0; a < 3; a++)
+    ENSURE_NEAR(w[1] * x[3 + a] + w[2] * x[6 + a] + w[3] * x[9 + a] + w[0] * x[a], p[a], 1e-15);
   double q[3] = {0.6, 0.6, 0.6};
   ENSURE(!jl_point_in_tet(x, t0, q, w));
   /* segment-triangle */
@@ -434,7 +435,8 @@ static void test_two_cubes_momentum(void) {
   double p1[3] = {0, 0, 0};
   for (int i = 0; i < m.nnode; i++)
     for (int a = 0; a < 3; a++) p1[a] += m.mass[i] * v[3 * i + a];
-  double dp = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) + (p1[2] - p0[2]) * (p1[2] - p0[2]));
+  double dp =
+      sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) + (p1[2] - p0[2]) * (p1[2] - p0[2]));
   ENSURE_MSG(max_contacts > 5 && max_fc > 1.0, "the cubes barely touched (%d contacts, %g N)", max_contacts, max_fc);
   ENSURE_MSG(worst_balance <= 1e-10 * max_fc, "total contact forces on the two cubes differ by %.3g N (of %.3g N)",
              worst_balance, max_fc);
@@ -556,7 +558,8 @@ static void body_centre(const JlWorld *w, int b, double c[3], double v[3]) {
  * normals would tilt outwards if the side faces beyond the 90 degree crease
  * were averaged in. */
 static void test_crease_normals_at_rim(void) {
-  BoxSpec s[2] = {box_spec(-0.1, 0, -0.1, 0.1, 0.12, 0.1, 4, 2, 4), box_spec(0.06, 0.11, -0.02, 0.095, 0.15, 0.02, 1, 1, 1)};
+  BoxSpec s[2] = {box_spec(-0.1, 0, -0.1, 0.1, 0.12, 0.1, 4, 2, 4),
+                  box_spec(0.06, 0.11, -0.02, 0.095, 0.15, 0.02, 1, 1, 1)};
   JlWorldDef wd = no_gravity();
   JlModel m;
   ENSURE(boxes_model(&m, 2, s, &wd) == JL_OK);
@@ -582,7 +585,8 @@ static void test_crease_normals_at_rim(void) {
 
 static void test_no_tunneling(void) {
   /* a ball-like body (lattice cube rounded? no: a sphere from TetGen) at 10 m/s into a pinned slab, dt = 1/60 */
-  BoxSpec s[2] = {box_spec(-0.5, 0, -0.5, 0.5, 0.3, 0.5, 6, 2, 6), box_spec(-0.08, 0.45, -0.07, 0.08, 0.61, 0.09, 3, 3, 3)};
+  BoxSpec s[2] = {box_spec(-0.5, 0, -0.5, 0.5, 0.3, 0.5, 6, 2, 6),
+                  box_spec(-0.08, 0.45, -0.07, 0.08, 0.61, 0.09, 3, 3, 3)};
   s[0].pin_below = 1;
   s[0].young = 1e6;
   s[1].rot_axis[0] = 1, s[1].rot_axis[1] = 0.3, s[1].rot_axis[2] = 0.2, s[1].rot_angle = 0.7;
@@ -656,7 +660,8 @@ static void test_stack_settles(void) {
   double drift = hypot(c[0] - c1[0], c[2] - c1[2]);
   ENSURE_MSG(drift < 0.01, "the top box crept %g m sideways between 1 s and 3 s", drift);
   ENSURE_MSG(e.kinetic < 1e-3 * total * 9.81 * 0.1, "stack still moving after 3 s: kinetic energy %g J", e.kinetic);
-  ENSURE_MSG(max_depth < 0.1 * smallest, "penetration %g m exceeds 10%% of the smallest body (%g m)", max_depth, smallest);
+  ENSURE_MSG(max_depth < 0.1 * smallest, "penetration %g m exceeds 10%% of the smallest body (%g m)", max_depth,
+             smallest);
   ENSURE_MSG(c[1] > 0.5, "the top box fell off or sank (centre at %g m)", c[1]);
   jl_world_destroy(&w);
 }
@@ -841,9 +846,10 @@ static void test_head_on_balls(void) {
         ptot[a] += m->mass[i] * w.state.v[3 * i + a];
       }
     double p0 = m->body[0].mass * 5.0, trans = hypot(p[0][1], p[0][2]) / fabs(p[0][0]);
-    printf("  dt %.4g: energy %.5g -> peak %.5g J (largest rise between frames %.3g J), axial momentum of a %.4g, "
-           "transverse/axial %.3g %%, total momentum %.3g (of %.4g)\n",
-           dts[k], e0, peak, rise, p[0][0], 100 * trans, hypot(ptot[0], hypot(ptot[1], ptot[2])), p0);
+    printf(
+        "  dt %.4g: energy %.5g -> peak %.5g J (largest rise between frames %.3g J), axial momentum of a %.4g, "
+        "transverse/axial %.3g %%, total momentum %.3g (of %.4g)\n",
+        dts[k], e0, peak, rise, p[0][0], 100 * trans, hypot(ptot[0], hypot(ptot[1], ptot[2])), p0);
     ENSURE_MSG(rise <= 0.01 * e0, "energy rose by %g J between frames (start %g J)", rise, e0);
     ENSURE_MSG(p[0][0] < 0, "ball a did not bounce back (p_x = %g)", p[0][0]);
     /* contact forces are balanced exactly: the momentum error is the CG residual's sum (tolerance 1e-10) */
@@ -976,13 +982,17 @@ static void test_fast_hit_thin_obstacles(void) {
     int plate;
   } cases[] = {
       {"plate", "{\"type\": \"box\", \"size\": [0.6, 0.005, 0.6], \"translate\": [0, 0.5025, 0]}", 30, 0.002, 0.1, 1},
-      {"plate", "{\"type\": \"box\", \"size\": [0.6, 0.005, 0.6], \"translate\": [0, 0.5025, 0]}", 10, 1.0 / 60.0, 0.2, 1},
-      {"plate", "{\"type\": \"box\", \"size\": [0.6, 0.005, 0.6], \"translate\": [0, 0.5025, 0]}", 10, 1.0 / 30.0, 0.2, 1},
+      {"plate", "{\"type\": \"box\", \"size\": [0.6, 0.005, 0.6], \"translate\": [0, 0.5025, 0]}", 10, 1.0 / 60.0, 0.2,
+       1},
+      {"plate", "{\"type\": \"box\", \"size\": [0.6, 0.005, 0.6], \"translate\": [0, 0.5025, 0]}", 10, 1.0 / 30.0, 0.2,
+       1},
       {"sphere", "{\"type\": \"sphere\", \"radius\": 0.03, \"translate\": [0, 0.5, 0]}", 10, 1.0 / 60.0, 0.15, 0},
       {"sphere", "{\"type\": \"sphere\", \"radius\": 0.03, \"translate\": [0, 0.5, 0]}", 10, 0.002, 0.15, 0},
-      {"rod", "{\"type\": \"capsule\", \"radius\": 0.01, \"length\": 0.6, \"rotate_deg\": [0, 0, 90], \"translate\": [0, 0.5, 0]}",
+      {"rod",
+       "{\"type\": \"capsule\", \"radius\": 0.01, \"length\": 0.6, \"rotate_deg\": [0, 0, 90], \"translate\": [0, 0.5, 0]}",
        10, 1.0 / 60.0, 0.15, 0},
-      {"rod", "{\"type\": \"capsule\", \"radius\": 0.01, \"length\": 0.6, \"rotate_deg\": [0, 0, 90], \"translate\": [0, 0.5, 0]}",
+      {"rod",
+       "{\"type\": \"capsule\", \"radius\": 0.01, \"length\": 0.6, \"rotate_deg\": [0, 0, 90], \"translate\": [0, 0.5, 0]}",
        10, 0.002, 0.15, 0},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -1018,7 +1028,8 @@ static void test_fast_hit_thin_obstacles(void) {
       ENSURE_MSG(c[1] > 0.505, "case %zu: the ball's centre is below the plate (y %g)", k, c[1]);
     } else {
       /* bounced back off the obstacle: above it and moving away */
-      ENSURE_MSG(c[1] > 0.63 && v[1] > 0.0, "case %zu: the ball did not bounce off (centre y %g, vy %g)", k, c[1], v[1]);
+      ENSURE_MSG(c[1] > 0.63 && v[1] > 0.0, "case %zu: the ball did not bounce off (centre y %g, vy %g)", k, c[1],
+                 v[1]);
     }
     jl_world_destroy(&w);
   }
@@ -1055,13 +1066,15 @@ static void test_cli_deterministic(void) {
   snprintf(scene, sizeof scene, "%s/det.json", dir);
   FILE *f = fopen(scene, "w");
   ENSURE(f != NULL);
-  fprintf(f, "{ \"duration\": 0.5, \"ground\": {}, \"contact\": {\"stiffness\": 1e5, \"damping\": 10, \"friction\": 0.4},\n"
-             "  \"obstacles\": [ {\"type\": \"sphere\", \"radius\": 0.1, \"translate\": [0.3, 0.1, 0]} ],\n"
-             "  \"bodies\": [\n"
-             "   {\"name\": \"a\", \"shape\": {\"type\": \"box\", \"size\": [0.3, 0.1, 0.3]}, \"translate\": [0, 0.06, 0],"
-             "    \"tetgen\": {\"max_volume\": 5e-4}},\n"
-             "   {\"name\": \"b\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.1}, \"translate\": [0.1, 0.3, 0],"
-             "    \"velocity\": [0, -2, 0], \"tetgen\": {\"max_volume\": 3e-4}, \"self_collision\": true} ] }\n");
+  fprintf(
+      f,
+      "{ \"duration\": 0.5, \"ground\": {}, \"contact\": {\"stiffness\": 1e5, \"damping\": 10, \"friction\": 0.4},\n"
+      "  \"obstacles\": [ {\"type\": \"sphere\", \"radius\": 0.1, \"translate\": [0.3, 0.1, 0]} ],\n"
+      "  \"bodies\": [\n"
+      "   {\"name\": \"a\", \"shape\": {\"type\": \"box\", \"size\": [0.3, 0.1, 0.3]}, \"translate\": [0, 0.06, 0],"
+      "    \"tetgen\": {\"max_volume\": 5e-4}},\n"
+      "   {\"name\": \"b\", \"shape\": {\"type\": \"sphere\", \"radius\": 0.1}, \"translate\": [0.1, 0.3, 0],"
+      "    \"velocity\": [0, -2, 0], \"tetgen\": {\"max_volume\": 3e-4}, \"self_collision\": true} ] }\n");
   fclose(f);
   char *csv[2];
   for (int run = 0; run < 2; run++) {

@@ -69,16 +69,16 @@
 #include "mesh/tetmesh.h"
 #include "src/output.h"
 
-#define TUNNEL_TOL 1e-3  /* m */
-#define TUNNEL_R 0.05    /* m, horizontal radius of the slab's local bottom */
+#define TUNNEL_TOL 1e-3 /* m */
+#define TUNNEL_R   0.05 /* m, horizontal radius of the slab's local bottom */
 
 /* Known gaps: criteria of the contact issue the engine does not meet yet
  * (docs/collision.md, "Open"); tests/sim.h says how the table works. */
 const Gap gaps[] = {
     {"", 0, ""}, /* no gap: a placeholder, never matches a case */
-    /* closed by rolling resistance and material damping (src/rolling.c, docs/physics.md): ball_on_box,
+                 /* closed by rolling resistance and material damping (src/rolling.c, docs/physics.md): ball_on_box,
      * ball_thrown, rest_friction (the ball) and stack8 (kinetic energy at 4 s) at both time steps */
-    /* momentum_drift_rel at dt 1/60 (7e-5 of the momentum, the solver's residual) closed by the implicit
+                 /* momentum_drift_rel at dt 1/60 (7e-5 of the momentum, the solver's residual) closed by the implicit
      * step's momentum restoration (src/implicit.c): 5e-16 */
     /* half_below_ground ke_max (1.83 J, 2.51 J) closed by the push-out ramp (src/penalty.h jl_push_out_step);
      * edge_entry at dt 0.002: its cube tips over the edge (physics), its exits counted apart */
@@ -361,8 +361,7 @@ static void incline_slide_run(const char *name, const char *scene, double theta_
   if (n >= 3) {
     /* solve [S0 S1 S2; S1 S2 S3; S2 S3 S4] c = T by Cramer's rule */
     double A[3][3] = {{S[0], S[1], S[2]}, {S[1], S[2], S[3]}, {S[2], S[3], S[4]}};
-    double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) -
-                 A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
+    double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) - A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
                  A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
     double det2 = A[0][0] * (A[1][1] * T[2] - T[1] * A[2][1]) - A[0][1] * (A[1][0] * T[2] - T[1] * A[2][0]) +
                   T[0] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
@@ -444,10 +443,10 @@ static void stack8_dt0033(void) { stack8(1.0 / 300.0); }
  * 7: a ball at 10 m/s never gets through a thin slab (checked every step) */
 
 typedef struct Tunnel {
-  int ball, slab;        /* slab < 0: a static slab with fixed extent */
-  double lo[2], hi[2];   /* static slab: x-z extent */
-  double bottom;         /* static slab: y of its bottom face */
-  double worst;          /* m, deepest node below the local bottom */
+  int ball, slab;      /* slab < 0: a static slab with fixed extent */
+  double lo[2], hi[2]; /* static slab: x-z extent */
+  double bottom;       /* static slab: y of its bottom face */
+  double worst;        /* m, deepest node below the local bottom */
   int bad_steps;
   double first_bad_t;
 } Tunnel;
@@ -673,7 +672,7 @@ typedef struct Edge {
   double top, side, half_z; /* obstacle top y, +x side face, z half-extent */
   int f_land;               /* frame from which the depth criterion applies */
   double depth_run, depth_after;
-  unsigned char *inside;    /* per cube node: inside the box at the last frame */
+  unsigned char *inside; /* per cube node: inside the box at the last frame */
   int side_exits, top_exits, falling_exits;
 } Edge;
 
@@ -827,7 +826,7 @@ static void large_step(const char *scene, double dt, int wind, int check_order) 
   sim_close(&s);
 }
 
-#define LARGE(stem, wind, order)                                                   \
+#define LARGE(stem, wind, order)                                                                     \
   static void large_step_##stem##_dt30(void) { large_step(#stem ".json", 1.0 / 30.0, wind, order); } \
   static void large_step_##stem##_dt15(void) { large_step(#stem ".json", 1.0 / 15.0, wind, order); }
 LARGE(default, 0, 0)
@@ -876,28 +875,29 @@ static void pile_settles(void) {
   sim_close(&s);
 }
 
-#define CASE2(fn) {#fn "_dt60", fn##_dt60}, {#fn "_dt002", fn##_dt002}
+#define CASE2(fn) \
+  {#fn "_dt60", fn##_dt60}, { #fn "_dt002", fn##_dt002 }
 /* the same, its dt 1/60 run also in the sanitizer stage (JL_SHORT, tests/harness.h) */
-#define CASE2S(fn) {#fn "_dt60", fn##_dt60, JL_SCENE | JL_SHORT}, {#fn "_dt002", fn##_dt002}
-#define CASE_LARGE(stem) {"large_step_" #stem "_dt30", large_step_##stem##_dt30}, \
-                         {"large_step_" #stem "_dt15", large_step_##stem##_dt15}
+#define CASE2S(fn) \
+  {#fn "_dt60", fn##_dt60, JL_SCENE | JL_SHORT}, { #fn "_dt002", fn##_dt002 }
+#define CASE_LARGE(stem) \
+  {"large_step_" #stem "_dt30", large_step_##stem##_dt30}, { "large_step_" #stem "_dt15", large_step_##stem##_dt15 }
 
 #define JL_TEST_TIER JL_SCENE /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN(CASE2S(ball_on_box), CASE2(ball_thrown), CASE2S(head_on), CASE2(head_on_mirrored), CASE2(rest_friction),
              CASE2S(incline_stick), CASE2S(incline_slide), CASE2(incline_stick_near), CASE2(incline_slide_near),
-             CASE2S(stack8), {"stack8_dt010", stack8_dt010}, {"stack8_dt005", stack8_dt005}, {"stack8_dt0033", stack8_dt0033}, CASE2(tunnel_slab_soft),
-             CASE2(tunnel_slab_stiff), CASE2S(tunnel_slab_obstacle), CASE2S(tunnel_fast_plate), CASE2S(overlap_start),
-             CASE2S(half_below_ground), CASE2S(rest_depth_small_ball), CASE2(rest_depth_cube_on_cube),
-             CASE2S(edge_entry),
-             {"pile_settles", pile_settles},
-             {"energy_shipped_default", energy_shipped_default}, {"energy_shipped_drop", energy_shipped_drop},
-             {"energy_shipped_stack", energy_shipped_stack}, {"energy_shipped_squeeze", energy_shipped_squeeze},
+             CASE2S(stack8), {"stack8_dt010", stack8_dt010}, {"stack8_dt005", stack8_dt005},
+             {"stack8_dt0033", stack8_dt0033}, CASE2(tunnel_slab_soft), CASE2(tunnel_slab_stiff),
+             CASE2S(tunnel_slab_obstacle), CASE2S(tunnel_fast_plate), CASE2S(overlap_start), CASE2S(half_below_ground),
+             CASE2S(rest_depth_small_ball), CASE2(rest_depth_cube_on_cube), CASE2S(edge_entry),
+             {"pile_settles", pile_settles}, {"energy_shipped_default", energy_shipped_default},
+             {"energy_shipped_drop", energy_shipped_drop}, {"energy_shipped_stack", energy_shipped_stack},
+             {"energy_shipped_squeeze", energy_shipped_squeeze},
              {"energy_shipped_stairs", energy_shipped_stairs, JL_SCENE | JL_SHORT},
-             {"energy_shipped_hanging_bar", energy_shipped_hanging_bar},
-             {"energy_shipped_stiff", energy_shipped_stiff}, {"energy_shipped_curtain", energy_shipped_curtain, JL_SCENE | JL_SHORT},
+             {"energy_shipped_hanging_bar", energy_shipped_hanging_bar}, {"energy_shipped_stiff", energy_shipped_stiff},
+             {"energy_shipped_curtain", energy_shipped_curtain, JL_SCENE | JL_SHORT},
              {"energy_shipped_drape", energy_shipped_drape}, {"energy_shipped_hair", energy_shipped_hair},
-             {"energy_shipped_rope_bridge", energy_shipped_rope_bridge, JL_SCENE | JL_SHORT},
-             CASE_LARGE(default), CASE_LARGE(drop), CASE_LARGE(stack), CASE_LARGE(squeeze),
-             CASE_LARGE(stairs), CASE_LARGE(hanging_bar), CASE_LARGE(stiff), CASE_LARGE(curtain),
-             CASE_LARGE(flag), CASE_LARGE(drape), CASE_LARGE(hair), CASE_LARGE(rope_bridge),
-             CASE_LARGE(contact_stack8), CASE_LARGE(contact_cube_on_cube))
+             {"energy_shipped_rope_bridge", energy_shipped_rope_bridge, JL_SCENE | JL_SHORT}, CASE_LARGE(default),
+             CASE_LARGE(drop), CASE_LARGE(stack), CASE_LARGE(squeeze), CASE_LARGE(stairs), CASE_LARGE(hanging_bar),
+             CASE_LARGE(stiff), CASE_LARGE(curtain), CASE_LARGE(flag), CASE_LARGE(drape), CASE_LARGE(hair),
+             CASE_LARGE(rope_bridge), CASE_LARGE(contact_stack8), CASE_LARGE(contact_cube_on_cube))

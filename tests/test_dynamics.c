@@ -19,8 +19,8 @@
 
 #include "mesh/vec3.h"
 
-#define E_TOL 0.05   /* |e - set| for the E 1e6 balls */
-#define DT240 (1.0 / 240.0)
+#define E_TOL  0.05 /* |e - set| for the E 1e6 balls */
+#define DT240  (1.0 / 240.0)
 #define DT1000 0.001
 
 /* Known gaps (tests/sim.h): measured and printed, not failed (JL_TEST_GAPS=1 fails them).
@@ -57,12 +57,12 @@ static void body_angmom(const JlWorld *w, int b, const double *o, double L[3]) {
 
 typedef struct Bounce {
   int ball;
-  double surface;    /* m, height of what the ball lands on */
-  double y_touch;    /* centroid height when the lowest node first reached the surface; NAN before */
-  double y_start;    /* centroid height at t = 0 */
-  double apex;       /* highest centroid after the first impact */
-  int rising;        /* the centroid has moved up since touching */
-  int done;          /* came down again after the apex */
+  double surface; /* m, height of what the ball lands on */
+  double y_touch; /* centroid height when the lowest node first reached the surface; NAN before */
+  double y_start; /* centroid height at t = 0 */
+  double apex;    /* highest centroid after the first impact */
+  int rising;     /* the centroid has moved up since touching */
+  int done;       /* came down again after the apex */
   double prev_y;
 } Bounce;
 
@@ -83,8 +83,8 @@ static void bounce_hook(Sim *s, void *ctx) {
 
 /* runs a bounce scene with the coefficient e (and the ball's Young's modulus E when > 0); returns the
  * measured e (NAN when the run failed) */
-static double bounce_run(const char *name, const char *scene, double surface, int ground, double e, double E,
-                         double dt, double tol) {
+static double bounce_run(const char *name, const char *scene, double surface, int ground, double e, double E, double dt,
+                         double tol) {
   Sim s;
   if (!sim_load(&s, scene, dt, 60.0, 0)) return NAN;
   if (E > 0) s.sc.body[0].def.young_modulus = E;
@@ -115,11 +115,12 @@ static double bounce_run(const char *name, const char *scene, double surface, in
   return e_meas;
 }
 
-#define THREE_DT(fn)                                \
-  static void fn##_dt60(void) { fn(DT60); }         \
-  static void fn##_dt240(void) { fn(DT240); }       \
+#define THREE_DT(fn)                          \
+  static void fn##_dt60(void) { fn(DT60); }   \
+  static void fn##_dt240(void) { fn(DT240); } \
   static void fn##_dt1000(void) { fn(DT1000); }
-#define CASE3(fn) {#fn "_dt60", fn##_dt60, JL_SCENE | JL_SHORT}, {#fn "_dt240", fn##_dt240}, {#fn "_dt1000", fn##_dt1000}
+#define CASE3(fn) \
+  {#fn "_dt60", fn##_dt60, JL_SCENE | JL_SHORT}, {#fn "_dt240", fn##_dt240}, { #fn "_dt1000", fn##_dt1000 }
 
 /* the three coefficients on `scene` (ground: 1 sets ground.restitution, else contact.restitution) */
 static void bounce_three(const char *stem, const char *scene, double surface, int ground, double dt) {
@@ -137,7 +138,7 @@ THREE_DT(bounce_box)
 
 /* a soft ball (E 1e5) keeps some of the impact as wobble: within SOFT_TOL of the set value at each
  * step, and its three steps within SOFT_AGREE of each other */
-#define SOFT_TOL 0.1
+#define SOFT_TOL   0.1
 #define SOFT_AGREE 0.05
 static void bounce_soft(void) {
   static const double es[] = {0.2, 0.5, 0.8}, dts[] = {DT60, DT240, DT1000};
@@ -334,5 +335,6 @@ static void cradle(double dt) {
 THREE_DT(cradle)
 
 #define JL_TEST_TIER JL_SCENE
-JL_TEST_MAIN(CASE3(bounce_ground), CASE3(bounce_box), {"bounce_soft", bounce_soft}, CASE3(head_on), {"spin_dt60", spin_dt60, JL_SCENE | JL_SHORT},
-             {"spin_dt002", spin_dt002}, CASE3(glancing), CASE3(roll), CASE3(cradle))
+JL_TEST_MAIN(CASE3(bounce_ground), CASE3(bounce_box), {"bounce_soft", bounce_soft}, CASE3(head_on),
+             {"spin_dt60", spin_dt60, JL_SCENE | JL_SHORT}, {"spin_dt002", spin_dt002}, CASE3(glancing), CASE3(roll),
+             CASE3(cradle))

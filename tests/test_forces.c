@@ -13,9 +13,7 @@
 
 /* deterministic pseudo-random numbers in [-1, 1] */
 static unsigned long long rng_state = 88172645463325252ull;
-static double rnd(void) {
-  return jl_test_rnd(&rng_state);
-}
+static double rnd(void) { return jl_test_rnd(&rng_state); }
 
 static double norm(int n, const double *a) {
   double s = 0;
@@ -81,8 +79,10 @@ static void count_stretch(const JlModel *m, const double *x, int *stretched, int
   for (int s = 0; s < m->nspring; s++) {
     const double *a = x + 3 * m->spring_node[2 * s], *b = x + 3 * m->spring_node[2 * s + 1];
     double l = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-    if (l > m->spring_rest[s]) ++*stretched;
-    else ++*compressed;
+    if (l > m->spring_rest[s])
+      ++*stretched;
+    else
+      ++*compressed;
   }
 }
 
@@ -244,7 +244,8 @@ static void test_spring_diag_blocks(void) {
       memset(ju, 0, (size_t)n3 * sizeof(double));
       u[3 * i + c] = 1.0;
       e->ops->multiply(e, &m, u, ju);
-      for (int r = 0; r < 3; r++) ENSURE_NEAR(diag[9 * i + 3 * r + c], ju[3 * i + r], 1e-9 * fabs(ju[3 * i + r]) + 1e-12);
+      for (int r = 0; r < 3; r++)
+        ENSURE_NEAR(diag[9 * i + 3 * r + c], ju[3 * i + r], 1e-9 * fabs(ju[3 * i + r]) + 1e-12);
     }
   free(x), free(v), free(u), free(ju), free(diag);
   jl_force_free(e);
@@ -420,7 +421,8 @@ static void ground_case(int sliding) {
     for (int k = 0; k < n3; k++) u[k] = rnd();
     double ex = jl_test_fd_error(e, &m, x, v, 1.0, 0.0, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2);
     double ev = jl_test_fd_error(e, &m, x, v, 0.0, 1.0, JL_LIN_EXACT, u, 1e-6, JL_TEST_FD_L2);
-    double evd = jl_test_fd_error(e, &m, x, v, 0.0, 1.0, 0, u, 1e-6, JL_TEST_FD_L2); /* dF/dv is kept in the default too */
+    double evd =
+        jl_test_fd_error(e, &m, x, v, 0.0, 1.0, 0, u, 1e-6, JL_TEST_FD_L2); /* dF/dv is kept in the default too */
     ENSURE_MSG(ex < 1e-6, "ground dF/dx (%s): relative error %.3g", sliding ? "sliding" : "sticking", ex);
     ENSURE_MSG(ev < 1e-6, "ground dF/dv (%s): relative error %.3g", sliding ? "sliding" : "sticking", ev);
     ENSURE_MSG(evd < 1e-6, "ground dF/dv default (%s): relative error %.3g", sliding ? "sliding" : "sticking", evd);
@@ -510,9 +512,15 @@ static void test_volume_psi(void) {
 
 static void test_volume_dfdx_exact(void) {
   const double nus[] = {0.1, 0.25, 0.45};
-  struct { double scale, noise; int mirror; const char *what; } st[] = {
-      {1.0, 0.01, 0, "near rest"},   {0.7, 0.004, 0, "compressed"}, {0.4, 0.004, 0, "near flat"},
-      {1.0, 0.02, 1, "inverted"},    {1.0, 0.06, 0, "tangled"}};
+  struct {
+    double scale, noise;
+    int mirror;
+    const char *what;
+  } st[] = {{1.0, 0.01, 0, "near rest"},
+            {0.7, 0.004, 0, "compressed"},
+            {0.4, 0.004, 0, "near flat"},
+            {1.0, 0.02, 1, "inverted"},
+            {1.0, 0.06, 0, "tangled"}};
   for (int a = 0; a < 3; a++) {
     JlModel m;
     ENSURE(small_model_nu(&m, 1e5, nus[a], 0));
@@ -607,8 +615,8 @@ static void test_volume_pushes_back(void) {
     volume_ratios(&m, xp, &lo1, &hi1);
     e->ops->force(e, &m, x, v, f, &e0);
     e->ops->force(e, &m, xp, v, f, &e1);
-    printf("  %s: smallest J %.4f -> %.4f along the force, energy %.4g -> %.4g J\n", c ? "mirrored" : "flattened",
-           lo0, lo1, e0, e1);
+    printf("  %s: smallest J %.4f -> %.4f along the force, energy %.4g -> %.4g J\n", c ? "mirrored" : "flattened", lo0,
+           lo1, e0, e1);
     ENSURE(lo1 > lo0 && e1 < e0);
   }
   free(x), free(v), free(f), free(xp);
@@ -684,18 +692,10 @@ static void test_volume_sparse(void) {
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"spring_dfdx_exact", test_spring_dfdx_exact},
              {"spring_stretched_default_equals_exact", test_spring_stretched_default_equals_exact},
-             {"spring_dfdv", test_spring_dfdv},
-             {"spring_step_rhs", test_spring_step_rhs},
-             {"spring_clamped_definite", test_spring_clamped_definite},
-             {"spring_diag_blocks", test_spring_diag_blocks},
-             {"spring_momentum", test_spring_momentum},
-             {"energy_consistency", test_energy_consistency},
-             {"gravity", test_gravity},
-             {"external", test_external},
-             {"ground_sticking", test_ground_sticking},
-             {"ground_sliding", test_ground_sliding},
-             {"volume_psi", test_volume_psi},
-             {"volume_dfdx_exact", test_volume_dfdx_exact},
-             {"volume_definite_and_diag", test_volume_definite_and_diag},
-             {"volume_pushes_back", test_volume_pushes_back},
-             {"volume_sparse", test_volume_sparse})
+             {"spring_dfdv", test_spring_dfdv}, {"spring_step_rhs", test_spring_step_rhs},
+             {"spring_clamped_definite", test_spring_clamped_definite}, {"spring_diag_blocks", test_spring_diag_blocks},
+             {"spring_momentum", test_spring_momentum}, {"energy_consistency", test_energy_consistency},
+             {"gravity", test_gravity}, {"external", test_external}, {"ground_sticking", test_ground_sticking},
+             {"ground_sliding", test_ground_sliding}, {"volume_psi", test_volume_psi},
+             {"volume_dfdx_exact", test_volume_dfdx_exact}, {"volume_definite_and_diag", test_volume_definite_and_diag},
+             {"volume_pushes_back", test_volume_pushes_back}, {"volume_sparse", test_volume_sparse})

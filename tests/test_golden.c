@@ -22,8 +22,8 @@ typedef struct Golden {
   const char *scene;      /* models/scenes/ */
   const char *integrator; /* jl_integrator_parse */
   int steps;
-  double h;               /* s; 0: jl_world_stable_dt */
-  uint64_t hash;          /* of x and v after the steps, at 1 and 2 threads */
+  double h;      /* s; 0: jl_world_stable_dt */
+  uint64_t hash; /* of x and v after the steps, at 1 and 2 threads */
 } Golden;
 
 /* tests/sim.h's table of known gaps: golden rows have none */
@@ -32,13 +32,15 @@ const size_t ngaps = 0;
 
 /* one line a row: a deliberate change of results changes its hash here */
 static const Golden golden[] = {
-    {"contact_head_on.json", "implicit", 30, 1.0 / 60.0, 0x58148cb0bcc47778ull},         /* body-body: patches, speculative */
-    {"contact_slab_obstacle.json", "implicit", 25, 1.0 / 60.0, 0xe0ef7c1e6b845727ull},   /* fast ball onto an obstacle box */
-    {"contact_half_below_ground.json", "implicit", 20, 1.0 / 60.0, 0x87aaa894d588149eull}, /* ground push-out, friction */
-    {"thin_cloth_ball_8.json", "implicit", 30, 1.0 / 60.0, 0x0911c5cf39720487ull},       /* cloth on a body and the ground */
-    {"thin_rope_on_box.json", "implicit", 20, 1.0 / 60.0, 0xe921a9c1a33128ddull},        /* rope on an obstacle box */
-    {"hair.json", "implicit", 60, 1.0 / 120.0, 0xb075f449c6890007ull},                   /* ropes on a body and each other */
-    {"contact_half_below_ground.json", "symplectic", 150, 0, 0xd427c37577f465c5ull},    /* explicit integrators: ground */
+    {"contact_head_on.json", "implicit", 30, 1.0 / 60.0, 0x58148cb0bcc47778ull}, /* body-body: patches, speculative */
+    {"contact_slab_obstacle.json", "implicit", 25, 1.0 / 60.0,
+     0xe0ef7c1e6b845727ull}, /* fast ball onto an obstacle box */
+    {"contact_half_below_ground.json", "implicit", 20, 1.0 / 60.0,
+     0x87aaa894d588149eull},                                                       /* ground push-out, friction */
+    {"thin_cloth_ball_8.json", "implicit", 30, 1.0 / 60.0, 0x0911c5cf39720487ull}, /* cloth on a body and the ground */
+    {"thin_rope_on_box.json", "implicit", 20, 1.0 / 60.0, 0xe921a9c1a33128ddull},  /* rope on an obstacle box */
+    {"hair.json", "implicit", 60, 1.0 / 120.0, 0xb075f449c6890007ull},             /* ropes on a body and each other */
+    {"contact_half_below_ground.json", "symplectic", 150, 0, 0xd427c37577f465c5ull}, /* explicit integrators: ground */
     {"contact_half_below_ground.json", "euler", 150, 0, 0xd58014a64dba30e0ull},
     {"contact_half_below_ground.json", "midpoint", 150, 0, 0xfbb7f379a344dc3eull},
     {"contact_half_below_ground.json", "rk4", 150, 0, 0xb7537f2edc4c1ff3ull},
@@ -92,17 +94,18 @@ static void golden_case(int i) {
          " (2 threads)\n",
          g->scene, g->integrator, g->steps, dt1, c1, h1, h2);
   fflush(stdout);
-  ENSURE_MSG(h1 == h2, "%s (%s): 1 and 2 threads differ (0x%016" PRIx64 ", 0x%016" PRIx64 ")", g->scene,
-             g->integrator, h1, h2);
+  ENSURE_MSG(h1 == h2, "%s (%s): 1 and 2 threads differ (0x%016" PRIx64 ", 0x%016" PRIx64 ")", g->scene, g->integrator,
+             h1, h2);
   ENSURE_MSG(h1 == g->hash,
              "%s (%s): results changed: hash 0x%016" PRIx64 ", table 0x%016" PRIx64
-             ". If the change is meant, put 0x%016" PRIx64 "ull in its row of tests/test_golden.c and say why "
+             ". If the change is meant, put 0x%016" PRIx64
+             "ull in its row of tests/test_golden.c and say why "
              "in CHANGELOG.md",
              g->scene, g->integrator, h1, g->hash, h1);
 }
 
 /* one case a row, named after the scene and integrator */
-#define ROW(i)                                 \
+#define ROW(i) \
   static void golden_##i(void) { golden_case(i); }
 ROW(0)
 ROW(1)
@@ -121,6 +124,5 @@ _Static_assert(sizeof golden / sizeof golden[0] == 11, "a row of golden[] withou
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"head_on", golden_0}, {"slab_obstacle", golden_1}, {"half_below_ground", golden_2},
-             {"cloth_ball", golden_3}, {"rope_on_box", golden_4}, {"hair", golden_5},
-             {"symplectic", golden_6}, {"euler", golden_7}, {"midpoint", golden_8}, {"rk4", golden_9},
-             {"verlet", golden_10})
+             {"cloth_ball", golden_3}, {"rope_on_box", golden_4}, {"hair", golden_5}, {"symplectic", golden_6},
+             {"euler", golden_7}, {"midpoint", golden_8}, {"rk4", golden_9}, {"verlet", golden_10})

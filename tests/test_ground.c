@@ -17,13 +17,13 @@
 #include "tests/lattice.h"
 
 typedef struct SlideRun {
-  double v_half;     /* m/s, mean x velocity at t = 0.5 * t_stop (Coulomb) */
-  double decel;      /* m/s^2, fitted mean deceleration while sliding fast */
-  double t_rest;     /* s, first time the mean speed falls below 1 cm/s (-1: never) */
-  double min_vx;     /* m/s, smallest mean x velocity after the start (reversal if < 0) */
-  double max_vz;     /* m/s, largest |mean z velocity| (sideways jitter) */
-  double final_speed;/* m/s, largest node speed at the end */
-  double travel;     /* m, distance the centre moved along x */
+  double v_half;      /* m/s, mean x velocity at t = 0.5 * t_stop (Coulomb) */
+  double decel;       /* m/s^2, fitted mean deceleration while sliding fast */
+  double t_rest;      /* s, first time the mean speed falls below 1 cm/s (-1: never) */
+  double min_vx;      /* m/s, smallest mean x velocity after the start (reversal if < 0) */
+  double max_vz;      /* m/s, largest |mean z velocity| (sideways jitter) */
+  double final_speed; /* m/s, largest node speed at the end */
+  double travel;      /* m, distance the centre moved along x */
 } SlideRun;
 
 static void mean_velocity(const JlWorld *w, double out[3]) {
@@ -118,13 +118,14 @@ static void test_box_slides_to_rest(void) {
   const double mu = 0.5, v0 = 2.0, g = 9.81;
   SlideRun run;
   ENSURE(slide(mu, 50.0, v0, 1.2, &run));
-  printf("  damping 50: decel %.3f (mu g %.3f), v(t_stop/2) %.3f (Coulomb %.3f), rest at %.3f s, travel %.3f m, "
-         "min vx %.2e, max |vz| %.2e, final max speed %.2e\n",
-         run.decel, mu * g, run.v_half, 0.5 * v0, run.t_rest, run.travel, run.min_vx, run.max_vz, run.final_speed);
+  printf(
+      "  damping 50: decel %.3f (mu g %.3f), v(t_stop/2) %.3f (Coulomb %.3f), rest at %.3f s, travel %.3f m, "
+      "min vx %.2e, max |vz| %.2e, final max speed %.2e\n",
+      run.decel, mu * g, run.v_half, 0.5 * v0, run.t_rest, run.travel, run.min_vx, run.max_vz, run.final_speed);
   /* 4.62 (6 % short) while sliding friction was lagged on the step's start speed; 4.92 since it is
    * extrapolated to the step's end (src/penalty.h, jl_slide_lag_speed) */
-  ENSURE_MSG(fabs(run.decel - mu * g) < 0.03 * mu * g, "deceleration %.3f m/s^2, expected about mu g = %.3f",
-             run.decel, mu * g);
+  ENSURE_MSG(fabs(run.decel - mu * g) < 0.03 * mu * g, "deceleration %.3f m/s^2, expected about mu g = %.3f", run.decel,
+             mu * g);
   ENSURE_MSG(fabs(run.v_half - 0.5 * v0) < 0.1 * v0, "speed at half the Coulomb stopping time %.3f, expected %.3f",
              run.v_half, 0.5 * v0);
   ENSURE_MSG(run.t_rest > 0 && run.t_rest < 1.0, "not at rest after 1 s (t_rest %.3f)", run.t_rest);

@@ -82,8 +82,8 @@ static int check_rejects(const char *path, const char *needle, double limit) {
   snprintf(args, sizeof args, "check '%s'", path);
   int rc = run(args, out, sizeof out, &t);
   if (rc != 2 || !strstr(out, path) || !strstr(out, needle) || t > limit) {
-    jl_test_fail(__FILE__, __LINE__, "%s: exit %d after %.1f s (want 2 within %g s, '%s'):\n%s", path, rc, t,
-                 limit, needle, out);
+    jl_test_fail(__FILE__, __LINE__, "%s: exit %d after %.1f s (want 2 within %g s, '%s'):\n%s", path, rc, t, limit,
+                 needle, out);
     return 0;
   }
   return 1;
@@ -169,8 +169,8 @@ static void test_referenced_fifo(void) {
   snprintf(fifo, sizeof fifo, "%s/pipe", dir());
   unlink(fifo);
   ENSURE(mkfifo(fifo, 0600) == 0);
-  const char *obj = PUT("fifo_mtl.obj",
-                        "mtllib pipe\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  const char *obj =
+      PUT("fifo_mtl.obj", "mtllib pipe\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
   snprintf(args, sizeof args, "check '%s'", obj);
   int rc = run(args, out, sizeof out, &t);
   ENSURE_MSG(rc == 0 && t < 10, "obj: exit %d after %.1f s:\n%s", rc, t, out);
@@ -256,8 +256,8 @@ static char g_big[1 << 20]; /* generated files (the largest, 20000 nested nodes,
 #define TET_B64 "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/AAACAAEAAAABAAMAAAADAAIAAQACAAMA"
 static const float tet_pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
 static const unsigned short tet_idx[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
-#define TET_ACCESSORS                                                                              \
-  "[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"min\":[0,0,0],"      \
+#define TET_ACCESSORS                                                                        \
+  "[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"min\":[0,0,0]," \
   "\"max\":[1,1,1]},{\"bufferView\":1,\"componentType\":5123,\"count\":12,\"type\":\"SCALAR\"}]"
 
 /* a glTF 2.0 document with the tetrahedron as mesh 0 (buffer: `buffer`) */
@@ -267,7 +267,8 @@ static const char *gltf_doc(const char *nodes, const char *roots, const char *ac
            "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],"
            "\"buffers\":[%s],\"bufferViews\":[{\"buffer\":0,\"byteLength\":48},"
            "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":24}],\"accessors\":%s}",
-           roots, nodes, buffer ? buffer : "{\"byteLength\":72,\"uri\":\"data:application/octet-stream;base64," TET_B64 "\"}",
+           roots, nodes,
+           buffer ? buffer : "{\"byteLength\":72,\"uri\":\"data:application/octet-stream;base64," TET_B64 "\"}",
            accessors ? accessors : TET_ACCESSORS);
   return g_big;
 }
@@ -279,7 +280,8 @@ static const char *gltf_dag_nodes(int levels) {
   static char nodes[65536];
   size_t n = 0;
   n += (size_t)snprintf(nodes + n, sizeof nodes - n, "[");
-  for (int i = 0; i < levels; i++) n += (size_t)snprintf(nodes + n, sizeof nodes - n, "{\"children\":[%d,%d]},", i + 1, i + 1);
+  for (int i = 0; i < levels; i++)
+    n += (size_t)snprintf(nodes + n, sizeof nodes - n, "{\"children\":[%d,%d]},", i + 1, i + 1);
   snprintf(nodes + n, sizeof nodes - n, "{\"mesh\":0}]");
   return nodes;
 }
@@ -303,11 +305,12 @@ static void test_gltf_node_dag(void) {
                           i ? "," : "");
   static const int levels[3] = {18, 17, 14};
   static const char *const names[3] = {"dag_tri.gltf", "dag_inst.gltf", "dag_mem.gltf"};
-  static const char *const needles[3] = {"expands to 1.049e+08 mesh-instance triangles, more than the 100000000",
-                                         "expands to 52428800 mesh-instance triangles from the 400 its meshes "
-                                         "hold, more than the 10000000 instanced-triangle limit",
-                                         "6553600 mesh-instance triangles, which need at least 675 MB in the "
-                                         "importer (108 bytes each), more than the 500 MB of the mesh limit memory_mb (--mesh-memory)"};
+  static const char *const needles[3] = {
+      "expands to 1.049e+08 mesh-instance triangles, more than the 100000000",
+      "expands to 52428800 mesh-instance triangles from the 400 its meshes "
+      "hold, more than the 10000000 instanced-triangle limit",
+      "6553600 mesh-instance triangles, which need at least 675 MB in the "
+      "importer (108 bytes each), more than the 500 MB of the mesh limit memory_mb (--mesh-memory)"};
   for (int k = 0; k < 3; k++) {
     snprintf(doc2, sizeof doc2, "%s", gltf_doc(gltf_dag_nodes(levels[k]), "[0]", NULL, NULL));
     char *m = strstr(doc2, "\"primitives\":["), *e = m ? strstr(m, "]}]") : NULL;
@@ -384,8 +387,8 @@ static const char *put_glb(const char *name, const char *json, unsigned json_cla
 
 static void test_glb_json_chunk(void) {
   /* 28 bytes claiming a 4 GB JSON chunk: assimp allocated and zeroed 4 GB */
-  static const unsigned char glb[28] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 28, 0, 0, 0, 0xF0, 0xFF, 0xFF, 0xFF,
-                                        'J', 'S', 'O', 'N', '{', '}', ' ', ' ', ' ', ' ', ' ', ' '};
+  static const unsigned char glb[28] = {'g',  'l',  'T', 'F', 2,   0,   0,   0,   28,  0,   0,   0,   0xF0, 0xFF,
+                                        0xFF, 0xFF, 'J', 'S', 'O', 'N', '{', '}', ' ', ' ', ' ', ' ', ' ',  ' '};
   const char *p = put("chunk.glb", glb, sizeof glb);
   ENSURE(check_rejects(p, "glb JSON chunk promises 4294967280 bytes", 10));
   const char *json = gltf_doc("[{\"mesh\":0}]", "[0]", NULL, "{\"byteLength\":72}");
@@ -397,31 +400,32 @@ static void test_gltf_valid(void) {
   ENSURE(check_accepts(put_str("tet.gltf", gltf_doc("[{\"mesh\":0}]", "[0]", NULL, NULL))));
   ENSURE(check_accepts(put_glb("tet.glb", gltf_doc("[{\"mesh\":0}]", "[0]", NULL, "{\"byteLength\":72}"), 0)));
   /* instancing is fine within the caps: node 3 reached through two parents */
-  ENSURE(check_accepts(put_str("instanced.gltf",
-                               gltf_doc("[{\"children\":[1,2]},{\"translation\":[-2,0,0],\"children\":[3]},"
-                                        "{\"translation\":[2,0,0],\"children\":[3]},{\"mesh\":0}]",
-                                        "[0]", NULL, NULL))));
+  ENSURE(check_accepts(
+      put_str("instanced.gltf", gltf_doc("[{\"children\":[1,2]},{\"translation\":[-2,0,0],\"children\":[3]},"
+                                         "{\"translation\":[2,0,0],\"children\":[3]},{\"mesh\":0}]",
+                                         "[0]", NULL, NULL))));
 }
 
 /* ---- Collada ---- */
 
-#define DAE_HEAD                                                                                   \
-  "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<COLLADA xmlns=\"http://www.collada.org/2005/11/"   \
+#define DAE_HEAD                                                                                 \
+  "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<COLLADA xmlns=\"http://www.collada.org/2005/11/" \
   "COLLADASchema\" version=\"1.4.1\">\n"
-#define DAE_TET                                                                                     \
-  "<library_geometries><geometry id=\"tet\"><mesh><source id=\"p\"><float_array id=\"pa\" "         \
-  "count=\"12\">0 0 0 1 0 0 0 1 0 0 0 1</float_array><technique_common><accessor source=\"#pa\" "   \
-  "count=\"4\" stride=\"3\"><param name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/>"   \
-  "<param name=\"Z\" type=\"float\"/></accessor></technique_common></source><vertices id=\"v\">"    \
-  "<input semantic=\"POSITION\" source=\"#p\"/></vertices><triangles count=\"4\"><input "           \
-  "semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 2 1 0 1 3 0 3 2 1 2 3</p></triangles>"      \
+#define DAE_TET                                                                                   \
+  "<library_geometries><geometry id=\"tet\"><mesh><source id=\"p\"><float_array id=\"pa\" "       \
+  "count=\"12\">0 0 0 1 0 0 0 1 0 0 0 1</float_array><technique_common><accessor source=\"#pa\" " \
+  "count=\"4\" stride=\"3\"><param name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/>" \
+  "<param name=\"Z\" type=\"float\"/></accessor></technique_common></source><vertices id=\"v\">"  \
+  "<input semantic=\"POSITION\" source=\"#p\"/></vertices><triangles count=\"4\"><input "         \
+  "semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 2 1 0 1 3 0 3 2 1 2 3</p></triangles>"    \
   "</mesh></geometry></library_geometries>\n"
 
 static const char *dae_doc(const char *libs, const char *lib_nodes, const char *scene_nodes) {
   snprintf(g_big, sizeof g_big,
-           DAE_HEAD DAE_TET "%s<library_nodes>%s</library_nodes>\n<library_visual_scenes><visual_scene id=\"S\">"
-                            "%s</visual_scene></library_visual_scenes>\n<scene><instance_visual_scene url=\"#S\"/>"
-                            "</scene>\n</COLLADA>\n",
+           DAE_HEAD DAE_TET
+           "%s<library_nodes>%s</library_nodes>\n<library_visual_scenes><visual_scene id=\"S\">"
+           "%s</visual_scene></library_visual_scenes>\n<scene><instance_visual_scene url=\"#S\"/>"
+           "</scene>\n</COLLADA>\n",
            libs, lib_nodes, scene_nodes);
   return g_big;
 }
@@ -441,8 +445,9 @@ static void test_dae_nested_instances(void) {
   ENSURE(check_rejects(put_str("nest.xml", doc), "node instances", 10));
   ENSURE(check_rejects(put_str("nest_dae", doc), "node instances", 10));
   /* instanced through the scene tree by name (ResolveNodeInstances' fallback), in a cycle */
-  p = put_str("name_cycle.dae", dae_doc("", "", "<node id=\"a\" name=\"A\"><node id=\"b\"><instance_node "
-                                                "url=\"#A\"/></node></node>"));
+  p = put_str("name_cycle.dae", dae_doc("", "",
+                                        "<node id=\"a\" name=\"A\"><node id=\"b\"><instance_node "
+                                        "url=\"#A\"/></node></node>"));
   ENSURE(check_rejects(p, "node 'a' is its own ancestor", 10));
 }
 
@@ -455,8 +460,9 @@ static void test_dae_depth(void) {
   for (int i = 0; i < 20000; i++) n += (size_t)snprintf(g_big + n, sizeof g_big - n, "</node>");
   static char doc[2 << 20];
   snprintf(doc, sizeof doc,
-           DAE_HEAD DAE_TET "<library_visual_scenes><visual_scene id=\"S\">%s</visual_scene></library_visual_scenes>"
-                            "<scene><instance_visual_scene url=\"#S\"/></scene></COLLADA>\n",
+           DAE_HEAD DAE_TET
+           "<library_visual_scenes><visual_scene id=\"S\">%s</visual_scene></library_visual_scenes>"
+           "<scene><instance_visual_scene url=\"#S\"/></scene></COLLADA>\n",
            g_big);
   ENSURE(check_rejects(put_str("deep.dae", doc), "<node> elements nest more than 1000 levels", 10));
   static char lib[700000];
@@ -513,12 +519,12 @@ static void test_dae_valid(void) {
   const char *scene = "<node id=\"r\"><instance_geometry url=\"#tet\"/></node>";
   ENSURE(check_accepts(put_str("tet.dae", dae_doc("", "", scene))));
   /* a library node instanced twice, translated apart; comments, CDATA and entities */
-  ENSURE(check_accepts(put_str(
-      "instanced.dae",
-      dae_doc("", "<node id=\"t\"><!-- a <node> in a comment --><instance_geometry url=\"#tet\"/></node>",
-              "<node id=\"a\"><translate>-2 0 0</translate><instance_node url=\"#t\"/></node>"
-              "<node id=\"b\" name=\"&lt;b&gt;\"><translate><![CDATA[2 0 0]]></translate>"
-              "<instance_node url=\"&#35;t\"/></node>"))));
+  ENSURE(check_accepts(
+      put_str("instanced.dae",
+              dae_doc("", "<node id=\"t\"><!-- a <node> in a comment --><instance_geometry url=\"#tet\"/></node>",
+                      "<node id=\"a\"><translate>-2 0 0</translate><instance_node url=\"#t\"/></node>"
+                      "<node id=\"b\" name=\"&lt;b&gt;\"><translate><![CDATA[2 0 0]]></translate>"
+                      "<instance_node url=\"&#35;t\"/></node>"))));
 }
 
 /* ---- binary STL ---- */
@@ -605,17 +611,19 @@ static void test_x_binary(void) {
 static void test_x_text_counts(void) {
   /* the face count (7 GB in 17 s before), a negative count (-4000000000 is 294967296 in 32 bits),
    * and a UTF-8 byte-order mark, which the old screen did not see past */
-  const char *p = PUT("faces.x", "xof 0303txt 0032\nMesh m {\n 3;\n 0.0;0.0;0.0;,\n 1.0;0.0;0.0;,\n 0.0;1.0;0.0;;\n"
-                                 " 300000000;\n 3;0,1,2;;\n}\n");
+  const char *p = PUT("faces.x",
+                      "xof 0303txt 0032\nMesh m {\n 3;\n 0.0;0.0;0.0;,\n 1.0;0.0;0.0;,\n 0.0;1.0;0.0;;\n"
+                      " 300000000;\n 3;0,1,2;;\n}\n");
   ENSURE(check_rejects(p, "Mesh promises 300000000 faces", 10));
   p = PUT("negative.x", "xof 0303txt 0032\nMesh m {\n -4000000000;\n 0.0;0.0;0.0;;\n 1;\n 3;0,0,0;;\n}\n");
   ENSURE(check_rejects(p, "Mesh promises 294967296 vertices", 10));
   p = PUT("bom.x", "\xef\xbb\xbfxof 0303txt 0032\nMesh m {\n 50000000;\n 0.0;0.0;0.0;,\n 1;\n 3;0,0,0;;\n}\n");
   ENSURE(check_rejects(p, "Mesh promises 50000000 vertices, more than the", 10));
   /* an AnimTicksPerSecond of 4800 in a small file is no count (the old screen refused it) */
-  p = PUT("ticks.x", "xof 0303txt 0032\nAnimTicksPerSecond {\n 4800;\n}\nMesh tet {\n 4;\n 0.0;0.0;0.0;,\n"
-                     " 1.0;0.0;0.0;,\n 0.0;1.0;0.0;,\n 0.0;0.0;1.0;;\n 4;\n 3;0,2,1;,\n 3;0,1,3;,\n 3;0,3,2;,\n"
-                     " 3;1,2,3;;\n}\n");
+  p = PUT("ticks.x",
+          "xof 0303txt 0032\nAnimTicksPerSecond {\n 4800;\n}\nMesh tet {\n 4;\n 0.0;0.0;0.0;,\n"
+          " 1.0;0.0;0.0;,\n 0.0;1.0;0.0;,\n 0.0;0.0;1.0;;\n 4;\n 3;0,2,1;,\n 3;0,1,3;,\n 3;0,3,2;,\n"
+          " 3;1,2,3;;\n}\n");
   ENSURE(check_accepts(p));
 }
 
@@ -638,7 +646,8 @@ static void test_tetgen_too_fine(void) {
   rc = run("mesh --shape box --max-volume 1e-9", out, sizeof out, &t);
   ENSURE_MSG(rc == 2 && strstr(out, "too fine for the limit") && t < 10, "exit %d after %.1f s:\n%s", rc, t, out);
   rc = run("mesh --shape box --max-volume 1e-6 --mesh-memory 100", out, sizeof out, &t);
-  ENSURE_MSG(rc == 2 && strstr(out, "too fine for the limit") && strstr(out, "the 100 MB of the mesh limit memory_mb (--mesh-memory)"),
+  ENSURE_MSG(rc == 2 && strstr(out, "too fine for the limit") &&
+                 strstr(out, "the 100 MB of the mesh limit memory_mb (--mesh-memory)"),
              "exit %d:\n%s", rc, out);
 }
 
@@ -647,8 +656,7 @@ static void test_tetgen_limits(void) {
   double t;
   /* passes the estimate, then runs out of its 80 MB: a limit, not bad input */
   int rc = run("mesh --shape box --max-volume 2e-6 --mesh-memory 80", out, sizeof out, &t);
-  ENSURE_MSG(rc == 2 && strstr(out, "needed more than 80 MB") && !strstr(out, "degenerate"), "exit %d:\n%s",
-             rc, out);
+  ENSURE_MSG(rc == 2 && strstr(out, "needed more than 80 MB") && !strstr(out, "degenerate"), "exit %d:\n%s", rc, out);
   /* takes about 5 s: killed at the deadline */
   rc = run("mesh --shape box --max-volume 1e-6 --mesh-timeout 0.5", out, sizeof out, &t);
   ENSURE_MSG(rc == 2 && strstr(out, "took longer than 0.5 s") && t < 5, "exit %d after %.1f s:\n%s", rc, t, out);
@@ -730,7 +738,8 @@ static void test_child_ends(void) {
     ENSURE(setrlimit(RLIMIT_AS, &low) == 0);
     e = run_body(body_hog, NULL, why, sizeof why, &t);
     ENSURE(setrlimit(RLIMIT_AS, &as) == 0);
-    ENSURE_MSG(e == JL_CHILD_SYSTEM && strstr(why, "(ulimit -v), less than the 256 MB of the mesh limit memory_mb"), "%d %s", e, why);
+    ENSURE_MSG(e == JL_CHILD_SYSTEM && strstr(why, "(ulimit -v), less than the 256 MB of the mesh limit memory_mb"),
+               "%d %s", e, why);
   }
 #endif
   jl_mesh_set_limits(&saved);
@@ -762,7 +771,8 @@ static void test_child_dies_with_parent(void) {
     char path[64], stat[256] = "";
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     FILE *f = fopen(path, "r");
-    if (!f) gone = 1;
+    if (!f)
+      gone = 1;
     else {
       if (fgets(stat, sizeof stat, f)) {
         char *rp = strrchr(stat, ')');
@@ -790,15 +800,16 @@ static void test_library_load_limits(void) {
   ENSURE_MSG(strstr(err, p) && strstr(err, "its own ancestor"), "%s", err);
   /* a sparse accessor whose indices have no bufferView: assimp dereferences
    * NULL (the screens leave it to the child, which crashes safely) */
-  p = PUT("lib_sparse_crash.gltf",
-          "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
-          "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],\"buffers\":[{"
-          "\"byteLength\":72,\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"
-          "AAAAAAAAAAAAAIA/AAACAAEAAAABAAMAAAADAAIAAQACAAMA\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":48},"
-          "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,\"componentType\":"
-          "5126,\"count\":4,\"type\":\"VEC3\",\"sparse\":{\"count\":1,\"indices\":{\"componentType\":5123},"
-          "\"values\":{\"bufferView\":0}}},{\"bufferView\":1,\"componentType\":5123,\"count\":12,\"type\":"
-          "\"SCALAR\"}]}");
+  p = PUT(
+      "lib_sparse_crash.gltf",
+      "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],\"buffers\":[{"
+      "\"byteLength\":72,\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"
+      "AAAAAAAAAAAAAIA/AAACAAEAAAABAAMAAAADAAIAAQACAAMA\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":48},"
+      "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,\"componentType\":"
+      "5126,\"count\":4,\"type\":\"VEC3\",\"sparse\":{\"count\":1,\"indices\":{\"componentType\":5123},"
+      "\"values\":{\"bufferView\":0}}},{\"bufferView\":1,\"componentType\":5123,\"count\":12,\"type\":"
+      "\"SCALAR\"}]}");
   ENSURE(jl_surface_load(p, &s, err, sizeof err) == JL_ERR_INPUT);
   ENSURE_MSG(strstr(err, p) && strstr(err, "crashed in the importer"), "%s", err);
   /* a normal file still loads through the child */
@@ -812,12 +823,15 @@ static void test_library_load_limits(void) {
 /* `jelly run` on scenes with a bad "units" or an embedded surface that
  * encloses nothing: exit 2 naming the key path or the reason, no crash */
 static void test_scan_scene_inputs(void) {
-  static const char *const sheet = "{\"vertices\": [[0,0,0],[1,0,0],[1,1,0],[0,1,0],[0.5,0.5,0]], "
-                                   "\"triangles\": [[0,1,4],[1,2,4],[2,3,4],[3,0,4]]}";
-  static const char *const book = "{\"vertices\": [[0,0,0],[0,0,1],[1,0,0.5],[0,1,0.5],[-1,0,0.5],[0,-1,0.5]], "
-                                  "\"triangles\": [[0,1,2],[0,1,3],[0,1,4],[0,1,5]]}";
-  static const char *const tet = "{\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], "
-                                 "\"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}";
+  static const char *const sheet =
+      "{\"vertices\": [[0,0,0],[1,0,0],[1,1,0],[0,1,0],[0.5,0.5,0]], "
+      "\"triangles\": [[0,1,4],[1,2,4],[2,3,4],[3,0,4]]}";
+  static const char *const book =
+      "{\"vertices\": [[0,0,0],[0,0,1],[1,0,0.5],[0,1,0.5],[-1,0,0.5],[0,-1,0.5]], "
+      "\"triangles\": [[0,1,2],[0,1,3],[0,1,4],[0,1,5]]}";
+  static const char *const tet =
+      "{\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], "
+      "\"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}";
   char cases[6][2][512];
   snprintf(cases[0][0], 512, "\"mesh\": %s, \"units\": \"inch\"", tet);
   snprintf(cases[0][1], 512, "bodies[0].units: unknown unit 'inch'");
@@ -886,10 +900,12 @@ static void test_tetfile_hostile(void) {
        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n1\n"
        "1 4 0 1 2 3 -4\n$EndElements\n",
        "element 1 has node tag -4 which is not in $Nodes"},
-      {"noend.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Comments\nno end\n", "section $Comments has no $EndComments"},
+      {"noend.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Comments\nno end\n",
+       "section $Comments has no $EndComments"},
       /* TetGen */
       {"huge.node", "2000000000 3 0 0\n1 0 0 0\n", "points: 2000000000 is more than the limit"},
-      {"trunc.node", "4 3 0 0\n0 0.000 0.000 0.000\n1 1.000 0 0\n2 0 1.000 0\n3 0.5 0.5", "line 5: file ends where a coordinate was expected"},
+      {"trunc.node", "4 3 0 0\n0 0.000 0.000 0.000\n1 1.000 0 0\n2 0 1.000 0\n3 0.5 0.5",
+       "line 5: file ends where a coordinate was expected"},
       /* legacy VTK */
       {"huge.vtk", "# vtk DataFile Version 3.0\nx\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 2000000000 float\n0 0 0\n",
        "POINTS: 2000000000 is more than the limit"},
@@ -909,7 +925,8 @@ static void test_tetfile_hostile(void) {
        "POINTS: 4 promised but only"},
       {"garbage.vtk", "\x89PNG\r\n\x1a\n", "not a legacy VTK file"},
       /* .vtu */
-      {"huge.vtu", "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"2000000000\" NumberOfCells=\"1\">",
+      {"huge.vtu",
+       "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"2000000000\" NumberOfCells=\"1\">",
        "NumberOfPoints 2000000000"},
       {"b64.vtu",
        "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"1\" NumberOfCells=\"0\"><Points>"
@@ -939,7 +956,8 @@ static void test_tetfile_hostile(void) {
     const char *p = put(cases[i].name, cases[i].text, strlen(cases[i].text));
     if (strcmp(cases[i].name, "garbage.vtu") == 0) p = put(cases[i].name, "\0\0\0\0garbage<<<>>>", 18);
     if (strcmp(cases[i].name, "bin.vtk") == 0)
-      p = put(cases[i].name, cases[i].text, strlen("# vtk DataFile Version 3.0\nx\nBINARY\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 double\n") + 4);
+      p = put(cases[i].name, cases[i].text,
+              strlen("# vtk DataFile Version 3.0\nx\nBINARY\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 double\n") + 4);
     if (strcmp(cases[i].name, "offset.vtu") == 0) p = put(cases[i].name, cases[i].text, strlen(cases[i].text) + 3 + 23);
     check_rejects(p, cases[i].needle, 5.0);
   }
@@ -963,13 +981,14 @@ static void test_tetfile_hostile(void) {
       {"AQAAAAAAAAAYAAAAAAAAAAAAAAAAAAAACgAAAAAAAAA=AAAAAAAAAAAAAA==", "does not inflate"}};
   for (int k = 0; k < 2; k++) {
     char text[1200];
-    snprintf(text, sizeof text,
-             "<VTKFile type=\"UnstructuredGrid\" header_type=\"UInt64\" compressor=\"vtkZLibDataCompressor\">"
-             "<UnstructuredGrid><Piece NumberOfPoints=\"1\" NumberOfCells=\"0\"><Points><DataArray type=\"Float64\" "
-             "NumberOfComponents=\"3\" format=\"binary\">%s</DataArray></Points><Cells><DataArray type=\"Int32\" "
-             "Name=\"connectivity\" format=\"ascii\"></DataArray><DataArray type=\"Int32\" Name=\"offsets\"></DataArray>"
-             "<DataArray type=\"UInt8\" Name=\"types\"></DataArray></Cells></Piece></UnstructuredGrid></VTKFile>",
-             zvtu[k][0]);
+    snprintf(
+        text, sizeof text,
+        "<VTKFile type=\"UnstructuredGrid\" header_type=\"UInt64\" compressor=\"vtkZLibDataCompressor\">"
+        "<UnstructuredGrid><Piece NumberOfPoints=\"1\" NumberOfCells=\"0\"><Points><DataArray type=\"Float64\" "
+        "NumberOfComponents=\"3\" format=\"binary\">%s</DataArray></Points><Cells><DataArray type=\"Int32\" "
+        "Name=\"connectivity\" format=\"ascii\"></DataArray><DataArray type=\"Int32\" Name=\"offsets\"></DataArray>"
+        "<DataArray type=\"UInt8\" Name=\"types\"></DataArray></Cells></Piece></UnstructuredGrid></VTKFile>",
+        zvtu[k][0]);
     check_rejects(put(k ? "zbad.vtu" : "zbomb.vtu", text, strlen(text)), zvtu[k][1], 5.0);
   }
   /* a scene naming a hostile tet mesh: exit 2 from `jelly run` too */
@@ -1074,7 +1093,8 @@ static void test_implausible_tet_meshes(void) {
       char text[1400], name[64];
       snprintf(text, sizeof text,
                "{\"duration\": 0.05, \"bodies\": [{\"name\": \"t\", \"mesh\": \"%s\", \"translate\": [0, 1, 0], "
-               "\"density\": 500, \"young_modulus\": 1e5%s}]}", names[k], allow ? ", \"plausibility_check\": false" : "");
+               "\"density\": 500, \"young_modulus\": 1e5%s}]}",
+               names[k], allow ? ", \"plausibility_check\": false" : "");
       snprintf(name, sizeof name, "plausible%d%d.json", k, allow);
       const char *p = put_str(name, text);
       snprintf(args, sizeof args, "run '%s' --out '%s/plausible_out%d%d' --quiet --no-preview", p, dir(), k, allow);
@@ -1168,37 +1188,19 @@ static void test_diverged_forms(void) {
 
 #define JL_TEST_TIER JL_ROBUSTNESS /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"ply_binary_header_20_bytes", test_ply_binary_header_20_bytes},
-             {"extreme_speed_and_cells", test_extreme_speed_and_cells},
-             {"resume_fifo", test_resume_fifo},
-             {"dt_as_written", test_dt_as_written},
-             {"frames_bounded", test_frames_bounded},
-             {"implausible_tet_meshes", test_implausible_tet_meshes},
-             {"diverged_forms", test_diverged_forms},
-             {"collada_self_instance", test_collada_self_instance},
-             {"ply_short_faces", test_ply_short_faces},
-             {"ply_without_end_header", test_ply_without_end_header},
-             {"referenced_fifo", test_referenced_fifo},
-             {"ply_magic_bypasses", test_ply_magic_bypasses},
-             {"off_hash_header", test_off_hash_header},
-             {"x_huge_count", test_x_huge_count},
-             {"sparse_9_gib", test_sparse_9_gib},
-             {"gltf_node_dag", test_gltf_node_dag},
-             {"gltf_cycle_depth", test_gltf_cycle_depth},
-             {"gltf_accessors", test_gltf_accessors},
-             {"glb_json_chunk", test_glb_json_chunk},
-             {"gltf_valid", test_gltf_valid},
-             {"dae_nested_instances", test_dae_nested_instances},
-             {"dae_depth", test_dae_depth},
-             {"dae_counts", test_dae_counts},
-             {"dae_valid", test_dae_valid},
-             {"stl_binary", test_stl_binary},
-             {"x_binary", test_x_binary},
-             {"x_text_counts", test_x_text_counts},
-             {"tetgen_too_fine", test_tetgen_too_fine},
-             {"tetgen_limits", test_tetgen_limits},
-             {"child_ends", test_child_ends},
-             {"child_dies_with_parent", test_child_dies_with_parent},
-             {"library_load_limits", test_library_load_limits},
-             {"inline_mesh_run", test_inline_mesh_run},
-             {"scan_scene_inputs", test_scan_scene_inputs},
-             {"tetfile_hostile", test_tetfile_hostile})
+             {"extreme_speed_and_cells", test_extreme_speed_and_cells}, {"resume_fifo", test_resume_fifo},
+             {"dt_as_written", test_dt_as_written}, {"frames_bounded", test_frames_bounded},
+             {"implausible_tet_meshes", test_implausible_tet_meshes}, {"diverged_forms", test_diverged_forms},
+             {"collada_self_instance", test_collada_self_instance}, {"ply_short_faces", test_ply_short_faces},
+             {"ply_without_end_header", test_ply_without_end_header}, {"referenced_fifo", test_referenced_fifo},
+             {"ply_magic_bypasses", test_ply_magic_bypasses}, {"off_hash_header", test_off_hash_header},
+             {"x_huge_count", test_x_huge_count}, {"sparse_9_gib", test_sparse_9_gib},
+             {"gltf_node_dag", test_gltf_node_dag}, {"gltf_cycle_depth", test_gltf_cycle_depth},
+             {"gltf_accessors", test_gltf_accessors}, {"glb_json_chunk", test_glb_json_chunk},
+             {"gltf_valid", test_gltf_valid}, {"dae_nested_instances", test_dae_nested_instances},
+             {"dae_depth", test_dae_depth}, {"dae_counts", test_dae_counts}, {"dae_valid", test_dae_valid},
+             {"stl_binary", test_stl_binary}, {"x_binary", test_x_binary}, {"x_text_counts", test_x_text_counts},
+             {"tetgen_too_fine", test_tetgen_too_fine}, {"tetgen_limits", test_tetgen_limits},
+             {"child_ends", test_child_ends}, {"child_dies_with_parent", test_child_dies_with_parent},
+             {"library_load_limits", test_library_load_limits}, {"inline_mesh_run", test_inline_mesh_run},
+             {"scan_scene_inputs", test_scan_scene_inputs}, {"tetfile_hostile", test_tetfile_hostile})

@@ -13,9 +13,7 @@
 static const double PI = 3.14159265358979323846;
 
 static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
-static double rnd(void) {
-  return jl_test_rnd(&rng_state);
-}
+static double rnd(void) { return jl_test_rnd(&rng_state); }
 
 
 static int make_world(JlWorld *w, JlModel *m, JlIntegrator integ, double tol, int threads) {
@@ -32,8 +30,8 @@ static int make_world(JlWorld *w, JlModel *m, JlIntegrator integ, double tol, in
 }
 
 /* a lattice body of cubes of `cell` metres, top layer pinned when pin_top */
-static int lattice(JlModel *m, int nx, int ny, int nz, double cell, double stiffness, double damping,
-                   int pin_top, int gravity) {
+static int lattice(JlModel *m, int nx, int ny, int nz, double cell, double stiffness, double damping, int pin_top,
+                   int gravity) {
   double lo[3] = {0, 0, 0}, hi[3] = {nx * cell, ny * cell, nz * cell};
   JlBodyDef def = jl_default_body_def();
   snprintf(def.name, sizeof def.name, "stiff");
@@ -95,8 +93,7 @@ static void test_cg_dense(void) {
   }
   /* the assembled matrix is symmetric */
   for (int r = 0; r < nf; r++)
-    for (int c = 0; c < r; c++)
-      ENSURE_NEAR(A[(size_t)r * (nf + 1) + c], A[(size_t)c * (nf + 1) + r], 1e-12);
+    for (int c = 0; c < r; c++) ENSURE_NEAR(A[(size_t)r * (nf + 1) + c], A[(size_t)c * (nf + 1) + r], 1e-12);
   double *b = jl_calloc((size_t)n3, sizeof(double));
   for (int k = 0; k < n3; k++) b[k] = rnd();
   for (int r = 0; r < nf; r++) A[(size_t)r * (nf + 1) + nf] = b[freeidx[r]];
@@ -189,7 +186,8 @@ static double measure_period(JlWorld *w, double h, double rest, int nperiod_step
   int crossings = 0;
   for (int step = 0; step <= nperiod_steps; step++) {
     const double *a = w->state.x, *b = w->state.x + 3;
-    double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2])) - rest;
+    double d =
+        sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2])) - rest;
     if (step > 0 && prev < 0 && d >= 0) {
       double t = w->state.t - h + h * (-prev) / (d - prev);
       if (t_first < 0) t_first = t;
@@ -218,8 +216,7 @@ static void test_spring_period(void) {
       w.state.x[3] = 1.1;
       double T = 2 * PI * sqrt(2.0 / 50.0), h = T / 400;
       double Tn = measure_period(&w, h, 1.0, 5 * 400 + 10);
-      ENSURE_MSG(fabs(Tn - T) < 1e-3 * T, "%s: pinned spring period %.6f vs %.6f",
-                 jl_integrator_name(which[q]), Tn, T);
+      ENSURE_MSG(fabs(Tn - T) < 1e-3 * T, "%s: pinned spring period %.6f vs %.6f", jl_integrator_name(which[q]), Tn, T);
       jl_world_destroy(&w);
     }
     /* two free masses: T = 2 pi sqrt(mu/k), mu = m1 m2 / (m1 + m2) */
@@ -233,8 +230,8 @@ static void test_spring_period(void) {
       w.state.x[3] = 0.66, w.state.x[4] = 0.88; /* stretched 10 % along the axis */
       double mu = 0.75, T = 2 * PI * sqrt(mu / 100), h = T / 400;
       double Tn = measure_period(&w, h, 1.0, 5 * 400 + 10);
-      ENSURE_MSG(fabs(Tn - T) < 1e-3 * T, "%s: two-body spring period %.6f vs %.6f",
-                 jl_integrator_name(which[q]), Tn, T);
+      ENSURE_MSG(fabs(Tn - T) < 1e-3 * T, "%s: two-body spring period %.6f vs %.6f", jl_integrator_name(which[q]), Tn,
+                 T);
       /* momentum stays zero */
       double p = 1 * w.state.v[0] + 3 * w.state.v[3];
       ENSURE_NEAR(p, 0.0, 1e-12);
@@ -268,8 +265,12 @@ static void test_convergence_orders(void) {
   static const struct {
     JlIntegrator integ;
     double order;
-  } cases[] = {{JL_INTEGRATOR_EULER, 1},    {JL_INTEGRATOR_SYMPLECTIC, 1}, {JL_INTEGRATOR_MIDPOINT, 2},
-               {JL_INTEGRATOR_RK4, 4},      {JL_INTEGRATOR_VERLET, 2},     {JL_INTEGRATOR_IMPLICIT, 1},
+  } cases[] = {{JL_INTEGRATOR_EULER, 1},
+               {JL_INTEGRATOR_SYMPLECTIC, 1},
+               {JL_INTEGRATOR_MIDPOINT, 2},
+               {JL_INTEGRATOR_RK4, 4},
+               {JL_INTEGRATOR_VERLET, 2},
+               {JL_INTEGRATOR_IMPLICIT, 1},
                {JL_INTEGRATOR_IMPLICIT_MIDPOINT, 2}};
   const double T = 0.4, h0 = 0.004;
   double ref[9];
@@ -564,7 +565,8 @@ static void test_stable_dt(void) {
     /* the limit is real: stable at the default, growing beyond twice it */
     double at = spring_energy_ratio(lim[q].integ, 0.0, sd.dt, 2000);
     double beyond = spring_energy_ratio(lim[q].integ, 0.0, 2.2 * sd.dt, 200);
-    ENSURE_MSG(at < 3.0, "%s: energy x%.3g over 2000 steps at the default dt", name, at); /* bounded (symplectic: oscillates) */
+    ENSURE_MSG(at < 3.0, "%s: energy x%.3g over 2000 steps at the default dt", name,
+               at); /* bounded (symplectic: oscillates) */
     ENSURE_MSG(beyond > 1e3, "%s: energy only x%.3g at 2.2 x the default dt", name, beyond);
   }
   /* forward Euler, damped (kd = 1 N s/m): stable for h <= kd/k = 0.01 s, so dt = 0.005 s */

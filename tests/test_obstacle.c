@@ -179,10 +179,10 @@ static void test_query_regions(void) {
   const struct {
     double q[3], dist, nl[3];
   } cc[] = {
-      {{0.305, 0.2, 0}, 0.005, {1, 0, 0}},                      /* side */
-      {{0, 0.804, 0}, 0.004, {0, 1, 0}},                        /* cap, on the axis */
+      {{0.305, 0.2, 0}, 0.005, {1, 0, 0}},                         /* side */
+      {{0, 0.804, 0}, 0.004, {0, 1, 0}},                           /* cap, on the axis */
       {{0.308 * 0.6, 0.5 + 0.308 * 0.8, 0}, 0.008, {0.6, 0.8, 0}}, /* cap, oblique */
-      {{0, -0.4, 0.1}, -0.2, {0, 0, 1}},                        /* inside */
+      {{0, -0.4, 0.1}, -0.2, {0, 0, 1}},                           /* inside */
   };
   for (int i = 0; i < 4; i++) {
     double pc[3], n[3];
@@ -233,7 +233,8 @@ static void test_hull_query_matches_box(void) {
  * box's corners the box's; a plane is unbounded except along its normal. */
 static void test_support_and_width(void) {
   JlObstacle box = make(JL_OBSTACLE_BOX, 1, 2, 3, 10, 20, 30), sph = make(JL_OBSTACLE_SPHERE, -1, 0.5, 2, 0, 0, 0);
-  JlObstacle cap = make(JL_OBSTACLE_CAPSULE, 0.3, -0.2, 0.1, 0, 40, 70), plane = make(JL_OBSTACLE_PLANE, 0, 1, 0, 0, 0, 30);
+  JlObstacle cap = make(JL_OBSTACLE_CAPSULE, 0.3, -0.2, 0.1, 0, 40, 70),
+             plane = make(JL_OBSTACLE_PLANE, 0, 1, 0, 0, 0, 30);
   box.size[0] = 1, box.size[1] = 0.005, box.size[2] = 2;
   sph.radius = 0.03;
   cap.radius = 0.01, cap.length = 0.6;
@@ -437,10 +438,10 @@ static void test_sweep_hull_matches_box(void) {
   double pts[24];
   JlObstacle hull = cube_hull(&box, pts);
   const double seg[][6] = {
-      {0.05, 0.1, 0.1, 0.05, -0.1, 0.1},  /* straight through the 2 cm slab */
-      {0.1, 0, 0.5, 0, 0, 0.1},           /* oblique through +z */
+      {0.05, 0.1, 0.1, 0.05, -0.1, 0.1},   /* straight through the 2 cm slab */
+      {0.1, 0, 0.5, 0, 0, 0.1},            /* oblique through +z */
       {-0.3, 0.05, -0.3, 0.1, -0.02, 0.1}, /* diagonal */
-      {0.2, 0.011, 0, -0.2, 0.011, 0},    /* misses, 1 mm above the top */
+      {0.2, 0.011, 0, -0.2, 0.011, 0},     /* misses, 1 mm above the top */
   };
   for (int i = 0; i < 4; i++) {
     double a[3], b[3], tb, th;
@@ -640,10 +641,11 @@ static void test_random_against_brute_force(void) {
     }
   }
   /* the random cases exercise both branches for every type */
-  for (int ty = 0; ty < JL_OBSTACLE_COUNT; ty++) printf("  type %d: %d sweep hits, %d near points\n", ty, hits[ty], near[ty]);
   for (int ty = 0; ty < JL_OBSTACLE_COUNT; ty++)
-    ENSURE_MSG(hits[ty] >= ncase / 20 && near[ty] >= ncase / 50, "type %d: %d sweep hits, %d near points", ty,
-               hits[ty], near[ty]);
+    printf("  type %d: %d sweep hits, %d near points\n", ty, hits[ty], near[ty]);
+  for (int ty = 0; ty < JL_OBSTACLE_COUNT; ty++)
+    ENSURE_MSG(hits[ty] >= ncase / 20 && near[ty] >= ncase / 50, "type %d: %d sweep hits, %d near points", ty, hits[ty],
+               near[ty]);
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */

@@ -23,7 +23,7 @@
 #include "src/output.h"
 #include "tests/harness.h"
 
-#define JELLY JL_JELLY_EXE
+#define JELLY  JL_JELLY_EXE
 #define SCENES JL_SOURCE_DIR "/models/scenes/"
 
 static char g_out[1 << 16];
@@ -50,8 +50,8 @@ static double *appended_array(const char *vtk, size_t len, const char *vtk_type,
   const unsigned char *h = base + off;
   uint64_t nblock = get_u64(h), bs = get_u64(h + 8), last = get_u64(h + 16);
   if (bs == 0 || last >= bs || h + 24 + 8 * nblock > end)
-    return BAD("bad block header: %llu blocks of %llu, last %llu", (unsigned long long)nblock,
-               (unsigned long long)bs, (unsigned long long)last);
+    return BAD("bad block header: %llu blocks of %llu, last %llu", (unsigned long long)nblock, (unsigned long long)bs,
+               (unsigned long long)last);
   size_t total = nblock ? (size_t)((nblock - 1) * bs + (last ? last : bs)) : 0;
   unsigned char *raw = malloc(total + 1);
   const unsigned char *c = h + 24 + 8 * nblock;
@@ -76,9 +76,12 @@ static double *appended_array(const char *vtk, size_t len, const char *vtk_type,
     const unsigned char *q = raw + (size_t)i * (size_t)width;
     uint64_t bits = 0;
     for (int k = width - 1; k >= 0; k--) bits = bits << 8 | q[k];
-    if (width == 8) memcpy(&v[i], &bits, 8);
-    else if (width == 4) v[i] = (int32_t)(uint32_t)bits;
-    else v[i] = (double)bits;
+    if (width == 8)
+      memcpy(&v[i], &bits, 8);
+    else if (width == 4)
+      v[i] = (int32_t)(uint32_t)bits;
+    else
+      v[i] = (double)bits;
   }
   free(raw);
   return v;
@@ -151,8 +154,8 @@ static void check_grid(const char *path, int ntet, int ntri, int nline, double *
   int npts = -1, ncell = -1;
   const char *piece = strstr(vtu, "NumberOfPoints=");
   ENSURE(piece && sscanf(piece, "NumberOfPoints=\"%d\" NumberOfCells=\"%d\"", &npts, &ncell) == 2);
-  ENSURE_MSG(ncell == ntet + ntri + nline, "%s: %d cells, expected %d tets + %d triangles + %d segments", path,
-             ncell, ntet, ntri, nline);
+  ENSURE_MSG(ncell == ntet + ntri + nline, "%s: %d cells, expected %d tets + %d triangles + %d segments", path, ncell,
+             ntet, ntri, nline);
   int nconn, noff, ntype;
   double *conn = vtu_array(vtu, len, "connectivity", &nconn);
   double *off = vtu_array(vtu, len, "offsets", &noff);
@@ -207,17 +210,19 @@ static void check_rope_obj(const char *path, int nseg) {
   ENSURE_MSG(s, "assimp: %s: %s", path, aiGetErrorString());
   int ok = s->mNumMeshes == 1;
   const struct aiMesh *me = ok ? s->mMeshes[0] : NULL;
-  if (ok) ok = me->mPrimitiveTypes == aiPrimitiveType_LINE && (int)me->mNumFaces == nseg &&
-               (int)me->mNumVertices == nseg + 1;
+  if (ok)
+    ok = me->mPrimitiveTypes == aiPrimitiveType_LINE && (int)me->mNumFaces == nseg && (int)me->mNumVertices == nseg + 1;
   for (unsigned f = 0; ok && f < me->mNumFaces; f++) {
     ok = me->mFaces[f].mNumIndices == 2;
     if (ok && f > 0) ok = me->mFaces[f].mIndices[0] == me->mFaces[f - 1].mIndices[1];
   }
   if (!ok)
-    jl_test_fail(__FILE__, __LINE__, "%s: %u meshes, first with primitive types %u, %u faces, %u vertices; "
-                 "expected %d lines in a chain of %d vertices", path, s->mNumMeshes,
-                 s->mNumMeshes ? s->mMeshes[0]->mPrimitiveTypes : 0, s->mNumMeshes ? s->mMeshes[0]->mNumFaces : 0,
-                 s->mNumMeshes ? s->mMeshes[0]->mNumVertices : 0, nseg, nseg + 1);
+    jl_test_fail(__FILE__, __LINE__,
+                 "%s: %u meshes, first with primitive types %u, %u faces, %u vertices; "
+                 "expected %d lines in a chain of %d vertices",
+                 path, s->mNumMeshes, s->mNumMeshes ? s->mMeshes[0]->mPrimitiveTypes : 0,
+                 s->mNumMeshes ? s->mMeshes[0]->mNumFaces : 0, s->mNumMeshes ? s->mMeshes[0]->mNumVertices : 0, nseg,
+                 nseg + 1);
   aiReleaseImport(s);
 }
 
@@ -239,12 +244,13 @@ static void check_cloth_obj(const char *path, int nvert, int ntri) {
   const struct aiScene *s = aiImportFile(path, aiProcess_ValidateDataStructure | aiProcess_JoinIdenticalVertices);
   ENSURE_MSG(s, "assimp: %s: %s", path, aiGetErrorString());
   const struct aiMesh *me = s->mNumMeshes == 1 ? s->mMeshes[0] : NULL;
-  int ok = me && me->mPrimitiveTypes == aiPrimitiveType_TRIANGLE && me->mNormals &&
-           (int)me->mNumFaces == 2 * ntri && (int)me->mNumVertices == 2 * nvert;
+  int ok = me && me->mPrimitiveTypes == aiPrimitiveType_TRIANGLE && me->mNormals && (int)me->mNumFaces == 2 * ntri &&
+           (int)me->mNumVertices == 2 * nvert;
   if (!ok) {
-    jl_test_fail(__FILE__, __LINE__, "%s: %u meshes, first with primitive types %u, %u faces, %u vertices%s; "
-                 "expected %d triangles (both sides) on %d vertices with normals", path, s->mNumMeshes,
-                 me ? me->mPrimitiveTypes : 0, me ? me->mNumFaces : 0, me ? me->mNumVertices : 0,
+    jl_test_fail(__FILE__, __LINE__,
+                 "%s: %u meshes, first with primitive types %u, %u faces, %u vertices%s; "
+                 "expected %d triangles (both sides) on %d vertices with normals",
+                 path, s->mNumMeshes, me ? me->mPrimitiveTypes : 0, me ? me->mNumFaces : 0, me ? me->mNumVertices : 0,
                  me && me->mNormals ? "" : ", no normals", 2 * ntri, 2 * nvert);
     aiReleaseImport(s);
     return;
@@ -267,8 +273,10 @@ static void check_cloth_obj(const char *path, int nvert, int ntri) {
     }
   }
   if (bad_normal >= 0 || bad_pair >= 0)
-    jl_test_fail(__FILE__, __LINE__, "%s: face %d's vertex normals point away from its winding; face %d and its "
-                 "back face %d are not opposite (-1: none)", path, bad_normal, bad_pair, bad_pair + ntri);
+    jl_test_fail(__FILE__, __LINE__,
+                 "%s: face %d's vertex normals point away from its winding; face %d and its "
+                 "back face %d are not opposite (-1: none)",
+                 path, bad_normal, bad_pair, bad_pair + ntri);
   aiReleaseImport(s);
 }
 
@@ -339,16 +347,16 @@ static void test_rope_obj(void) {
 
 /* a volume, a cloth and a rope */
 static const char g_mixed[] =
-      "{\"fps\": 30, \"ground\": {\"y\": 0},\n"
-      " \"bodies\": [\n"
-      "  {\"name\": \"block\", \"shape\": {\"type\": \"box\", \"size\": [0.3, 0.3, 0.3]},\n"
-      "   \"translate\": [0, 0.5, 0]},\n"
-      "  {\"name\": \"sheet\", \"kind\": \"cloth\",\n"
-      "   \"shape\": {\"type\": \"grid\", \"size\": [1, 1], \"cells\": [4, 3]},\n"
-      "   \"rotate_deg\": [90, 0, 0], \"translate\": [0, 1.2, 0]},\n"
-      "  {\"name\": \"strand\", \"kind\": \"rope\",\n"
-      "   \"shape\": {\"type\": \"chain\", \"length\": 0.5, \"segments\": 7},\n"
-      "   \"translate\": [1, 1.5, 0]}]}\n";
+    "{\"fps\": 30, \"ground\": {\"y\": 0},\n"
+    " \"bodies\": [\n"
+    "  {\"name\": \"block\", \"shape\": {\"type\": \"box\", \"size\": [0.3, 0.3, 0.3]},\n"
+    "   \"translate\": [0, 0.5, 0]},\n"
+    "  {\"name\": \"sheet\", \"kind\": \"cloth\",\n"
+    "   \"shape\": {\"type\": \"grid\", \"size\": [1, 1], \"cells\": [4, 3]},\n"
+    "   \"rotate_deg\": [90, 0, 0], \"translate\": [0, 1.2, 0]},\n"
+    "  {\"name\": \"strand\", \"kind\": \"rope\",\n"
+    "   \"shape\": {\"type\": \"chain\", \"length\": 0.5, \"segments\": 7},\n"
+    "   \"translate\": [1, 1.5, 0]}]}\n";
 
 /* writes g_mixed to dir/mixed.json and runs it */
 static int run_mixed(const char *dir) {
@@ -448,13 +456,16 @@ static void test_mixed_vtp(void) {
     char *text = jl_test_read_file(path, NULL);
     int npts = -1, nlines = -1, npolys = -1;
     const char *piece = text ? strstr(text, "NumberOfPoints=") : NULL;
-    int parsed = piece && sscanf(piece, "NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" "
-                                        "NumberOfStrips=\"0\" NumberOfPolys=\"%d\"", &npts, &nlines, &npolys) == 3;
+    int parsed = piece && sscanf(piece,
+                                 "NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" "
+                                 "NumberOfStrips=\"0\" NumberOfPolys=\"%d\"",
+                                 &npts, &nlines, &npolys) == 3;
     free(text);
     ENSURE_MSG(parsed, "%s: no PolyData piece", path);
     int expect_pts = k == 0 ? nvert : k == 1 ? 20 : 8;
-    ENSURE_MSG(npts == expect_pts && nlines == want[k].lines && (want[k].polys < 0 ? npolys > 0 : npolys == want[k].polys),
-               "%s: %d points, %d lines, %d polys", path, npts, nlines, npolys);
+    ENSURE_MSG(
+        npts == expect_pts && nlines == want[k].lines && (want[k].polys < 0 ? npolys > 0 : npolys == want[k].polys),
+        "%s: %d points, %d lines, %d polys", path, npts, nlines, npolys);
     int n;
     double *pos = file_array(dir, "run", file, NULL, "position", &n);
     ENSURE(pos);
@@ -502,13 +513,20 @@ static void test_binary_matches_ascii(void) {
   ENSURE(run_scene_as(path, dir, 0) && run_scene_as(path, dir, 1));
   static const struct {
     const char *file, *after, *name;
-  } arr[] = {{"frame_0002.vtu", NULL, "velocity"},        {"frame_0002.vtu", NULL, "strain"},
-             {"frame_0002.vtu", NULL, "volume_strain"},   {"frame_0002.vtu", NULL, "body"},
-             {"frame_0002.vtu", NULL, "position"},        {"frame_0002.vtu", NULL, "connectivity"},
-             {"frame_0002.vtu", NULL, "offsets"},         {"frame_0002.vtu", NULL, "types"},
-             {"frame_0002_block.vtp", NULL, "position"},  {"frame_0002_block.vtp", NULL, "Normals"},
-             {"frame_0002_block.vtp", "<Polys>", "connectivity"}, {"frame_0002_block.vtp", "<Polys>", "offsets"},
-             {"frame_0002_sheet.vtp", NULL, "Normals"},   {"frame_0002_strand.vtp", "<Lines>", "connectivity"},
+  } arr[] = {{"frame_0002.vtu", NULL, "velocity"},
+             {"frame_0002.vtu", NULL, "strain"},
+             {"frame_0002.vtu", NULL, "volume_strain"},
+             {"frame_0002.vtu", NULL, "body"},
+             {"frame_0002.vtu", NULL, "position"},
+             {"frame_0002.vtu", NULL, "connectivity"},
+             {"frame_0002.vtu", NULL, "offsets"},
+             {"frame_0002.vtu", NULL, "types"},
+             {"frame_0002_block.vtp", NULL, "position"},
+             {"frame_0002_block.vtp", NULL, "Normals"},
+             {"frame_0002_block.vtp", "<Polys>", "connectivity"},
+             {"frame_0002_block.vtp", "<Polys>", "offsets"},
+             {"frame_0002_sheet.vtp", NULL, "Normals"},
+             {"frame_0002_strand.vtp", "<Lines>", "connectivity"},
              {"frame_0002_strand.vtp", "<Lines>", "offsets"}};
   for (int k = 0; k < (int)(sizeof arr / sizeof arr[0]); k++) {
     int nb = 0, na = 0;
@@ -529,8 +547,8 @@ static void test_binary_matches_ascii(void) {
   int ascii = a && strstr(a, "format=\"ascii\"") && !strstr(a, "AppendedData");
   free(a);
   free(b);
-  ENSURE_MSG(ascii && lb < la, "--vtk-ascii frame is not ASCII, or binary (%zu bytes) not smaller than ASCII (%zu)",
-             lb, la);
+  ENSURE_MSG(ascii && lb < la, "--vtk-ascii frame is not ASCII, or binary (%zu bytes) not smaller than ASCII (%zu)", lb,
+             la);
 }
 
 /* 1 when the two files hold the same bytes */
@@ -565,15 +583,17 @@ static void test_cache_same_bytes(void) {
     for (int k = 0; k < 2; k++) {
       JlVtkCache *c = k ? grid : NULL;
       snprintf(k ? b : a, sizeof a, "%s/%s_%d.vtu", dir, k ? "cached" : "plain", f);
-      ENSURE_MSG(jl_vtu_write_cells(k ? b : a, JL_VTK_BINARY, 5, &x[0][0], &cells, 2, field, c, err, sizeof err) ==
-                     JL_OK, "%s", err);
+      ENSURE_MSG(
+          jl_vtu_write_cells(k ? b : a, JL_VTK_BINARY, 5, &x[0][0], &cells, 2, field, c, err, sizeof err) == JL_OK,
+          "%s", err);
     }
     ENSURE_MSG(files_equal(a, b), "frame %d: %s and %s differ", f, a, b);
     for (int k = 0; k < 2; k++) {
       JlVtkCache *c = k ? surf : NULL;
       snprintf(k ? b : a, sizeof a, "%s/%s_%d.vtp", dir, k ? "cached" : "plain", f);
       ENSURE_MSG(jl_vtp_write(k ? b : a, JL_VTK_BINARY, 5, &x[0][0], NULL, f == 3 ? 1 : 2, tri, 0, NULL, c, err,
-                              sizeof err) == JL_OK, "%s", err);
+                              sizeof err) == JL_OK,
+                 "%s", err);
     }
     ENSURE_MSG(files_equal(a, b), "frame %d: %s and %s differ", f, a, b);
   }

@@ -85,11 +85,11 @@ static void test_ground_obstacles_and_order(void) {
   JlOverlap ov[8];
   int n = jl_initial_overlaps(&m, m.x0, ov, 8);
   ENSURE_MSG(n == 4, "%d overlaps, want 4", n);
-  const JlOverlap want[4] = {{0, 1, 0.05}, {0, JL_OVERLAP_GROUND, 0.2}, {0, JL_OVERLAP_OBSTACLE(1), 0.1},
-                             {1, JL_OVERLAP_GROUND, 0.65}};
+  const JlOverlap want[4] = {
+      {0, 1, 0.05}, {0, JL_OVERLAP_GROUND, 0.2}, {0, JL_OVERLAP_OBSTACLE(1), 0.1}, {1, JL_OVERLAP_GROUND, 0.65}};
   for (int i = 0; i < 4; i++) {
-    ENSURE_MSG(ov[i].a == want[i].a && ov[i].b == want[i].b, "entry %d is (%d, %d), want (%d, %d)", i, ov[i].a,
-               ov[i].b, want[i].a, want[i].b);
+    ENSURE_MSG(ov[i].a == want[i].a && ov[i].b == want[i].b, "entry %d is (%d, %d), want (%d, %d)", i, ov[i].a, ov[i].b,
+               want[i].a, want[i].b);
     ENSURE_NEAR(ov[i].depth, want[i].depth, 1e-9);
   }
   /* fewer slots than overlaps: the first ones, same count */
@@ -101,7 +101,7 @@ static void test_ground_obstacles_and_order(void) {
   double *x = jl_calloc(3 * (size_t)m.nnode, sizeof(double));
   for (int i = 0; i < m.nnode; i++) {
     x[3 * i] = m.x0[3 * i] + 3.0 * (m.node_body[i] == 1); /* box1 3 m away along x */
-    x[3 * i + 1] = m.x0[3 * i + 1] + 1.5;                  /* both lifted 1.5 m: clear of all */
+    x[3 * i + 1] = m.x0[3 * i + 1] + 1.5;                 /* both lifted 1.5 m: clear of all */
     x[3 * i + 2] = m.x0[3 * i + 2];
   }
   n = jl_initial_overlaps(&m, x, ov, 8);

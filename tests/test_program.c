@@ -16,7 +16,7 @@
 
 #include "tests/harness.h"
 
-#define JELLY JL_JELLY_EXE
+#define JELLY  JL_JELLY_EXE
 #define SCENES JL_SOURCE_DIR "/models/scenes/"
 
 static char g_out[1 << 17];
@@ -126,11 +126,14 @@ static void test_exit_codes(void) {
       /* run */
       {"run " SCENES "drop.json --frames 1 --no-preview --out DIR/run0", 0, "wrote"},
       {"run " SCENES "stiff.json --integrator euler --no-preview --out DIR/run1", 1, "diverged in frame"},
-      {"run " SCENES "drop.json --frames 1 --threads 65 --out DIR/run2", 2, "--threads expects a whole number from 1 to 64"},
-      {"run " SCENES "drop.json --frames 1 --out /proc/jelly/run3", 3, "cannot create output folder '/proc/jelly/run3'"},
+      {"run " SCENES "drop.json --frames 1 --threads 65 --out DIR/run2", 2,
+       "--threads expects a whole number from 1 to 64"},
+      {"run " SCENES "drop.json --frames 1 --out /proc/jelly/run3", 3,
+       "cannot create output folder '/proc/jelly/run3'"},
       /* render */
       {"render " SCENES "drop.json --frames 1 --size 32x24 --no-movie --out DIR/render0", 0, "wrote      2 frames"},
-      {"render " SCENES "stiff.json --integrator euler --size 32x24 --no-movie --out DIR/render1", 1, "diverged in frame"},
+      {"render " SCENES "stiff.json --integrator euler --size 32x24 --no-movie --out DIR/render1", 1,
+       "diverged in frame"},
       {"render " SCENES "drop.json --size 1x1 --out DIR/render2", 2, "--size expects"},
       {"render " SCENES "drop.json --frames 1 --out /proc/jelly/render3", 3, "cannot create output folder"},
       /* check */
@@ -159,7 +162,7 @@ static void test_exit_codes(void) {
   };
   const char *headless = "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy ";
   if (!run_cases(dir, view, sizeof view / sizeof view[0], headless)) return;
-  /* check and mesh when the system refuses memory (an address-space limit
+    /* check and mesh when the system refuses memory (an address-space limit
    * below --mesh-memory; not under ASan, whose shadow memory needs more) */
 #if !defined(__SANITIZE_ADDRESS__)
   snprintf(path, sizeof path, "%s/grid.off", dir);
@@ -193,7 +196,8 @@ static void test_flag_forms(void) {
   static const Case cases[] = {
       {"run " SCENES "drop.json --frames=1 --no-preview --out=DIR/eq", 0, "+ 2 .vtu frames"},
       {"run --frames=1 " SCENES "drop.json --no-preview --out DIR/mixed", 0, "wrote"},
-      {"render " SCENES "drop.json --frames=1 --size=32x24 --no-movie --out=DIR/render", 0, "wrote      2 frames 32x24"},
+      {"render " SCENES "drop.json --frames=1 --size=32x24 --no-movie --out=DIR/render", 0,
+       "wrote      2 frames 32x24"},
       {"mesh --shape=box --resolution=0.5", 0, "tets"},
       {"study --out=DIR/study --bogus", 2, "jelly study: unknown option '--bogus' (see jelly study --help)"},
       {"run " SCENES "drop.json --frames", 2, "jelly run: --frames needs a value"},
@@ -251,14 +255,15 @@ static void test_quiet(void) {
   ENSURE_MSG(rc == 0 && g_out[0] == '\0', "run --quiet: exit %d, printed: %s", rc, g_out);
   snprintf(cmd, sizeof cmd, "%s/run/stats.csv", dir);
   ENSURE_MSG(access(cmd, F_OK) == 0, "run --quiet wrote no stats.csv");
-  snprintf(cmd, sizeof cmd, "'" JELLY "' render " SCENES "drop.json --frames 2 --size 32x24 --no-movie --quiet --out %s/r",
-           dir);
+  snprintf(cmd, sizeof cmd,
+           "'" JELLY "' render " SCENES "drop.json --frames 2 --size 32x24 --no-movie --quiet --out %s/r", dir);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0 && g_out[0] == '\0', "render --quiet: exit %d, printed: %s", rc, g_out);
   /* warnings still go to stderr: a scene whose bodies start inside the ground */
   snprintf(cmd, sizeof cmd, "%s/below.json", dir);
-  ENSURE(jl_test_write_file(cmd, "{\"duration\": 0.05, \"ground\": {\"y\": 0.5},"
-                         " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2]}}]}"));
+  ENSURE(jl_test_write_file(cmd,
+                            "{\"duration\": 0.05, \"ground\": {\"y\": 0.5},"
+                            " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2]}}]}"));
   snprintf(cmd, sizeof cmd, "'" JELLY "' run %s/below.json --quiet --no-preview --out %s/below 2>&1 >/dev/null", dir,
            dir);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
@@ -275,12 +280,12 @@ static void test_render_progress_summary_movie(void) {
   const char *dir = jl_test_tmpdir("program_render");
   char cmd[8192];
   /* the same header and summary as `jelly run` */
-  snprintf(cmd, sizeof cmd, "env PATH=/nonexistent '" JELLY "' render " SCENES "drop.json --frames 3 --size 32x24 --out %s/a",
-           dir);
+  snprintf(cmd, sizeof cmd,
+           "env PATH=/nonexistent '" JELLY "' render " SCENES "drop.json --frames 3 --size 32x24 --out %s/a", dir);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
-  static const char *const lines[] = {"scene      ", "body       ball", "integrator implicit, dt ", "built in ",
-                                      "simulated  0.05 s in ", "wrote      4 frames 32x24"};
+  static const char *const lines[] = {"scene      ", "body       ball",       "integrator implicit, dt ",
+                                      "built in ",   "simulated  0.05 s in ", "wrote      4 frames 32x24"};
   for (int k = 0; k < 6; k++) ENSURE_MSG(strstr(g_out, lines[k]), "render lacks '%s': %s", lines[k], g_out);
   /* no ffmpeg: it says so and why */
   ENSURE_MSG(strstr(g_out, "warning: no movie.mp4: ffmpeg is not on PATH"), "no movie message: %s", g_out);
@@ -293,16 +298,18 @@ static void test_render_progress_summary_movie(void) {
   ENSURE(jl_test_write_file(ff, "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\n: > \"$last\"\n"));
   snprintf(cmd, sizeof cmd, "chmod +x %s", ff);
   ENSURE(system(cmd) == 0);
-  snprintf(cmd, sizeof cmd, "env PATH=%s:/usr/bin:/bin '" JELLY "' render " SCENES "drop.json --frames 2 --size 32x24 --out %s/b",
-           bin, dir);
+  snprintf(cmd, sizeof cmd,
+           "env PATH=%s:/usr/bin:/bin '" JELLY "' render " SCENES "drop.json --frames 2 --size 32x24 --out %s/b", bin,
+           dir);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0 && strstr(g_out, "/b/movie.mp4") && !strstr(g_out, "no movie"), "exit %d: %s", rc, g_out);
   /* on a terminal: the progress bar, as `jelly run` shows it (script(1) gives a pty) */
   if (system("command -v script >/dev/null 2>&1") == 0) {
     const char *what[] = {"render", "run"};
     for (int k = 0; k < 2; k++) {
-      snprintf(cmd, sizeof cmd, "script -qec \"'" JELLY "' %s " SCENES "drop.json --frames 3 %s --out %s/tty%d\" /dev/null",
-               what[k], k == 0 ? "--size 32x24 --no-movie" : "--no-preview", dir, k);
+      snprintf(cmd, sizeof cmd,
+               "script -qec \"'" JELLY "' %s " SCENES "drop.json --frames 3 %s --out %s/tty%d\" /dev/null", what[k],
+               k == 0 ? "--size 32x24 --no-movie" : "--no-preview", dir, k);
       rc = jl_test_run(cmd, g_out, sizeof g_out);
       ENSURE_MSG(rc == 0 && strstr(g_out, "frame 3/3") && strstr(g_out, "x real time") && strstr(g_out, "ETA"),
                  "%s on a terminal: exit %d, no progress bar: %s", what[k], rc, g_out);
@@ -313,9 +320,9 @@ static void test_render_progress_summary_movie(void) {
 /* ---- explicit integrators' default step --------------------------------------------- */
 
 /* a soft box dropped on the ground, no dt in the scene */
-#define NODT_SCENE                                                                                         \
-  "{\"duration\": 0.5, \"fps\": 30, \"ground\": {\"y\": 0},"                                                \
-  " \"bodies\": [{\"name\": \"box\", \"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2], \"resolution\": 0.1},"  \
+#define NODT_SCENE                                                                                                    \
+  "{\"duration\": 0.5, \"fps\": 30, \"ground\": {\"y\": 0},"                                                          \
+  " \"bodies\": [{\"name\": \"box\", \"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2], \"resolution\": 0.1}," \
   " \"young_modulus\": 1e5, \"translate\": [0, 0.2, 0]}]}"
 
 /* largest total energy (kinetic + elastic + gravity + contact) after frame 0, minus frame 0's */
@@ -327,12 +334,14 @@ static double energy_rise(const char *stats) {
   while (p && p[1]) {
     p++;
     double v[12];
-    int n = sscanf(p, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-                   &v[7], &v[8], &v[9], &v[10], &v[11]);
+    int n = sscanf(p, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                   &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]);
     if (n == 12) {
       double e = v[5] + v[6] + v[7] + v[11];
-      if (isnan(e0)) e0 = e;
-      else if (e - e0 > rise) rise = e - e0;
+      if (isnan(e0))
+        e0 = e;
+      else if (e - e0 > rise)
+        rise = e - e0;
     }
     p = strchr(p, '\n');
   }
@@ -364,8 +373,9 @@ static void test_explicit_default_dt(void) {
     ENSURE_MSG(rise < 0.05, "%s at its default dt %g s: energy rose by %g J", integ[k], h, rise);
   }
   /* what it replaces: the implicit default of 1/60 s diverges with an explicit integrator */
-  snprintf(cmd, sizeof cmd, "'" JELLY "' run %s --integrator symplectic --dt 0.0166666 --frames 8 --no-preview --out %s/old",
-           scene, dir);
+  snprintf(cmd, sizeof cmd,
+           "'" JELLY "' run %s --integrator symplectic --dt 0.0166666 --frames 8 --no-preview --out %s/old", scene,
+           dir);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 1 && strstr(g_out, "beyond the 'symplectic' integrator's estimated stability limit"),
              "dt 1/60 with symplectic: exit %d: %s", rc, g_out);
@@ -492,8 +502,8 @@ static int file_commands(const char *file, int *use) {
 }
 
 static int is_advice(const char *t) {
-  static const char *const words[] = {"try ", "raise ", "lower ", "give ", "set ", "use ", "increase ",
-                                      "reduce ", "larger ", "smaller ", "leave "};
+  static const char *const words[] = {"try ",      "raise ",  "lower ",  "give ",    "set ",  "use ",
+                                      "increase ", "reduce ", "larger ", "smaller ", "leave "};
   for (int k = 0; k < (int)(sizeof words / sizeof words[0]); k++)
     if (strstr(t, words[k])) return 1;
   return 0;
@@ -528,14 +538,14 @@ static void check_literal(const char *file, const char *text, void *ctx) {
     }
     for (int c = 0; c < NCMD; c++)
       if (use[c] && n > 0 && !strstr(s->help[c], key) && strlen(s->bad) < 7000)
-        snprintf(s->bad + strlen(s->bad), sizeof s->bad - strlen(s->bad), "\n  %s: %s is not a flag of jelly %s",
-                 rel, flag, COMMANDS[c]);
+        snprintf(s->bad + strlen(s->bad), sizeof s->bad - strlen(s->bad), "\n  %s: %s is not a flag of jelly %s", rel,
+                 flag, COMMANDS[c]);
   }
   /* scene keys a piece of advice names (snake_case or dotted) are keys of docs/scenes.md */
   if (!is_advice(text)) return;
   for (const char *p = text; *p; p++) {
-    if (!islower((unsigned char)*p) || (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_' ||
-                                                     p[-1] == '.' || p[-1] == '-' || p[-1] == '/')))
+    if (!islower((unsigned char)*p) ||
+        (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.' || p[-1] == '-' || p[-1] == '/')))
       continue;
     size_t len = 0;
     int under = 0, dot = 0;
@@ -558,8 +568,8 @@ static void check_literal(const char *file, const char *text, void *ctx) {
     snprintf(q1, sizeof q1, "`%s`", tok);
     snprintf(q2, sizeof q2, ".%s`", tok);
     if (!strstr(s->keys, q1) && !strstr(s->keys, q2) && strlen(s->bad) < 7000)
-      snprintf(s->bad + strlen(s->bad), sizeof s->bad - strlen(s->bad), "\n  %s: advises '%s', no key of docs/scenes.md",
-               rel, tok);
+      snprintf(s->bad + strlen(s->bad), sizeof s->bad - strlen(s->bad),
+               "\n  %s: advises '%s', no key of docs/scenes.md", rel, tok);
   }
 }
 
@@ -582,8 +592,7 @@ static void test_suggestions_exist(void) {
   ENSURE(s.keys);
   /* every folder whose messages a user reads; each must hold files (a folder
    * that moved would otherwise leave its messages unscanned) */
-  static const char *const dirs[] = {"src/*.c", "src/cli/*.c", "render/*.c", "mesh/*.c", "mesh/*.cpp",
-                                     "collision/*.c"};
+  static const char *const dirs[] = {"src/*.c", "src/cli/*.c", "render/*.c", "mesh/*.c", "mesh/*.cpp", "collision/*.c"};
   int files = 0;
   for (int d = 0; d < (int)(sizeof dirs / sizeof dirs[0]); d++) {
     glob_t g;
@@ -610,8 +619,7 @@ static void test_suggestions_exist(void) {
 
 #define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"help_and_version", test_help_and_version}, {"exit_codes", test_exit_codes},
-             {"flag_forms", test_flag_forms},
-             {"view_no_display", test_view_no_display}, {"quiet", test_quiet},
+             {"flag_forms", test_flag_forms}, {"view_no_display", test_view_no_display}, {"quiet", test_quiet},
              {"render_progress_summary_movie", test_render_progress_summary_movie},
              {"explicit_default_dt", test_explicit_default_dt}, {"threads_bound", test_threads_bound},
              {"suggestions_exist", test_suggestions_exist})

@@ -21,11 +21,11 @@
 #include "tests/fixtures.h"
 #include "tests/harness.h"
 
-#define JELLY JL_JELLY_EXE
-#define PNG_STATS "python3 " JL_SOURCE_DIR "/tests/data/png_stats.py"
+#define JELLY      JL_JELLY_EXE
+#define PNG_STATS  "python3 " JL_SOURCE_DIR "/tests/data/png_stats.py"
 #define PNG_PIXELS "python3 " JL_SOURCE_DIR "/tests/data/png_pixels.py"
-#define SCENES JL_SOURCE_DIR "/models/scenes"
-#define HEADLESS "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy "
+#define SCENES     JL_SOURCE_DIR "/models/scenes"
+#define HEADLESS   "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy "
 
 static const double center_a[3] = {0, 0.3, 0}, center_b[3] = {0.3, 0.3, -1};
 
@@ -70,8 +70,7 @@ static const unsigned char *pixel(const unsigned char *rgb, int width, double x,
 }
 
 static int is_background(const unsigned char *p) {
-  return p[0] == jl_render_background[0] && p[1] == jl_render_background[1] &&
-         p[2] == jl_render_background[2];
+  return p[0] == jl_render_background[0] && p[1] == jl_render_background[1] && p[2] == jl_render_background[2];
 }
 
 /* pixels of the ground's two checkerboard colours (render/raster.c tile_rgb) */
@@ -131,8 +130,7 @@ static void test_pixels(void) {
   double b_only[3] = {center_b[0] + 0.15, center_b[1], center_b[2]};
   ENSURE(jl_camera_project(&c, W, H, b_only, pbo));
   p = pixel(rgb, W, pbo[0], pbo[1]);
-  ENSURE_MSG(looks_like_body(p, 1) && p[1] > p[0] + 40, "B visible beside A: (%d %d %d)", p[0],
-             p[1], p[2]);
+  ENSURE_MSG(looks_like_body(p, 1) && p[1] > p[0] + 40, "B visible beside A: (%d %d %d)", p[0], p[1], p[2]);
 
   /* the wireframe layer changes pixels (on the bodies only) */
   o.layers = 1u << JL_LAYER_WIREFRAME;
@@ -242,9 +240,10 @@ static void test_camera_follow(void) {
     }
     free(p);
   }
-  printf("  follow: closest vertex %.1f px from the border; per frame at most %.2f %% zoom in, %.2f %% "
-         "zoom out, target %.2f %% of the distance\n", min_margin, 100 * max_zoom_in, 100 * max_zoom_out,
-         100 * max_move);
+  printf(
+      "  follow: closest vertex %.1f px from the border; per frame at most %.2f %% zoom in, %.2f %% "
+      "zoom out, target %.2f %% of the distance\n",
+      min_margin, 100 * max_zoom_in, 100 * max_zoom_out, 100 * max_move);
   ENSURE_MSG(min_margin >= 3, "a vertex came %.1f px close to the border", min_margin);
   ENSURE_MSG(max_zoom_in < 0.02 && max_zoom_out < 0.05 && max_move < 0.05,
              "camera jumped: zoom in %.3g, out %.3g, target %.3g per frame", max_zoom_in, max_zoom_out, max_move);
@@ -253,7 +252,8 @@ static void test_camera_follow(void) {
   jl_camera_world_box(&w, lo, hi);
   for (int k = 0; k < 3; k++) centre[k] = 0.5 * (lo[k] + hi[k]);
   ENSURE(jl_camera_project(&c, W, H, centre, q));
-  ENSURE_MSG(fabs(q[0] - W / 2.0) < 0.05 * W && fabs(q[1] - H / 2.0) < 0.05 * H, "box centre at (%.1f, %.1f)", q[0], q[1]);
+  ENSURE_MSG(fabs(q[0] - W / 2.0) < 0.05 * W && fabs(q[1] - H / 2.0) < 0.05 * H, "box centre at (%.1f, %.1f)", q[0],
+             q[1]);
   /* resting bodies with sub-micrometre noise: the camera stays exactly where it is */
   JlCamera rest = c;
   unsigned long long seed = 5;
@@ -393,8 +393,7 @@ static void test_drag_jacobian(void) {
     for (int k = 0; k < 3; k++) fsum[k] += f[3 * i + k];
   /* p' from v: the point's velocity is the same combination */
   ENSURE(jl_drag_point(e, v, pv));
-  for (int k = 0; k < 3; k++)
-    ENSURE_NEAR(fsum[k], 800.0 * (target[k] - p[k]) + 15.0 * (vt[k] - pv[k]), 1e-9);
+  for (int k = 0; k < 3; k++) ENSURE_NEAR(fsum[k], 800.0 * (target[k] - p[k]) + 15.0 * (vt[k] - pv[k]), 1e-9);
   ENSURE(energy > 0);
   for (int pass = 0; pass < 2; pass++) {
     double a = pass == 0 ? 1.0 : 0.0, b = pass == 0 ? 0.0 : 1.0;
@@ -446,8 +445,10 @@ static void test_cli_render(void) {
   snprintf(scene, sizeof scene, "%s/ball.json", dir);
   ENSURE(write_scene(scene));
   /* no display at all */
-  snprintf(cmd, sizeof cmd, "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy %s render %s --out %s/frames --size 200x120 --frames 2 --no-movie",
-           JELLY, scene, dir);
+  snprintf(
+      cmd, sizeof cmd,
+      "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy %s render %s --out %s/frames --size 200x120 --frames 2 --no-movie",
+      JELLY, scene, dir);
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 0, "%s", out);
   for (int f = 0; f <= 2; f++) {
@@ -483,15 +484,21 @@ static void test_cli_render(void) {
     printf("  movie.mp4 not checked: no ffmpeg/ffprobe on PATH\n");
   }
   /* an explicit camera */
-  snprintf(cmd, sizeof cmd, "%s render %s --out %s/cam --size 64x48 --frames 0 --camera 0,1,2,0,0.4,0", JELLY, scene, dir);
+  snprintf(cmd, sizeof cmd, "%s render %s --out %s/cam --size 64x48 --frames 0 --camera 0,1,2,0,0.4,0", JELLY, scene,
+           dir);
   ENSURE(jl_test_run(cmd, out, sizeof out) == 0);
   snprintf(path, sizeof path, "%s/cam/frame_0000.png", dir);
   ENSURE(png_size(path, &w, &h) && w == 64 && h == 48);
   /* bad values: exit 2 with a message naming the flag */
   static const char *const bad[][2] = {
-      {"--size 12x", "--size"}, {"--size 0x100", "--size"}, {"--size banana", "--size"},
-      {"--camera 1,2,3", "--camera"}, {"--camera 1,2,3,1,2,3", "--camera"},
-      {"--camera 1,2,3,4,5,x", "--camera"}, {"--frames -1", "--frames"}, {"--layers nope", "nope"},
+      {"--size 12x", "--size"},
+      {"--size 0x100", "--size"},
+      {"--size banana", "--size"},
+      {"--camera 1,2,3", "--camera"},
+      {"--camera 1,2,3,1,2,3", "--camera"},
+      {"--camera 1,2,3,4,5,x", "--camera"},
+      {"--frames -1", "--frames"},
+      {"--layers nope", "nope"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     snprintf(cmd, sizeof cmd, "%s render %s --out %s/bad %s", JELLY, scene, dir, bad[k][0]);
@@ -589,7 +596,8 @@ static void test_render_camera_follows(void) {
   double cx = 0.5 * (b[N - 1].x0 + b[N - 1].x1), cy = 0.5 * (b[N - 1].y0 + b[N - 1].y1);
   ENSURE_MSG(cx > 40 && cx < 120 && cy > 24 && cy < 72, "last frame: ball centre at (%.0f, %.0f) of 160x96", cx, cy);
   /* same input, same bytes */
-  snprintf(cmd, sizeof cmd, HEADLESS "%s render " SCENES "/drop.json --out %s/b --size 160x96 --frames 30 --no-movie", JELLY, dir);
+  snprintf(cmd, sizeof cmd, HEADLESS "%s render " SCENES "/drop.json --out %s/b --size 160x96 --frames 30 --no-movie",
+           JELLY, dir);
   ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
   for (int f = 0; f <= 30; f += 10) {
     char pa[1200], pb[1200];
@@ -602,8 +610,11 @@ static void test_render_camera_follows(void) {
     free(da), free(db);
   }
   /* --camera: fixed on the ball's start, the fallen ball leaves the view */
-  snprintf(cmd, sizeof cmd, HEADLESS "%s render " SCENES "/drop.json --out %s/c --size 160x96 --frames 40 --no-movie "
-           "--camera 0,1,1,0,1,0", JELLY, dir);
+  snprintf(cmd, sizeof cmd,
+           HEADLESS "%s render " SCENES
+                    "/drop.json --out %s/c --size 160x96 --frames 40 --no-movie "
+                    "--camera 0,1,1,0,1,0",
+           JELLY, dir);
   ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
   snprintf(args, sizeof args, "%s/c/frame_0000.png %s/c/frame_0040.png", dir, dir);
   ENSURE(body_boxes(args, b, 2) == 2);
@@ -643,8 +654,9 @@ static void test_floor(void) {
   char cmd[4096], out[8192];
   int count = -1, changes = -1;
   /* no ground: no tile pixels, the bar is there */
-  snprintf(cmd, sizeof cmd, HEADLESS "%s render " SCENES "/hanging_bar.json --out %s/bar --size 160x96 --frames 2 --no-movie",
-           JELLY, dir);
+  snprintf(cmd, sizeof cmd,
+           HEADLESS "%s render " SCENES "/hanging_bar.json --out %s/bar --size 160x96 --frames 2 --no-movie", JELLY,
+           dir);
   ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
   snprintf(cmd, sizeof cmd, PNG_PIXELS " floor %s/bar/frame_0002.png", dir);
   ENSURE(jl_test_run(cmd, out, sizeof out) == 0 && sscanf(out, "%d %d", &count, &changes) == 2);
@@ -653,7 +665,8 @@ static void test_floor(void) {
   BodyBox b[6];
   snprintf(args, sizeof args, "%s/bar/frame_0002.png", dir);
   ENSURE(body_boxes(args, b, 1) == 1 && inside(&b[0], 2));
-  snprintf(cmd, sizeof cmd, HEADLESS "%s run " SCENES "/hanging_bar.json --out %s/barrun --frames 2 --quiet", JELLY, dir);
+  snprintf(cmd, sizeof cmd, HEADLESS "%s run " SCENES "/hanging_bar.json --out %s/barrun --frames 2 --quiet", JELLY,
+           dir);
   ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
   snprintf(cmd, sizeof cmd, PNG_PIXELS " floor %s/barrun/preview.png", dir);
   ENSURE(jl_test_run(cmd, out, sizeof out) == 0 && sscanf(out, "%d %d", &count, &changes) == 2);
@@ -674,7 +687,8 @@ static void test_floor(void) {
     snprintf(cmd, sizeof cmd, PNG_PIXELS " floor %s/%s/frame_0000.png", dir, scenes[k][0]);
     ENSURE(jl_test_run(cmd, out, sizeof out) == 0 && sscanf(out, "%d %d", &count, &changes) == 2);
     printf("  %s: %d floor pixels, up to %d tile changes along a row\n", scenes[k][0], count, changes);
-    ENSURE_MSG(changes >= 6, "%s: only %d changes between the floor's tile colours along any row", scenes[k][0], changes);
+    ENSURE_MSG(changes >= 6, "%s: only %d changes between the floor's tile colours along any row", scenes[k][0],
+               changes);
   }
 }
 

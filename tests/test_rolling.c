@@ -30,7 +30,8 @@ static int ball_world(JlWorld *w, double rolling, double slope_deg, const char *
   if (slope_deg >= 0)
     snprintf(obstacle, sizeof obstacle,
              "\"obstacles\": [ { \"type\": \"box\", \"size\": [4, 0.2, 1], \"rotate_deg\": [0, 0, %.9g],"
-             " \"translate\": [%.9f, %.9f, 0] } ],", slope_deg, -0.1 * n[0], -0.1 * n[1]);
+             " \"translate\": [%.9f, %.9f, 0] } ],",
+             slope_deg, -0.1 * n[0], -0.1 * n[1]);
   snprintf(text, sizeof text,
            "{ \"duration\": 3, \"fps\": 60, \"integrator\": \"%s\","
            "  \"ground\": { \"y\": %g, \"friction\": 0.5, \"rolling_resistance\": %g },"
@@ -261,6 +262,7 @@ static void test_material_damping_ratio(void) {
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"ball_rests", test_ball_rests, JL_SCENE}, {"slopes", test_slopes, JL_SCENE}, {"jacobian_fd", test_jacobian_fd},
-             {"no_net_force_or_torque", test_no_net_force_or_torque}, {"explicit_stable", test_explicit_stable, JL_SCENE | JL_SHORT},
+JL_TEST_MAIN({"ball_rests", test_ball_rests, JL_SCENE}, {"slopes", test_slopes, JL_SCENE},
+             {"jacobian_fd", test_jacobian_fd}, {"no_net_force_or_torque", test_no_net_force_or_torque},
+             {"explicit_stable", test_explicit_stable, JL_SCENE | JL_SHORT},
              {"material_damping_ratio", test_material_damping_ratio, JL_SCENE | JL_SHORT})

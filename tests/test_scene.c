@@ -9,7 +9,6 @@
 
 #include "src/precond.h"
 #include "src/scene.h"
-#include "src/settings.h"
 #include "mesh/shapes.h"
 #include "tests/harness.h"
 
@@ -94,12 +93,14 @@ static void test_defaults(void) {
   jl_scene_free(&sc);
   /* the solver keys: preconditioner and velocity_tolerance */
   ENSURE(parse("{\"solver\": {\"preconditioner\": \"jacobi\", \"velocity_tolerance\": 0},"
-               " \"bodies\": [{\"shape\": {\"type\": \"sphere\"}}]}", &sc, err, sizeof err) == JL_OK);
+               " \"bodies\": [{\"shape\": {\"type\": \"sphere\"}}]}",
+               &sc, err, sizeof err) == JL_OK);
   ENSURE(sc.step.preconditioner == JL_PRECOND_JACOBI);
   ENSURE(sc.step.velocity_tolerance == 0.0);
   jl_scene_free(&sc);
   ENSURE(parse("{\"solver\": {\"preconditioner\": \"two_level\", \"velocity_tolerance\": 1e-7},"
-               " \"bodies\": [{\"shape\": {\"type\": \"sphere\"}}]}", &sc, err, sizeof err) == JL_OK);
+               " \"bodies\": [{\"shape\": {\"type\": \"sphere\"}}]}",
+               &sc, err, sizeof err) == JL_OK);
   ENSURE(sc.step.preconditioner == JL_PRECOND_TWO_LEVEL);
   ENSURE_NEAR(sc.step.velocity_tolerance, 1e-7, 0);
   jl_scene_free(&sc);
@@ -122,7 +123,8 @@ typedef struct BadCase {
 static char *inline_scene(const JlSurface *s, const char *file) {
   size_t cap = 4096 + (s ? 80 * (size_t)s->nvert + 40 * (size_t)s->ntri : 0), n = 0;
   char *t = malloc(cap);
-  n += (size_t)snprintf(t + n, cap - n, "{\"bodies\": [{\"name\": \"b\", \"scale\": 0.3, \"rotate_deg\": [10, 20, 30],"
+  n += (size_t)snprintf(t + n, cap - n,
+                        "{\"bodies\": [{\"name\": \"b\", \"scale\": 0.3, \"rotate_deg\": [10, 20, 30],"
                         " \"translate\": [0.1, 0.7, -0.2], \"tetgen\": {\"max_volume\": 0.0005}, \"mesh\": ");
   if (!s) {
     n += (size_t)snprintf(t + n, cap - n, "\"%s\"}]}", file);
@@ -130,8 +132,8 @@ static char *inline_scene(const JlSurface *s, const char *file) {
   }
   n += (size_t)snprintf(t + n, cap - n, "{\"vertices\": [");
   for (int i = 0; i < s->nvert; i++)
-    n += (size_t)snprintf(t + n, cap - n, "%s[%.17g, %.17g, %.17g]", i ? ", " : "", s->vert[3 * i],
-                          s->vert[3 * i + 1], s->vert[3 * i + 2]);
+    n += (size_t)snprintf(t + n, cap - n, "%s[%.17g, %.17g, %.17g]", i ? ", " : "", s->vert[3 * i], s->vert[3 * i + 1],
+                          s->vert[3 * i + 2]);
   n += (size_t)snprintf(t + n, cap - n, "], \"triangles\": [");
   for (int i = 0; i < s->ntri; i++)
     n += (size_t)snprintf(t + n, cap - n, "%s[%d, %d, %d]", i ? ", " : "", s->tri[3 * i], s->tri[3 * i + 1],
@@ -154,8 +156,7 @@ static void test_inline_mesh(void) {
     JlScene sc;
     ENSURE_MSG(parse(text, &sc, err, sizeof err) == JL_OK, "%s", err);
     free(text);
-    ENSURE(k ? sc.body[0].mesh_inline.nvert == s.nvert && !sc.body[0].mesh_path[0]
-             : sc.body[0].mesh_inline.nvert == 0);
+    ENSURE(k ? sc.body[0].mesh_inline.nvert == s.nvert && !sc.body[0].mesh_path[0] : sc.body[0].mesh_inline.nvert == 0);
     ENSURE_MSG(jl_scene_build(&sc, &m[k], NULL, err, sizeof err) == JL_OK, "%s", err);
     jl_scene_free(&sc);
   }
@@ -198,7 +199,8 @@ static void test_inline_mesh(void) {
   /* cloth takes an inline mesh too (open is fine there) */
   ENSURE_MSG(parse("{\"bodies\": [{\"kind\": \"cloth\", \"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[1,0,1],[0,0,1],"
                    "[0.5,0,0.5]], \"triangles\": [[0,4,1],[1,4,2],[2,4,3],[3,4,0]]}}]}",
-                   &sc, err, sizeof err) == JL_OK, "%s", err);
+                   &sc, err, sizeof err) == JL_OK,
+             "%s", err);
   ENSURE_MSG(jl_scene_build(&sc, &bad, NULL, err, sizeof err) == JL_OK, "%s", err);
   ENSURE(bad.nnode == 5);
   jl_model_free(&bad);
@@ -223,12 +225,13 @@ static void test_bad_scenes(void) {
       {"{\"gravity\": [0, -9.81], \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "gravity", "3 numbers"},
       {"{\"adaptive\": 1, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "adaptive", "true or false"},
       {"{\"solver\": {\"tolerance\": 0}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "solver.tolerance", "> 0"},
-      {"{\"solver\": {\"max_iterations\": 2.5}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "solver.max_iterations", "whole"},
+      {"{\"solver\": {\"max_iterations\": 2.5}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+       "solver.max_iterations", "whole"},
       {"{\"solver\": {\"tol\": 1}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "solver.tol", "unknown key"},
       {"{\"solver\": {\"preconditioner\": \"ilu\"}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
        "solver.preconditioner", "unknown preconditioner 'ilu' (jacobi, two_level)"},
-      {"{\"solver\": {\"preconditioner\": 1}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
-       "solver.preconditioner", "string"},
+      {"{\"solver\": {\"preconditioner\": 1}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "solver.preconditioner",
+       "string"},
       {"{\"solver\": {\"velocity_tolerance\": -1e-5}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
        "solver.velocity_tolerance", ">= 0"},
       {"{\"solver\": {\"velocity_tolerance\": \"fine\"}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
@@ -240,18 +243,23 @@ static void test_bad_scenes(void) {
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"stiffness\": -1}]}", "bodies[0].stiffness", "> 0"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"damping\": -1}]}", "bodies[0].damping", ">= 0"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"scale\": 0}]}", "bodies[0].scale", "> 0"},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"translate\": [0, \"a\", 0]}]}", "bodies[0].translate", "finite"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"translate\": [0, \"a\", 0]}]}", "bodies[0].translate",
+       "finite"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"colour\": 1}]}", "bodies[0].colour", "unknown key"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"cone\"}}]}", "bodies[0].shape.type", "cone"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [1, 0, 1]}}]}", "bodies[0].shape.size", "> 0"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"sphere\", \"radius\": -1}}]}", "bodies[0].shape.radius", "> 0"},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"torus\", \"major\": 0.1, \"minor\": 0.2}}]}", "bodies[0].shape", "minor"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"torus\", \"major\": 0.1, \"minor\": 0.2}}]}", "bodies[0].shape",
+       "minor"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"mesh\": \"../bunny.obj\"}]}", "bodies[0]", "not both"},
       {"{\"bodies\": [{\"mesh\": \"no_such_file.obj\"}]}", "bodies[0].mesh", "no_such_file.obj"},
       {"{\"bodies\": [{\"mesh\": \".\"}]}", "bodies[0].mesh", "not a file"},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"fancy\"}}]}", "bodies[0].tetgen.mode", "fancy"},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"quality\": 0.5}}]}", "bodies[0].tetgen.quality", ">= 1.1"},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"max_volume\": -1}}]}", "bodies[0].tetgen.max_volume", ">= 0"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"fancy\"}}]}", "bodies[0].tetgen.mode",
+       "fancy"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"quality\": 0.5}}]}", "bodies[0].tetgen.quality",
+       ">= 1.1"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"max_volume\": -1}}]}",
+       "bodies[0].tetgen.max_volume", ">= 0"},
       /* a key of the other meshing mode is an error, not silently ignored */
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"resolution\": 0.1}}]}",
        "bodies[0].tetgen.resolution",
@@ -260,27 +268,32 @@ static void test_bad_scenes(void) {
        " {\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"conforming\", \"seed\": 2}}]}",
        "bodies[1].tetgen.seed", "applies to mode \"embedded\" only; this body is meshed in mode \"conforming\""},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"embedded\", \"keep_surface\": true}}]}",
-       "bodies[0].tetgen.keep_surface", "applies to mode \"conforming\" only; this body is meshed in mode \"embedded\""},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"keep_surface\": 1}}]}", "bodies[0].tetgen.keep_surface",
-       "true or false"},
+       "bodies[0].tetgen.keep_surface",
+       "applies to mode \"conforming\" only; this body is meshed in mode \"embedded\""},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"keep_surface\": 1}}]}",
+       "bodies[0].tetgen.keep_surface", "true or false"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"max_volume\": 1e-3, \"mode\": \"embedded\"}}]}",
        "bodies[0].tetgen.max_volume", "applies to mode \"conforming\" only; this body is meshed in mode \"embedded\""},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"tetgen\": {\"mode\": \"embedded\", \"quality\": 2}}]}",
        "bodies[0].tetgen.quality", "applies to mode \"conforming\" only; this body is meshed in mode \"embedded\""},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"pin\": {\"box\": [[1, 1, 1], [0, 0, 0]]}}]}", "bodies[0].pin.box", "minimum"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"pin\": {\"box\": [[1, 1, 1], [0, 0, 0]]}}]}",
+       "bodies[0].pin.box", "minimum"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"pin\": {\"box\": [1, 2]}}]}", "bodies[0].pin.box", "xmin"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"pin\": {\"nodes\": [-1]}}]}", "bodies[0].pin.nodes", ">= 0"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"name\": \"a/b\"}]}", "bodies[0].name", "'/'"},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}, {\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}]}", "bodies[1].name", "already"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}, {\"shape\": {\"type\": \"box\"}, \"name\": \"a\"}]}",
+       "bodies[1].name", "already"},
       {"{\"dt\": 1, \"dt\": 2, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "twice"},
       /* time settings a run can honour: dt within one frame, at most 1e7 steps per frame and 1e8 frames */
-      {"{\"dt\": 0.05, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "longer than one output frame (1/fps = 0.0166666667 s)"},
+      {"{\"dt\": 0.05, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt",
+       "longer than one output frame (1/fps = 0.0166666667 s)"},
       {"{\"fps\": 30, \"dt\": 0.04, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "1/fps = 0.0333333333 s"},
       {"{\"dt\": 1e-12, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "steps per output frame"},
       {"{\"fps\": 1e-9, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "(the default)"},
       {"{\"duration\": 1e7, \"fps\": 1000, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "duration, fps", "1e8"},
       /* values that size allocations (docs/scenes.md "Limits on scene values") */
-      {"{\"duration\": 1e7, \"fps\": 1e6, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "duration, fps", "at most 1e8"},
+      {"{\"duration\": 1e7, \"fps\": 1e6, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "duration, fps",
+       "at most 1e8"},
       {"{\"fps\": 1e-3, \"dt\": 1e-7, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "dt", "at most 1e7"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\", \"resolution\": 1e-4}}]}", "bodies[0].shape.resolution",
        "2.01e+08 triangles (at most 1000000 per generated shape)"},
@@ -303,49 +316,76 @@ static void test_bad_scenes(void) {
       {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"grid\"}}]}", "bodies[0].shape.type", "chain"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"grid\"}}]}", "bodies[0].shape.type", "kind"},
       {"{\"bodies\": [{\"kind\": \"rope\", \"mesh\": \"../bunny.obj\"}]}", "bodies[0]", "chain"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"size\": [1, 0]}}]}", "bodies[0].shape.size", "(0, 1e6]"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"size\": [1, 1, 1]}}]}", "bodies[0].shape.size", "[width, height]"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [0, 4]}}]}", "bodies[0].shape.cells", "whole"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [2.5, 4]}}]}", "bodies[0].shape.cells", "whole"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"radius\": 1}}]}", "bodies[0].shape.radius", "unknown key"},
-      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"length\": -1}}]}", "bodies[0].shape.length", "> 0"},
-      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"segments\": 0}}]}", "bodies[0].shape.segments", ">= 1"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"size\": [1, 0]}}]}",
+       "bodies[0].shape.size", "(0, 1e6]"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"size\": [1, 1, 1]}}]}",
+       "bodies[0].shape.size", "[width, height]"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [0, 4]}}]}",
+       "bodies[0].shape.cells", "whole"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [2.5, 4]}}]}",
+       "bodies[0].shape.cells", "whole"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"radius\": 1}}]}",
+       "bodies[0].shape.radius", "unknown key"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"length\": -1}}]}",
+       "bodies[0].shape.length", "> 0"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"segments\": 0}}]}",
+       "bodies[0].shape.segments", ">= 1"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\", \"segments\": 3}}]}", "bodies[0].shape", "chain"},
-      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\"}, \"shear_stiffness\": 5}]}", "bodies[0].shear_stiffness", "no shear"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"bend_stiffness\": -1}]}", "bodies[0].bend_stiffness", ">= 0"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"stretch_limit\": -0.1}]}", "bodies[0].stretch_limit", ">= 0"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"density\": 0}]}", "bodies[0].density", "> 0"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"young_modulus\": 1e5}]}", "bodies[0].young_modulus", "only volume"},
-      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"tetgen\": {}}]}", "bodies[0].tetgen", "only volume"},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"stretch_limit\": 0.1}]}", "bodies[0].stretch_limit", "only cloth and rope"},
+      {"{\"bodies\": [{\"kind\": \"rope\", \"shape\": {\"type\": \"chain\"}, \"shear_stiffness\": 5}]}",
+       "bodies[0].shear_stiffness", "no shear"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"bend_stiffness\": -1}]}",
+       "bodies[0].bend_stiffness", ">= 0"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"stretch_limit\": -0.1}]}",
+       "bodies[0].stretch_limit", ">= 0"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"density\": 0}]}", "bodies[0].density",
+       "> 0"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"young_modulus\": 1e5}]}",
+       "bodies[0].young_modulus", "only volume"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"tetgen\": {}}]}", "bodies[0].tetgen",
+       "only volume"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"stretch_limit\": 0.1}]}", "bodies[0].stretch_limit",
+       "only cloth and rope"},
       {"{\"wind\": {\"speed\": 3}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.speed", "unknown key"},
-      {"{\"wind\": {\"velocity\": [1, 0]}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.velocity", "3 numbers"},
+      {"{\"wind\": {\"velocity\": [1, 0]}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.velocity",
+       "3 numbers"},
       {"{\"wind\": {\"period\": 0}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.period", "> 0"},
       {"{\"wind\": {\"drag\": -1}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind.drag", ">= 0"},
       {"{\"wind\": [1, 2, 3], \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "wind", "object"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,9]]}}]}", "bodies[0].mesh.triangles[3][2]", "vertex index 9 out of range 0..3"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,-1,3]]}}]}", "bodies[0].mesh.triangles[3][1]", "vertex index -1 out of range 0..3"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2.5,3]]}}]}", "bodies[0].mesh.triangles[3][1]", "whole number"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2]]}}]}", "bodies[0].mesh.triangles[3]", "[a, b, c]"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2]]}}]}", "bodies[0].mesh.triangles", "3 triangles"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": {}}}]}", "bodies[0].mesh.triangles", "array"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1e999,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}", "bodies[0].mesh.vertices[2][1]", "finite"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,\"1\"]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}", "bodies[0].mesh.vertices[3][2]", "finite"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}", "bodies[0].mesh.vertices[3]", "[x, y, z]"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}", "bodies[0].mesh.vertices", "3 vertices"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,9]]}}]}",
+       "bodies[0].mesh.triangles[3][2]", "vertex index 9 out of range 0..3"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,-1,3]]}}]}",
+       "bodies[0].mesh.triangles[3][1]", "vertex index -1 out of range 0..3"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2.5,3]]}}]}",
+       "bodies[0].mesh.triangles[3][1]", "whole number"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2]]}}]}",
+       "bodies[0].mesh.triangles[3]", "[a, b, c]"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2]]}}]}",
+       "bodies[0].mesh.triangles", "3 triangles"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": {}}}]}",
+       "bodies[0].mesh.triangles", "array"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1e999,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}",
+       "bodies[0].mesh.vertices[2][1]", "finite"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,\"1\"]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}",
+       "bodies[0].mesh.vertices[3][2]", "finite"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}",
+       "bodies[0].mesh.vertices[3]", "[x, y, z]"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}}]}",
+       "bodies[0].mesh.vertices", "3 vertices"},
       {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}}]}", "bodies[0].mesh", "triangles"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]], \"normals\": []}}]}", "bodies[0].mesh.normals", "unknown key"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]], \"normals\": []}}]}",
+       "bodies[0].mesh.normals", "unknown key"},
       {"{\"bodies\": [{\"mesh\": 3}]}", "bodies[0].mesh", "file path or"},
       {"{\"bodies\": [{\"kind\": \"rope\", \"mesh\": {\"vertices\": [], \"triangles\": []}}]}", "bodies[0]", "rope"},
-      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}, \"shape\": {\"type\": \"box\"}}]}", "bodies[0]", "not both"},
+      {"{\"bodies\": [{\"mesh\": {\"vertices\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"triangles\": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}, \"shape\": {\"type\": \"box\"}}]}",
+       "bodies[0]", "not both"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     JlScene sc;
     char err[1024] = "";
     JlResult r = parse(cases[i].text, &sc, err, sizeof err);
     ENSURE_MSG(r == JL_ERR_INPUT, "case %zu accepted: %s", i, cases[i].text);
-    ENSURE_MSG(strstr(err, cases[i].want1) && strstr(err, cases[i].want2),
-               "case %zu: message '%s' lacks '%s' / '%s'", i, err, cases[i].want1, cases[i].want2);
+    ENSURE_MSG(strstr(err, cases[i].want1) && strstr(err, cases[i].want2), "case %zu: message '%s' lacks '%s' / '%s'",
+               i, err, cases[i].want1, cases[i].want2);
   }
 }
 
@@ -456,8 +496,8 @@ static void test_transform(void) {
 }
 
 static void test_shipped_scenes_parse(void) {
-  static const char *names[] = {"default", "hanging_bar", "drop",  "stiff",       "curtain",
-                                "flag",    "drape",       "hair",  "rope_bridge"};
+  static const char *names[] = {"default", "hanging_bar", "drop", "stiff",      "curtain",
+                                "flag",    "drape",       "hair", "rope_bridge"};
   for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
     char path[1024], err[1024] = "";
     snprintf(path, sizeof path, JL_SOURCE_DIR "/models/scenes/%s.json", names[i]);
@@ -523,8 +563,10 @@ static void test_hull_points_finite(void) {
     fprintf(f, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 %s\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", coord[i]);
     fclose(f);
     snprintf(scene, sizeof scene, "%s/hull%d.json", dir, i);
-    snprintf(text, sizeof text,
-             "{\"obstacles\": [{\"type\": \"hull\", \"mesh\": \"hull%d.obj\"}], \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", i);
+    snprintf(
+        text, sizeof text,
+        "{\"obstacles\": [{\"type\": \"hull\", \"mesh\": \"hull%d.obj\"}], \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+        i);
     JlScene sc;
     err[0] = '\0';
     ENSURE_MSG(jl_scene_parse(text, scene, &sc, err, sizeof err) == JL_ERR_INPUT, "%s accepted", coord[i]);
@@ -537,7 +579,8 @@ static void test_hull_points_finite(void) {
   /* through the library: a parsed hull with a point made NaN */
   ENSURE_MSG(jl_scene_parse("{\"obstacles\": [{\"type\": \"hull\", \"mesh\": \"ok.obj\", \"translate\": [5, 0, 0]}],"
                             " \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
-                            scene, &sc, err, sizeof err) == JL_OK, "%s", err);
+                            scene, &sc, err, sizeof err) == JL_OK,
+             "%s", err);
   sc.obstacle[0].point[4] = NAN;
   JlModel m;
   ENSURE(jl_scene_build(&sc, &m, NULL, err, sizeof err) == JL_ERR_INPUT);
@@ -553,7 +596,8 @@ static void test_shape_limits(void) {
   ENSURE_MSG(parse("{\"bodies\": [{\"shape\": {\"type\": \"box\", \"resolution\": 0.003473}},"
                    " {\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\", \"cells\": [1000, 1000]}},"
                    " {\"kind\": \"rope\", \"shape\": {\"type\": \"chain\", \"segments\": 1000000}}]}",
-                   &sc, err, sizeof err) == JL_OK, "%s", err);
+                   &sc, err, sizeof err) == JL_OK,
+             "%s", err);
   jl_scene_free(&sc);
   ENSURE(jl_shape_box_triangles((const double[3]){1, 1, 1}, 0.003473) == 995328.0);
   ENSURE(jl_shape_box_triangles((const double[3]){1, 1, 1}, 1e-300) == 12.0 * 4096 * 4096);
@@ -574,7 +618,7 @@ static void test_shape_limits(void) {
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 /* every key a scene takes has its row in docs/scenes.md: `section.key`, or `key` alone for the top
  * level, bodies and obstacles (the key lists the loader checks against, src/scene.c jl_scene_keys, and
- * the settings table of src/settings.h) */
+ * the settings table of src/model.h JL_WORLD_SETTINGS) */
 static int documented(const char *doc, const char *section, const char *key) {
   char want[160];
   if (section[0])
@@ -604,9 +648,9 @@ static void test_keys_documented(void) {
   ENSURE_MSG(missing[0] == '\0', "keys without a row in docs/scenes.md:%s", missing);
 }
 
-JL_TEST_MAIN({"full_example", test_full_example}, {"keys_documented", test_keys_documented}, {"defaults", test_defaults},
-             {"hull_points_finite", test_hull_points_finite}, {"shape_limits", test_shape_limits},
-             {"bad_scenes", test_bad_scenes}, {"inline_mesh", test_inline_mesh}, {"cloth_rope_wind", test_cloth_rope_wind},
-             {"transform", test_transform},
+JL_TEST_MAIN({"full_example", test_full_example}, {"keys_documented", test_keys_documented},
+             {"defaults", test_defaults}, {"hull_points_finite", test_hull_points_finite},
+             {"shape_limits", test_shape_limits}, {"bad_scenes", test_bad_scenes}, {"inline_mesh", test_inline_mesh},
+             {"cloth_rope_wind", test_cloth_rope_wind}, {"transform", test_transform},
              {"shipped_scenes_parse", test_shipped_scenes_parse},
              {"shipped_scene_meshes", test_shipped_scene_meshes, JL_SCENE})

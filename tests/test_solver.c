@@ -217,8 +217,8 @@ static void test_velocity_stop(void) {
       err2 += s.m.mass[k / 3] * (x[k] - ref[k]) * (x[k] - ref[k]);
     }
     double rms = sqrt(err2 / mass);
-    NOTE("vtol %.3g m/s: %d iterations (relative 1e-14 alone: %d), max |r|/m %.3g, mass-weighted RMS error %.3g",
-         vtol, res.iterations, full.iterations, defect, rms);
+    NOTE("vtol %.3g m/s: %d iterations (relative 1e-14 alone: %d), max |r|/m %.3g, mass-weighted RMS error %.3g", vtol,
+         res.iterations, full.iterations, defect, rms);
     if (vtol > 0.0) {
       ENSURE_MSG(defect <= vtol * (1 + 1e-9), "residual velocity %g above the tolerance %g", defect, vtol);
       ENSURE_MSG(rms <= vtol, "RMS error %g above the velocity tolerance %g", rms, vtol);
@@ -234,8 +234,7 @@ static void test_velocity_stop(void) {
 
 /* a bar pinned at one end, falling under gravity and swinging for
  * `seconds`: its positions into *x (NULL on failure) */
-static void swing(int precond, double tol, double vtol, int threads, double seconds, double **x, int *nnode,
-                  long *cg) {
+static void swing(int precond, double tol, double vtol, int threads, double seconds, double **x, int *nnode, long *cg) {
   JlModel m;
   *x = NULL;
   ENSURE(lattice(&m, 20, 4, 4, 0.025, 5e3, 1));
@@ -318,8 +317,8 @@ static void test_threads(void) {
       memcpy((char *)x[t] + bytes, w.state.v, bytes);
       jl_world_destroy(&w);
     }
-    ENSURE_MSG(memcmp(x[0], x[1], 6 * (size_t)m.nnode * sizeof(double)) == 0,
-               "%s: 1 and 2 threads differ", jl_precond_names[pre]);
+    ENSURE_MSG(memcmp(x[0], x[1], 6 * (size_t)m.nnode * sizeof(double)) == 0, "%s: 1 and 2 threads differ",
+               jl_precond_names[pre]);
     free(x[0]), free(x[1]);
   }
   jl_model_free(&m);
@@ -328,16 +327,16 @@ static void test_threads(void) {
 /* ---- the thread tuner on scripted signals ---- */
 
 static long script_switches;
-static int script_preempt;    /* involuntary switches added per call while > 0 */
-static double script_idle;    /* idle cores the look reports */
+static int script_preempt; /* involuntary switches added per call while > 0 */
+static double script_idle; /* idle cores the look reports */
 static long switches_now(void) { return script_switches += script_preempt; }
 static double idle_cores(JlThreadTune *t) {
   (void)t;
   return script_idle;
 }
-static double script_others;  /* other processes' runnable threads */
+static double script_others;             /* other processes' runnable threads */
 static double script_time, script_delay; /* s: the clock, the other threads' run-queue delay */
-static int script_others_once; /* the next look sees one other thread, the ones after script_others */
+static int script_others_once;           /* the next look sees one other thread, the ones after script_others */
 static double others_running(JlThreadTune *t) {
   (void)t;
   if (script_others_once) {
@@ -464,5 +463,5 @@ static void test_tuner(void) {
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"two_level", test_two_level}, {"update", test_update}, {"velocity_stop", test_velocity_stop}, {"accuracy", test_accuracy},
-             {"threads", test_threads}, {"tuner", test_tuner})
+JL_TEST_MAIN({"two_level", test_two_level}, {"update", test_update}, {"velocity_stop", test_velocity_stop},
+             {"accuracy", test_accuracy}, {"threads", test_threads}, {"tuner", test_tuner})

@@ -59,8 +59,8 @@
 #include "tests/harness.h"
 
 #define SCENES JL_SOURCE_DIR "/models/scenes/"
-#define CUBES SCENES "contact_cube_on_cube.json"
-#define H (1.0 / 60.0)
+#define CUBES  SCENES "contact_cube_on_cube.json"
+#define H      (1.0 / 60.0)
 
 /* ThreadSanitizer reserves terabytes of address space, which the TetGen
  * child's address-space limit (mesh/child.h) would refuse */
@@ -213,8 +213,9 @@ static void test_copy_restore(void) {
  * mid-run goes on bitwise like it (all 33 shipped scenes also resume bitwise
  * through jelly run, checked by hand when this was written) */
 static void test_copy_scenes(void) {
-  static const char *const scenes[] = {"flag.json", "rope_bridge.json", "contact_slab_obstacle.json",
-                                       "thin_cloth_on_box.json", "hair.json", "contact_stack8.json"};
+  static const char *const scenes[] = {
+      "flag.json", "rope_bridge.json",   "contact_slab_obstacle.json", "thin_cloth_on_box.json",
+      "hair.json", "contact_stack8.json"};
   for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
     char path[512], err[512];
     snprintf(path, sizeof path, "%s%s", SCENES, scenes[i]);
@@ -322,8 +323,8 @@ static void test_adaptive_rejection(void) {
     /* carry on from the same state */
     ENSURE(jl_state_copy(&half, &a, err, sizeof err) == JL_OK);
   }
-  printf("  %d frames with one rejection of the full step, %d bitwise equal to going straight to half steps\n",
-         tested, equal);
+  printf("  %d frames with one rejection of the full step, %d bitwise equal to going straight to half steps\n", tested,
+         equal);
   jl_world_destroy(&a);
   jl_world_destroy(&half);
   free_model(m);
@@ -398,7 +399,7 @@ static void test_world_pins(void) {
 }
 
 #define FNV_OFFSET 14695981039346656037ull
-#define FNV_PRIME 1099511628211ull
+#define FNV_PRIME  1099511628211ull
 
 static uint64_t fnv(const unsigned char *p, size_t n) {
   uint64_t h = FNV_OFFSET;
@@ -788,8 +789,8 @@ static char *rows_after(const char *path, int from) {
 static void test_program_resume(void) {
   const char *full = jl_test_tmpdir("state_full"), *res = jl_test_tmpdir("state_resumed");
   char cmd[2048], a[600], b[600];
-  snprintf(cmd, sizeof cmd, "%s run %s --frames 30 --checkpoint-every 10 --out %s --quiet --no-preview",
-           JL_JELLY_EXE, CUBES, full);
+  snprintf(cmd, sizeof cmd, "%s run %s --frames 30 --checkpoint-every 10 --out %s --quiet --no-preview", JL_JELLY_EXE,
+           CUBES, full);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "exit %d: %s", rc, g_out);
   snprintf(a, sizeof a, "%s/checkpoint_0010.jlck", full);
@@ -820,8 +821,8 @@ static void test_program_resume(void) {
   ENSURE_MSG(same_rows, "stats.csv rows after frame 10 differ");
   /* the last checkpoint is the same too */
   snprintf(fb, sizeof fb, "%s/checkpoint_0030.jlck", res);
-  snprintf(cmd, sizeof cmd, "%s run %s --frames 30 --checkpoint-every 30 --resume %s --out %s --quiet",
-           JL_JELLY_EXE, CUBES, a, res);
+  snprintf(cmd, sizeof cmd, "%s run %s --frames 30 --checkpoint-every 30 --resume %s --out %s --quiet", JL_JELLY_EXE,
+           CUBES, a, res);
   ENSURE(jl_test_run(cmd, g_out, sizeof g_out) == 0);
   va = jl_test_read_file(b, &na);
   vb = jl_test_read_file(fb, &nb);
@@ -833,8 +834,7 @@ static void test_program_resume(void) {
   snprintf(cmd, sizeof cmd, "%s run %s --frames 30 --resume %s --out %s --quiet", JL_JELLY_EXE, CUBES, CUBES, res);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 2 && strstr(g_out, "not a Jelly checkpoint"), "exit %d: %s", rc, g_out);
-  snprintf(cmd, sizeof cmd, "%s run %s --frames 30 --fps 50 --resume %s --out %s --quiet", JL_JELLY_EXE, CUBES, a,
-           res);
+  snprintf(cmd, sizeof cmd, "%s run %s --frames 30 --fps 50 --resume %s --out %s --quiet", JL_JELLY_EXE, CUBES, a, res);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 2 && strstr(g_out, "no frame of this run"), "exit %d: %s", rc, g_out);
   snprintf(cmd, sizeof cmd, "%s run %s --frames 30 --resume %s --out %s --quiet", JL_JELLY_EXE,
@@ -844,9 +844,11 @@ static void test_program_resume(void) {
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_scenes", test_copy_scenes}, {"copy_impacts", test_copy_impacts}, {"copy_mismatch", test_copy_mismatch},
+JL_TEST_MAIN({"copy_restore", test_copy_restore}, {"copy_scenes", test_copy_scenes},
+             {"copy_impacts", test_copy_impacts}, {"copy_mismatch", test_copy_mismatch},
              {"adaptive_rejection", test_adaptive_rejection}, {"checkpoint_file", test_checkpoint_file},
              {"checkpoint_hostile", test_checkpoint_hostile, JL_ROBUSTNESS}, {"two_threads", test_two_threads},
-             {"threads_per_world", test_threads_per_world},
-             {"library_matches_scene", test_library_matches_scene}, {"warnings", test_warnings}, {"world_pins", test_world_pins}, {"ground_runtime_pin", test_ground_runtime_pin}, {"world_api", test_world_api}, {"assert_handler", test_assert_handler},
-             {"program_resume", test_program_resume, JL_PROGRAM})
+             {"threads_per_world", test_threads_per_world}, {"library_matches_scene", test_library_matches_scene},
+             {"warnings", test_warnings}, {"world_pins", test_world_pins},
+             {"ground_runtime_pin", test_ground_runtime_pin}, {"world_api", test_world_api},
+             {"assert_handler", test_assert_handler}, {"program_resume", test_program_resume, JL_PROGRAM})

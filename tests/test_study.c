@@ -21,8 +21,8 @@
 static char g_out[1 << 16];
 
 /* the study.csv header: a contract, columns are only ever appended */
-#define STUDY_HEADER                                                                                          \
-  "integrator,dt,steps,stable,t_end,largest_stable_dt,error_max,error_rms,wall_per_sim_s,energy_start,"      \
+#define STUDY_HEADER                                                                                    \
+  "integrator,dt,steps,stable,t_end,largest_stable_dt,error_max,error_rms,wall_per_sim_s,energy_start," \
   "energy_end,energy_drift"
 #define STUDY_COLUMNS 12
 
@@ -34,11 +34,11 @@ static char g_out[1 << 16];
  * time, so no wall time per simulated second, which must not print as "wall/sim-s nan"), that every
  * explicit integrator diverges at the large steps and forward Euler at all of them, while the
  * study's RK4 reference at 1/15360 s stays stable. The whole default sweep takes 0.3 s. */
-#define ROPE_SCENE                                                                                            \
-  "{ \"duration\": 1.0, \"fps\": 30, \"dt\": 0.01,"                                                       \
-  "  \"bodies\": [ { \"name\": \"rope\", \"kind\": \"rope\","                                              \
-  "    \"shape\": { \"type\": \"chain\", \"length\": 0.4, \"segments\": 10 }, \"translate\": [0, 1, 0],"     \
-  "    \"density\": 0.02, \"stiffness\": 200, \"bend_stiffness\": 2, \"damping\": 0,"                       \
+#define ROPE_SCENE                                                                                       \
+  "{ \"duration\": 1.0, \"fps\": 30, \"dt\": 0.01,"                                                      \
+  "  \"bodies\": [ { \"name\": \"rope\", \"kind\": \"rope\","                                            \
+  "    \"shape\": { \"type\": \"chain\", \"length\": 0.4, \"segments\": 10 }, \"translate\": [0, 1, 0]," \
+  "    \"density\": 0.02, \"stiffness\": 200, \"bend_stiffness\": 2, \"damping\": 0,"                    \
   "    \"pin\": { \"nodes\": [0] } } ] }"
 
 static double seconds(void) {
@@ -326,8 +326,11 @@ static void test_quick_default(void) {
   ENSURE_MSG(csv, "missing %s", path);
   int lines = 0;
   for (const char *c = csv; *c; c++) lines += *c == '\n';
-  ENSURE_MSG(strncmp(csv, "integrator,dt,bounce_stable,e_target,e,spin_stable,spin_kept_target,spin_kept,"
-                          "bounce_wall_per_sim_s,spin_wall_per_sim_s\n", 120) == 0 && lines == 1 + 2 * JL_INTEGRATOR_COUNT,
+  ENSURE_MSG(strncmp(csv,
+                     "integrator,dt,bounce_stable,e_target,e,spin_stable,spin_kept_target,spin_kept,"
+                     "bounce_wall_per_sim_s,spin_wall_per_sim_s\n",
+                     120) == 0 &&
+                 lines == 1 + 2 * JL_INTEGRATOR_COUNT,
              "%d lines:\n%s", lines, csv);
   static const struct {
     const char *prefix;
@@ -350,8 +353,9 @@ static void test_quick_default(void) {
 static void test_help(void) {
   ENSURE(jl_test_run("'" JELLY "' study --help", g_out, sizeof g_out) == 0);
   ENSURE_MSG(!strstr(g_out, "seed 004"), "the help should not need the project's seed papers:\n%s", g_out);
-  static const char *const want[] = {"cloth", "20 m x 20 m", "41 x 41 nodes", "800 N/m", "two top corners",
-                                     "gravity", "study.csv", "study.svg", "dynamics.csv", "--quick", "--full", "--out"};
+  static const char *const want[] = {"cloth",           "20 m x 20 m", "41 x 41 nodes", "800 N/m",
+                                     "two top corners", "gravity",     "study.csv",     "study.svg",
+                                     "dynamics.csv",    "--quick",     "--full",        "--out"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ENSURE_MSG(strstr(g_out, want[i]), "'%s' missing from the help:\n%s", want[i], g_out);
   for (const char *l = g_out; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))

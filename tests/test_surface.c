@@ -56,8 +56,7 @@ static int load_fails(const char *path, const char *needle) {
 
 /* Appends an axis-aligned box [o, o+e] with outward (or inward) triangles. */
 static void add_box(JlSurface *s, const double o[3], double e, int inward) {
-  static const int quad[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
-                                 {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+  static const int quad[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
   static const double corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
                                       {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
   int v0 = s->nvert;
@@ -153,8 +152,7 @@ static void test_stl_binary(void) {
   /* the unit cube written as binary STL (no welding in the file format) */
   static const int tri[12][3] = {{0, 3, 2}, {0, 2, 1}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
                                  {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
-  static const float v[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
-                                {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  static const float v[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
   char path[600];
   snprintf(path, sizeof path, "%s/cube_binary.stl", jl_test_tmpdir("surface_stl"));
   FILE *f = fopen(path, "wb");
@@ -302,9 +300,9 @@ static void test_degenerate_removed(void) {
   c.tri = realloc(c.tri, sizeof(int) * 3 * 14);
   c.vert[24] = 0.5, c.vert[25] = 0.0, c.vert[26] = 0.0;
   ENSURE(c.tri[12] == 0 && c.tri[13] == 1 && c.tri[14] == 5);
-  c.tri[13] = 8;                                        /* (0, 8, 5) */
-  c.tri[36] = 8, c.tri[37] = 1, c.tri[38] = 5;          /* (8, 1, 5) */
-  c.tri[39] = 0, c.tri[40] = 1, c.tri[41] = 8;          /* the sliver */
+  c.tri[13] = 8;                               /* (0, 8, 5) */
+  c.tri[36] = 8, c.tri[37] = 1, c.tri[38] = 5; /* (8, 1, 5) */
+  c.tri[39] = 0, c.tri[40] = 1, c.tri[41] = 8; /* the sliver */
   c.nvert = 9;
   c.ntri = 14;
   jl_surface_validate(&c, "sliver", &r);
@@ -449,8 +447,7 @@ static void test_large_mesh(void) {
   make_torus(&s, nu, nv, 1.0, 0.25);
   JlMeshReport r;
   jl_surface_validate(&s, "torus", &r);
-  ENSURE_MSG(r.ok && r.nfinding == 0, "%d findings, first '%s'", r.nfinding,
-             r.nfinding ? r.finding[0].text : "");
+  ENSURE_MSG(r.ok && r.nfinding == 0, "%d findings, first '%s'", r.nfinding, r.nfinding ? r.finding[0].text : "");
   ENSURE(r.ntri == 2 * nu * nv);
   /* inscribed polygons lose about (2/3)((pi/nu)^2 + (pi/nv)^2) of the volume */
   const double pi = 3.14159265358979323846;
@@ -472,8 +469,8 @@ static void test_bowtie_vertex(void) {
   JlMeshReport r;
   jl_surface_validate(&s, "bowtie", &r);
   const JlFinding *f = find(&r, JL_SEV_ERROR, "touch at a single point");
-  ENSURE_MSG(f && f->count == 1 && strstr(f->text, "non-manifold: 1 vertices") && strstr(f->text, "(2 fans"),
-             "%s", f ? f->text : "no finding");
+  ENSURE_MSG(f && f->count == 1 && strstr(f->text, "non-manifold: 1 vertices") && strstr(f->text, "(2 fans"), "%s",
+             f ? f->text : "no finding");
   ENSURE(!r.ok && !find(&r, JL_SEV_ERROR, "edges shared"));
   jl_surface_free(&s);
   /* apart, the same two boxes are fine */
@@ -571,16 +568,19 @@ static void test_generated_shapes_at_cap(void) {
   } c[] = {{"box", 0.003473}, {"torus", 0.0034}, {"sphere", 1e-9}};
   for (int i = 0; i < 3; i++) {
     if (jl_test_quick() && i < 2) continue;
-    double ntri = i == 0 ? jl_shape_box_triangles(box_size, c[i].res)
+    double ntri = i == 0   ? jl_shape_box_triangles(box_size, c[i].res)
                   : i == 1 ? jl_shape_torus_triangles(0.5, 0.2, c[i].res)
                            : jl_shape_sphere_triangles(0.5, c[i].res);
     ENSURE_MSG(ntri <= JL_SHAPE_MAX_TRIANGLES && ntri > 0.3 * JL_SHAPE_MAX_TRIANGLES, "%s: %g", c[i].name, ntri);
     JlSurface s;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (i == 0) jl_shape_box(box_size, c[i].res, &s);
-    else if (i == 1) jl_shape_torus(0.5, 0.2, c[i].res, &s);
-    else jl_shape_sphere(0.5, c[i].res, &s);
+    if (i == 0)
+      jl_shape_box(box_size, c[i].res, &s);
+    else if (i == 1)
+      jl_shape_torus(0.5, 0.2, c[i].res, &s);
+    else
+      jl_shape_sphere(0.5, c[i].res, &s);
     JlMeshReport r;
     jl_surface_validate(&s, c[i].name, &r);
     double sec = seconds_since(&t0);
@@ -647,9 +647,12 @@ static void test_cli_garbage_never_crashes(void) {
       for (size_t k = 0; k < len; k++) {
         if (k == next_edit) {
           int op = (int)(RND() % 3);
-          if (op == 0) fputc((int)(RND() & 255), f);
-          else if (op == 1) fputs(inserts[RND() % 10], f);
-          else k += RND() % 40; /* delete a run */
+          if (op == 0)
+            fputc((int)(RND() & 255), f);
+          else if (op == 1)
+            fputs(inserts[RND() % 10], f);
+          else
+            k += RND() % 40; /* delete a run */
           next_edit = k + 1 + RND() % (len / 8 + 1);
           continue;
         }
@@ -668,29 +671,18 @@ static void test_cli_garbage_never_crashes(void) {
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"obj_normals_seams_welded", test_obj_normals_seams_welded},
              {"obj_negative_indices_crlf", test_obj_negative_indices_crlf},
-             {"obj_polygons_triangulated", test_obj_polygons_triangulated},
-             {"off", test_off},
-             {"ply_quads", test_ply_quads},
-             {"stl_ascii", test_stl_ascii},
-             {"stl_binary", test_stl_binary},
-             {"gltf_node_transforms", test_gltf_node_transforms},
-             {"near_duplicate_file", test_near_duplicate_file},
-             {"shared_models", test_shared_models},
-             {"open_cube", test_open_cube},
-             {"nonmanifold_edge", test_nonmanifold_edge},
-             {"inconsistent_orientation", test_inconsistent_orientation},
-             {"inside_out_flipped", test_inside_out_flipped},
-             {"self_intersecting", test_self_intersecting},
-             {"degenerate_removed", test_degenerate_removed},
-             {"near_duplicates_welded", test_near_duplicates_welded},
-             {"two_components", test_two_components},
-             {"cavity_kept_stray_flipped", test_cavity_kept_stray_flipped},
+             {"obj_polygons_triangulated", test_obj_polygons_triangulated}, {"off", test_off},
+             {"ply_quads", test_ply_quads}, {"stl_ascii", test_stl_ascii}, {"stl_binary", test_stl_binary},
+             {"gltf_node_transforms", test_gltf_node_transforms}, {"near_duplicate_file", test_near_duplicate_file},
+             {"shared_models", test_shared_models}, {"open_cube", test_open_cube},
+             {"nonmanifold_edge", test_nonmanifold_edge}, {"inconsistent_orientation", test_inconsistent_orientation},
+             {"inside_out_flipped", test_inside_out_flipped}, {"self_intersecting", test_self_intersecting},
+             {"degenerate_removed", test_degenerate_removed}, {"near_duplicates_welded", test_near_duplicates_welded},
+             {"two_components", test_two_components}, {"cavity_kept_stray_flipped", test_cavity_kept_stray_flipped},
              {"nan_and_inf", test_nan_and_inf, JL_ROBUSTNESS},
              {"out_of_range_and_empty_surface", test_out_of_range_and_empty_surface},
-             {"load_rejects", test_load_rejects, JL_ROBUSTNESS},
-             {"large_mesh", test_large_mesh},
-             {"bowtie_vertex", test_bowtie_vertex},
-             {"huge_coordinates", test_huge_coordinates, JL_ROBUSTNESS},
+             {"load_rejects", test_load_rejects, JL_ROBUSTNESS}, {"large_mesh", test_large_mesh},
+             {"bowtie_vertex", test_bowtie_vertex}, {"huge_coordinates", test_huge_coordinates, JL_ROBUSTNESS},
              {"far_apart_components", test_far_apart_components},
              {"generated_shapes_at_cap", test_generated_shapes_at_cap, JL_ROBUSTNESS},
              {"cli_check", test_cli_check, JL_PROGRAM},

@@ -103,7 +103,8 @@ static void b64(Buf *o, const unsigned char *p, size_t n) {
   static const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   for (size_t i = 0; i < n; i += 3) {
     unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-    char q[4] = {abc[v >> 18 & 63], abc[v >> 12 & 63], i + 1 < n ? abc[v >> 6 & 63] : '=', i + 2 < n ? abc[v & 63] : '='};
+    char q[4] = {abc[v >> 18 & 63], abc[v >> 12 & 63], i + 1 < n ? abc[v >> 6 & 63] : '=',
+                 i + 2 < n ? abc[v & 63] : '='};
     put(o, q, 4);
   }
 }
@@ -224,7 +225,8 @@ static const char *write_msh41(int binary) {
       pf(&o, "3 1 %d %d\n", param, NN / 2);
       for (int i = b * NN / 2; i < (b + 1) * NN / 2; i++) pf(&o, "%lld\n", tag_of(i));
       for (int i = b * NN / 2; i < (b + 1) * NN / 2; i++)
-        pf(&o, "%.17g %.17g %.17g%s\n", g_node[3 * i], g_node[3 * i + 1], g_node[3 * i + 2], param ? " 0.1 0.2 0.3" : "");
+        pf(&o, "%.17g %.17g %.17g%s\n", g_node[3 * i], g_node[3 * i + 1], g_node[3 * i + 2],
+           param ? " 0.1 0.2 0.3" : "");
     }
   }
   pf(&o, "%s$EndNodes\n$Elements\n", binary ? "\n" : "");
@@ -257,8 +259,10 @@ static const char *write_vtk(int v5, int binary) {
   pf(&o, "# vtk DataFile Version %s\ntest mesh\n%s\nDATASET UNSTRUCTURED_GRID\nPOINTS %d double\n", v5 ? "5.1" : "4.2",
      binary ? "BINARY" : "ASCII", NN);
   for (int i = 0; i < 3 * NN; i++) {
-    if (binary) be(&o, dbits(g_node[i]), 8);
-    else pf(&o, "%.17g\n", g_node[i]);
+    if (binary)
+      be(&o, dbits(g_node[i]), 8);
+    else
+      pf(&o, "%.17g\n", g_node[i]);
   }
   pf(&o, "\nMETADATA\nINFORMATION 0\n\n");
   int ncell = NT + 1;
@@ -266,14 +270,18 @@ static const char *write_vtk(int v5, int binary) {
     pf(&o, "CELLS %d %d\nOFFSETS vtktypeint64\n", ncell + 1, 4 * NT + 3);
     for (int c = 0; c <= ncell; c++) {
       uint64_t off = c <= NT ? 4 * (uint64_t)c : 4 * NT + 3;
-      if (binary) be(&o, off, 8);
-      else pf(&o, "%llu ", (unsigned long long)off);
+      if (binary)
+        be(&o, off, 8);
+      else
+        pf(&o, "%llu ", (unsigned long long)off);
     }
     pf(&o, "\nCONNECTIVITY vtktypeint64\n");
     for (int i = 0; i < 4 * NT + 3; i++) {
       int v = i < 4 * NT ? g_tet[i] : i - 4 * NT;
-      if (binary) be(&o, (uint64_t)v, 8);
-      else pf(&o, "%d ", v);
+      if (binary)
+        be(&o, (uint64_t)v, 8);
+      else
+        pf(&o, "%d ", v);
     }
   } else {
     pf(&o, "CELLS %d %d\n", ncell, 5 * NT + 4);
@@ -285,13 +293,17 @@ static const char *write_vtk(int v5, int binary) {
         pf(&o, "4 %d %d %d %d\n", g_tet[4 * t], g_tet[4 * t + 1], g_tet[4 * t + 2], g_tet[4 * t + 3]);
       }
     }
-    if (binary) be(&o, 3, 4), be(&o, 0, 4), be(&o, 1, 4), be(&o, 2, 4);
-    else pf(&o, "3 0 1 2\n");
+    if (binary)
+      be(&o, 3, 4), be(&o, 0, 4), be(&o, 1, 4), be(&o, 2, 4);
+    else
+      pf(&o, "3 0 1 2\n");
   }
   pf(&o, "\nCELL_TYPES %d\n", ncell);
   for (int c = 0; c < ncell; c++) {
-    if (binary) be(&o, c < NT ? 10 : 5, 4);
-    else pf(&o, "%d\n", c < NT ? 10 : 5);
+    if (binary)
+      be(&o, c < NT ? 10 : 5, 4);
+    else
+      pf(&o, "%d\n", c < NT ? 10 : 5);
   }
   pf(&o, "\nCELL_DATA %d\nSCALARS id int 1\nLOOKUP_TABLE default\n", ncell);
   char name[32];
@@ -350,13 +362,15 @@ static const char *write_vtu(int mode, int h64, int zlib, const char *name) {
   for (int c = 1; c <= ncell; c++) le(&off, c <= NT ? 4 * (uint64_t)c : 4 * NT + 3, 8);
   for (int c = 0; c < ncell; c++) le(&typ, c < NT ? 10 : 5, 1);
   Buf *arr[4] = {&pts, &con, &off, &typ};
-  static const char *const decl[4][2] = {
-      {"Float64", "Name=\"Points\" NumberOfComponents=\"3\""}, {"Int64", "Name=\"connectivity\""},
-      {"Int64", "Name=\"offsets\""}, {"UInt8", "Name=\"types\""}};
+  static const char *const decl[4][2] = {{"Float64", "Name=\"Points\" NumberOfComponents=\"3\""},
+                                         {"Int64", "Name=\"connectivity\""},
+                                         {"Int64", "Name=\"offsets\""},
+                                         {"UInt8", "Name=\"types\""}};
   Buf o = {0}, app = {0};
-  pf(&o, "<?xml version=\"1.0\"?>\n<!-- a comment <Piece> -->\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
-         "byte_order=\"LittleEndian\" header_type=\"%s\"%s>\n<UnstructuredGrid>\n<Piece NumberOfPoints=\"%d\" "
-         "NumberOfCells=\"%d\">\n<PointData>\n</PointData>\n",
+  pf(&o,
+     "<?xml version=\"1.0\"?>\n<!-- a comment <Piece> -->\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
+     "byte_order=\"LittleEndian\" header_type=\"%s\"%s>\n<UnstructuredGrid>\n<Piece NumberOfPoints=\"%d\" "
+     "NumberOfCells=\"%d\">\n<PointData>\n</PointData>\n",
      h64 ? "UInt64" : "UInt32", zlib ? " compressor=\"vtkZLibDataCompressor\"" : "", NN, ncell);
   for (int a = 0; a < 4; a++) {
     if (a == 0) pf(&o, "<Points>\n");
@@ -374,7 +388,8 @@ static const char *write_vtu(int mode, int h64, int zlib, const char *name) {
         for (int i = 0; i < 3 * NN; i++) pf(&o, "%.17g ", g_node[i]);
       else
         for (size_t i = 0; i < arr[a]->n / (a == 3 ? 1 : 8); i++)
-          pf(&o, "%llu ", a == 3 ? (unsigned long long)arr[a]->b[i] : (unsigned long long)((uint64_t *)(void *)arr[a]->b)[i]);
+          pf(&o, "%llu ",
+             a == 3 ? (unsigned long long)arr[a]->b[i] : (unsigned long long)((uint64_t *)(void *)arr[a]->b)[i]);
     } else {
       vtu_encode(&o, arr[a]->b, arr[a]->n, h64, zlib, mode);
     }
@@ -446,13 +461,15 @@ static void test_formats_agree(void) {
   static const struct {
     int mode, h64, zlib;
     const char *name;
-  } vtu[] = {{VTU_ASCII, 0, 0, "a.vtu"},         {VTU_BINARY, 0, 0, "b32.vtu"},       {VTU_BINARY, 1, 1, "b64z.vtu"},
-             {VTU_BINARY_JOINT, 1, 0, "j64.vtu"}, {VTU_BINARY_JOINT, 0, 1, "j32z.vtu"}, {VTU_APPENDED_RAW, 0, 0, "r32.vtu"},
-             {VTU_APPENDED_RAW, 1, 1, "r64z.vtu"}, {VTU_APPENDED_B64, 0, 1, "e32z.vtu"}, {VTU_APPENDED_B64, 1, 0, "e64.vtu"}};
-  for (size_t i = 0; i < sizeof vtu / sizeof vtu[0]; i++) same_as(write_vtu(vtu[i].mode, vtu[i].h64, vtu[i].zlib, vtu[i].name), &ref, 1);
+  } vtu[] = {
+      {VTU_ASCII, 0, 0, "a.vtu"},           {VTU_BINARY, 0, 0, "b32.vtu"},        {VTU_BINARY, 1, 1, "b64z.vtu"},
+      {VTU_BINARY_JOINT, 1, 0, "j64.vtu"},  {VTU_BINARY_JOINT, 0, 1, "j32z.vtu"}, {VTU_APPENDED_RAW, 0, 0, "r32.vtu"},
+      {VTU_APPENDED_RAW, 1, 1, "r64z.vtu"}, {VTU_APPENDED_B64, 0, 1, "e32z.vtu"}, {VTU_APPENDED_B64, 1, 0, "e64.vtu"}};
+  for (size_t i = 0; i < sizeof vtu / sizeof vtu[0]; i++)
+    same_as(write_vtu(vtu[i].mode, vtu[i].h64, vtu[i].zlib, vtu[i].name), &ref, 1);
   /* files VTK 9.1 wrote (tests/data/tetfile/README) */
-  static const char *const vtk_made[] = {"vtk_ascii.vtu", "vtk_binary.vtu", "vtk_binary_zlib.vtu",
-                                         "vtk_appended.vtu", "vtk_appended_zlib64.vtu", "vtk_legacy_ascii.vtk",
+  static const char *const vtk_made[] = {"vtk_ascii.vtu",         "vtk_binary.vtu",          "vtk_binary_zlib.vtu",
+                                         "vtk_appended.vtu",      "vtk_appended_zlib64.vtu", "vtk_legacy_ascii.vtk",
                                          "vtk_legacy_binary.vtk", "vtk_legacy42.vtk"};
   for (size_t i = 0; i < sizeof vtk_made / sizeof vtk_made[0]; i++) {
     char p[600];
@@ -619,9 +636,10 @@ static void test_scene(void) {
   for (int i = 0; i < 3 * w.model->nnode; i++) ENSURE(isfinite(w.state.x[i]));
   jl_world_destroy(&w);
   /* with a separate render surface */
-  snprintf(text, sizeof text,
-           "{\"duration\": 0.05, \"bodies\": [{\"mesh\": \"%s\", \"surface\": \"%s/icosphere_320.obj\", \"scale\": 0.5}]}",
-           msh, JL_MODELS_DIR);
+  snprintf(
+      text, sizeof text,
+      "{\"duration\": 0.05, \"bodies\": [{\"mesh\": \"%s\", \"surface\": \"%s/icosphere_320.obj\", \"scale\": 0.5}]}",
+      msh, JL_MODELS_DIR);
   ENSURE(jl_test_scene_world(&w, text, "tet.json"));
   ENSURE(jl_world_step(&w, 0.01, NULL) == JL_OK);
   jl_world_destroy(&w);
@@ -686,5 +704,6 @@ static void test_api(void) {
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"msh41_data_size", test_msh41_data_size}, {"formats_agree", test_formats_agree}, {"tetgen_made", test_tetgen_made}, {"orientation", test_orientation}, {"errors", test_errors},
+JL_TEST_MAIN({"msh41_data_size", test_msh41_data_size}, {"formats_agree", test_formats_agree},
+             {"tetgen_made", test_tetgen_made}, {"orientation", test_orientation}, {"errors", test_errors},
              {"scene", test_scene}, {"cli", test_cli, JL_PROGRAM}, {"api", test_api, JL_PROGRAM})

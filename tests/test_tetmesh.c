@@ -47,8 +47,9 @@ static void area_volume(const double *x, int ntri, const int *tri, double *area,
     double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
     double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
     *area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    *volume += (a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
-                a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+    *volume +=
+        (a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) + a[2] * (b[0] * c[1] - b[1] * c[0])) /
+        6.0;
   }
 }
 
@@ -117,7 +118,7 @@ static int check_complex(const JlTetMesh *t, int euler) {
   for (size_t i = 0; i < n && ok;) {
     size_t j = i + 1;
     while (j < n && key[j] >> 1 == key[i] >> 1) j++;
-    if (j - i > 2) ok = 0;                                   /* face of 3+ tets */
+    if (j - i > 2) ok = 0;                                      /* face of 3+ tets */
     if (j - i == 2 && (key[i] & 1) == (key[i + 1] & 1)) ok = 0; /* same orientation twice */
     if (j - i == 1) nboundary++;
     nunique++;
@@ -156,9 +157,12 @@ static int check_edges_adjacency(const JlTetMesh *t) {
         while (lo <= hi && !found) {
           int mid = (lo + hi) / 2;
           const int *p = t->edge + 2 * mid;
-          if (p[0] == u && p[1] == v) found = 1;
-          else if (p[0] < u || (p[0] == u && p[1] < v)) lo = mid + 1;
-          else hi = mid - 1;
+          if (p[0] == u && p[1] == v)
+            found = 1;
+          else if (p[0] < u || (p[0] == u && p[1] < v))
+            lo = mid + 1;
+          else
+            hi = mid - 1;
         }
         if (!found) return 0;
       }
@@ -210,8 +214,8 @@ static double boundary_off_surface(const JlTetMesh *t, const JlSurface *s) {
       double best = INFINITY, q[3], bary[3];
       for (int r = 0; r < s->ntri && best > 0.0; r++) {
         const int *v = s->tri + 3 * r;
-        best = fmin(best, jl_closest_point_triangle(p[k], s->vert + 3 * v[0], s->vert + 3 * v[1], s->vert + 3 * v[2],
-                                                    q, bary));
+        best = fmin(
+            best, jl_closest_point_triangle(p[k], s->vert + 3 * v[0], s->vert + 3 * v[1], s->vert + 3 * v[2], q, bary));
       }
       worst = fmax(worst, sqrt(best));
     }
@@ -250,8 +254,8 @@ static void conforming_case(const char *name, double max_volume, int euler, doub
   JlTetQuality q;
   jl_tetmesh_quality(&t, &q);
   double vs = jl_surface_volume(&s);
-  printf("  %s: %d nodes, %d tets, %d edges, %d faces, dihedral %.1f..%.1f deg\n", name, t.nnode, t.ntet,
-         t.nedge, t.nface, q.min_dihedral_deg, q.max_dihedral_deg);
+  printf("  %s: %d nodes, %d tets, %d edges, %d faces, dihedral %.1f..%.1f deg\n", name, t.nnode, t.ntet, t.nedge,
+         t.nface, q.min_dihedral_deg, q.max_dihedral_deg);
   /* tets tile the surface: volume sums agree */
   ENSURE_REL(q.volume_sum, vs, tol);
   double vmin, vmax;
@@ -299,8 +303,8 @@ static void test_conforming_bunny(void) { conforming_case("bunny.obj", jl_test_q
  * of up to 4.2x the bound. The boundary stays on the box's faces and every
  * surface vertex is a node with weight exactly 1. */
 static void test_conforming_coarse_box_bound(void) {
-  static const double vert[24] = {0, 0,   0,   1, 0, 0,   1, 0.1, 0,   0, 0.1, 0,
-                                  0, 0, 0.1,   1, 0, 0.1, 1, 0.1, 0.1, 0, 0.1, 0.1};
+  static const double vert[24] = {0, 0, 0,   1, 0, 0,   1, 0.1, 0,   0, 0.1, 0,
+                                  0, 0, 0.1, 1, 0, 0.1, 1, 0.1, 0.1, 0, 0.1, 0.1};
   static const int tri[36] = {0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
                               3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
   double bounds[2] = {5e-5, 1e-6};
@@ -532,10 +536,11 @@ static void embedded_case(const char *name, double resolution_fraction, int eule
   JlTetQuality q;
   jl_tetmesh_quality(&t, &q);
   double vs = jl_surface_volume(&s);
-  printf("  %s embedded (h = %g): %d nodes, %d tets for %d vertices, volume %.4g vs %.4g, dihedral %.1f..%.1f, "
-         "%.3f s\n",
-         name, def.resolution, t.nnode, t.ntet, s.nvert, q.volume_sum, vs, q.min_dihedral_deg,
-         q.max_dihedral_deg, t1 - t0);
+  printf(
+      "  %s embedded (h = %g): %d nodes, %d tets for %d vertices, volume %.4g vs %.4g, dihedral %.1f..%.1f, "
+      "%.3f s\n",
+      name, def.resolution, t.nnode, t.ntet, s.nvert, q.volume_sum, vs, q.min_dihedral_deg, q.max_dihedral_deg,
+      t1 - t0);
   ENSURE(q.min_volume > 0);
   /* the kept tets cover the solid */
   ENSURE(q.volume_sum >= vs * (1 - 1e-9));
@@ -708,7 +713,8 @@ static void test_shape_sphere(void) {
     for (int t = 0; res > 0 && t < s.ntri; t++)
       for (int k = 0; k < 3; k++) {
         const double *a = s.vert + 3 * s.tri[3 * t + k], *b = s.vert + 3 * s.tri[3 * t + (k + 1) % 3];
-        ENSURE(sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2])) <= res);
+        ENSURE(sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2])) <=
+               res);
       }
     jl_surface_free(&s);
   }
@@ -855,8 +861,8 @@ static void test_reorder_hilbert(void) {
   double span_built = edge_span(&t), span_shuffled = edge_span(&u);
   jl_tetmesh_reorder(&u);
   double span_reordered = edge_span(&u);
-  printf("  %d nodes: mean edge span %.4f built, %.4f shuffled, %.4f renumbered\n", t.nnode, span_built,
-         span_shuffled, span_reordered);
+  printf("  %d nodes: mean edge span %.4f built, %.4f shuffled, %.4f renumbered\n", t.nnode, span_built, span_shuffled,
+         span_reordered);
   /* TetGen's own order: about 0.24 here; random: 1/3 */
   ENSURE(span_shuffled > 0.25 && span_reordered < 0.08 && span_built == span_reordered);
   ENSURE(memcmp(u.node, t.node, 3 * (size_t)t.nnode * sizeof(double)) == 0);
@@ -961,8 +967,7 @@ static void test_cli_mesh(void) {
   snprintf(cmd, sizeof cmd, "%s mesh %s/icosphere_320.obj", JL_JELLY_EXE, JL_MODELS_DIR);
   int rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "rc %d: %s", rc, g_out);
-  ENSURE_MSG(strstr(g_out, "nodes") && strstr(g_out, "tets") && strstr(g_out, "springs") &&
-                 strstr(g_out, "dihedral"),
+  ENSURE_MSG(strstr(g_out, "nodes") && strstr(g_out, "tets") && strstr(g_out, "springs") && strstr(g_out, "dihedral"),
              "%s", g_out);
   /* the printed counts match the library's */
   const char *p = strstr(g_out, "\n  tets ");
@@ -978,8 +983,8 @@ static void test_cli_mesh(void) {
 
   /* embedded mode and a .vtu */
   const char *dir = jl_test_tmpdir("tetmesh_cli");
-  snprintf(cmd, sizeof cmd, "%s mesh %s/bunny.obj --mode embedded --resolution 1 --out %s/bunny.vtu",
-           JL_JELLY_EXE, JL_MODELS_DIR, dir);
+  snprintf(cmd, sizeof cmd, "%s mesh %s/bunny.obj --mode embedded --resolution 1 --out %s/bunny.vtu", JL_JELLY_EXE,
+           JL_MODELS_DIR, dir);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
   ENSURE_MSG(rc == 0, "rc %d: %s", rc, g_out);
   char path[1024];
@@ -1004,20 +1009,21 @@ static void test_cli_mesh(void) {
   /* a quality bound TetGen misses next to the bunny's small angles is a warning (exit 0) */
   snprintf(cmd, sizeof cmd, "%s mesh %s/bunny.obj --max-volume 50", JL_JELLY_EXE, JL_MODELS_DIR);
   rc = jl_test_run(cmd, g_out, sizeof g_out);
-  ENSURE_MSG(rc == 0 && strstr(g_out, "(bound 1.5): not met") &&
-                 strstr(g_out, "jelly mesh: warning: --quality 1.5 not met"),
-             "rc %d: %s", rc, g_out);
+  ENSURE_MSG(
+      rc == 0 && strstr(g_out, "(bound 1.5): not met") && strstr(g_out, "jelly mesh: warning: --quality 1.5 not met"),
+      "rc %d: %s", rc, g_out);
 }
 
 static void test_cli_mesh_bad_flags(void) {
   static const char *bad[] = {
-      "--quality 0.5", "--quality 1.0", "--max-volume -1", "--max-volume abc", "--mode sideways",
-      "--resolution -2", "--max-volume", "--frobnicate", "",
+      "--quality 0.5",    "--quality 1.0",   "--max-volume -1",
+      "--max-volume abc", "--mode sideways", "--resolution -2",
+      "--max-volume",     "--frobnicate",    "",
   };
   char cmd[2048];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    snprintf(cmd, sizeof cmd, "%s mesh %s %s", JL_JELLY_EXE, i + 1 < sizeof bad / sizeof bad[0] ?
-             JL_MODELS_DIR "/icosphere_320.obj" : "", bad[i]);
+    snprintf(cmd, sizeof cmd, "%s mesh %s %s", JL_JELLY_EXE,
+             i + 1 < sizeof bad / sizeof bad[0] ? JL_MODELS_DIR "/icosphere_320.obj" : "", bad[i]);
     int rc = jl_test_run(cmd, g_out, sizeof g_out);
     ENSURE_MSG(rc == 2, "'%s' gave %d: %s", bad[i], rc, g_out);
     ENSURE_MSG(strstr(g_out, "jelly mesh"), "'%s': %s", bad[i], g_out);
@@ -1051,16 +1057,18 @@ static void test_cli_mesh_bad_flags(void) {
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"conforming_icosphere", test_conforming_icosphere}, {"conforming_keep_surface", test_conforming_keep_surface}, {"reorder_hilbert", test_reorder_hilbert}, {"conforming_torus", test_conforming_torus},
-             {"conforming_bunny", test_conforming_bunny}, {"conforming_plain", test_conforming_plain},
+JL_TEST_MAIN({"conforming_icosphere", test_conforming_icosphere},
+             {"conforming_keep_surface", test_conforming_keep_surface}, {"reorder_hilbert", test_reorder_hilbert},
+             {"conforming_torus", test_conforming_torus}, {"conforming_bunny", test_conforming_bunny},
+             {"conforming_plain", test_conforming_plain},
              {"conforming_small_volume_bound", test_conforming_small_volume_bound},
              {"conforming_coarse_box_bound", test_conforming_coarse_box_bound},
              {"bisect_to_volume_bound", test_bisect_to_volume_bound}, {"tetmesh_check", test_tetmesh_check},
-             {"orientation_and_zero_volume", test_orientation_and_zero_volume},
-             {"embedded_bunny", test_embedded_bunny}, {"embedded_torus", test_embedded_torus},
-             {"embedded_icosphere", test_embedded_icosphere}, {"embedded_thin_plate", test_embedded_thin_plate},
-             {"embed_outside_points", test_embed_outside_points}, {"surface_normals", test_surface_normals},
-             {"shape_box", test_shape_box}, {"shape_sphere", test_shape_sphere}, {"shape_torus", test_shape_torus},
+             {"orientation_and_zero_volume", test_orientation_and_zero_volume}, {"embedded_bunny", test_embedded_bunny},
+             {"embedded_torus", test_embedded_torus}, {"embedded_icosphere", test_embedded_icosphere},
+             {"embedded_thin_plate", test_embedded_thin_plate}, {"embed_outside_points", test_embed_outside_points},
+             {"surface_normals", test_surface_normals}, {"shape_box", test_shape_box},
+             {"shape_sphere", test_shape_sphere}, {"shape_torus", test_shape_torus},
              {"shapes_tetrahedralize", test_shapes_tetrahedralize},
              {"tetgen_self_intersection", test_tetgen_self_intersection}, {"bad_defs", test_bad_defs},
              {"cli_mesh", test_cli_mesh, JL_PROGRAM}, {"cli_mesh_bad_flags", test_cli_mesh_bad_flags, JL_PROGRAM})

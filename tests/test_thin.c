@@ -64,7 +64,7 @@
 #include "collision/obstacle.h"
 #include "tests/sim.h"
 
-#define DT15 (1.0 / 15.0)
+#define DT15        (1.0 / 15.0)
 #define REST_WINDOW 0.5 /* s: "at rest" = the frames of the run's last REST_WINDOW */
 
 /* Known gaps: acceptance criteria the engine does not meet yet (tests/sim.h
@@ -175,9 +175,9 @@ static int open_with_body(Sim *s, const char *file, double dt, JlBodyKind kind, 
 
 typedef struct Bridge {
   int rope[2], box;
-  double *rest;      /* rest length of each rope's segments, per rope node (last unused) */
-  double e0;         /* J, kinetic + elastic + gravity at t = 0 */
-  double rise_max;   /* J, largest (K + E + G) - e0 after a step */
+  double *rest;    /* rest length of each rope's segments, per rope node (last unused) */
+  double e0;       /* J, kinetic + elastic + gravity at t = 0 */
+  double rise_max; /* J, largest (K + E + G) - e0 after a step */
   double rise_t, pen_at_max, pen_max;
   double stretch_max; /* largest segment length / rest length */
   double stretch_t;
@@ -217,7 +217,8 @@ static void rope_bridge(double dt) {
   br.rest = calloc((size_t)m->nnode, sizeof(double));
   for (int r = 0; r < 2; r++) {
     const JlBody *b = &m->body[br.rope[r]];
-    for (int i = b->node_begin; i + 1 < b->node_begin + b->node_count; i++) br.rest[i] = dist3(&m->x0[3 * i], &m->x0[3 * i + 3]);
+    for (int i = b->node_begin; i + 1 < b->node_begin + b->node_count; i++)
+      br.rest[i] = dist3(&m->x0[3 * i], &m->x0[3 * i + 3]);
   }
   br.e0 = keg(&s.w, &br.pen_max);
   br.rise_max = -INFINITY;
@@ -269,15 +270,15 @@ static void rope_bridge_dt15(void) { rope_bridge(DT15); }
 
 typedef struct ClothBall {
   int ball, cloth;
-  double *surf;          /* ball surface vertices, nvert x 3 */
-  int f_rest;            /* first frame of the rest window */
-  double above_max;      /* m, ball_above_cloth over the rest window */
-  int above_count;       /* vertices above the limit in the worst frame */
-  int covered;           /* vertices measured in that frame */
-  double covered_min;    /* smallest fraction of the upper vertices covered, over the rest window */
-  double inside_max;     /* m, cloth_in_ball over the rest window */
-  int inside_count;      /* cloth nodes inside the ball in the worst frame */
-  double limit;          /* m, thickness + 1 mm */
+  double *surf;       /* ball surface vertices, nvert x 3 */
+  int f_rest;         /* first frame of the rest window */
+  double above_max;   /* m, ball_above_cloth over the rest window */
+  int above_count;    /* vertices above the limit in the worst frame */
+  int covered;        /* vertices measured in that frame */
+  double covered_min; /* smallest fraction of the upper vertices covered, over the rest window */
+  double inside_max;  /* m, cloth_in_ball over the rest window */
+  int inside_count;   /* cloth nodes inside the ball in the worst frame */
+  double limit;       /* m, thickness + 1 mm */
 } ClothBall;
 
 /* largest height of a ball surface vertex above the cloth (comment at the
@@ -462,11 +463,11 @@ TWO_DT(rope_on_box)
 
 typedef struct Ends {
   int rope;
-  double min_dist;   /* m, smallest distance of segments >= 4 apart */
+  double min_dist; /* m, smallest distance of segments >= 4 apart */
   double min_t;
-  int min_i, min_j;  /* the segments */
-  int bad_steps;     /* steps below the limit */
-  double limit;      /* m, 2 radius - 1 mm */
+  int min_i, min_j; /* the segments */
+  int bad_steps;    /* steps below the limit */
+  double limit;     /* m, 2 radius - 1 mm */
 } Ends;
 
 static void ends_check(Sim *s, void *ctx) {
@@ -510,17 +511,17 @@ static void rope_ends_dt30(void) { rope_ends(1.0 / 30.0); }
 
 typedef struct Fold {
   int cloth;
-  const double *x0;       /* the cloth's rest positions, node_count x 3 */
-  double apart;           /* m, rest distance of nodes 4 grid cells apart (4 x the shortest edge) */
-  int nedge, *edge;       /* nedge x 2, local node ids */
+  const double *x0; /* the cloth's rest positions, node_count x 3 */
+  double apart;     /* m, rest distance of nodes 4 grid cells apart (4 x the shortest edge) */
+  int nedge, *edge; /* nedge x 2, local node ids */
   int ntri;
-  const int *tri;         /* ntri x 3, local node ids */
+  const int *tri; /* ntri x 3, local node ids */
   /* uniform grid over the triangles' boxes: cell edge `cell`, nbucket hashed buckets */
   double cell;
   int nbucket, *start, *item, nitem_cap, *stamp;
   int crossings_max, crossing_steps;
   double first_t;
-  double fold_gap;        /* m, smallest distance of two nodes at least `apart` apart at rest */
+  double fold_gap; /* m, smallest distance of two nodes at least `apart` apart at rest */
   int wind;
 } Fold;
 
@@ -688,11 +689,13 @@ static void geometry(void) {
   ENSURE_NEAR(w_out, 0.0, 1e-12);
 }
 
-#define CASE2(fn) {#fn "_dt60", fn##_dt60}, {#fn "_dt002", fn##_dt002}
+#define CASE2(fn) \
+  {#fn "_dt60", fn##_dt60}, { #fn "_dt002", fn##_dt002 }
 /* the same, its dt 1/60 run also in the sanitizer stage (JL_SHORT, tests/harness.h) */
-#define CASE2S(fn) {#fn "_dt60", fn##_dt60, JL_SCENE | JL_SHORT}, {#fn "_dt002", fn##_dt002}
+#define CASE2S(fn) \
+  {#fn "_dt60", fn##_dt60, JL_SCENE | JL_SHORT}, { #fn "_dt002", fn##_dt002 }
 
 #define JL_TEST_TIER JL_SCENE /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"geometry", geometry, JL_UNIT}, CASE2S(rope_bridge), {"rope_bridge_dt15", rope_bridge_dt15}, CASE2(cloth_ball_24), CASE2S(cloth_ball_8),
-             CASE2S(cloth_on_box), CASE2S(rope_on_box), CASE2S(rope_ends), {"rope_ends_dt30", rope_ends_dt30},
-             CASE2S(curtain_fold))
+JL_TEST_MAIN({"geometry", geometry, JL_UNIT}, CASE2S(rope_bridge), {"rope_bridge_dt15", rope_bridge_dt15},
+             CASE2(cloth_ball_24), CASE2S(cloth_ball_8), CASE2S(cloth_on_box), CASE2S(rope_on_box), CASE2S(rope_ends),
+             {"rope_ends_dt30", rope_ends_dt30}, CASE2S(curtain_fold))

@@ -74,16 +74,17 @@ static void test_segments_first_within(void) {
       for (int k = 0; k < 4; k++)
         for (int a = 0; a < 3; a++) q[k][a] = pv[k][a] + ti * dv[k][a];
       double d = sqrt(jl_closest_segments(q[0], q[1], q[2], q[3], &ss, &tt));
-      ENSURE_MSG(d > target - L / 256.0 - 1e-12, "trial %d: at tau %.4f the segments are %.4g apart, target %.4g, first %.4f",
-                 trial, ti, d, target, tau);
+      ENSURE_MSG(d > target - L / 256.0 - 1e-12,
+                 "trial %d: at tau %.4f the segments are %.4g apart, target %.4g, first %.4f", trial, ti, d, target,
+                 tau);
     }
     if (tau >= 0.0) {
       double q[4][3], ss, tt;
       for (int k = 0; k < 4; k++)
         for (int a = 0; a < 3; a++) q[k][a] = pv[k][a] + tau * dv[k][a];
       double d = sqrt(jl_closest_segments(q[0], q[1], q[2], q[3], &ss, &tt));
-      ENSURE_MSG(d <= target && fabs(ss - s) < 1e-12 && fabs(tt - t) < 1e-12, "trial %d: %.4g apart at tau %.4f", trial, d,
-                 tau);
+      ENSURE_MSG(d <= target && fabs(ss - s) < 1e-12 && fabs(tt - t) < 1e-12, "trial %d: %.4g apart at tau %.4f", trial,
+                 d, tau);
       found++;
     }
   }
@@ -161,16 +162,17 @@ static double dist_segments(const double *x, int a0, int a1, int b0, int b1) {
  * each other (the thrown rope's middle stays on its side) */
 static void ropes_cross(double speed, double dt) {
   char text[2048];
-  snprintf(text, sizeof text,
-           "{ \"gravity\": [0, 0, 0], \"dt\": %.17g,\n"
-           "  \"bodies\": [\n"
-           "  { \"name\": \"fixed\", \"kind\": \"rope\", \"radius\": 0.005, \"shape\": { \"type\": \"chain\", \"length\": 1,"
-           "    \"segments\": 10 }, \"rotate_deg\": [0, 0, 90], \"translate\": [-0.5, 0, 0], \"stiffness\": 5000,"
-           "    \"pin\": { \"nodes\": [0, 10] } },\n"
-           "  { \"name\": \"thrown\", \"kind\": \"rope\", \"radius\": 0.005, \"shape\": { \"type\": \"chain\", \"length\": 0.6,"
-           "    \"segments\": 6 }, \"rotate_deg\": [-90, 0, 0], \"translate\": [0.03, 0.1, -0.3], \"stiffness\": 5000,"
-           "    \"velocity\": [0, %.17g, 0] } ] }\n",
-           dt, -speed);
+  snprintf(
+      text, sizeof text,
+      "{ \"gravity\": [0, 0, 0], \"dt\": %.17g,\n"
+      "  \"bodies\": [\n"
+      "  { \"name\": \"fixed\", \"kind\": \"rope\", \"radius\": 0.005, \"shape\": { \"type\": \"chain\", \"length\": 1,"
+      "    \"segments\": 10 }, \"rotate_deg\": [0, 0, 90], \"translate\": [-0.5, 0, 0], \"stiffness\": 5000,"
+      "    \"pin\": { \"nodes\": [0, 10] } },\n"
+      "  { \"name\": \"thrown\", \"kind\": \"rope\", \"radius\": 0.005, \"shape\": { \"type\": \"chain\", \"length\": 0.6,"
+      "    \"segments\": 6 }, \"rotate_deg\": [-90, 0, 0], \"translate\": [0.03, 0.1, -0.3], \"stiffness\": 5000,"
+      "    \"velocity\": [0, %.17g, 0] } ] }\n",
+      dt, -speed);
   JlWorld w;
   ENSURE(jl_test_scene_world(&w, text, "ropes"));
   const JlModel *m = w.model;
@@ -182,13 +184,14 @@ static void ropes_cross(double speed, double dt) {
     ENSURE_MSG(jl_world_step(&w, dt, &rep) == JL_OK, "diverged: %s", rep.message);
     const double *x = w.state.x;
     for (int i = 0; i < 10; i++)
-      for (int j = 0; j < 6; j++) dmin = fmin(dmin, dist_segments(x, fixed0 + i, fixed0 + i + 1, thrown0 + j, thrown0 + j + 1));
+      for (int j = 0; j < 6; j++)
+        dmin = fmin(dmin, dist_segments(x, fixed0 + i, fixed0 + i + 1, thrown0 + j, thrown0 + j + 1));
     /* the thrown rope's middle node relative to the fixed rope's node under it */
     double rel = x[3 * (thrown0 + 3) + 1] - x[3 * (fixed0 + 5) + 1];
     ymid_min = fmin(ymid_min, rel);
   }
-  printf("  rope thrown at %.0f m/s, dt %.4g: closest segments %.4f m (2 r = 0.01 m), middle %.4f m above\n", speed,
-         dt, dmin, ymid_min);
+  printf("  rope thrown at %.0f m/s, dt %.4g: closest segments %.4f m (2 r = 0.01 m), middle %.4f m above\n", speed, dt,
+         dmin, ymid_min);
   ENSURE_MSG(ymid_min > 0.0, "the thrown rope passed through the fixed one (middle %.4f m below it)", -ymid_min);
   /* held at the tubes' surface within the give, also fast (13 cm a step at
    * 8 m/s: 0.3 mm apart before the edge-edge pairs followed their path
@@ -240,14 +243,15 @@ static void test_ropes_start_crossed(void) {
  * triangle under it. Returns the worst depth below (m; < 0: always above). */
 static double body_on_coarse_cloth(const char *body_json, const char *name) {
   char text[2048];
-  snprintf(text, sizeof text,
-           "{ \"duration\": 1.0, \"dt\": 0.016666666666666666,\n"
-           "  \"bodies\": [\n"
-           "  { \"name\": \"cloth\", \"kind\": \"cloth\", \"thickness\": 0.004, \"stiffness\": 4000, \"shear_stiffness\": 4000,"
-           "    \"shape\": { \"type\": \"grid\", \"size\": [0.8, 0.8], \"cells\": [4, 4] }, \"rotate_deg\": [-90, 0, 0],"
-           "    \"pin\": { \"nodes\": [0, 4, 20, 24] } },\n"
-           "  %s ] }\n",
-           body_json);
+  snprintf(
+      text, sizeof text,
+      "{ \"duration\": 1.0, \"dt\": 0.016666666666666666,\n"
+      "  \"bodies\": [\n"
+      "  { \"name\": \"cloth\", \"kind\": \"cloth\", \"thickness\": 0.004, \"stiffness\": 4000, \"shear_stiffness\": 4000,"
+      "    \"shape\": { \"type\": \"grid\", \"size\": [0.8, 0.8], \"cells\": [4, 4] }, \"rotate_deg\": [-90, 0, 0],"
+      "    \"pin\": { \"nodes\": [0, 4, 20, 24] } },\n"
+      "  %s ] }\n",
+      body_json);
   JlWorld w;
   if (!jl_test_scene_world(&w, text, name)) {
     jl_test_fail(__FILE__, __LINE__, "%s: scene failed", name);
@@ -275,7 +279,8 @@ static double body_on_coarse_cloth(const char *body_json, const char *name) {
         double det = (b[0] - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (b[2] - a[2]);
         if (fabs(det) < 1e-12) continue;
         double px = p[0] - a[0], pz = p[2] - a[2];
-        double l1 = (px * (c[2] - a[2]) - (c[0] - a[0]) * pz) / det, l2 = ((b[0] - a[0]) * pz - px * (b[2] - a[2])) / det;
+        double l1 = (px * (c[2] - a[2]) - (c[0] - a[0]) * pz) / det,
+               l2 = ((b[0] - a[0]) * pz - px * (b[2] - a[2])) / det;
         if (l1 < 0 || l2 < 0 || l1 + l2 > 1) continue;
         double ycl = a[1] + l1 * (b[1] - a[1]) + l2 * (c[1] - a[1]);
         worst = fmax(worst, ycl - p[1]); /* > 0: the vertex is below the cloth */
@@ -328,15 +333,19 @@ static void test_rest_at_thickness(void) {
       lo[b] = fmin(lo[b], w.state.x[3 * i + 1]);
       hi[b] = fmax(hi[b], w.state.x[3 * i + 1]);
     }
-  printf("  cloth (thickness 2 cm) on a box top at 0.2 m: nodes at %.4f..%.4f m; rope (radius 1.5 cm) on the ground:"
-         " %.4f..%.4f m\n", lo[0], hi[0], lo[1], hi[1]);
+  printf(
+      "  cloth (thickness 2 cm) on a box top at 0.2 m: nodes at %.4f..%.4f m; rope (radius 1.5 cm) on the ground:"
+      " %.4f..%.4f m\n",
+      lo[0], hi[0], lo[1], hi[1]);
   ENSURE_MSG(fabs(lo[0] - 0.21) < 1e-3 && fabs(hi[0] - 0.21) < 1e-3, "cloth not at half its thickness above the box");
   ENSURE_MSG(fabs(lo[1] - 0.015) < 1e-3 && fabs(hi[1] - 0.015) < 1e-3, "rope not at its radius above the ground");
   jl_world_destroy(&w);
 }
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
-JL_TEST_MAIN({"closest_segments", test_closest_segments}, {"segments_first_within", test_segments_first_within}, {"thin_jacobian_fd", test_thin_jacobian_fd},
+JL_TEST_MAIN({"closest_segments", test_closest_segments}, {"segments_first_within", test_segments_first_within},
+             {"thin_jacobian_fd", test_thin_jacobian_fd},
              {"ropes_do_not_pass", test_ropes_do_not_pass, JL_SCENE | JL_SHORT},
-             {"ropes_start_crossed", test_ropes_start_crossed, JL_SCENE | JL_SHORT}, {"bodies_on_coarse_cloth", test_bodies_on_coarse_cloth, JL_SCENE | JL_SHORT},
+             {"ropes_start_crossed", test_ropes_start_crossed, JL_SCENE | JL_SHORT},
+             {"bodies_on_coarse_cloth", test_bodies_on_coarse_cloth, JL_SCENE | JL_SHORT},
              {"rest_at_thickness", test_rest_at_thickness, JL_SCENE | JL_SHORT})

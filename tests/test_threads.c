@@ -112,8 +112,9 @@ static void *load_job(void *arg) {
       continue;
     }
     if (!same(&l, j->expect) && j->mismatches++ == 0)
-      snprintf(j->first, sizeof j->first, "round %d: result %d, %d vertices, %d triangles, %d findings, %d nodes, %d tets (%s)",
-               k, (int)l.r, l.s.nvert, l.s.ntri, l.nfinding, l.r == JL_OK && l.ok ? l.t.nnode : 0,
+      snprintf(j->first, sizeof j->first,
+               "round %d: result %d, %d vertices, %d triangles, %d findings, %d nodes, %d tets (%s)", k, (int)l.r,
+               l.s.nvert, l.s.ntri, l.nfinding, l.r == JL_OK && l.ok ? l.t.nnode : 0,
                l.r == JL_OK && l.ok ? l.t.ntet : 0, l.err);
     loaded_free(&l);
   }
@@ -155,7 +156,9 @@ static void test_two_meshes_at_once(void) {
   for (int i = 0; i < 2; i++) ENSURE(pthread_join(th[i], NULL) == 0);
   jl_mesh_set_limits(&saved);
   for (int i = 0; i < 2; i++) {
-    if (job[i].lost > 0) printf("  %s: %d of %d loads hung in a child forked mid-malloc (ThreadSanitizer), not compared\n", paths[i], job[i].lost, job[i].rounds);
+    if (job[i].lost > 0)
+      printf("  %s: %d of %d loads hung in a child forked mid-malloc (ThreadSanitizer), not compared\n", paths[i],
+             job[i].lost, job[i].rounds);
     ENSURE_MSG(job[i].lost < job[i].rounds, "%s: every threaded load hung", paths[i]);
     ENSURE_MSG(job[i].mismatches == 0,
                "%s: %d of %d threaded loads differ from the single-threaded one (%d nodes, %d tets); first: %s",

@@ -14,12 +14,12 @@
 
 #include "tests/harness.h"
 
-#define JELLY JL_JELLY_EXE
-#define DATA JL_SOURCE_DIR "/tests/data"
-#define PNG_STATS "python3 " DATA "/png_stats.py"
+#define JELLY      JL_JELLY_EXE
+#define DATA       JL_SOURCE_DIR "/tests/data"
+#define PNG_STATS  "python3 " DATA "/png_stats.py"
 #define PNG_PIXELS "python3 " DATA "/png_pixels.py"
-#define SCENES JL_SOURCE_DIR "/models/scenes"
-#define HEADLESS "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy "
+#define SCENES     JL_SOURCE_DIR "/models/scenes"
+#define HEADLESS   "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy "
 
 typedef struct Report {
   char status[32];
@@ -49,8 +49,9 @@ static int read_report(const char *dir, Report *r) {
     if (sscanf(line, "steps_per_second %lf", &r->steps_per_second) == 1) continue;
     if (sscanf(line, "camera_right %lf %lf %lf", &r->right[0], &r->right[1], &r->right[2]) == 3) continue;
     if (sscanf(line, "drag body %d", &r->drag_body) == 1) continue;
-    if (sscanf(line, "body %d %127s com_start %lf %lf %lf com_end %lf %lf %lf", &b, name, &a[0], &a[1],
-               &a[2], &a[3], &a[4], &a[5]) == 8 && b >= 0 && b < 8) {
+    if (sscanf(line, "body %d %127s com_start %lf %lf %lf com_end %lf %lf %lf", &b, name, &a[0], &a[1], &a[2], &a[3],
+               &a[4], &a[5]) == 8 &&
+        b >= 0 && b < 8) {
       memcpy(r->com0[b], a, sizeof r->com0[b]);
       memcpy(r->com1[b], a + 3, sizeof r->com1[b]);
       if (b + 1 > r->nbody) r->nbody = b + 1;
@@ -65,8 +66,9 @@ static int have_xvfb(void) {
   char out[1024];
   int have = jl_test_run("command -v xvfb-run", out, sizeof out) == 0;
   if (!have)
-    jl_test_fail(__FILE__, __LINE__, "xvfb-run is missing: install it with scripts/setup.sh --test-deps "
-                                     "(Debian packages xvfb and xauth); the viewer tests under X need an X server");
+    jl_test_fail(__FILE__, __LINE__,
+                 "xvfb-run is missing: install it with scripts/setup.sh --test-deps "
+                 "(Debian packages xvfb and xauth); the viewer tests under X need an X server");
   return have;
 }
 
@@ -80,7 +82,8 @@ static void test_xvfb_drag(void) {
    * name it for a suppression. The dummy-driver tests below run the same
    * viewer code with leak checking on. */
   snprintf(cmd, sizeof cmd,
-           "cd %s && LSAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x720x24' %s view " DATA "/viewer_ball.json "
+           "cd %s && LSAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x720x24' %s view " DATA
+           "/viewer_ball.json "
            "--frames 120 --script " DATA "/drag.txt --screenshot out.png --report report.txt",
            dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
@@ -137,8 +140,8 @@ static void test_xvfb_seconds_spawn(void) {
   char out[16384], cmd[4096];
   if (!have_xvfb()) return;
   Report r;
-  int rc = xvfb_view("viewer_seconds", "frame 3 key 1\nframe 4 key 2\n", "--seconds 4 --size 640x360", &r, out,
-                     sizeof out);
+  int rc =
+      xvfb_view("viewer_seconds", "frame 3 key 1\nframe 4 key 2\n", "--seconds 4 --size 640x360", &r, out, sizeof out);
   ENSURE_MSG(rc == 0, "jelly view --seconds exited %d: %s", rc, out);
   ENSURE_MSG(r.status[0], "no report: %s", out);
   ENSURE(strcmp(r.status, "ok") == 0);
@@ -170,8 +173,7 @@ static void test_xvfb_seconds_worker(void) {
   ENSURE_MSG(rc == 0, "jelly view --seconds exited %d: %s", rc, out);
   ENSURE_MSG(strcmp(r.status, "ok") == 0, "status %s: %s", r.status, out);
   ENSURE_MSG(r.drag_body == 0, "the drag picked body %d", r.drag_body);
-  ENSURE_MSG(r.frames > 60 && r.steps_per_second > 0.0, "frames %d, steps per second %g", r.frames,
-             r.steps_per_second);
+  ENSURE_MSG(r.frames > 60 && r.steps_per_second > 0.0, "frames %d, steps per second %g", r.frames, r.steps_per_second);
   /* pulled to the right (the camera's right vector), as in the scripted drag */
   double along = 0.0;
   for (int k = 0; k < 3; k++) along += (r.com1[0][k] - r.com0[0][k]) * r.right[k];
@@ -189,12 +191,14 @@ static void test_dummy_driver(void) {
   /* spawn a sphere (key 2), toggle gravity twice, cycle the integrator back */
   char script[1200];
   snprintf(script, sizeof script, "%s/keys.txt", dir);
-  ENSURE(jl_test_write_file(script, "frame 2 key 2\nframe 4 key g\nframe 6 key g\nframe 8 key h\nframe 9 key t\n"
-                              "frame 10 screenshot mid.png\n"));
+  ENSURE(jl_test_write_file(script,
+                            "frame 2 key 2\nframe 4 key g\nframe 6 key g\nframe 8 key h\nframe 9 key t\n"
+                            "frame 10 screenshot mid.png\n"));
   snprintf(cmd, sizeof cmd,
-           "cd %s && env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy %s view "
-           DATA "/viewer_ball.json --frames 20 --size 640x360 --script keys.txt --screenshot out.png "
-           "--report report.txt", dir, JELLY);
+           "cd %s && env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=dummy %s view " DATA
+           "/viewer_ball.json --frames 20 --size 640x360 --script keys.txt --screenshot out.png "
+           "--report report.txt",
+           dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 0, "jelly view with the dummy driver exited %d: %s", rc, out);
   Report r;
@@ -220,8 +224,10 @@ static void test_divergence_recovers(void) {
   char out[16384], cmd[4096];
   const char *dir = jl_test_tmpdir("viewer_diverge");
   snprintf(cmd, sizeof cmd,
-           "cd %s && env -u DISPLAY SDL_VIDEODRIVER=dummy %s view " DATA "/viewer_ball.json "
-           "--frames 30 --size 320x180 --integrator euler --report report.txt", dir, JELLY);
+           "cd %s && env -u DISPLAY SDL_VIDEODRIVER=dummy %s view " DATA
+           "/viewer_ball.json "
+           "--frames 30 --size 320x180 --integrator euler --report report.txt",
+           dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 1, "expected exit 1 after divergence, got %d: %s", rc, out);
   ENSURE_MSG(strstr(out, "diverged") != NULL, "%s", out);
@@ -237,8 +243,9 @@ static void test_bad_input(void) {
   char script[1200];
   snprintf(script, sizeof script, "%s/bad.txt", dir);
   ENSURE(jl_test_write_file(script, "# comment\nframe 3 key space\nframe 5 jump 1 2\n"));
-  snprintf(cmd, sizeof cmd, "env -u DISPLAY SDL_VIDEODRIVER=dummy %s view " DATA "/viewer_ball.json --frames 5 --script %s",
-           JELLY, script);
+  snprintf(cmd, sizeof cmd,
+           "env -u DISPLAY SDL_VIDEODRIVER=dummy %s view " DATA "/viewer_ball.json --frames 5 --script %s", JELLY,
+           script);
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 2 && strstr(out, "bad.txt:3") && strstr(out, "jump"), "exit %d: %s", rc, out);
   snprintf(cmd, sizeof cmd, "%s view " DATA "/viewer_ball.json --frames 5 --size 10x10", JELLY);
@@ -248,7 +255,8 @@ static void test_bad_input(void) {
   rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 2 && strstr(out, "nonexistent.json"), "exit %d: %s", rc, out);
   /* no display and no dummy driver: a clear message, exit 3 (the system refused) */
-  snprintf(cmd, sizeof cmd, "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11 %s view " DATA "/viewer_ball.json --frames 5", JELLY);
+  snprintf(cmd, sizeof cmd,
+           "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11 %s view " DATA "/viewer_ball.json --frames 5", JELLY);
   rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 3 && strstr(out, "no display: use `jelly render`"), "exit %d: %s", rc, out);
 }
@@ -280,8 +288,11 @@ static void test_camera_follows(void) {
     char script[1200];
     snprintf(script, sizeof script, "%s/%s.txt", dir, scripts[k][0]);
     ENSURE(jl_test_write_file(script, scripts[k][1]));
-    snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view " SCENES "/drop.json --frames 80 --size 320x240 "
-             "--script %s.txt --screenshot %s.png", dir, JELLY, scripts[k][0], scripts[k][0]);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && " HEADLESS "%s view " SCENES
+             "/drop.json --frames 80 --size 320x240 "
+             "--script %s.txt --screenshot %s.png",
+             dir, JELLY, scripts[k][0], scripts[k][0]);
     ENSURE_MSG(jl_test_run(cmd, out, sizeof out) == 0, "%s", out);
     int b[7];
     snprintf(args, sizeof args, "bodies %s/%s.png", dir, scripts[k][0]);
@@ -297,8 +308,7 @@ static void test_camera_follows(void) {
 /* writes `text` to dir/name and runs `jelly view <args> --script name`
  * headless in dir: the exit code (-1 when the script cannot be written),
  * the output in out */
-static int view_script(const char *dir, const char *name, const char *text, const char *args, char *out,
-                       size_t outsz) {
+static int view_script(const char *dir, const char *name, const char *text, const char *args, char *out, size_t outsz) {
   char script[1200], cmd[4096];
   snprintf(script, sizeof script, "%s/%s", dir, name);
   if (!jl_test_write_file(script, text)) return -1;
@@ -329,8 +339,8 @@ static void test_divergence_message(void) {
     const char *png = k < 2 ? "msg" : "help";
     snprintf(args, sizeof args, "colour %s/%s.png %d %d %d", dir, png, colours[k][0], colours[k][1], colours[k][2]);
     ENSURE(pixels(args, v, 7));
-    printf("  %s.png, text colour %d %d %d: %d px, x %d..%d of %d\n", png, colours[k][0], colours[k][1],
-           colours[k][2], v[0], v[1], v[3], v[5]);
+    printf("  %s.png, text colour %d %d %d: %d px, x %d..%d of %d\n", png, colours[k][0], colours[k][1], colours[k][2],
+           v[0], v[1], v[3], v[5]);
     ENSURE_MSG(v[0] > 200, "no text in colour %d %d %d", colours[k][0], colours[k][1], colours[k][2]);
     ENSURE_MSG(v[3] < v[5] - 6, "text reaches x = %d of a %d px window", v[3], v[5]);
   }
@@ -350,7 +360,8 @@ static void test_drag_spring_drawn(void) {
   snprintf(args, sizeof args, "colour %s/mid.png 0 235 255", dir);
   ENSURE(pixels(args, v, 8));
   double len = sqrt((double)(v[3] - v[1]) * (v[3] - v[1]) + (double)(v[4] - v[2]) * (v[4] - v[2]));
-  printf("  spring: %d px from (%d, %d) to (%d, %d), %d px thick across its middle\n", v[0], v[1], v[2], v[3], v[4], v[7]);
+  printf("  spring: %d px from (%d, %d) to (%d, %d), %d px thick across its middle\n", v[0], v[1], v[2], v[3], v[4],
+         v[7]);
   ENSURE_MSG(v[0] > 0, "no drag spring pixels mid-drag");
   ENSURE_MSG(len > 20, "drag spring only %.0f px long", len);
   ENSURE_MSG(v[7] >= 2, "drag spring %d px thick", v[7]);
@@ -367,18 +378,23 @@ static void test_integrator_key_default_dt(void) {
   char cmd[4096], out[8192], path[1200];
   const char *dir = jl_test_tmpdir("viewer_integrator");
   snprintf(path, sizeof path, "%s/nodt.json", dir);
-  ENSURE(jl_test_write_file(path, "{\"fps\": 30, \"ground\": {\"y\": 0},"
+  ENSURE(jl_test_write_file(path,
+                            "{\"fps\": 30, \"ground\": {\"y\": 0},"
                             " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2],"
                             " \"resolution\": 0.1}, \"young_modulus\": 1e5, \"translate\": [0, 0.15, 0]}]}"));
   snprintf(path, sizeof path, "%s/keys.txt", dir);
   ENSURE(jl_test_write_file(path, "frame 1 key i\n"));
-  snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view nodt.json --frames 12 --size 64x48 --script keys.txt "
-           "--report report.txt", dir, JELLY);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && " HEADLESS
+           "%s view nodt.json --frames 12 --size 64x48 --script keys.txt "
+           "--report report.txt",
+           dir, JELLY);
   int rc = jl_test_run(cmd, out, sizeof out);
   ENSURE_MSG(rc == 0 && !strstr(out, "diverged"), "symplectic at its default step: exit %d: %s", rc, out);
   /* the scene's dt is kept: 1/60 s is far beyond symplectic Euler's limit here */
   snprintf(path, sizeof path, "%s/dt.json", dir);
-  ENSURE(jl_test_write_file(path, "{\"fps\": 30, \"dt\": 0.0166666, \"ground\": {\"y\": 0},"
+  ENSURE(jl_test_write_file(path,
+                            "{\"fps\": 30, \"dt\": 0.0166666, \"ground\": {\"y\": 0},"
                             " \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2],"
                             " \"resolution\": 0.1}, \"young_modulus\": 1e5, \"translate\": [0, 0.15, 0]}]}"));
   snprintf(cmd, sizeof cmd, "cd %s && " HEADLESS "%s view dt.json --frames 12 --size 64x48 --script keys.txt", dir,
@@ -389,8 +405,7 @@ static void test_integrator_key_default_dt(void) {
 
 #define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"xvfb_drag", test_xvfb_drag}, {"xvfb_seconds_spawn", test_xvfb_seconds_spawn},
-             {"xvfb_seconds_worker", test_xvfb_seconds_worker},
-             {"dummy_driver", test_dummy_driver},
+             {"xvfb_seconds_worker", test_xvfb_seconds_worker}, {"dummy_driver", test_dummy_driver},
              {"divergence_recovers", test_divergence_recovers}, {"bad_input", test_bad_input},
              {"camera_follows", test_camera_follows}, {"divergence_message", test_divergence_message},
              {"drag_spring_drawn", test_drag_spring_drawn},

@@ -133,10 +133,11 @@ static void soft_case(const char *shape, double dt) {
   JlEnergy en;
   jl_world_energy(&w, &en);
   double ratio = height(&w) / h0;
-  printf("  %-6s dt %.4g: %d tets, inverted at most %d, height %.3f of %.3f m (%.0f %%), KE end %.2g J, "
-         "largest energy rise %.3g J of %.3g J\n",
-         strstr(shape, "box") ? "cube" : "ball", dt, w.model->ntet, inverted_max, ratio * h0, h0, 100 * ratio,
-         en.kinetic, rise, fabs(e0));
+  printf(
+      "  %-6s dt %.4g: %d tets, inverted at most %d, height %.3f of %.3f m (%.0f %%), KE end %.2g J, "
+      "largest energy rise %.3g J of %.3g J\n",
+      strstr(shape, "box") ? "cube" : "ball", dt, w.model->ntet, inverted_max, ratio * h0, h0, 100 * ratio, en.kinetic,
+      rise, fabs(e0));
   ENSURE_MSG(inverted_max == 0, "%d tets inverted", inverted_max);
   ENSURE_MSG(rise <= 1e-3 * fabs(e0), "energy rose by %.3g J", rise);
   /* without the volume force the cube ends at 0.11 of its height */
@@ -145,7 +146,8 @@ static void soft_case(const char *shape, double dt) {
     double ref = neo_hookean_column(1e3, 0.25 /* the default poisson_ratio */, 1000.0, 9.81, h0);
     printf("  a neo-Hookean column of the same material keeps %.1f %% (nu = 0.25); the cube %.2f of that\n", 100 * ref,
            ratio / ref);
-    ENSURE_MSG(fabs(ratio / ref - 1.0) < 0.25, "height %.3f, %.2f of the neo-Hookean column's %.3f", ratio, ratio / ref, ref);
+    ENSURE_MSG(fabs(ratio / ref - 1.0) < 0.25, "height %.3f, %.2f of the neo-Hookean column's %.3f", ratio, ratio / ref,
+               ref);
   }
   if (ratio < 0.5) {
     printf("  GAP: height %.0f %% of rest, the issue asks for >= 50 %%\n", 100 * ratio);
@@ -154,7 +156,7 @@ static void soft_case(const char *shape, double dt) {
   jl_world_destroy(&w);
 }
 
-#define BOX "{ \"type\": \"box\", \"size\": [0.3, 0.3, 0.3] }"
+#define BOX  "{ \"type\": \"box\", \"size\": [0.3, 0.3, 0.3] }"
 #define BALL "{ \"type\": \"sphere\", \"radius\": 0.15 }"
 static void soft_cube_dt60(void) { soft_case(BOX, 1.0 / 60.0); }
 static void soft_ball_dt60(void) { soft_case(BALL, 1.0 / 60.0); }
@@ -256,8 +258,8 @@ static double poisson_measured(double nu) {
       }
   double ex = num[0] / den[0] - 1, ey = num[1] / den[1] - 1, ez = num[2] / den[2] - 1;
   double measured = -0.5 * (ex + ez) / ey;
-  printf("  nu %.2f: %d tets, axial strain %.4g (sigma/E = %.4g), lateral %.4g %.4g, measured nu %.3f\n", nu,
-         m->ntet, ey, force / (0.04 * 1e5), ex, ez, measured);
+  printf("  nu %.2f: %d tets, axial strain %.4g (sigma/E = %.4g), lateral %.4g %.4g, measured nu %.3f\n", nu, m->ntet,
+         ey, force / (0.04 * 1e5), ex, ez, measured);
   (void)c0;
   jl_world_destroy(&w);
   return measured;
@@ -335,5 +337,6 @@ static void bar_stretch_embedded(void) {
 #define JL_TEST_TIER JL_SCENE /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"soft_cube_dt60", soft_cube_dt60, JL_SCENE | JL_SHORT}, {"soft_ball_dt60", soft_ball_dt60},
              {"soft_cube_dt002", soft_cube_dt002}, {"soft_ball_dt002", soft_ball_dt002},
-             {"squeeze_recover", squeeze_recover}, {"poisson_045", poisson_045}, {"poisson_025", poisson_025}, {"poisson_035", poisson_035},
-             {"bar_stretch_conforming", bar_stretch_conforming}, {"bar_stretch_embedded", bar_stretch_embedded})
+             {"squeeze_recover", squeeze_recover}, {"poisson_045", poisson_045}, {"poisson_025", poisson_025},
+             {"poisson_035", poisson_035}, {"bar_stretch_conforming", bar_stretch_conforming},
+             {"bar_stretch_embedded", bar_stretch_embedded})

@@ -38,8 +38,8 @@ static char *scene_text(const JlSurface *s, const char *extra) {
   char *t = malloc(cap);
   n += (size_t)snprintf(t + n, cap - n, "{\"bodies\": [{\"name\": \"scan\", %s, \"mesh\": {\"vertices\": [", extra);
   for (int i = 0; i < s->nvert; i++)
-    n += (size_t)snprintf(t + n, cap - n, "%s[%.17g, %.17g, %.17g]", i ? ", " : "", s->vert[3 * i],
-                          s->vert[3 * i + 1], s->vert[3 * i + 2]);
+    n += (size_t)snprintf(t + n, cap - n, "%s[%.17g, %.17g, %.17g]", i ? ", " : "", s->vert[3 * i], s->vert[3 * i + 1],
+                          s->vert[3 * i + 2]);
   n += (size_t)snprintf(t + n, cap - n, "], \"triangles\": [");
   for (int i = 0; i < s->ntri; i++)
     n += (size_t)snprintf(t + n, cap - n, "%s[%d, %d, %d]", i ? ", " : "", s->tri[3 * i], s->tri[3 * i + 1],
@@ -79,7 +79,8 @@ static void write_obj(const char *path, const JlSurface *s, double mul, double d
   if (!f) return;
   for (int i = 0; i < s->nvert; i++)
     fprintf(f, "v %.9g %.9g %.9g\n", mul * s->vert[3 * i] + dx, mul * s->vert[3 * i + 1], mul * s->vert[3 * i + 2]);
-  for (int i = 0; i < s->ntri; i++) fprintf(f, "f %d %d %d\n", s->tri[3 * i] + 1, s->tri[3 * i + 1] + 1, s->tri[3 * i + 2] + 1);
+  for (int i = 0; i < s->ntri; i++)
+    fprintf(f, "f %d %d %d\n", s->tri[3 * i] + 1, s->tri[3 * i + 1] + 1, s->tri[3 * i + 2] + 1);
   fclose(f);
 }
 
@@ -163,9 +164,10 @@ static void test_winding_speed(void) {
   for (int i = 0; i < nexact; i++)
     maxerr = fmax(maxerr, fabs(jl_winding_number_exact(&s, p + 3 * i) - jl_winding_number(&w, p + 3 * i)));
   double te = (jl_seconds() - t0) / nexact;
-  printf("  %d triangles: tree built in %.3f s; %d queries in %.3f s (%.2f us each); exact sum %.0f us each "
-         "(%.0fx slower); max error %.1e over %d points (mean w %.3f)\n",
-         s.ntri, tb, n, tq, 1e6 * tq / n, 1e6 * te, te / (tq / n), maxerr, nexact, sum / n);
+  printf(
+      "  %d triangles: tree built in %.3f s; %d queries in %.3f s (%.2f us each); exact sum %.0f us each "
+      "(%.0fx slower); max error %.1e over %d points (mean w %.3f)\n",
+      s.ntri, tb, n, tq, 1e6 * tq / n, 1e6 * te, te / (tq / n), maxerr, nexact, sum / n);
   ENSURE(s.ntri >= 100000);
   ENSURE(maxerr < 0.04);
   ENSURE(tq / n < 0.1 * te);
@@ -196,7 +198,7 @@ static void test_winding_speed(void) {
 
 /* ---- imperfect surfaces in a scene ------------------------------------------------------- */
 
-#define EMBED "\"density\": 1000, \"tetgen\": {\"mode\": \"embedded\", \"resolution\": 0.05}"
+#define EMBED   "\"density\": 1000, \"tetgen\": {\"mode\": \"embedded\", \"resolution\": 0.05}"
 #define CONFORM "\"density\": 1000"
 
 /* a sphere with one triangle missing: embedded mode fills the sphere (mass
@@ -362,14 +364,15 @@ static void test_units(void) {
   jl_model_free(&m[0]);
   jl_model_free(&m[1]);
   /* without "units" the same file is a 1.7 km body: the hint says so */
-  snprintf(text, sizeof text, "{\"bodies\": [{\"name\": \"u\", \"mesh\": \"%s\", \"tetgen\": {\"mode\": \"embedded\"}}]}", pmm);
+  snprintf(text, sizeof text,
+           "{\"bodies\": [{\"name\": \"u\", \"mesh\": \"%s\", \"tetgen\": {\"mode\": \"embedded\"}}]}", pmm);
   ENSURE_MSG(build(text, &m[0], log, sizeof log, err, sizeof err) == JL_OK, "%s", err);
   ENSURE_MSG(strstr(log, "is the mesh in millimetres or centimetres? set \"units\": \"mm\""), "%s", log);
   jl_model_free(&m[0]);
   /* "units" on a generated shape, or an unknown unit: refused naming the key */
   JlScene sc;
-  ENSURE(jl_scene_parse("{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"units\": \"mm\"}]}", JL_SOURCE_DIR "/tests/x.json",
-                        &sc, err, sizeof err) == JL_ERR_INPUT);
+  ENSURE(jl_scene_parse("{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"units\": \"mm\"}]}",
+                        JL_SOURCE_DIR "/tests/x.json", &sc, err, sizeof err) == JL_ERR_INPUT);
   ENSURE_MSG(strstr(err, "bodies[0].units: applies to a \"mesh\""), "%s", err);
   snprintf(text, sizeof text, "{\"bodies\": [{\"mesh\": \"%s\", \"units\": \"inch\"}]}", pm);
   ENSURE(jl_scene_parse(text, JL_SOURCE_DIR "/tests/x.json", &sc, err, sizeof err) == JL_ERR_INPUT);
@@ -392,10 +395,13 @@ static void test_size_hints(void) {
     free(text);
     ENSURE_MSG(r == JL_OK, "%s", err);
     if (r == JL_OK) jl_model_free(&m);
-    if (k == 0) ENSURE_MSG(strstr(log, "body 'scan': 60 m across (bounding-box diagonal): is the mesh in millimetres"), "%s", log);
+    if (k == 0)
+      ENSURE_MSG(strstr(log, "body 'scan': 60 m across (bounding-box diagonal): is the mesh in millimetres"), "%s",
+                 log);
     if (k == 1)
-      ENSURE_MSG(strstr(log, "body 'scan': 0.0005 m across (bounding-box diagonal): the mesh's numbers are taken as metres"),
-                 "%s", log);
+      ENSURE_MSG(
+          strstr(log, "body 'scan': 0.0005 m across (bounding-box diagonal): the mesh's numbers are taken as metres"),
+          "%s", log);
     if (k == 2) ENSURE_MSG(!strstr(log, "across"), "%s", log);
   }
   jl_surface_free(&s);
@@ -458,7 +464,8 @@ static void test_commands(void) {
 
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"winding_agrees", test_winding_agrees}, {"winding_speed", test_winding_speed, JL_SCENE},
-             {"sphere_with_hole", test_sphere_with_hole, JL_ROBUSTNESS}, {"overlapping_boxes", test_overlapping_boxes, JL_ROBUSTNESS},
-             {"boxes_sharing_an_edge", test_boxes_sharing_an_edge, JL_ROBUSTNESS},
-             {"open_sheet", test_open_sheet}, {"units", test_units}, {"size_hints", test_size_hints},
-             {"precision_hint", test_precision_hint}, {"commands", test_commands, JL_PROGRAM})
+             {"sphere_with_hole", test_sphere_with_hole, JL_ROBUSTNESS},
+             {"overlapping_boxes", test_overlapping_boxes, JL_ROBUSTNESS},
+             {"boxes_sharing_an_edge", test_boxes_sharing_an_edge, JL_ROBUSTNESS}, {"open_sheet", test_open_sheet},
+             {"units", test_units}, {"size_hints", test_size_hints}, {"precision_hint", test_precision_hint},
+             {"commands", test_commands, JL_PROGRAM})

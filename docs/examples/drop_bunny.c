@@ -11,10 +11,10 @@ int main(int argc, char **argv) {
   JellyModel *model = NULL;
   JellyWorld *world = NULL;
   JellyBodyDef bunny = jelly_default_body_def();
-  bunny.scale = 0.05;       /* the file is in 20 cm units */
-  bunny.translate[1] = 0.5; /* m above the ground */
-  bunny.embedded = 1;       /* a coarse tet lattice carries the fine surface */
-  bunny.resolution = 0.05;  /* m */
+  bunny.scale = 0.05;        /* the file is in 20 cm units */
+  bunny.translate[1] = 0.5;  /* m above the ground */
+  bunny.embedded = 1;        /* a coarse tet lattice carries the fine surface */
+  bunny.resolution = 0.05;   /* m */
   bunny.young_modulus = 2e5; /* Pa: a soft jelly */
   if (jelly_model_new(&md, &model, err, sizeof err) ||
       jelly_model_add_mesh(model, argc > 1 ? argv[1] : "models/bunny.obj", &bunny, err, sizeof err) ||

@@ -34,15 +34,15 @@ int jl_cli_size_flag(const char *cmd, const char *flag, const char *value, void 
 int jl_cli_layers_flag(const char *cmd, const char *flag, const char *value, void *dst);
 /* src/cli/cli_bench_render.c: prints the render row(s) of `jelly bench`; returns 0 on success */
 int jl_cli_bench_render(int json, const char *cpu);
-int jl_cli_bench_thin(int json, int quick, const char *cpu); /* src/cli/cli_bench_thin.c */
+int jl_cli_bench_thin(int json, int quick, const char *cpu);   /* src/cli/cli_bench_thin.c */
 int jl_cli_bench_volume(int json, int quick, const char *cpu); /* src/cli/cli_bench_volume.c */
 int jl_cli_bench_solver(int json, int quick, const char *cpu); /* src/cli/cli_bench_solver.c */
 int jl_cli_bench_scenes(int json, int nstep, const char *cpu); /* src/cli/cli_bench_scenes.c */
 /* what the bench rows that step whole scenes share (src/cli/cli_bench_scenes.c): */
 typedef struct JlBenchTally {
   int steps, cg_max, capped, energy_splits, crossing_splits; /* capped: steps whose CG stopped at its cap */
-  long cg;                    /* CG iterations */
-  double wall_s, simulated_s; /* stepping only */
+  long cg;                                                   /* CG iterations */
+  double wall_s, simulated_s;                                /* stepping only */
 } JlBenchTally;
 /* the world of scene sc (freed here) on `threads` threads, its dt; 0, or 1 with err set */
 int jl_cli_bench_world(JlScene *sc, int threads, JlWorld *w, double *dt, char *err, size_t errsz);
@@ -88,20 +88,24 @@ typedef struct JlCliFlag {
   int (*call)(const char *cmd, const char *flag, const char *value, void *dst); /* JL_CLI_CALL */
 } JlCliFlag;
 /* the rows of a table, one per kind */
-#define JL_CLI_FLAG_SWITCH(name, dst) {name, JL_CLI_SWITCH, dst, 0, 0, NULL, NULL}
-#define JL_CLI_FLAG_TEXT(name, dst, noun) {name, JL_CLI_TEXT, dst, 0, 0, noun, NULL}
-#define JL_CLI_FLAG_INT(name, dst, lo, hi) {name, JL_CLI_INT, dst, lo, hi, NULL, NULL}
-#define JL_CLI_FLAG_CALL(name, dst, call) {name, JL_CLI_CALL, dst, 0, 0, NULL, call}
+#define JL_CLI_FLAG_SWITCH(name, dst) \
+  { name, JL_CLI_SWITCH, dst, 0, 0, NULL, NULL }
+#define JL_CLI_FLAG_TEXT(name, dst, noun) \
+  { name, JL_CLI_TEXT, dst, 0, 0, noun, NULL }
+#define JL_CLI_FLAG_INT(name, dst, lo, hi) \
+  { name, JL_CLI_INT, dst, lo, hi, NULL, NULL }
+#define JL_CLI_FLAG_CALL(name, dst, call) \
+  { name, JL_CLI_CALL, dst, 0, 0, NULL, call }
 typedef struct JlCliSim JlCliSim; /* below */
 /* what one command accepts */
 typedef struct JlCliSpec {
-  const char *cmd;           /* "run": messages read "jelly run: ..." */
-  const JlCliFlag *flag;     /* the command's own flags, nflag of them */
+  const char *cmd;       /* "run": messages read "jelly run: ..." */
+  const JlCliFlag *flag; /* the command's own flags, nflag of them */
   int nflag;
-  JlCliSim *sim;             /* non-NULL: also --dt, --fps, --integrator, --threads (src/cli/cli_sim.c) */
-  const char **arg;          /* the one positional argument (SCENE, FILE); NULL: none is accepted */
-  const char *arg_name;      /* "scene", "FILE": "more than one scene given ('a' and 'b')" */
-  void (*usage)(FILE *f);    /* --help / -h: printed on stdout */
+  JlCliSim *sim;          /* non-NULL: also --dt, --fps, --integrator, --threads (src/cli/cli_sim.c) */
+  const char **arg;       /* the one positional argument (SCENE, FILE); NULL: none is accepted */
+  const char *arg_name;   /* "scene", "FILE": "more than one scene given ('a' and 'b')" */
+  void (*usage)(FILE *f); /* --help / -h: printed on stdout */
 } JlCliSpec;
 /* Parses argv[1..argc) against the spec's flags, the mesh limits (every
  * command: --mesh-timeout S, --mesh-memory MB, --mesh-max-file MB; mesh/child.h,
@@ -115,7 +119,7 @@ enum { JL_CLI_SIM_NFLAG = 4 };
 void jl_cli_sim_flags(JlCliSim *o, JlCliFlag out[JL_CLI_SIM_NFLAG]);
 #define JL_CLI_MESH_LIMITS_HELP                                                       \
   "  --mesh-timeout S   wall-clock (and CPU) seconds for one mesh import or TetGen\n" \
-  "                     run (default 60)\n"                                            \
+  "                     run (default 60)\n"                                           \
   "  --mesh-memory MB   memory for one mesh import or TetGen run (default 8192)\n"    \
   "  --mesh-max-file MB largest mesh file read (default 1024)\n"
 int jl_cli_parse_int(const char *cmd, const char *flag, const char *text, long lo, long hi, int *out);
@@ -130,14 +134,14 @@ struct JlCliSim {
   int max_frames;         /* the most output frames the command takes (jl_cli_sim_init: 1e8) */
 };
 void jl_cli_sim_init(JlCliSim *o);
-#define JL_CLI_SIM_HELP                                                                            \
-  "  --dt S       largest time step in seconds, at most 1/fps (overrides the\n"         \
-  "               scene's dt). Without one: 1/60 s (implicit) or, for explicit\n"       \
-  "               integrators, half the stability limit of the scene's fastest\n"     \
-  "               mode\n"                                                              \
-  "  --fps F      output frames per second (overrides the scene's fps)\n"             \
-  "  --integrator implicit|symplectic|euler|midpoint|rk4|verlet (overrides the\n"     \
-  "               scene's)\n"                                                         \
+#define JL_CLI_SIM_HELP                                                           \
+  "  --dt S       largest time step in seconds, at most 1/fps (overrides the\n"   \
+  "               scene's dt). Without one: 1/60 s (implicit) or, for explicit\n" \
+  "               integrators, half the stability limit of the scene's fastest\n" \
+  "               mode\n"                                                         \
+  "  --fps F      output frames per second (overrides the scene's fps)\n"         \
+  "  --integrator implicit|symplectic|euler|midpoint|rk4|verlet (overrides the\n" \
+  "               scene's)\n"                                                     \
   "  --threads N  OpenMP threads, 1 to " JL_MAX_THREADS_TEXT " (results do not depend on it)\n"
 typedef struct JlCliTiming {
   int nframes;       /* output frames after frame 0 */
@@ -155,8 +159,7 @@ int jl_cli_timing_world(const char *cmd, JlScene *sc, JlWorld *w, JlCliTiming *t
 /* the run header's "integrator ..." line(s) */
 void jl_cli_print_timing(FILE *f, const JlScene *sc, const JlCliTiming *t);
 /* the run header: scene, one line per body, the integrator lines */
-void jl_cli_print_header(FILE *f, const char *scene_path, const JlScene *sc, const JlModel *m,
-                         const JlCliTiming *t);
+void jl_cli_print_header(FILE *f, const char *scene_path, const JlScene *sc, const JlModel *m, const JlCliTiming *t);
 /* DIR for a run's outputs: `out` when given, else out/<scene file name without extension> */
 void jl_cli_out_dir(const char *scene_path, const char *out, char *buf, size_t n);
 /* The start run and render share: loads the scene (named = 0: the default
@@ -172,7 +175,7 @@ void jl_cli_progress(int frame, int nframes, double sim_t, double wall);
 /* "simulated  ..." */
 void jl_cli_print_simulated(FILE *f, double t, double wall, long steps, long cg);
 /* the exit-code contract, as every command's --help states it */
-#define JL_CLI_EXIT_HELP                                                              \
+#define JL_CLI_EXIT_HELP                                                            \
   "Exit codes: 0 success, 1 the simulation diverged (or, with --strict, a result\n" \
   "cannot be trusted), 2 bad input (file, scene key, flag, value out of range),\n"  \
   "3 the system refused (no display, an output that cannot be written, out of\n"    \

@@ -130,8 +130,10 @@ JlResult jl_cli_bench_sphere(int target, JlSurface *s, JlTetMesh *t, double *tet
       jl_tetmesh_free(&trial);
     }
     if (ratio > 0.8 && ratio < 1.25) break;
-    if (ratio > 1.0) too_fine = def.max_volume;
-    else too_coarse = def.max_volume;
+    if (ratio > 1.0)
+      too_fine = def.max_volume;
+    else
+      too_coarse = def.max_volume;
     def.max_volume = too_fine > 0 && too_coarse > 0 ? sqrt(too_fine * too_coarse) : def.max_volume * ratio;
   }
   return JL_OK;
@@ -193,12 +195,12 @@ static JlResult bench_row(int target, int threads, int precond, int relative, in
 
 typedef struct CollideRow {
   char name[32];
-  int tets;             /* per body */
-  double candidates;    /* (node, tet) candidate pairs per step */
-  double penetrating;   /* penetrating nodes per step */
-  double detect_ms;     /* broad phase + point-in-tet per step */
-  double depth_ms;      /* phases 2-4 per step */
-  double solve_ms;      /* the rest of the implicit step */
+  int tets;           /* per body */
+  double candidates;  /* (node, tet) candidate pairs per step */
+  double penetrating; /* penetrating nodes per step */
+  double detect_ms;   /* broad phase + point-in-tet per step */
+  double depth_ms;    /* phases 2-4 per step */
+  double solve_ms;    /* the rest of the implicit step */
 } CollideRow;
 
 
@@ -296,8 +298,8 @@ static int collide_rows(int json, int quick, int nstep, const char *cpu) {
   static const int targets[] = {1000, 10000, 50000};
   int ntarget = quick ? 2 : 3;
   if (!json)
-    printf("\n%-12s %7s %10s %8s %10s %10s %10s %12s %10s\n", "name", "tets", "candidates", "points",
-           "detect_ms", "us/tet", "depth_ms", "us/point", "solve_ms");
+    printf("\n%-12s %7s %10s %8s %10s %10s %10s %12s %10s\n", "name", "tets", "candidates", "points", "detect_ms",
+           "us/tet", "depth_ms", "us/point", "solve_ms");
   for (int k = 0; k < ntarget; k++) {
     CollideRow row;
     char err[1024];
@@ -310,15 +312,16 @@ static int collide_rows(int json, int quick, int nstep, const char *cpu) {
     double us_tet = 1e3 * row.detect_ms / (2.0 * row.tets);
     double us_point = row.penetrating > 0 ? 1e3 * row.depth_ms / row.penetrating : 0.0;
     if (json)
-      printf("{\"name\": \"%s\", \"tets\": %d, \"bodies\": 2, \"candidate_pairs\": %.0f, "
-             "\"penetrating_nodes\": %.0f, \"detect_ms\": %.4f, \"depth_ms\": %.4f, "
-             "\"collision_ms\": %.4f, \"us_per_tet\": %.4f, \"us_per_point\": %.4f, "
-             "\"solve_ms\": %.3f, \"threads\": 1, \"cpu\": \"%s\"}\n",
-             row.name, row.tets, row.candidates, row.penetrating, row.detect_ms, row.depth_ms,
-             row.detect_ms + row.depth_ms, us_tet, us_point, row.solve_ms, cpu);
+      printf(
+          "{\"name\": \"%s\", \"tets\": %d, \"bodies\": 2, \"candidate_pairs\": %.0f, "
+          "\"penetrating_nodes\": %.0f, \"detect_ms\": %.4f, \"depth_ms\": %.4f, "
+          "\"collision_ms\": %.4f, \"us_per_tet\": %.4f, \"us_per_point\": %.4f, "
+          "\"solve_ms\": %.3f, \"threads\": 1, \"cpu\": \"%s\"}\n",
+          row.name, row.tets, row.candidates, row.penetrating, row.detect_ms, row.depth_ms,
+          row.detect_ms + row.depth_ms, us_tet, us_point, row.solve_ms, cpu);
     else
-      printf("%-12s %7d %10.0f %8.0f %10.3f %10.4f %10.3f %12.3f %10.1f\n", row.name, row.tets,
-             row.candidates, row.penetrating, row.detect_ms, us_tet, row.depth_ms, us_point, row.solve_ms);
+      printf("%-12s %7d %10.0f %8.0f %10.3f %10.4f %10.3f %12.3f %10.1f\n", row.name, row.tets, row.candidates,
+             row.penetrating, row.detect_ms, us_tet, row.depth_ms, us_point, row.solve_ms);
     fflush(stdout);
   }
   return 0;
@@ -326,8 +329,7 @@ static int collide_rows(int json, int quick, int nstep, const char *cpu) {
 
 /* the row groups --only names, in the order they run */
 enum { GROUP_SPHERES, GROUP_COLLIDE, GROUP_VOLUME, GROUP_CLOTH, GROUP_SOLVER, GROUP_SCENES, GROUP_RENDER, NGROUP };
-static const char *const group_names[NGROUP] = {"spheres", "collide", "volume", "cloth", "solver", "scenes",
-                                                 "render"};
+static const char *const group_names[NGROUP] = {"spheres", "collide", "volume", "cloth", "solver", "scenes", "render"};
 
 /* --only: a comma-separated list of group names into a bit mask */
 static int only_flag(const char *cmd, const char *flag, const char *v, void *dst) {
@@ -383,9 +385,7 @@ static void bench_usage(FILE *f) {
           "--steps N: steps per row (default 10, 5 for the 50k and 100k spheres; scene\n"
           "rows: N steps of each part instead of their simulated time).\n"
           "--only GROUPS: only these row groups, separated by commas: spheres, collide,\n"
-          "volume, cloth, solver, scenes, render (default: all).\n"
-          JL_CLI_MESH_LIMITS_HELP
-          "\n" JL_CLI_EXIT_HELP);
+          "volume, cloth, solver, scenes, render (default: all).\n" JL_CLI_MESH_LIMITS_HELP "\n" JL_CLI_EXIT_HELP);
 }
 
 int jl_cli_bench(int argc, char **argv) {
@@ -408,8 +408,8 @@ int jl_cli_bench(int argc, char **argv) {
   uname(&un);
   if (!json) printf("jelly bench on %s (%s %s)\n", cpu, un.sysname, un.machine);
   if (!json && ntarget > 0) {
-    printf("%-12s %7s %7s %8s %4s %10s %9s %8s %14s %8s %s\n", "name", "tets", "nodes", "springs",
-           "thr", "tetgen_ms", "ms/step", "cg_it", "spring-cg-it/s", "peak_mb", "precond    stopping");
+    printf("%-12s %7s %7s %8s %4s %10s %9s %8s %14s %8s %s\n", "name", "tets", "nodes", "springs", "thr", "tetgen_ms",
+           "ms/step", "cg_it", "spring-cg-it/s", "peak_mb", "precond    stopping");
   }
   for (int k = 0; k < ntarget; k++) {
     /* the large spheres also with Jacobi, with the default stopping rule and
@@ -426,15 +426,18 @@ int jl_cli_bench(int argc, char **argv) {
           return JL_ERR_SYSTEM; /* the generated meshes are not bad input: TetGen or memory refused */
         }
         char stop[64];
-        if (row.relative) snprintf(stop, sizeof stop, "tolerance %g", jl_default_step_def().tolerance);
-        else snprintf(stop, sizeof stop, "velocity_tolerance %g m/s", JL_VELOCITY_TOLERANCE);
+        if (row.relative)
+          snprintf(stop, sizeof stop, "tolerance %g", jl_default_step_def().tolerance);
+        else
+          snprintf(stop, sizeof stop, "velocity_tolerance %g m/s", JL_VELOCITY_TOLERANCE);
         if (json)
-          printf("{\"name\": \"%s\", \"tets\": %d, \"nodes\": %d, \"springs\": %d, \"threads\": %d, "
-                 "\"ms_per_step\": %.4f, \"cg_iterations\": %.2f, \"spring_cg_iterations_per_s\": %.4g, "
-                 "\"peak_mb\": %.1f, \"tetgen_ms\": %.2f, \"cpu\": \"%s\", \"preconditioner\": \"%s\", "
-                 "\"stopping\": \"%s\"}\n",
-                 row.name, row.tets, row.nodes, row.springs, row.threads, row.ms_per_step, row.cg_iterations,
-                 row.spring_cg_per_s, row.peak_mb, row.tetgen_ms, cpu, jl_precond_names[row.precond], stop);
+          printf(
+              "{\"name\": \"%s\", \"tets\": %d, \"nodes\": %d, \"springs\": %d, \"threads\": %d, "
+              "\"ms_per_step\": %.4f, \"cg_iterations\": %.2f, \"spring_cg_iterations_per_s\": %.4g, "
+              "\"peak_mb\": %.1f, \"tetgen_ms\": %.2f, \"cpu\": \"%s\", \"preconditioner\": \"%s\", "
+              "\"stopping\": \"%s\"}\n",
+              row.name, row.tets, row.nodes, row.springs, row.threads, row.ms_per_step, row.cg_iterations,
+              row.spring_cg_per_s, row.peak_mb, row.tetgen_ms, cpu, jl_precond_names[row.precond], stop);
         else
           printf("%-12s %7d %7d %8d %4d %10.1f %9.2f %8.1f %14.3g %8.1f %-10s %s\n", row.name, row.tets, row.nodes,
                  row.springs, row.threads, row.tetgen_ms, row.ms_per_step, row.cg_iterations, row.spring_cg_per_s,
@@ -444,10 +447,13 @@ int jl_cli_bench(int argc, char **argv) {
     }
   }
   if ((only & 1u << GROUP_COLLIDE) && collide_rows(json, quick, nstep, cpu)) return JL_ERR_SYSTEM;
-  if ((only & 1u << GROUP_VOLUME) && jl_cli_bench_volume(json, quick, cpu)) return JL_ERR_SYSTEM; /* cli_bench_volume.c */
+  if ((only & 1u << GROUP_VOLUME) && jl_cli_bench_volume(json, quick, cpu))
+    return JL_ERR_SYSTEM;                                                                      /* cli_bench_volume.c */
   if ((only & 1u << GROUP_CLOTH) && jl_cli_bench_thin(json, quick, cpu)) return JL_ERR_SYSTEM; /* cli_bench_thin.c */
-  if ((only & 1u << GROUP_SOLVER) && jl_cli_bench_solver(json, quick, cpu)) return JL_ERR_SYSTEM; /* cli_bench_solver.c */
-  if ((only & 1u << GROUP_SCENES) && jl_cli_bench_scenes(json, nstep, cpu)) return JL_ERR_SYSTEM; /* cli_bench_scenes.c */
+  if ((only & 1u << GROUP_SOLVER) && jl_cli_bench_solver(json, quick, cpu))
+    return JL_ERR_SYSTEM; /* cli_bench_solver.c */
+  if ((only & 1u << GROUP_SCENES) && jl_cli_bench_scenes(json, nstep, cpu))
+    return JL_ERR_SYSTEM;                                                                  /* cli_bench_scenes.c */
   if ((only & 1u << GROUP_RENDER) && jl_cli_bench_render(json, cpu)) return JL_ERR_SYSTEM; /* cli_bench_render.c */
   return 0;
 }

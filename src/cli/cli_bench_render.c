@@ -39,15 +39,16 @@ int jl_cli_bench_render(int json, const char *cpu) {
     return 1;
   }
   if (json)
-    printf("{\"name\": \"render_default\", \"width\": %d, \"height\": %d, \"triangles\": %d, "
-           "\"frames\": %d, \"ms_per_frame\": %.4f, \"fps\": %.1f, \"triangles_per_s\": %.4g, "
-           "\"renderer\": \"software\", \"cpu\": \"%s\"}\n",
-           b.width, b.height, b.triangles, b.frames, b.ms_per_frame,
-           b.ms_per_frame > 0 ? 1e3 / b.ms_per_frame : 0.0, b.triangles_per_s, cpu);
+    printf(
+        "{\"name\": \"render_default\", \"width\": %d, \"height\": %d, \"triangles\": %d, "
+        "\"frames\": %d, \"ms_per_frame\": %.4f, \"fps\": %.1f, \"triangles_per_s\": %.4g, "
+        "\"renderer\": \"software\", \"cpu\": \"%s\"}\n",
+        b.width, b.height, b.triangles, b.frames, b.ms_per_frame, b.ms_per_frame > 0 ? 1e3 / b.ms_per_frame : 0.0,
+        b.triangles_per_s, cpu);
   else
-    printf("\n%-14s %9s %9s %9s %6s %12s\n%-14s %9d %4dx%-4d %9.2f %6.0f %12.3g\n", "render", "triangles",
-           "size", "ms/frame", "fps", "triangles/s", "default_sw", b.triangles, b.width, b.height,
-           b.ms_per_frame, b.ms_per_frame > 0 ? 1e3 / b.ms_per_frame : 0.0, b.triangles_per_s);
+    printf("\n%-14s %9s %9s %9s %6s %12s\n%-14s %9d %4dx%-4d %9.2f %6.0f %12.3g\n", "render", "triangles", "size",
+           "ms/frame", "fps", "triangles/s", "default_sw", b.triangles, b.width, b.height, b.ms_per_frame,
+           b.ms_per_frame > 0 ? 1e3 / b.ms_per_frame : 0.0, b.triangles_per_s);
   fflush(stdout);
   return 0;
 }

@@ -108,12 +108,13 @@ static int file_row(const char *name, const char *file, int nstep, int json, con
       return 1;
     }
     if (json) {
-      printf("{\"name\": \"%s\", \"scene\": \"models/scenes/%s\", \"bodies\": %d, \"tets\": %d, \"nodes\": %d, "
-             "\"threads\": %d, \"dt\": %.6g, \"steps\": %d, \"simulated_s\": %.4g, \"wall_s_per_simulated_s\": %.4f, "
-             "\"cg_iterations\": %.1f, \"cg_iterations_max\": %d, \"cg_capped_steps\": %d, \"energy_splits\": %d, "
-             "\"crossing_splits\": %d, \"kinetic_energy_end\": %.4g, \"cpu\": \"%s\"}\n",
-             name, file, bodies, tets, nodes, threads, dt, t.steps, t.simulated_s, per_sim(&t), per_step(&t),
-             t.cg_max, t.capped, t.energy_splits, t.crossing_splits, e.kinetic, cpu);
+      printf(
+          "{\"name\": \"%s\", \"scene\": \"models/scenes/%s\", \"bodies\": %d, \"tets\": %d, \"nodes\": %d, "
+          "\"threads\": %d, \"dt\": %.6g, \"steps\": %d, \"simulated_s\": %.4g, \"wall_s_per_simulated_s\": %.4f, "
+          "\"cg_iterations\": %.1f, \"cg_iterations_max\": %d, \"cg_capped_steps\": %d, \"energy_splits\": %d, "
+          "\"crossing_splits\": %d, \"kinetic_energy_end\": %.4g, \"cpu\": \"%s\"}\n",
+          name, file, bodies, tets, nodes, threads, dt, t.steps, t.simulated_s, per_sim(&t), per_step(&t), t.cg_max,
+          t.capped, t.energy_splits, t.crossing_splits, e.kinetic, cpu);
     } else {
       if (!*header)
         printf("\n%-13s %6s %6s %6s %4s %6s %13s %8s %7s %6s %7s %7s %10s\n", "name", "bodies", "tets", "nodes", "thr",
@@ -148,7 +149,8 @@ static int rest_row(int nstep, int json, const char *cpu) {
       return 1;
     }
     int n_settle = nstep ? nstep : (int)(2.0 / dt + 0.5), n = nstep ? nstep : (int)(1.0 / dt + 0.5);
-    int rc = jl_cli_bench_steps(&rest, dt, n_settle, &settle, err, sizeof err) || jl_cli_bench_steps(&rest, dt, n, &t_rest, err, sizeof err);
+    int rc = jl_cli_bench_steps(&rest, dt, n_settle, &settle, err, sizeof err) ||
+             jl_cli_bench_steps(&rest, dt, n, &t_rest, err, sizeof err);
     JlEnergy e;
     jl_world_energy(&rest, &e);
     int tets = jl_cli_bench_tets(rest.model), nodes = rest.model->nnode;
@@ -166,12 +168,13 @@ static int rest_row(int nstep, int json, const char *cpu) {
     }
     double ratio = per_step(&t_fall) > 0.0 ? per_step(&t_rest) / per_step(&t_fall) : 0.0;
     if (json)
-      printf("{\"name\": \"rest_ground\", \"tets\": %d, \"nodes\": %d, \"threads\": %d, \"dt\": %.6g, "
-             "\"settle_s\": %.4g, \"measured_s\": %.4g, \"cg_iterations_settle\": %.1f, \"cg_iterations_rest\": %.1f, "
-             "\"cg_iterations_free\": %.1f, \"ratio_rest_over_free\": %.3f, \"wall_s_per_simulated_s_rest\": %.4f, "
-             "\"wall_s_per_simulated_s_free\": %.4f, \"kinetic_energy_end\": %.4g, \"cpu\": \"%s\"}\n",
-             tets, nodes, threads, dt, settle.simulated_s, t_rest.simulated_s, per_step(&settle), per_step(&t_rest),
-             per_step(&t_fall), ratio, per_sim(&t_rest), per_sim(&t_fall), e.kinetic, cpu);
+      printf(
+          "{\"name\": \"rest_ground\", \"tets\": %d, \"nodes\": %d, \"threads\": %d, \"dt\": %.6g, "
+          "\"settle_s\": %.4g, \"measured_s\": %.4g, \"cg_iterations_settle\": %.1f, \"cg_iterations_rest\": %.1f, "
+          "\"cg_iterations_free\": %.1f, \"ratio_rest_over_free\": %.3f, \"wall_s_per_simulated_s_rest\": %.4f, "
+          "\"wall_s_per_simulated_s_free\": %.4f, \"kinetic_energy_end\": %.4g, \"cpu\": \"%s\"}\n",
+          tets, nodes, threads, dt, settle.simulated_s, t_rest.simulated_s, per_step(&settle), per_step(&t_rest),
+          per_step(&t_fall), ratio, per_sim(&t_rest), per_sim(&t_fall), e.kinetic, cpu);
     else {
       if (threads == 1)
         printf("\n%-12s %6s %6s %4s %9s %8s %8s %10s %12s %12s %10s\n", "name", "tets", "nodes", "thr", "settle_it",

@@ -90,11 +90,12 @@ static int scene_rows(int json, const char *cpu) {
       double per_sim = t->wall_s / t->simulated_s, ms = 1e3 * t->wall_s / t->steps;
       double cg = (double)t->cg / t->steps;
       if (json)
-        printf("{\"name\": \"%s\", \"tets\": %d, \"nodes\": %d, \"threads\": %d, \"ms_per_step\": %.3f, "
-               "\"cg_iterations\": %.1f, \"wall_s_per_simulated_s\": %.4f, \"cg_capped_steps\": %d, "
-               "\"preconditioner\": \"%s\", \"cpu\": \"%s\"}\n",
-               rows[r].name, run.tets, run.nodes, threads, ms, cg, per_sim, t->capped,
-               jl_precond_names[JL_PRECOND_DEFAULT], cpu);
+        printf(
+            "{\"name\": \"%s\", \"tets\": %d, \"nodes\": %d, \"threads\": %d, \"ms_per_step\": %.3f, "
+            "\"cg_iterations\": %.1f, \"wall_s_per_simulated_s\": %.4f, \"cg_capped_steps\": %d, "
+            "\"preconditioner\": \"%s\", \"cpu\": \"%s\"}\n",
+            rows[r].name, run.tets, run.nodes, threads, ms, cg, per_sim, t->capped,
+            jl_precond_names[JL_PRECOND_DEFAULT], cpu);
       else
         printf("%-12s %7d %7d %4d %10.2f %8.1f %14.4f %9d\n", rows[r].name, run.tets, run.nodes, threads, ms, cg,
                per_sim, t->capped);
@@ -169,10 +170,11 @@ static int busy_row(int json, int quick, const char *cpu) {
   }
   double ratio = ms[0] > 0 ? ms[1] / ms[0] : 0;
   if (json)
-    printf("{\"name\": \"busy_10k\", \"tets\": %d, \"steps\": %d, \"ms_per_step_1_thread\": %.3f, "
-           "\"ms_per_step_2_threads\": %.3f, \"ratio_2_over_1\": %.3f, \"thread_switches\": %d, "
-           "\"preconditioner\": \"%s\", \"cpu\": \"%s\"}\n",
-           tets, nstep, ms[0], ms[1], ratio, switches[1], jl_precond_names[JL_PRECOND_DEFAULT], cpu);
+    printf(
+        "{\"name\": \"busy_10k\", \"tets\": %d, \"steps\": %d, \"ms_per_step_1_thread\": %.3f, "
+        "\"ms_per_step_2_threads\": %.3f, \"ratio_2_over_1\": %.3f, \"thread_switches\": %d, "
+        "\"preconditioner\": \"%s\", \"cpu\": \"%s\"}\n",
+        tets, nstep, ms[0], ms[1], ratio, switches[1], jl_precond_names[JL_PRECOND_DEFAULT], cpu);
   else
     printf("\n%-12s %7s %6s %12s %12s %12s %9s\n%-12s %7d %6d %12.2f %12.2f %12.3f %9d\n", "name", "tets", "steps",
            "ms@1thr", "ms@2thr", "2thr/1thr", "switches", "busy_10k", tets, nstep, ms[0], ms[1], ratio, switches[1]);

@@ -74,9 +74,10 @@ static int thin_row(const char *name, const char *text, double settle, int nstep
   } else {
     double fm = jl_cli_median(find, nstep), sm = jl_cli_median(step, nstep);
     if (json)
-      printf("{\"name\": \"%s\", \"nodes\": %d, \"pairs\": %.0f, \"thin_find_ms\": %.4f, \"step_ms\": %.3f, "
-             "\"find_share\": %.4f, \"us_per_node\": %.4f, \"threads\": 1, \"cpu\": \"%s\"}\n",
-             name, prims, pairs / nstep, fm, sm, sm > 0 ? fm / sm : 0.0, 1e3 * fm / prims, cpu);
+      printf(
+          "{\"name\": \"%s\", \"nodes\": %d, \"pairs\": %.0f, \"thin_find_ms\": %.4f, \"step_ms\": %.3f, "
+          "\"find_share\": %.4f, \"us_per_node\": %.4f, \"threads\": 1, \"cpu\": \"%s\"}\n",
+          name, prims, pairs / nstep, fm, sm, sm > 0 ? fm / sm : 0.0, 1e3 * fm / prims, cpu);
     else
       printf("%-14s %7d %8.0f %12.3f %10.2f %10.3f %10.4f\n", name, prims, pairs / nstep, fm, sm,
              sm > 0 ? fm / sm : 0.0, 1e3 * fm / prims);
@@ -90,8 +91,8 @@ static int thin_row(const char *name, const char *text, double settle, int nstep
 
 int jl_cli_bench_thin(int json, int quick, const char *cpu) {
   if (!json)
-    printf("\n%-14s %7s %8s %12s %10s %10s %10s\n", "name", "nodes", "pairs", "thin_find_ms", "step_ms",
-           "find/step", "us/node");
+    printf("\n%-14s %7s %8s %12s %10s %10s %10s\n", "name", "nodes", "pairs", "thin_find_ms", "step_ms", "find/step",
+           "us/node");
   int n = quick ? 10 : 30;
   if (thin_row("cloth_on_ball", cloth_on_ball, 1.5, n, json, cpu)) return 1;
   if (thin_row("cloth_self", cloth_self, 0.6, n, json, cpu)) return 1;

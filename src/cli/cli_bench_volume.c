@@ -107,15 +107,16 @@ int jl_cli_bench_volume(int json, int quick, const char *cpu) {
     double mr = row.mult_springs_us > 0 ? row.mult_volume_us / row.mult_springs_us : 0;
     double sr = row.step_ms[0] > 0 ? row.step_ms[1] / row.step_ms[0] : 0;
     if (json)
-      printf("{\"name\": \"volume_%dk\", \"tets\": %d, \"volume_multiply_us\": %.2f, \"springs_multiply_us\": %.2f, "
-             "\"multiply_ratio\": %.3f, \"ms_per_step_nu025\": %.3f, \"cg_nu025\": %.1f, \"ms_per_step_nu045\": %.3f, "
-             "\"cg_nu045\": %.1f, \"step_ratio\": %.3f, \"threads\": 1, \"cpu\": \"%s\"}\n",
-             targets[k] / 1000, row.tets, row.mult_volume_us, row.mult_springs_us, mr, row.step_ms[0], row.cg[0],
-             row.step_ms[1], row.cg[1], sr, cpu);
+      printf(
+          "{\"name\": \"volume_%dk\", \"tets\": %d, \"volume_multiply_us\": %.2f, \"springs_multiply_us\": %.2f, "
+          "\"multiply_ratio\": %.3f, \"ms_per_step_nu025\": %.3f, \"cg_nu025\": %.1f, \"ms_per_step_nu045\": %.3f, "
+          "\"cg_nu045\": %.1f, \"step_ratio\": %.3f, \"threads\": 1, \"cpu\": \"%s\"}\n",
+          targets[k] / 1000, row.tets, row.mult_volume_us, row.mult_springs_us, mr, row.step_ms[0], row.cg[0],
+          row.step_ms[1], row.cg[1], sr, cpu);
     else
       printf("volume_%-5s %7d %12.1f %12.1f %10.2f %12.2f %8.1f %12.2f %8.1f %10.2f\n",
-             targets[k] >= 50000 ? "50k" : "10k", row.tets,
-             row.mult_volume_us, row.mult_springs_us, mr, row.step_ms[0], row.cg[0], row.step_ms[1], row.cg[1], sr);
+             targets[k] >= 50000 ? "50k" : "10k", row.tets, row.mult_volume_us, row.mult_springs_us, mr, row.step_ms[0],
+             row.cg[0], row.step_ms[1], row.cg[1], sr);
     fflush(stdout);
   }
   return 0;

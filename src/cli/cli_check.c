@@ -65,24 +65,30 @@ static int check_tets(const char *path) {
   char found[3][400];
   int nfound = 0, bad = 0;
   if (pl.noverlap > 0) {
-    snprintf(found[nfound++], sizeof found[0], "error: %d tets overlap others (the centre of tet %d lies inside tet "
-             "%d): their volume and mass would count twice", pl.noverlap, pl.first_overlap, pl.other);
+    snprintf(found[nfound++], sizeof found[0],
+             "error: %d tets overlap others (the centre of tet %d lies inside tet "
+             "%d): their volume and mass would count twice",
+             pl.noverlap, pl.first_overlap, pl.other);
     fprintf(stderr, "jelly check: %s: %d tets overlap others\n", path, pl.noverlap);
     bad = 1;
   }
   if (!(pl.extent >= 1e-3 * JL_PLAUSIBLE_MIN_EXTENT && pl.extent <= 1e3 * JL_PLAUSIBLE_MAX_EXTENT)) {
-    snprintf(found[nfound++], sizeof found[0], "error: the mesh is %.3g units across: no choice of units (mm to "
-             "km) makes it a body of %g to %g m (a binary file read in the wrong byte order?)", pl.extent,
-             JL_PLAUSIBLE_MIN_EXTENT, JL_PLAUSIBLE_MAX_EXTENT);
+    snprintf(found[nfound++], sizeof found[0],
+             "error: the mesh is %.3g units across: no choice of units (mm to "
+             "km) makes it a body of %g to %g m (a binary file read in the wrong byte order?)",
+             pl.extent, JL_PLAUSIBLE_MIN_EXTENT, JL_PLAUSIBLE_MAX_EXTENT);
     fprintf(stderr, "jelly check: %s: %.3g units across, an implausible size\n", path, pl.extent);
     bad = 1;
   } else if (!(pl.extent >= JL_PLAUSIBLE_MIN_EXTENT && pl.extent <= JL_PLAUSIBLE_MAX_EXTENT)) {
-    snprintf(found[nfound++], sizeof found[0], "warning: the mesh is %.3g units across: as metres outside %g to %g "
-             "m (a scene can set \"units\" or \"scale\")", pl.extent, JL_PLAUSIBLE_MIN_EXTENT,
-             JL_PLAUSIBLE_MAX_EXTENT);
+    snprintf(found[nfound++], sizeof found[0],
+             "warning: the mesh is %.3g units across: as metres outside %g to %g "
+             "m (a scene can set \"units\" or \"scale\")",
+             pl.extent, JL_PLAUSIBLE_MIN_EXTENT, JL_PLAUSIBLE_MAX_EXTENT);
   }
-  if (rep.nnote + nfound == 0) printf("  findings     none\n");
-  else printf("  findings     %d\n", rep.nnote + nfound);
+  if (rep.nnote + nfound == 0)
+    printf("  findings     none\n");
+  else
+    printf("  findings     %d\n", rep.nnote + nfound);
   for (int k = 0; k < nfound; k++) printf("    %s\n", found[k]);
   for (int k = 0; k < rep.nnote; k++) printf("    note: %s\n", rep.note[k]);
   jl_tetmesh_free(&t);
@@ -125,10 +131,12 @@ int jl_cli_check(int argc, char **argv) {
   printf("  triangles    %d\n", r.ntri);
   printf("  components   %d\n", r.ncomponent);
   printf("  volume       %.6g (units of the file)\n", r.volume);
-  printf("  bbox         [%.4g, %.4g, %.4g] .. [%.4g, %.4g, %.4g]\n", r.bbox_lo[0], r.bbox_lo[1],
-         r.bbox_lo[2], r.bbox_hi[0], r.bbox_hi[1], r.bbox_hi[2]);
-  if (r.nfinding == 0) printf("  findings     none\n");
-  else printf("  findings     %d\n", r.nfinding);
+  printf("  bbox         [%.4g, %.4g, %.4g] .. [%.4g, %.4g, %.4g]\n", r.bbox_lo[0], r.bbox_lo[1], r.bbox_lo[2],
+         r.bbox_hi[0], r.bbox_hi[1], r.bbox_hi[2]);
+  if (r.nfinding == 0)
+    printf("  findings     none\n");
+  else
+    printf("  findings     %d\n", r.nfinding);
   jl_cli_print_findings(&r);
   jl_surface_free(&s);
 
@@ -142,9 +150,10 @@ int jl_cli_check(int argc, char **argv) {
   fflush(stdout);
   fprintf(stderr, "%s\n", lines);
   if (r.embeddable)
-    printf("not ok: cannot be tetrahedralized in conforming mode; embedded mode (\"tetgen\": {\"mode\": "
-           "\"embedded\"}, jelly mesh --mode embedded) accepts it, deciding inside/outside by the generalized "
-           "winding number\n");
+    printf(
+        "not ok: cannot be tetrahedralized in conforming mode; embedded mode (\"tetgen\": {\"mode\": "
+        "\"embedded\"}, jelly mesh --mode embedded) accepts it, deciding inside/outside by the generalized "
+        "winding number\n");
   else
     printf("not ok: cannot be tetrahedralized\n");
   return 2;

@@ -56,8 +56,7 @@ static void usage(FILE *out) {
           "                              (0.5 m / 0.2 m) instead of FILE\n"
           "  --out FILE.vtu              write the tet mesh (VTK unstructured grid,\n"
           "                              binary with zlib)\n"
-          "  --vtk-ascii                 write FILE.vtu as ASCII text instead\n"
-          JL_CLI_MESH_LIMITS_HELP
+          "  --vtk-ascii                 write FILE.vtu as ASCII text instead\n" JL_CLI_MESH_LIMITS_HELP
           "\n" JL_CLI_EXIT_HELP);
 }
 
@@ -67,7 +66,7 @@ typedef struct MeshArgs {
   JlTetgenDef def;
   const char *shape, *out_path;
   const char *conforming_flag, *resolution_flag;
-  int vtk_ascii; /* --vtk-ascii */
+  int vtk_ascii;    /* --vtk-ascii */
   int keep_surface; /* --keep-surface */
 } MeshArgs;
 
@@ -85,8 +84,10 @@ static int parse_bound(const char *flag, const char *text, double *out) {
 static int mode_flag(const char *cmd, const char *flag, const char *v, void *dst) {
   (void)cmd, (void)flag;
   MeshArgs *a = dst;
-  if (strcmp(v, "conforming") == 0) a->def.mode = JL_TETGEN_CONFORMING;
-  else if (strcmp(v, "embedded") == 0) a->def.mode = JL_TETGEN_EMBEDDED;
+  if (strcmp(v, "conforming") == 0)
+    a->def.mode = JL_TETGEN_CONFORMING;
+  else if (strcmp(v, "embedded") == 0)
+    a->def.mode = JL_TETGEN_EMBEDDED;
   else {
     fprintf(stderr, "jelly mesh: --mode expects conforming or embedded, got '%s'\n", v);
     return 0;
@@ -106,8 +107,7 @@ static int bound_flag(const char *cmd, const char *flag, const char *v, void *ds
   if (strcmp(flag, "--max-volume") == 0) return parse_bound(flag, v, &a->def.max_volume);
   if (!parse_bound(flag, v, &a->def.quality)) return 0;
   if (a->def.quality != 0.0 && a->def.quality < 1.1) {
-    fprintf(stderr, "jelly mesh: --quality must be 0 (off) or >= 1.1 (TetGen may not terminate below), got '%s'\n",
-            v);
+    fprintf(stderr, "jelly mesh: --quality must be 0 (off) or >= 1.1 (TetGen may not terminate below), got '%s'\n", v);
     return 0;
   }
   return 1;
@@ -152,14 +152,10 @@ int jl_cli_mesh(int argc, char **argv) {
   MeshArgs a = {jl_default_tetgen_def(), NULL, NULL, NULL, NULL, 0, 0};
   const char *path = NULL;
   const JlCliFlag flags[] = {
-      JL_CLI_FLAG_CALL("--mode", &a, mode_flag),
-      JL_CLI_FLAG_CALL("--max-volume", &a, bound_flag),
-      JL_CLI_FLAG_CALL("--quality", &a, bound_flag),
-      JL_CLI_FLAG_CALL("--resolution", &a, bound_flag),
-      JL_CLI_FLAG_CALL("--shape", &a.shape, shape_flag),
-      JL_CLI_FLAG_TEXT("--out", &a.out_path, NULL),
-      JL_CLI_FLAG_SWITCH("--vtk-ascii", &a.vtk_ascii),
-      JL_CLI_FLAG_SWITCH("--keep-surface", &a.keep_surface),
+      JL_CLI_FLAG_CALL("--mode", &a, mode_flag),         JL_CLI_FLAG_CALL("--max-volume", &a, bound_flag),
+      JL_CLI_FLAG_CALL("--quality", &a, bound_flag),     JL_CLI_FLAG_CALL("--resolution", &a, bound_flag),
+      JL_CLI_FLAG_CALL("--shape", &a.shape, shape_flag), JL_CLI_FLAG_TEXT("--out", &a.out_path, NULL),
+      JL_CLI_FLAG_SWITCH("--vtk-ascii", &a.vtk_ascii),   JL_CLI_FLAG_SWITCH("--keep-surface", &a.keep_surface),
   };
   JlCliSpec spec = {"mesh", flags, (int)(sizeof flags / sizeof flags[0]), NULL, &path, "FILE", usage};
   int rc = jl_cli_parse(&spec, argc, argv);
@@ -195,8 +191,10 @@ int jl_cli_mesh(int argc, char **argv) {
   int is_tets = path && jl_tetfile_is_volume(path);
   double t0 = 0, t1 = 0;
   if (is_tets) {
-    const char *flag = conforming_flag ? conforming_flag : resolution_flag ? resolution_flag
-                       : def.mode == JL_TETGEN_EMBEDDED ? "--mode" : NULL;
+    const char *flag = conforming_flag                  ? conforming_flag
+                       : resolution_flag                ? resolution_flag
+                       : def.mode == JL_TETGEN_EMBEDDED ? "--mode"
+                                                        : NULL;
     rc = load_tets(path, flag, &t, &s, &t1);
     if (rc) return rc;
   } else if (path) {
@@ -243,8 +241,10 @@ int jl_cli_mesh(int argc, char **argv) {
     def.winding = 1;
     for (int k = 0; k < report.nfinding; k++)
       if (report.finding[k].imperfect)
-        fprintf(stderr, "jelly mesh: warning: %s: %s; embedded mode decides inside/outside by the generalized winding "
-                        "number\n", name, report.finding[k].text);
+        fprintf(stderr,
+                "jelly mesh: warning: %s: %s; embedded mode decides inside/outside by the generalized winding "
+                "number\n",
+                name, report.finding[k].text);
   }
   if (!is_tets) {
     printf("mesh: %s\n", name);
@@ -333,8 +333,8 @@ int jl_cli_mesh(int argc, char **argv) {
     fprintf(stderr,
             "jelly mesh: warning: --quality %g not met: %d of %d tets have a larger radius-edge ratio, %d of them "
             "above %g (largest %.3g); TetGen leaves such tets next to small angles of the surface\n",
-            def.quality, check.over_quality, t.ntet, check.over_guarantee,
-            fmax(def.quality, JL_TET_RATIO_GUARANTEE), check.largest_ratio);
+            def.quality, check.over_quality, t.ntet, check.over_guarantee, fmax(def.quality, JL_TET_RATIO_GUARANTEE),
+            check.largest_ratio);
 
   /* optional .vtu with each tet's volume */
   rc = 0;

@@ -15,8 +15,10 @@
 static int refuse(const char *cmd, int argc, char **argv) {
   for (int i = 0; i < argc; i++)
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: jelly %s ...\n\nThis jelly was " NORENDER ":\nrebuild with SDL2 and cglm "
-             "installed (scripts/setup.sh) to use `jelly %s`.\n\n" JL_CLI_EXIT_HELP, cmd, cmd);
+      printf("usage: jelly %s ...\n\nThis jelly was " NORENDER
+             ":\nrebuild with SDL2 and cglm "
+             "installed (scripts/setup.sh) to use `jelly %s`.\n\n" JL_CLI_EXIT_HELP,
+             cmd, cmd);
       return 0;
     }
   fprintf(stderr, "jelly %s: " NORENDER "; rebuild with SDL2 and cglm (scripts/setup.sh)\n", cmd);

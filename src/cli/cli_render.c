@@ -32,8 +32,8 @@ int jl_cli_parse_size(const char *cmd, const char *text, int *w, int *h) {
     ok = end != p && *end == '\0' && a >= 16 && a <= 16384 && b >= 16 && b <= 16384;
   }
   if (!ok) {
-    fprintf(stderr, "jelly %s: --size expects WIDTHxHEIGHT with each from 16 to 16384, e.g. 1280x720, got '%s'\n",
-            cmd, text ? text : "(nothing)");
+    fprintf(stderr, "jelly %s: --size expects WIDTHxHEIGHT with each from 16 to 16384, e.g. 1280x720, got '%s'\n", cmd,
+            text ? text : "(nothing)");
     return 0;
   }
   *w = (int)a, *h = (int)b;
@@ -41,8 +41,8 @@ int jl_cli_parse_size(const char *cmd, const char *text, int *w, int *h) {
 }
 
 int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers) {
-  static const char *const names[JL_LAYER_COUNT] = {"wireframe", "tets", "springs", "contacts",
-                                                    "pins", "obstacles", "velocity"};
+  static const char *const names[JL_LAYER_COUNT] = {"wireframe", "tets",      "springs", "contacts",
+                                                    "pins",      "obstacles", "velocity"};
   *layers = 0;
   const char *p = text;
   while (p && *p) {
@@ -51,8 +51,10 @@ int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers) {
     for (int k = 0; k < JL_LAYER_COUNT; k++)
       if (strlen(names[k]) == n && strncmp(p, names[k], n) == 0) *layers |= 1u << k, found = 1;
     if (!found) {
-      fprintf(stderr, "jelly %s: unknown layer '%.*s' in --layers (wireframe, tets, springs, "
-                      "contacts, pins, obstacles, velocity)\n", cmd, (int)n, p);
+      fprintf(stderr,
+              "jelly %s: unknown layer '%.*s' in --layers (wireframe, tets, springs, "
+              "contacts, pins, obstacles, velocity)\n",
+              cmd, (int)n, p);
       return 0;
     }
     p += n;
@@ -92,8 +94,10 @@ static int parse_camera(const char *text, double eye[3], double target[3]) {
   double d = 0;
   if (n == 6 && *p == '\0') d = fabs(v[0] - v[3]) + fabs(v[1] - v[4]) + fabs(v[2] - v[5]);
   if (n != 6 || *p != '\0' || !(d > 0)) {
-    fprintf(stderr, "jelly render: --camera expects six numbers EX,EY,EZ,TX,TY,TZ (eye, then the "
-                    "target it looks at; they must differ), got '%s'\n", text);
+    fprintf(stderr,
+            "jelly render: --camera expects six numbers EX,EY,EZ,TX,TY,TZ (eye, then the "
+            "target it looks at; they must differ), got '%s'\n",
+            text);
     return 0;
   }
   memcpy(eye, v, 3 * sizeof(double));
@@ -122,7 +126,8 @@ static void usage(FILE *f) {
           "                    [--dt S] [--fps F] [--integrator NAME] [--threads N]\n"
           "                    [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
-          "Simulates SCENE (default " DEFAULT_SCENE ") like `jelly run` and writes\n"
+          "Simulates SCENE (default " DEFAULT_SCENE
+          ") like `jelly run` and writes\n"
           "DIR/frame_NNNN.png for frames 0..N without a display, and DIR/movie.mp4 when\n"
           "ffmpeg is on PATH.\n"
           "\n"
@@ -134,11 +139,8 @@ static void usage(FILE *f) {
           "  --layers LIST debug layers: wireframe,tets,springs,contacts,pins,obstacles,\n"
           "               velocity\n"
           "  --no-movie   no movie.mp4\n"
-          "  --quiet      print nothing on success (warnings and errors still go to stderr)\n"
-          JL_CLI_SIM_HELP
-          JL_CLI_MESH_LIMITS_HELP
-          "\n"
-          JL_CLI_EXIT_HELP);
+          "  --quiet      print nothing on success (warnings and errors still go to stderr)\n" JL_CLI_SIM_HELP
+              JL_CLI_MESH_LIMITS_HELP "\n" JL_CLI_EXIT_HELP);
 }
 
 /* why no movie.mp4 can be made, or NULL when ffmpeg is there */
@@ -190,8 +192,10 @@ int jl_cli_render(int argc, char **argv) {
     goto done;
   }
   JlCamera cam = {{0, 0, 0}, 0, 0, 1, 40};
-  if (has_cam) jl_camera_look(&cam, eye, target); /* fixed */
-  else jl_camera_frame_world(&cam, &w, (double)width / height); /* then follows the bodies */
+  if (has_cam)
+    jl_camera_look(&cam, eye, target); /* fixed */
+  else
+    jl_camera_frame_world(&cam, &w, (double)width / height); /* then follows the bodies */
   JlRenderOptions opt = jl_default_render_options();
   opt.layers = layers;
   for (int f = 0; f <= nframes; f++) {
@@ -229,9 +233,11 @@ int jl_cli_render(int argc, char **argv) {
     printf("wrote      %d frames %dx%d to %s/frame_NNNN.png\n", written, width, height, outdir);
   }
   /* the movie: made, or why not (the PNG frames stand on their own) */
-  const char *why = !movie ? NULL : status ? "the run stopped early" : written < 2 ? "fewer than 2 frames"
-                                           : strchr(outdir, '\'') ? "the output folder's name has a quote"
-                                                                  : movie_obstacle();
+  const char *why = !movie                 ? NULL
+                    : status               ? "the run stopped early"
+                    : written < 2          ? "fewer than 2 frames"
+                    : strchr(outdir, '\'') ? "the output folder's name has a quote"
+                                           : movie_obstacle();
   if (movie && why) {
     fflush(stdout);
     fprintf(stderr, "jelly render: warning: no movie.mp4: %s%s\n", why,

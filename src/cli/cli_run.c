@@ -81,14 +81,14 @@
 typedef struct RunArgs {
   const char *scene;
   const char *out;
-  JlCliSim sim;        /* --dt, --fps, --frames, --integrator, --threads */
+  JlCliSim sim; /* --dt, --fps, --frames, --integrator, --threads */
   int obj;
-  int vtk_ascii;       /* ASCII VTK files instead of appended binary with zlib */
+  int vtk_ascii; /* ASCII VTK files instead of appended binary with zlib */
   int quiet;
   int no_preview;
-  int strict;          /* exit 1 when any step's linear solver hit its iteration cap */
+  int strict;           /* exit 1 when any step's linear solver hit its iteration cap */
   int checkpoint_every; /* frames between checkpoints, 0 = none */
-  const char *resume;  /* checkpoint to continue from, or NULL */
+  const char *resume;   /* checkpoint to continue from, or NULL */
 } RunArgs;
 
 static void run_usage(FILE *f) {
@@ -100,19 +100,20 @@ static void run_usage(FILE *f) {
           "                 [--strict] [--checkpoint-every N] [--resume FILE]\n"
           "                 [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
-          "Simulates SCENE (default " DEFAULT_SCENE ") and writes DIR/stats.csv,\n"
+          "Simulates SCENE (default " DEFAULT_SCENE
+          ") and writes DIR/stats.csv,\n"
           "DIR/scene.pvd with one frame_NNNN.vtu per frame (the simulation grid),\n"
           "DIR/scene_all.pvd with one frame_NNNN.vtm per frame (the grid and each body's\n"
           "surface as frame_NNNN_<body>.vtp: open it in ParaView to see what the viewer\n"
           "shows), DIR/preview.png (a contact sheet of six frames; not with --no-preview),\n"
-          "with --obj DIR/<body>_NNNN.obj, and DIR/" MANIFEST ", the files written.\n"
+          "with --obj DIR/<body>_NNNN.obj, and DIR/" MANIFEST
+          ", the files written.\n"
           "DIR defaults to out/<scene name>. A run first deletes the files of the run\n"
           "DIR's manifest lists; it refuses a DIR with frames but no manifest.\n"
           "\n"
           "  --out DIR    output folder\n"
           "  --frames N   output frames after frame 0, at most 1000000 (default: the\n"
-          "               scene's duration x fps)\n"
-          JL_CLI_SIM_HELP
+          "               scene's duration x fps)\n" JL_CLI_SIM_HELP
           "  --obj        also write each body's surface per frame as .obj\n"
           "  --vtk-ascii  VTK files as ASCII text (default: appended binary, zlib)\n"
           "  --quiet      print nothing on success (warnings and errors still go to stderr)\n"
@@ -124,12 +125,10 @@ static void run_usage(FILE *f) {
           "  --resume FILE\n"
           "               continue from a checkpoint of this scene (same --dt, --fps):\n"
           "               frames after it; stats.csv keeps DIR's rows up to it; no\n"
-          "               preview.png\n"
-          JL_CLI_MESH_LIMITS_HELP
+          "               preview.png\n" JL_CLI_MESH_LIMITS_HELP
           "\n"
           "Warns about bodies that start inside each other, below the ground or inside an\n"
-          "obstacle.\n"
-          JL_CLI_EXIT_HELP);
+          "obstacle.\n" JL_CLI_EXIT_HELP);
 }
 
 /* the flags of run besides the shared ones (JL_CLI_SIM_HELP, the mesh
@@ -223,15 +222,21 @@ static void warn_overlaps(const JlModel *m, const double *x) {
     format_length(ov[i].depth, depth, sizeof depth);
     const char *name = m->body[ov[i].a].name;
     if (ov[i].b >= 0) {
-      fprintf(stderr, "jelly run: warning: bodies '%s' and '%s' overlap by %s at the start; contacts will push "
-                      "them apart\n", name, m->body[ov[i].b].name, depth);
+      fprintf(stderr,
+              "jelly run: warning: bodies '%s' and '%s' overlap by %s at the start; contacts will push "
+              "them apart\n",
+              name, m->body[ov[i].b].name, depth);
     } else if (ov[i].b == JL_OVERLAP_GROUND) {
-      fprintf(stderr, "jelly run: warning: body '%s' starts %s below the ground plane (y = %g m); the ground will "
-                      "push it up\n", name, depth, m->world.ground_y);
+      fprintf(stderr,
+              "jelly run: warning: body '%s' starts %s below the ground plane (y = %g m); the ground will "
+              "push it up\n",
+              name, depth, m->world.ground_y);
     } else {
       int o = -2 - ov[i].b;
-      fprintf(stderr, "jelly run: warning: body '%s' starts %s inside obstacles[%d] (%s); contacts will push it "
-                      "out\n", name, depth, o, jl_obstacle_type_name(m->obstacle[o].type));
+      fprintf(stderr,
+              "jelly run: warning: body '%s' starts %s inside obstacles[%d] (%s); contacts will push it "
+              "out\n",
+              name, depth, o, jl_obstacle_type_name(m->obstacle[o].type));
     }
   }
   if (n > SHOWN) fprintf(stderr, "jelly run: warning: and %d more overlaps at the start\n", n - SHOWN);
@@ -308,8 +313,9 @@ int jl_cli_run(int argc, char **argv) {
     for (int f = 0; f <= nframes && first < 0; f++)
       if (ftime[f] == w.state.t) first = f;
     if (first < 0) {
-      fprintf(stderr, "jelly run: checkpoint '%s' is at t = %.9g s, which is no frame of this run (%d frames of "
-                      "%d steps of %.6g s): resume with the --dt, --fps and --frames it was written with\n",
+      fprintf(stderr,
+              "jelly run: checkpoint '%s' is at t = %.9g s, which is no frame of this run (%d frames of "
+              "%d steps of %.6g s): resume with the --dt, --fps and --frames it was written with\n",
               a.resume, w.state.t, nframes, steps_per_frame, h);
       run_names_free(&old);
       free(ftime);
@@ -366,8 +372,10 @@ int jl_cli_run(int argc, char **argv) {
     goto done;
   }
   if (!a.resume || ftell(stats) == 0)
-    fprintf(stats, "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
-                   "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits,crossing_splits\n");
+    fprintf(
+        stats,
+        "frame,time,wall_ms,steps,cg_iterations,kinetic_energy,elastic_energy,"
+        "gravity_energy,max_strain,min_y,contacts,contact_energy,cg_failed,inverted_tets,energy_splits,crossing_splits\n");
   /* the frames up to a resumed run's checkpoint are in DIR already: listed in scene.pvd, not rewritten */
   run_names_add(&o.written, "stats.csv");
   for (int f = 0; a.resume && f <= first; f++) {
@@ -382,7 +390,8 @@ int jl_cli_run(int argc, char **argv) {
   /* preview.png: the chosen frames' positions kept as they pass, drawn at the end (no display needed) */
   JlPreview *preview = a.no_preview ? NULL : jl_preview_create(nframes);
 #ifndef JELLY_RENDER
-  if (!a.no_preview && !a.quiet) fprintf(stderr, "jelly run: note: built without rendering (JELLY_RENDER=OFF): no preview.png\n");
+  if (!a.no_preview && !a.quiet)
+    fprintf(stderr, "jelly run: note: built without rendering (JELLY_RENDER=OFF): no preview.png\n");
 #endif
 
   double wall_total = 0, ke_max = 0, write_total = 0; /* s stepping, J, s writing frames */
@@ -483,29 +492,32 @@ int jl_cli_run(int argc, char **argv) {
   /* the summary: also after a divergence (what was written), never with --quiet */
   if (!a.quiet) {
     jl_cli_print_simulated(stdout, w.state.t, wall_total, steps_total, cg_total);
-    printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames, scene_all.pvd + .vtm/.vtp%s%s%s\n", outdir,
-           outdir, o.nframe, a.vtk_ascii ? " (ASCII)" : "", a.obj ? ", .obj surfaces" : "",
-           preview_ok ? ", preview.png" : "");
+    printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames, scene_all.pvd + .vtm/.vtp%s%s%s\n", outdir, outdir,
+           o.nframe, a.vtk_ascii ? " (ASCII)" : "", a.obj ? ", .obj surfaces" : "", preview_ok ? ", preview.png" : "");
     if (o.nframe > 0)
-      printf("           frames written in %.3g s (%.3g ms per frame)\n", write_total,
-             1e3 * write_total / (o.nframe - (a.resume ? first + 1 : 0) > 0 ? o.nframe - (a.resume ? first + 1 : 0) : 1));
+      printf(
+          "           frames written in %.3g s (%.3g ms per frame)\n", write_total,
+          1e3 * write_total / (o.nframe - (a.resume ? first + 1 : 0) > 0 ? o.nframe - (a.resume ? first + 1 : 0) : 1));
   }
   /* inverted tets: a result that cannot be trusted there, per body */
   for (int b = 0; b < m->nbody; b++)
     if (inv_max[b] > 0) {
       fflush(stdout);
-      fprintf(stderr, "jelly run: warning: body '%s' had inverted tets: up to %d of %d (%.3g %%), first in frame %d; "
-                      "its material is too soft for the load or the step (raise young_modulus or poisson_ratio, or "
-                      "lower dt)\n", m->body[b].name, inv_max[b], m->body[b].tet_count,
-              100.0 * inv_max[b] / m->body[b].tet_count, inv_first[b]);
+      fprintf(stderr,
+              "jelly run: warning: body '%s' had inverted tets: up to %d of %d (%.3g %%), first in frame %d; "
+              "its material is too soft for the load or the step (raise young_modulus or poisson_ratio, or "
+              "lower dt)\n",
+              m->body[b].name, inv_max[b], m->body[b].tet_count, 100.0 * inv_max[b] / m->body[b].tet_count,
+              inv_first[b]);
     }
   /* the world's warnings no other line reports (src/world.h JlWarnings) */
   const JlWarnings *wn = &w.warnings;
   if (wn->count[JL_WARN_PUSH_OUT] > 0) {
     fflush(stdout);
-    fprintf(stderr, "jelly run: warning: contacts pushed overlapping bodies apart at the push-out speed limit in "
-                    "%ld steps, first at t = %.4g s (contacts found already deep: an overlap at the start, or an "
-                    "impact that one step jumped into; a smaller --dt finds impacts earlier)\n",
+    fprintf(stderr,
+            "jelly run: warning: contacts pushed overlapping bodies apart at the push-out speed limit in "
+            "%ld steps, first at t = %.4g s (contacts found already deep: an overlap at the start, or an "
+            "impact that one step jumped into; a smaller --dt finds impacts earlier)\n",
             wn->count[JL_WARN_PUSH_OUT], wn->first_t[JL_WARN_PUSH_OUT]);
   }
   if (wn->count[JL_WARN_NONFINITE] > 0) {
@@ -524,9 +536,11 @@ int jl_cli_run(int argc, char **argv) {
   /* steps whose linear solver stopped at its cap: one warning, or exit 1 with --strict */
   if (cg_failed_total > 0) {
     fflush(stdout);
-    fprintf(stderr, "jelly run: warning: the linear solver hit its iteration cap (%d) in %ld of %ld steps, first in "
-                    "frame %d; results may be inaccurate (try a smaller --dt or a larger solver.max_iterations in "
-                    "the scene)\n", w.def.max_iterations, cg_failed_total, steps_total, cg_failed_first);
+    fprintf(stderr,
+            "jelly run: warning: the linear solver hit its iteration cap (%d) in %ld of %ld steps, first in "
+            "frame %d; results may be inaccurate (try a smaller --dt or a larger solver.max_iterations in "
+            "the scene)\n",
+            w.def.max_iterations, cg_failed_total, steps_total, cg_failed_first);
     if (a.strict && status == 0) {
       fprintf(stderr, "jelly run: --strict: exit 1 because the linear solver did not converge in every step\n");
       status = 1;
@@ -544,8 +558,8 @@ done:
   jl_vtk_cache_free(o.grid_cache);
   for (int b = 0; b < o.nbody; b++) jl_vtk_cache_free(o.body_cache[b]);
   free(o.body_cache);
-  JL_FREE_ALL(o.vtm, o.time, o.file, o.node_strain, o.cell_offset, o.cell_conn, o.cell_type, o.cell_rest,
-              o.cell_body, o.cell_strain, o.body_cell, o.seg, o.surf_x, o.surf_n);
+  JL_FREE_ALL(o.vtm, o.time, o.file, o.node_strain, o.cell_offset, o.cell_conn, o.cell_type, o.cell_rest, o.cell_body,
+              o.cell_strain, o.body_cell, o.seg, o.surf_x, o.surf_n);
   jl_world_destroy(&w);
   jl_scene_free(&sc);
   return status;

@@ -157,9 +157,9 @@ static JlResult write_vtp(Outputs *o, const JlWorld *w, int b, const char *name,
   snprintf(path, sizeof path, "%s/%s", o->dir, name);
   int nseg = body_surface(o, w, b);
   int rope = body->kind == JL_BODY_ROPE;
-  JlResult r = jl_vtp_write(path, o->enc, body->surface.nvert, o->surf_x, rope ? NULL : o->surf_n,
-                            rope ? 0 : body->surface.ntri, body->surface.tri, nseg, o->seg, o->body_cache[b], err,
-                            errsz);
+  JlResult r =
+      jl_vtp_write(path, o->enc, body->surface.nvert, o->surf_x, rope ? NULL : o->surf_n, rope ? 0 : body->surface.ntri,
+                   body->surface.tri, nseg, o->seg, o->body_cache[b], err, errsz);
   if (!r) run_names_add(&o->written, name);
   return r;
 }
@@ -182,7 +182,8 @@ JlResult run_write_frame(Outputs *o, const JlWorld *w, int frame, int obj, char 
   if (r) return r;
   run_names_add(&o->written, name);
   /* each body's surface, then the multiblock of grid and surfaces */
-  char **bname = jl_calloc((size_t)m->nbody + 1, sizeof(char *)), **bfile = jl_calloc((size_t)m->nbody + 1, sizeof(char *));
+  char **bname = jl_calloc((size_t)m->nbody + 1, sizeof(char *)),
+       **bfile = jl_calloc((size_t)m->nbody + 1, sizeof(char *));
   int nb = 0;
   for (int b = 0; b < m->nbody && !r; b++) {
     if (m->body[b].surface.nvert == 0) continue;

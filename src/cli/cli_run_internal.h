@@ -23,25 +23,25 @@ typedef struct Outputs {
   JlVtkEncoding enc;
   int nframe;
   double *time;
-  char **file;                /* nframe .vtu names (scene.pvd) */
-  char **vtm;                 /* nframe .vtm names (scene_all.pvd) */
-  Names written;              /* every file written, for the manifest */
+  char **file;   /* nframe .vtu names (scene.pvd) */
+  char **vtm;    /* nframe .vtm names (scene_all.pvd) */
+  Names written; /* every file written, for the manifest */
   /* the .vtu cells (fixed topology): the model's tets (cell t = tet t), then
    * per body in body order its cloth triangles or rope segments */
   int ncell;
-  int *cell_offset;           /* ncell + 1 */
-  int *cell_conn;             /* cell_offset[ncell], global node ids */
-  unsigned char *cell_type;   /* ncell, JL_VTK_* */
-  double *cell_rest;          /* ncell: m^2 rest area of a triangle, m rest length of a segment (tets: unused) */
-  double *cell_body;          /* ncell, body index */
-  int *body_cell;             /* nbody + 1: the body's cloth/rope cells are body_cell[b] .. body_cell[b + 1] */
+  int *cell_offset;         /* ncell + 1 */
+  int *cell_conn;           /* cell_offset[ncell], global node ids */
+  unsigned char *cell_type; /* ncell, JL_VTK_* */
+  double *cell_rest;        /* ncell: m^2 rest area of a triangle, m rest length of a segment (tets: unused) */
+  double *cell_body;        /* ncell, body index */
+  int *body_cell;           /* nbody + 1: the body's cloth/rope cells are body_cell[b] .. body_cell[b + 1] */
   double *node_strain, *cell_strain;
   double *surf_x, *surf_n;
-  int *seg;                   /* longest rope's segments x 2, local node ids */
+  int *seg; /* longest rope's segments x 2, local node ids */
   /* the arrays of the last frame's files (the grid, each body's surface):
    * the fixed ones are copied compressed, not compressed again */
   JlVtkCache *grid_cache;
-  JlVtkCache **body_cache;    /* nbody */
+  JlVtkCache **body_cache; /* nbody */
   int nbody;
 } Outputs;
 

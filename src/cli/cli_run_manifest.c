@@ -42,8 +42,7 @@ static int run_file(const char *name) {
   size_t n = strlen(name);
   if (strcmp(name, "scene.pvd") == 0 || strcmp(name, "scene_all.pvd") == 0) return 1;
   return strncmp(name, "frame_", 6) == 0 && n > 10 &&
-         (strcmp(name + n - 4, ".vtu") == 0 || strcmp(name + n - 4, ".vtm") == 0 ||
-          strcmp(name + n - 4, ".vtp") == 0);
+         (strcmp(name + n - 4, ".vtu") == 0 || strcmp(name + n - 4, ".vtm") == 0 || strcmp(name + n - 4, ".vtp") == 0);
 }
 
 /* the frame a file of a run belongs to (frame_NNNN*, <body>_NNNN.obj,
@@ -87,18 +86,24 @@ int run_manifest_read(const char *dir, Names *l) {
   while (!bad && fgets(line, sizeof line, f)) {
     lineno++;
     size_t len = strlen(line);
-    if (len > 0 && line[len - 1] == '\n') line[--len] = 0;
-    else if (!feof(f)) bad = 1; /* longer than any name Jelly writes */
+    if (len > 0 && line[len - 1] == '\n')
+      line[--len] = 0;
+    else if (!feof(f))
+      bad = 1; /* longer than any name Jelly writes */
     if (bad || line[0] == '#' || len == 0) continue;
-    if (!jelly_name(line)) bad = 1;
-    else run_names_add(l, line);
+    if (!jelly_name(line))
+      bad = 1;
+    else
+      run_names_add(l, line);
   }
   fclose(f);
   if (bad) {
-    fprintf(stderr, "jelly run: %s line %d is not the name of a file jelly run writes in that folder; this manifest "
-                    "was not written by "
-                    "jelly run, so nothing in '%s' is deleted or written: fix or remove the manifest, or choose "
-                    "another --out folder\n", path, lineno, dir);
+    fprintf(stderr,
+            "jelly run: %s line %d is not the name of a file jelly run writes in that folder; this manifest "
+            "was not written by "
+            "jelly run, so nothing in '%s' is deleted or written: fix or remove the manifest, or choose "
+            "another --out folder\n",
+            path, lineno, dir);
     run_names_free(l);
     return -1;
   }
@@ -118,9 +123,11 @@ int run_foreign_files(const char *dir) {
   char list[1024] = "";
   for (int i = 0; i < found.n && i < 4; i++)
     snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", found.name[i]);
-  fprintf(stderr, "jelly run: '%s' holds the frames of another run (%s%s, %d files) but no " MANIFEST
-                  ", so Jelly cannot tell which files are that run's and will not mix runs: remove those files "
-                  "or choose another --out folder\n", dir, list, found.n > 4 ? ", ..." : "", found.n);
+  fprintf(stderr,
+          "jelly run: '%s' holds the frames of another run (%s%s, %d files) but no " MANIFEST
+          ", so Jelly cannot tell which files are that run's and will not mix runs: remove those files "
+          "or choose another --out folder\n",
+          dir, list, found.n > 4 ? ", ..." : "", found.n);
   run_names_free(&found);
   return 1;
 }

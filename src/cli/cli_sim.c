@@ -78,8 +78,10 @@ static int fps_flag(const char *cmd, const char *flag, const char *val, void *ds
 static int integrator_flag(const char *cmd, const char *flag, const char *val, void *dst) {
   (void)flag;
   if (jl_integrator_parse(val) == JL_INTEGRATOR_COUNT) {
-    fprintf(stderr, "jelly %s: unknown integrator '%s' (implicit, symplectic, euler, midpoint, rk4, verlet, implicit_midpoint)\n", cmd,
-            val);
+    fprintf(
+        stderr,
+        "jelly %s: unknown integrator '%s' (implicit, symplectic, euler, midpoint, rk4, verlet, implicit_midpoint)\n",
+        cmd, val);
     return 0;
   }
   *(const char **)dst = val;
@@ -105,8 +107,7 @@ static void warn_threads(const char *cmd, int threads) {
     fprintf(stderr, "jelly %s: warning: %d threads on %d processor%s: the results are the same, only slower\n", cmd,
             threads, procs, procs == 1 ? "" : "s");
 #else
-  if (threads > 1)
-    fprintf(stderr, "jelly %s: warning: built without OpenMP: %d threads asked, 1 used\n", cmd, threads);
+  if (threads > 1) fprintf(stderr, "jelly %s: warning: built without OpenMP: %d threads asked, 1 used\n", cmd, threads);
 #endif
 }
 
@@ -123,8 +124,9 @@ int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *p
   if (t->auto_dt) sc->dt = frame;
   if (jl_dt_too_long(sc->dt, frame)) {
     if (o->dt > 0) {
-      fprintf(stderr, "jelly %s: --dt %.9g s is longer than one output frame (1/fps = %.9g s); lower --dt or raise %s\n",
-              cmd, o->dt, frame, o->fps > 0 ? "--fps" : "fps (--fps)");
+      fprintf(stderr,
+              "jelly %s: --dt %.9g s is longer than one output frame (1/fps = %.9g s); lower --dt or raise %s\n", cmd,
+              o->dt, frame, o->fps > 0 ? "--fps" : "fps (--fps)");
       return 0;
     }
     if (sc->dt_set) {
@@ -138,29 +140,35 @@ int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *p
   double per_frame = frame / sc->dt;
   if (per_frame > 1e7) {
     if (o->dt > 0)
-      fprintf(stderr, "jelly %s: --dt %g s would need %.3g steps per output frame of 1/fps = %g s (at most 1e7); "
-                      "raise --dt or --fps\n", cmd, o->dt, per_frame, frame);
+      fprintf(stderr,
+              "jelly %s: --dt %g s would need %.3g steps per output frame of 1/fps = %g s (at most 1e7); "
+              "raise --dt or --fps\n",
+              cmd, o->dt, per_frame, frame);
     else
-      fprintf(stderr, "jelly %s: %s: dt: %g s%s would need %.3g steps per output frame of 1/fps = %g s%s (at most "
-                      "1e7); raise dt (or --dt) or fps\n", cmd, path, sc->dt, sc->dt_set ? "" : " (the default)",
-              per_frame, frame, o->fps > 0 ? " with --fps" : "");
+      fprintf(stderr,
+              "jelly %s: %s: dt: %g s%s would need %.3g steps per output frame of 1/fps = %g s%s (at most "
+              "1e7); raise dt (or --dt) or fps\n",
+              cmd, path, sc->dt, sc->dt_set ? "" : " (the default)", per_frame, frame, o->fps > 0 ? " with --fps" : "");
     return 0;
   }
   t->steps = jl_steps_per_frame(frame, sc->dt);
   t->h = frame / t->steps;
   if (o->frames >= 0) {
     if (o->frames > o->max_frames) {
-      fprintf(stderr, "jelly %s: --frames %d: at most %d output frames (each is a set of files, listed in the "
-                      "output folder's manifest before the run starts)\n", cmd, o->frames, o->max_frames);
+      fprintf(stderr,
+              "jelly %s: --frames %d: at most %d output frames (each is a set of files, listed in the "
+              "output folder's manifest before the run starts)\n",
+              cmd, o->frames, o->max_frames);
       return 0;
     }
     t->nframes = o->frames;
   } else {
     double nf = ceil(sc->duration * sc->fps - 1e-9);
     if (nf > o->max_frames) {
-      fprintf(stderr, "jelly %s: %s: duration %g s at %g frames per second%s is %.3g output frames (at most %d); "
-                      "shorten duration, lower fps or give --frames N\n", cmd, path, sc->duration, sc->fps,
-              o->fps > 0 ? " (--fps)" : "", nf, o->max_frames);
+      fprintf(stderr,
+              "jelly %s: %s: duration %g s at %g frames per second%s is %.3g output frames (at most %d); "
+              "shorten duration, lower fps or give --frames N\n",
+              cmd, path, sc->duration, sc->fps, o->fps > 0 ? " (--fps)" : "", nf, o->max_frames);
       return 0;
     }
     t->nframes = (int)nf;
@@ -175,18 +183,20 @@ int jl_cli_timing_world(const char *cmd, JlScene *sc, JlWorld *w, JlCliTiming *t
   if (!t->auto_dt) {
     /* a given dt: used as given, but said when it is beyond the estimate */
     if (t->h > 2.0 * t->stable.dt && !t->stable.bounded_growth)
-      fprintf(stderr, "jelly %s: warning: dt %.3g s is beyond the '%s' integrator's estimated stability limit of "
-                      "%.3g s here (fastest mode %.3g rad/s) and will likely diverge; give a smaller --dt, or leave "
-                      "dt out of the scene for a stable default\n", cmd, t->h,
-              jl_integrator_name(sc->step.integrator), 2.0 * t->stable.dt, t->stable.omega);
+      fprintf(stderr,
+              "jelly %s: warning: dt %.3g s is beyond the '%s' integrator's estimated stability limit of "
+              "%.3g s here (fastest mode %.3g rad/s) and will likely diverge; give a smaller --dt, or leave "
+              "dt out of the scene for a stable default\n",
+              cmd, t->h, jl_integrator_name(sc->step.integrator), 2.0 * t->stable.dt, t->stable.omega);
     return 1;
   }
   double per_frame = frame / t->stable.dt;
   if (!(per_frame <= 1e7)) {
-    fprintf(stderr, "jelly %s: the '%s' integrator needs dt <= %.3g s to stay stable here (fastest mode %.3g rad/s), "
-                    "%.3g steps per output frame (at most 1e7); use the implicit integrator (--integrator implicit) "
-                    "or give a dt (or --dt) and accept the risk\n", cmd, jl_integrator_name(sc->step.integrator),
-            t->stable.dt, t->stable.omega, per_frame);
+    fprintf(stderr,
+            "jelly %s: the '%s' integrator needs dt <= %.3g s to stay stable here (fastest mode %.3g rad/s), "
+            "%.3g steps per output frame (at most 1e7); use the implicit integrator (--integrator implicit) "
+            "or give a dt (or --dt) and accept the risk\n",
+            cmd, jl_integrator_name(sc->step.integrator), t->stable.dt, t->stable.omega, per_frame);
     return 0;
   }
   sc->dt = t->stable.dt;
@@ -200,17 +210,19 @@ void jl_cli_print_timing(FILE *f, const JlScene *sc, const JlCliTiming *t) {
           jl_integrator_name(sc->step.integrator), t->h, t->steps, t->nframes, sc->fps);
   if (t->auto_dt) {
     if (t->stable.bounded_growth)
-      fprintf(f, "           dt: the explicit default; no step is stable for undamped springs with '%s', this one "
-                 "lets energy grow by at most 0.1 %% over the run (fastest mode %.3g rad/s)\n",
+      fprintf(f,
+              "           dt: the explicit default; no step is stable for undamped springs with '%s', this one "
+              "lets energy grow by at most 0.1 %% over the run (fastest mode %.3g rad/s)\n",
               jl_integrator_name(sc->step.integrator), t->stable.omega);
     else
-      fprintf(f, "           dt: the explicit default, half the stability limit of the fastest mode (%.3g rad/s, "
-                 "damping %.3g 1/s; docs/integrators.md)\n", t->stable.omega, t->stable.gamma);
+      fprintf(f,
+              "           dt: the explicit default, half the stability limit of the fastest mode (%.3g rad/s, "
+              "damping %.3g 1/s; docs/integrators.md)\n",
+              t->stable.omega, t->stable.gamma);
   }
 }
 
-void jl_cli_print_header(FILE *f, const char *scene_path, const JlScene *sc, const JlModel *m,
-                         const JlCliTiming *t) {
+void jl_cli_print_header(FILE *f, const char *scene_path, const JlScene *sc, const JlModel *m, const JlCliTiming *t) {
   fprintf(f, "scene      %s\n", scene_path);
   for (int b = 0; b < m->nbody; b++) {
     fprintf(f, "body       %-12s %6d nodes %7d tets %7d springs %6d surface vertices  %.4g kg", m->body[b].name,
@@ -228,8 +240,8 @@ void jl_cli_progress(int frame, int nframes, double sim_t, double wall) {
   int width = 30, filled = nframes ? (int)((double)width * frame / nframes) : width;
   double ratio = wall > 0 ? sim_t / wall : 0;
   double eta = frame > 0 ? wall * (nframes - frame) / frame : 0;
-  fprintf(stderr, "\r  [%.*s%*s] frame %d/%d  %.2fx real time  ETA %.0f s   ", filled,
-          "##############################", width - filled, "", frame, nframes, ratio, eta);
+  fprintf(stderr, "\r  [%.*s%*s] frame %d/%d  %.2fx real time  ETA %.0f s   ", filled, "##############################",
+          width - filled, "", frame, nframes, ratio, eta);
   fflush(stderr);
 }
 

@@ -58,11 +58,9 @@ static void study_usage(FILE *f) {
           "options:\n"
           "  --full       the finer sweep above\n"
           "  --quick      the short sweep above\n"
-          "  --out DIR    output folder (default out/study)\n"
-          JL_CLI_MESH_LIMITS_HELP
+          "  --out DIR    output folder (default out/study)\n" JL_CLI_MESH_LIMITS_HELP
           "\n"
-          "The study's own exit 1: the RK4 reference diverged (no result to trust).\n"
-          JL_CLI_EXIT_HELP);
+          "The study's own exit 1: the RK4 reference diverged (no result to trust).\n" JL_CLI_EXIT_HELP);
 }
 
 int jl_cli_study(int argc, char **argv) {
@@ -135,8 +133,10 @@ int jl_cli_study(int argc, char **argv) {
       printf("\nlargest stable dt (s):");
       for (int i = 0; i < JL_INTEGRATOR_COUNT; i++) {
         double big = jl_study_largest_stable(rows, nrow, (JlIntegrator)i);
-        if (big > 0) printf("  %s %.3g", jl_integrator_name((JlIntegrator)i), big);
-        else printf("  %s none", jl_integrator_name((JlIntegrator)i)); /* even the smallest dt diverged */
+        if (big > 0)
+          printf("  %s %.3g", jl_integrator_name((JlIntegrator)i), big);
+        else
+          printf("  %s none", jl_integrator_name((JlIntegrator)i)); /* even the smallest dt diverged */
       }
       printf("\nwrote      %s, %s in %.1f s\n", csv, svg, jl_seconds() - t0);
       if (!scene) {

@@ -19,8 +19,7 @@ int jl_cli_parse_double(const char *cmd, const char *flag, const char *text, dou
   errno = 0;
   double v = text ? strtod(text, &end) : 0.0;
   if (!text || end == text || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-    fprintf(stderr, "jelly %s: %s expects a finite number, got '%s'\n", cmd, flag,
-            text ? text : "(nothing)");
+    fprintf(stderr, "jelly %s: %s expects a finite number, got '%s'\n", cmd, flag, text ? text : "(nothing)");
     return 0;
   }
   *out = v;
@@ -32,8 +31,8 @@ int jl_cli_parse_int(const char *cmd, const char *flag, const char *text, long l
   errno = 0;
   long v = text ? strtol(text, &end, 10) : 0;
   if (!text || end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
-    fprintf(stderr, "jelly %s: %s expects a whole number from %ld to %ld, got '%s'\n", cmd,
-            flag, lo, hi, text ? text : "(nothing)");
+    fprintf(stderr, "jelly %s: %s expects a whole number from %ld to %ld, got '%s'\n", cmd, flag, lo, hi,
+            text ? text : "(nothing)");
     return 0;
   }
   *out = (int)v;
@@ -54,8 +53,7 @@ const char *jl_cli_default_scene(char *buf, size_t n) {
   char *slash = strrchr(exe, '/');
   if (!slash) return DEFAULT_SCENE;
   *slash = '\0';
-  if ((size_t)snprintf(buf, n, "%s/../" DEFAULT_SCENE, exe) >= n || stat(buf, &st) != 0)
-    return DEFAULT_SCENE;
+  if ((size_t)snprintf(buf, n, "%s/../" DEFAULT_SCENE, exe) >= n || stat(buf, &st) != 0) return DEFAULT_SCENE;
   return buf;
 }
 
@@ -83,14 +81,17 @@ static int mesh_limit(const char *cmd, const char *flag, const char *text, void 
   /* upper bounds: a day, 1 TiB */
   double hi = which == 0 ? 86400.0 : 1048576.0;
   if (!(v > 0) || v > hi) {
-    fprintf(stderr, "jelly %s: %s must be > 0 and at most %g %s, got '%s'\n", cmd, flag, hi,
-            which == 0 ? "s" : "MB", text);
+    fprintf(stderr, "jelly %s: %s must be > 0 and at most %g %s, got '%s'\n", cmd, flag, hi, which == 0 ? "s" : "MB",
+            text);
     return 0;
   }
   JlMeshLimits l = jl_mesh_limits();
-  if (which == 0) l.timeout = v;
-  else if (which == 1) l.memory_mb = v;
-  else l.file_mb = v;
+  if (which == 0)
+    l.timeout = v;
+  else if (which == 1)
+    l.memory_mb = v;
+  else
+    l.file_mb = v;
   jl_mesh_set_limits(&l);
   return 1;
 }
@@ -106,9 +107,13 @@ enum { NMESH = sizeof MESH_FLAGS / sizeof MESH_FLAGS[0], MAX_FLAGS = 64, FIRST_V
 /* checks and stores one flag's value; 0 after printing why not */
 static int take(const char *cmd, const JlCliFlag *f, const char *value) {
   switch (f->kind) {
-    case JL_CLI_SWITCH: *(int *)f->dst = 1; return 1;
-    case JL_CLI_INT: return jl_cli_parse_int(cmd, f->name, value, f->lo, f->hi, (int *)f->dst);
-    case JL_CLI_CALL: return f->call(cmd, f->name, value, f->dst);
+    case JL_CLI_SWITCH:
+      *(int *)f->dst = 1;
+      return 1;
+    case JL_CLI_INT:
+      return jl_cli_parse_int(cmd, f->name, value, f->lo, f->hi, (int *)f->dst);
+    case JL_CLI_CALL:
+      return f->call(cmd, f->name, value, f->dst);
     case JL_CLI_TEXT:
       if (f->noun && !*value) {
         fprintf(stderr, "jelly %s: %s needs a %s\n", cmd, f->name, f->noun);
@@ -148,8 +153,8 @@ int jl_cli_parse(const JlCliSpec *sp, int argc, char **argv) {
   for (int i = 0; i < NMESH; i++) all[n++] = MESH_FLAGS[i];
   for (int i = 0; i < n; i++) {
     JL_ASSERT(strncmp(all[i].name, "--", 2) == 0, "jl_cli_parse: flag names start with --");
-    opt[i] = (struct option){all[i].name + 2, all[i].kind == JL_CLI_SWITCH ? no_argument : required_argument,
-                             NULL, FIRST_VAL + i};
+    opt[i] = (struct option){all[i].name + 2, all[i].kind == JL_CLI_SWITCH ? no_argument : required_argument, NULL,
+                             FIRST_VAL + i};
   }
   opt[n] = (struct option){"help", no_argument, NULL, 'h'};
   opt[n + 1] = (struct option){NULL, 0, NULL, 0};

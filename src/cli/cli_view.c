@@ -39,11 +39,7 @@ static void usage(FILE *f) {
           "  --script FILE     timed input events (docs/viewer.md)\n"
           "  --report FILE     each body's centre of mass at start and end, and drags\n"
           "  --layers LIST     debug layers: wireframe,tets,springs,contacts,pins,\n"
-          "                    obstacles,velocity\n"
-          JL_CLI_SIM_HELP
-          JL_CLI_MESH_LIMITS_HELP
-          "\n"
-          JL_CLI_EXIT_HELP);
+          "                    obstacles,velocity\n" JL_CLI_SIM_HELP JL_CLI_MESH_LIMITS_HELP "\n" JL_CLI_EXIT_HELP);
 }
 
 int jl_cli_view(int argc, char **argv) {

@@ -27,7 +27,8 @@ static const Command COMMANDS[] = {
 enum { NCOMMAND = sizeof COMMANDS / sizeof COMMANDS[0] };
 
 static void usage(FILE *out) {
-  fprintf(out, "Jelly " JL_VERSION ": volumetric soft bodies from closed surface meshes.\n"
+  fprintf(out, "Jelly " JL_VERSION
+               ": volumetric soft bodies from closed surface meshes.\n"
                "\n"
                "usage: jelly <command> [options]\n"
                "\n"
@@ -39,10 +40,11 @@ static void usage(FILE *out) {
   }
   fprintf(out, "  %-16s %s\n", "help [COMMAND]", "this text, or a command's options");
   fprintf(out, "  %-16s %s\n", "--version", "the version");
-  fprintf(out, "\n"
-               "`jelly <command> --help` or `jelly help <command>`: a command's options.\n"
-               "SCENE defaults to models/scenes/default.json; scene keys: docs/scenes.md.\n"
-               "\n" JL_CLI_EXIT_HELP);
+  fprintf(out,
+          "\n"
+          "`jelly <command> --help` or `jelly help <command>`: a command's options.\n"
+          "SCENE defaults to models/scenes/default.json; scene keys: docs/scenes.md.\n"
+          "\n" JL_CLI_EXIT_HELP);
 }
 
 static const Command *find(const char *name) {

@@ -151,7 +151,8 @@ JlResult jl_study_run(const JlModel *m, const JlStudyDef *def, JlStudyRow *rows,
   JlResult r = run_one(m, def, JL_INTEGRATOR_RK4, def->ref_dt, &ref, xref, &ke_peak, err, errsz);
   if (!r && !ref.stable)
     r = jl_fail(err, errsz, JL_ERR_RUNTIME,
-                "the RK4 reference diverged at t = %g s: the scene is too stiff for it at the smallest step", ref.t_end);
+                "the RK4 reference diverged at t = %g s: the scene is too stiff for it at the smallest step",
+                ref.t_end);
   if (r) {
     free(xref), free(x);
     return r;
@@ -185,8 +186,9 @@ JlResult jl_study_run(const JlModel *m, const JlStudyDef *def, JlStudyRow *rows,
     }
   }
   if (log && unmeasured)
-    fprintf(log, "  (- = not measured: a diverged run has no end state to compare with the reference, and a run that\n"
-                 "   diverged in its first step simulated no time to divide its wall time by)\n");
+    fprintf(log,
+            "  (- = not measured: a diverged run has no end state to compare with the reference, and a run that\n"
+            "   diverged in its first step simulated no time to divide its wall time by)\n");
   free(xref), free(x);
   return r;
 }
@@ -214,15 +216,18 @@ double jl_study_largest_stable(const JlStudyRow *rows, int nrow, JlIntegrator i)
 /* ",v" with the given precision, or "," alone when v is NaN/Inf: an empty field is a value the run
  * could not measure (pandas and spreadsheets read it as missing) */
 static void csv_num(FILE *f, double v, int digits) {
-  if (isfinite(v)) fprintf(f, ",%.*g", digits, v);
-  else fputc(',', f);
+  if (isfinite(v))
+    fprintf(f, ",%.*g", digits, v);
+  else
+    fputc(',', f);
 }
 
 JlResult jl_study_write_csv(const char *path, const JlStudyRow *rows, int nrow, char *err, size_t errsz) {
   FILE *f = fopen(path, "w");
   if (!f) return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot write %s", path);
-  fprintf(f, "integrator,dt,steps,stable,t_end,largest_stable_dt,error_max,error_rms,wall_per_sim_s,"
-             "energy_start,energy_end,energy_drift\n");
+  fprintf(f,
+          "integrator,dt,steps,stable,t_end,largest_stable_dt,error_max,error_rms,wall_per_sim_s,"
+          "energy_start,energy_end,energy_drift\n");
   for (int k = 0; k < nrow; k++) {
     const JlStudyRow *r = &rows[k];
     fprintf(f, "%s,%.9g,%d,%d", jl_integrator_name(r->integrator), r->dt, r->steps, r->stable);
@@ -240,8 +245,8 @@ JlResult jl_study_write_csv(const char *path, const JlStudyRow *rows, int nrow, 
   return JL_OK;
 }
 
-static const char *const colors[JL_INTEGRATOR_COUNT] = {"#1f77b4", "#9467bd", "#d62728",
-                                                        "#ff7f0e", "#2ca02c", "#17becf", "#8c564b"};
+static const char *const colors[JL_INTEGRATOR_COUNT] = {"#1f77b4", "#9467bd", "#d62728", "#ff7f0e",
+                                                        "#2ca02c", "#17becf", "#8c564b"};
 
 /* Estimated width of a text in the SVG: characters (UTF-8 code points) x SVG_CHAR_EM x font size.
  * 0.62 em is above the average advance of sans-serif fonts for lowercase letters and digits
@@ -258,10 +263,14 @@ static double text_width(const char *s, double font_size) {
 /* s as XML character data (a scene path may hold & or <) */
 static void xml_text(FILE *f, const char *s) {
   for (; *s; s++) {
-    if (*s == '&') fputs("&amp;", f);
-    else if (*s == '<') fputs("&lt;", f);
-    else if (*s == '>') fputs("&gt;", f);
-    else fputc(*s, f);
+    if (*s == '&')
+      fputs("&amp;", f);
+    else if (*s == '<')
+      fputs("&lt;", f);
+    else if (*s == '>')
+      fputs("&gt;", f);
+    else
+      fputc(*s, f);
   }
 }
 
@@ -272,10 +281,14 @@ static void legend_label(const JlStudyRow *rows, int nrow, JlIntegrator i, char 
   for (int k = 0; k < nrow; k++)
     if (rows[k].integrator == i) dt_max = fmax(dt_max, rows[k].dt), any_stable |= rows[k].stable;
   const char *name = jl_integrator_name(i);
-  if (!any_stable) snprintf(out, n, "%s (diverged at every dt)", name);
-  else if (!(big > 0)) snprintf(out, n, "%s (diverged at the smallest dt)", name);
-  else if (big >= dt_max) snprintf(out, n, "%s (stable at every dt)", name);
-  else snprintf(out, n, "%s (stable up to %.2g s)", name, big);
+  if (!any_stable)
+    snprintf(out, n, "%s (diverged at every dt)", name);
+  else if (!(big > 0))
+    snprintf(out, n, "%s (diverged at the smallest dt)", name);
+  else if (big >= dt_max)
+    snprintf(out, n, "%s (stable at every dt)", name);
+  else
+    snprintf(out, n, "%s (stable up to %.2g s)", name, big);
 }
 
 JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, const char *title, char *err,
@@ -310,13 +323,14 @@ JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, 
   const char *ttl = title ? title : "integrator study";
   double title_font = 16, tw = text_width(ttl, title_font), tx = L + pw / 2;
   if (tx - tw / 2 < 8 || tx + tw / 2 > W - 8) W = fmax(W, tw + 16), tx = W / 2;
-#define SX(v) (L + ((v) - xlo) / (xhi - xlo) * pw)
+#define SX(v) (L + ((v)-xlo) / (xhi - xlo) * pw)
 #define SY(v) (T + (yhi - (v)) / (yhi - ylo) * ph)
   FILE *f = fopen(path, "w");
   if (!f) return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot write %s", path);
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-             "font-family=\"sans-serif\" font-size=\"%.0f\">\n"
-             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+  fprintf(f,
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+          "font-family=\"sans-serif\" font-size=\"%.0f\">\n"
+          "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
           ceil(W), H, ceil(W), H, font);
   fprintf(f, "<text x=\"%.1f\" y=\"28\" font-size=\"%.0f\" text-anchor=\"middle\">", tx, title_font);
   xml_text(f, ttl);
@@ -333,8 +347,10 @@ JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, 
   fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n", L, T, pw,
           ph);
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time step dt (s)</text>\n", L + pw / 2, H - 20);
-  fprintf(f, "<text x=\"22\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 22 %.1f)\">max node error at "
-             "the end vs RK4 reference (m)</text>\n", T + ph / 2, T + ph / 2);
+  fprintf(f,
+          "<text x=\"22\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 22 %.1f)\">max node error at "
+          "the end vs RK4 reference (m)</text>\n",
+          T + ph / 2, T + ph / 2);
   /* one polyline per integrator over its stable runs; diverged runs as crosses on the top edge */
   for (int i = 0; i < JL_INTEGRATOR_COUNT; i++) {
     int any = 0;
@@ -360,8 +376,10 @@ JlResult jl_study_write_svg(const char *path, const JlStudyRow *rows, int nrow, 
     }
   }
   /* legend: a framed box right of the plot, sized to its longest line */
-  fprintf(f, "<g id=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"white\" "
-             "stroke=\"#999\"/>\n", lx, ly, lw, lh);
+  fprintf(f,
+          "<g id=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"white\" "
+          "stroke=\"#999\"/>\n",
+          lx, ly, lw, lh);
   for (int i = 0; i < JL_INTEGRATOR_COUNT; i++) {
     double y = ly + pad + 10 + row_h * i, x = lx + pad;
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n", x, y,

@@ -16,12 +16,12 @@ extern "C" {
 #define JL_STUDY_MAX_DT 24
 
 typedef struct JlStudyDef {
-  double duration;              /* s simulated per run; default 1 */
-  int ndt;                      /* time steps in the sweep; default 8 */
-  double dt[JL_STUDY_MAX_DT];   /* s, largest first; default 1/30 ... 1/3840 halving */
-  double ref_dt;                /* s, step of the RK4 reference; default dt[ndt - 1] / 4 */
-  double max_strain;            /* divergence bound on spring strain; default 2 */
-  double tolerance;             /* CG tolerance of the implicit runs; default 1e-8 */
+  double duration;            /* s simulated per run; default 1 */
+  int ndt;                    /* time steps in the sweep; default 8 */
+  double dt[JL_STUDY_MAX_DT]; /* s, largest first; default 1/30 ... 1/3840 halving */
+  double ref_dt;              /* s, step of the RK4 reference; default dt[ndt - 1] / 4 */
+  double max_strain;          /* divergence bound on spring strain; default 2 */
+  double tolerance;           /* CG tolerance of the implicit runs; default 1e-8 */
 } JlStudyDef;
 
 /* The default sweep; full = 1 halves by sqrt(2) instead of 2 and goes one

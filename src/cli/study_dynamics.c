@@ -26,10 +26,10 @@ static const char spin_text[] =
     "    \"angular_velocity\": [0, 0, 4.9], \"density\": 1000, \"young_modulus\": 1e5,"
     "    \"material_damping\": 0 } ] }";
 
-#define BOUNCE_E 0.5
-#define BOUNCE_DROP 1.0  /* m, the lowest point's height */
-#define BOUNCE_T 1.5     /* s */
-#define SPIN_T 1.0       /* s */
+#define BOUNCE_E    0.5
+#define BOUNCE_DROP 1.0 /* m, the lowest point's height */
+#define BOUNCE_T    1.5 /* s */
+#define SPIN_T      1.0 /* s */
 
 static JlResult build(const char *text, const char *name, JlModel *m, char *err, size_t errsz) {
   JlScene sc;
@@ -134,11 +134,13 @@ JlResult jl_study_dynamics(int quick, FILE *log, const char *csv_path, char *err
     jl_model_free(&bar);
     return jl_fail(err, errsz, JL_ERR_SYSTEM, "cannot write %s", csv_path);
   }
-  fprintf(f, "integrator,dt,bounce_stable,e_target,e,spin_stable,spin_kept_target,spin_kept,bounce_wall_per_sim_s,"
-             "spin_wall_per_sim_s\n");
+  fprintf(f,
+          "integrator,dt,bounce_stable,e_target,e,spin_stable,spin_kept_target,spin_kept,bounce_wall_per_sim_s,"
+          "spin_wall_per_sim_s\n");
   if (log) {
-    fprintf(log, "\ndynamics   a ball (r 0.1 m, E 1e6 Pa) dropped 1 m, ground.restitution %.1f: e, target %.2f +- 0.05;\n"
-                 "           a free bar spinning at 4.9 rad/s: angular momentum kept after 1 s, target >= 0.99\n",
+    fprintf(log,
+            "\ndynamics   a ball (r 0.1 m, E 1e6 Pa) dropped 1 m, ground.restitution %.1f: e, target %.2f +- 0.05;\n"
+            "           a free bar spinning at 4.9 rad/s: angular momentum kept after 1 s, target >= 0.99\n",
             BOUNCE_E, BOUNCE_E);
     fprintf(log, "%-18s %9s %8s %8s %10s %10s\n", "integrator", "dt", "e", "kept", "bounce s/s", "spin s/s");
   }

@@ -58,8 +58,7 @@ static void write_report(Viewer *v, const char *status) {
   }
   double right[3], up[3], fwd[3];
   jl_camera_basis(&v->cam, right, up, fwd);
-  fprintf(f, "scene %s\nframes %d\nstatus %s\ntime %.9g\n", v->def.scene, v->frame, status,
-          v->world.state.t);
+  fprintf(f, "scene %s\nframes %d\nstatus %s\ntime %.9g\n", v->def.scene, v->frame, status, v->world.state.t);
   if (v->def.seconds > 0) {
     /* the interactive run's pace: displayed frames per wall second, wall seconds per simulated second
      * while running (1 = real time) */
@@ -68,14 +67,14 @@ static void write_report(Viewer *v, const char *status) {
             wall > 0 ? v->frame / wall : 0.0, v->sim_total > 0 ? v->wall_total / v->sim_total : 0.0,
             v->world.model->nbody, wall > 0 ? v->steps_total / wall : 0.0);
   }
-  fprintf(f, "camera_right %.9g %.9g %.9g\ncamera_up %.9g %.9g %.9g\n", right[0], right[1],
-          right[2], up[0], up[1], up[2]);
+  fprintf(f, "camera_right %.9g %.9g %.9g\ncamera_up %.9g %.9g %.9g\n", right[0], right[1], right[2], up[0], up[1],
+          up[2]);
   for (int b = 0; b < v->world.model->nbody; b++) {
     double c1[3];
     jl_viewer_body_com(&v->world, b, c1);
     const double *c0 = b < v->nbody0 ? v->com0[b] : c1;
-    fprintf(f, "body %d %s com_start %.9g %.9g %.9g com_end %.9g %.9g %.9g\n", b,
-            v->world.model->body[b].name, c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]);
+    fprintf(f, "body %d %s com_start %.9g %.9g %.9g com_end %.9g %.9g %.9g\n", b, v->world.model->body[b].name, c0[0],
+            c0[1], c0[2], c1[0], c1[1], c1[2]);
   }
   if (v->drag_body >= 0)
     fprintf(f, "drag body %d from_frame %d to_frame %d\n", v->drag_body, v->drag_from,
@@ -108,18 +107,21 @@ int jl_viewer_run(const JlViewerDef *def) {
     return 2;
   }
   if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-    fprintf(stderr, "jelly view: no display: use `jelly render` for headless PNG frames (%s; set DISPLAY or "
-                    "WAYLAND_DISPLAY, or run under xvfb-run)\n", SDL_GetError());
+    fprintf(stderr,
+            "jelly view: no display: use `jelly render` for headless PNG frames (%s; set DISPLAY or "
+            "WAYLAND_DISPLAY, or run under xvfb-run)\n",
+            SDL_GetError());
     SDL_Quit();
     jl_scene_free(&v.scene);
     free(v.ev);
     return JL_ERR_SYSTEM;
   }
   const char *driver = SDL_GetCurrentVideoDriver();
-  if (def->frames <= 0 && (!driver || strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0 ||
-                           strcmp(driver, "evdev") == 0)) {
-    fprintf(stderr, "jelly view: no display: use `jelly render` for headless PNG frames (SDL's video driver "
-                    "'%s' shows no window; set DISPLAY or WAYLAND_DISPLAY, or run under xvfb-run)\n",
+  if (def->frames <= 0 &&
+      (!driver || strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0 || strcmp(driver, "evdev") == 0)) {
+    fprintf(stderr,
+            "jelly view: no display: use `jelly render` for headless PNG frames (SDL's video driver "
+            "'%s' shows no window; set DISPLAY or WAYLAND_DISPLAY, or run under xvfb-run)\n",
             driver ? driver : "none");
     SDL_Quit();
     jl_scene_free(&v.scene);
@@ -156,11 +158,13 @@ int jl_viewer_run(const JlViewerDef *def) {
   v.h_given = def->dt > 0 || v.scene.dt_set;
   if (!v.h_given) v.h = jl_viewer_default_step(&v, v.scene.step.integrator);
 
-  v.win = SDL_CreateWindow("jelly", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, v.def.width,
-                           v.def.height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+  v.win = SDL_CreateWindow("jelly", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, v.def.width, v.def.height,
+                           SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
   if (!v.win) {
-    fprintf(stderr, "jelly view: no display: cannot open a window (%s); use `jelly render` for headless PNG "
-                    "frames\n", SDL_GetError());
+    fprintf(stderr,
+            "jelly view: no display: cannot open a window (%s); use `jelly render` for headless PNG "
+            "frames\n",
+            SDL_GetError());
     status = JL_ERR_SYSTEM;
     goto done;
   }
@@ -173,8 +177,7 @@ int jl_viewer_run(const JlViewerDef *def) {
     goto done;
   }
   int ow = v.def.width, oh = v.def.height;
-  if (SDL_GetRendererOutputSize(v.sdl, &ow, &oh) != 0 || ow <= 0 || oh <= 0)
-    ow = v.def.width, oh = v.def.height;
+  if (SDL_GetRendererOutputSize(v.sdl, &ow, &oh) != 0 || ow <= 0 || oh <= 0) ow = v.def.width, oh = v.def.height;
   v.r = jl_renderer_wrap(v.sdl, ow, oh);
   v.cam.fov_deg = 40;
   jl_viewer_frame_camera(&v);

@@ -40,20 +40,25 @@ void jl_viewer_draw_hud(Viewer *v) {
   const JlWorld *w = v->shown;
   const JlModel *m = w->model;
   char buf[1200], pace[80];
-  if (v->def.frames > 0) snprintf(pace, sizeof pace, "scripted (%d frames)", v->def.frames);
-  else if (v->paused) snprintf(pace, sizeof pace, "PAUSED");
-  else if (v->slowdown > 99.0) snprintf(pace, sizeof pace, "over 99x slower than real time");
-  else if (v->slowdown > 1.05) snprintf(pace, sizeof pace, "%.1fx slower than real time", v->slowdown);
-  else snprintf(pace, sizeof pace, "real time");
+  if (v->def.frames > 0)
+    snprintf(pace, sizeof pace, "scripted (%d frames)", v->def.frames);
+  else if (v->paused)
+    snprintf(pace, sizeof pace, "PAUSED");
+  else if (v->slowdown > 99.0)
+    snprintf(pace, sizeof pace, "over 99x slower than real time");
+  else if (v->slowdown > 1.05)
+    snprintf(pace, sizeof pace, "%.1fx slower than real time", v->slowdown);
+  else
+    snprintf(pace, sizeof pace, "real time");
   snprintf(buf, sizeof buf,
            "FPS %.0f   t %.3f s   %s\n"
            "step %.2f ms   dt %.3g ms   CG %d it\n"
            "nodes %d  tets %d  springs %d  contacts %d\n"
            "%s   gravity %s%s\n"
            "H: keys",
-           v->fps, w->state.t, pace, v->ms_step, 1e3 * v->h, v->cg_last, m->nnode, m->ntet,
-           m->nspring, contacts(w), jl_integrator_name(w->def.integrator),
-           v->gravity_off ? "off" : "on", v->paused && v->def.frames > 0 ? "   PAUSED" : "");
+           v->fps, w->state.t, pace, v->ms_step, 1e3 * v->h, v->cg_last, m->nnode, m->ntet, m->nspring, contacts(w),
+           jl_integrator_name(w->def.integrator), v->gravity_off ? "off" : "on",
+           v->paused && v->def.frames > 0 ? "   PAUSED" : "");
   int scale = v->r->height >= 600 ? 2 : 1;
   static const unsigned char white[4] = {235, 238, 242, 255}, red[4] = {255, 110, 100, 255},
                              yellow[4] = {255, 220, 120, 255};

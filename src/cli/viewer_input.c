@@ -20,7 +20,8 @@ void jl_viewer_mouse_target(Viewer *v, double out[3]) {
   double t = 0;
   if (fabs(dn) > 1e-9)
     t = ((v->plane_p[0] - o[0]) * v->plane_n[0] + (v->plane_p[1] - o[1]) * v->plane_n[1] +
-         (v->plane_p[2] - o[2]) * v->plane_n[2]) / dn;
+         (v->plane_p[2] - o[2]) * v->plane_n[2]) /
+        dn;
   if (!(t > 0)) t = 0;
   for (int k = 0; k < 3; k++) out[k] = o[k] + t * d[k];
 }
@@ -95,13 +96,24 @@ static void toggle_layer(Viewer *v, JlLayer l) { v->opt.layers ^= 1u << l; }
 
 void jl_viewer_handle_key(Viewer *v, SDL_Keycode key, int want_shot) {
   switch (key) {
-    case SDLK_ESCAPE: v->quit = 1; break;
-    case SDLK_SPACE: v->paused = !v->paused; break;
-    case SDLK_n: v->step_once = 1; v->paused = 1; break;
+    case SDLK_ESCAPE:
+      v->quit = 1;
+      break;
+    case SDLK_SPACE:
+      v->paused = !v->paused;
+      break;
+    case SDLK_n:
+      v->step_once = 1;
+      v->paused = 1;
+      break;
     case SDLK_r:
       if (!jl_viewer_reset(v)) v->quit = 2;
       break;
-    case SDLK_1: case SDLK_2: case SDLK_3: case SDLK_4: case SDLK_5:
+    case SDLK_1:
+    case SDLK_2:
+    case SDLK_3:
+    case SDLK_4:
+    case SDLK_5:
       jl_viewer_spawn(v, (int)(key - SDLK_0));
       break;
     case SDLK_g:
@@ -113,35 +125,65 @@ void jl_viewer_handle_key(Viewer *v, SDL_Keycode key, int want_shot) {
         jl_viewer_detach_gravity(v);
       }
       break;
-    case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS:
+    case SDLK_PLUS:
+    case SDLK_EQUALS:
+    case SDLK_KP_PLUS:
       if (v->h * 2 <= 0.05) v->h *= 2;
       v->h_given = 1;
       break;
-    case SDLK_MINUS: case SDLK_KP_MINUS:
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS:
       if (v->h / 2 >= 1e-5) v->h /= 2;
       v->h_given = 1;
       break;
-    case SDLK_i: jl_viewer_cycle_integrator(v); break;
-    case SDLK_p: if (want_shot) jl_viewer_screenshot(v, NULL); break;
-    case SDLK_h: v->help = !v->help; break;
-    case SDLK_f: jl_viewer_frame_camera(v); break;
-    case SDLK_w: toggle_layer(v, JL_LAYER_WIREFRAME); break;
-    case SDLK_t: toggle_layer(v, JL_LAYER_TETS); break;
-    case SDLK_s: toggle_layer(v, JL_LAYER_SPRINGS); break;
-    case SDLK_c: toggle_layer(v, JL_LAYER_CONTACTS); break;
-    case SDLK_x: toggle_layer(v, JL_LAYER_PINS); break;
-    case SDLK_o: toggle_layer(v, JL_LAYER_OBSTACLES); break;
-    case SDLK_v: toggle_layer(v, JL_LAYER_VELOCITY); break;
-    default: break;
+    case SDLK_i:
+      jl_viewer_cycle_integrator(v);
+      break;
+    case SDLK_p:
+      if (want_shot) jl_viewer_screenshot(v, NULL);
+      break;
+    case SDLK_h:
+      v->help = !v->help;
+      break;
+    case SDLK_f:
+      jl_viewer_frame_camera(v);
+      break;
+    case SDLK_w:
+      toggle_layer(v, JL_LAYER_WIREFRAME);
+      break;
+    case SDLK_t:
+      toggle_layer(v, JL_LAYER_TETS);
+      break;
+    case SDLK_s:
+      toggle_layer(v, JL_LAYER_SPRINGS);
+      break;
+    case SDLK_c:
+      toggle_layer(v, JL_LAYER_CONTACTS);
+      break;
+    case SDLK_x:
+      toggle_layer(v, JL_LAYER_PINS);
+      break;
+    case SDLK_o:
+      toggle_layer(v, JL_LAYER_OBSTACLES);
+      break;
+    case SDLK_v:
+      toggle_layer(v, JL_LAYER_VELOCITY);
+      break;
+    default:
+      break;
   }
 }
 
 int jl_viewer_event_needs_world(const Viewer *v, const SDL_Event *e) {
   switch (e->type) {
-    case SDL_KEYDOWN: return 1; /* keys act on the world (and are rare) */
-    case SDL_MOUSEBUTTONDOWN: return e->button.button == SDL_BUTTON_LEFT; /* picks a body */
-    case SDL_MOUSEBUTTONUP: return v->dragging; /* releases the drag */
-    default: return 0; /* camera, window */
+    case SDL_KEYDOWN:
+      return 1; /* keys act on the world (and are rare) */
+    case SDL_MOUSEBUTTONDOWN:
+      return e->button.button == SDL_BUTTON_LEFT; /* picks a body */
+    case SDL_MOUSEBUTTONUP:
+      return v->dragging; /* releases the drag */
+    default:
+      return 0; /* camera, window */
   }
 }
 
@@ -152,7 +194,9 @@ void jl_viewer_handle_event(Viewer *v, const SDL_Event *e) {
   sx = (float)v->r->width / (float)ww;
   sy = (float)v->r->height / (float)wh;
   switch (e->type) {
-    case SDL_QUIT: v->quit = 1; break;
+    case SDL_QUIT:
+      v->quit = 1;
+      break;
     case SDL_KEYDOWN:
       if (!e->key.repeat || e->key.keysym.sym == SDLK_n) jl_viewer_handle_key(v, e->key.keysym.sym, 1);
       break;
@@ -162,8 +206,10 @@ void jl_viewer_handle_event(Viewer *v, const SDL_Event *e) {
       if (e->button.button == SDL_BUTTON_MIDDLE ||
           (shift && (e->button.button == SDL_BUTTON_LEFT || e->button.button == SDL_BUTTON_RIGHT)))
         v->panning = 1;
-      else if (e->button.button == SDL_BUTTON_RIGHT) v->orbiting = 1;
-      else if (e->button.button == SDL_BUTTON_LEFT) jl_viewer_drag_press(v);
+      else if (e->button.button == SDL_BUTTON_RIGHT)
+        v->orbiting = 1;
+      else if (e->button.button == SDL_BUTTON_LEFT)
+        jl_viewer_drag_press(v);
       break;
     }
     case SDL_MOUSEBUTTONUP:
@@ -195,6 +241,7 @@ void jl_viewer_handle_event(Viewer *v, const SDL_Event *e) {
         }
       }
       break;
-    default: break;
+    default:
+      break;
   }
 }

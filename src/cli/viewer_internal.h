@@ -28,31 +28,31 @@ typedef struct Event {
   int frame;
   EvType type;
   SDL_Keycode key;
-  double a[5];         /* drag: x0 y0 x1 y1 nframes; orbit: yaw pitch (deg); zoom: factor */
+  double a[5]; /* drag: x0 y0 x1 y1 nframes; orbit: yaw pitch (deg); zoom: factor */
   char file[1024];
 } Event;
 
 /* ---- the stepping thread of interactive runs (viewer_stepper.c) ---- */
 
 typedef struct ViewerStepper {
-  int running;           /* the thread was started */
+  int running; /* the thread was started */
   pthread_t thread;
   /* the fields below are shared: read and written under `lock` */
   pthread_mutex_t lock;
-  pthread_cond_t wake;   /* the worker waits here for credit, the end of a hold, or stop */
-  pthread_cond_t idle;   /* the window waits here for the step under way */
+  pthread_cond_t wake; /* the worker waits here for credit, the end of a hold, or stop */
+  pthread_cond_t idle; /* the window waits here for the step under way */
   int stop, hold, stepping, failed;
-  int paused;            /* the window was paused at its last frame */
-  double h;              /* the step length (s) the worker takes */
-  double credit;         /* simulated seconds the worker may still step */
-  double stepped;        /* simulated seconds stepped since the window last looked */
-  long steps;            /* steps taken */
-  double ms_step;        /* wall ms per step, smoothed */
+  int paused;     /* the window was paused at its last frame */
+  double h;       /* the step length (s) the worker takes */
+  double credit;  /* simulated seconds the worker may still step */
+  double stepped; /* simulated seconds stepped since the window last looked */
+  long steps;     /* steps taken */
+  double ms_step; /* wall ms per step, smoothed */
   int cg_last;
-  char message[512];     /* why the failed step failed */
-  JlWorld shown;         /* the world's struct after the last step ... */
-  double *x, *v;         /* ... and its positions and velocities */
-  size_t cap;            /* doubles in x and v */
+  char message[512]; /* why the failed step failed */
+  JlWorld shown;     /* the world's struct after the last step ... */
+  double *x, *v;     /* ... and its positions and velocities */
+  size_t cap;        /* doubles in x and v */
 } ViewerStepper;
 
 /* ---- the viewer's state ---- */
@@ -62,18 +62,18 @@ typedef struct Viewer {
   JlScene scene;
   JlWorld world;
   int has_world;
-  JlForce *drag;         /* owned by the world */
-  JlForce *gravity;      /* detached gravity element while gravity is off (owned here) */
+  JlForce *drag;    /* owned by the world */
+  JlForce *gravity; /* detached gravity element while gravity is off (owned here) */
   int gravity_off;
-  double h;              /* step, s */
-  int h_given;           /* the step came from --dt, the scene's dt or the +/- keys: kept when the
+  double h;        /* step, s */
+  int h_given;     /* the step came from --dt, the scene's dt or the +/- keys: kept when the
                             integrator changes; otherwise each integrator gets its default */
-  double frame_dt;       /* 1 / fps */
+  double frame_dt; /* 1 / fps */
   SDL_Window *win;
   SDL_Renderer *sdl;
   JlRenderer *r;
   JlCamera cam;
-  int follow;            /* the camera follows the bodies until the user moves it (F: again) */
+  int follow; /* the camera follows the bodies until the user moves it (F: again) */
   JlRenderOptions opt;
   int paused, step_once, help, quit, frame;
   /* statistics for the HUD */
@@ -99,26 +99,26 @@ typedef struct Viewer {
   unsigned rng;
   int shots;
   double t_start, sim_total, wall_total; /* --seconds: start, simulated and wall time while running */
-  long steps_total;      /* steps taken */
+  long steps_total;                      /* steps taken */
   /* a spawned body meshed on a worker thread (viewer_world.c): the window
    * keeps drawing and stepping meanwhile; the body joins the world when its
    * model is ready */
-  int meshing;           /* 1 while the worker runs or its result waits */
+  int meshing; /* 1 while the worker runs or its result waits */
   pthread_t mesher;
-  int mesh_thread;       /* the worker is a thread to join (else it ran inline) */
-  atomic_int mesh_done;  /* set by the worker when spawn_model (or spawn_err) is ready */
-  JlSceneBody spawn_body;/* the body being meshed */
-  JlScene spawn_scene;   /* the worker's one-body scene: v->scene's settings, body = &spawn_body */
+  int mesh_thread;        /* the worker is a thread to join (else it ran inline) */
+  atomic_int mesh_done;   /* set by the worker when spawn_model (or spawn_err) is ready */
+  JlSceneBody spawn_body; /* the body being meshed */
+  JlScene spawn_scene;    /* the worker's one-body scene: v->scene's settings, body = &spawn_body */
   JlModel spawn_model;
   int spawn_rc;
   char spawn_err[1024];
   /* interactive runs step on a worker thread (viewer_stepper.c); scripted
    * runs step here and draw the world itself */
   ViewerStepper stepper;
-  int held;              /* the window thread holds the world (jl_viewer_hold) */
-  long stepper_seen;     /* the worker's steps counted into steps_total */
-  const JlWorld *shown;  /* what is drawn: &world, or &disp while the worker runs */
-  JlWorld disp;          /* the published world with the window's own copy of the state */
+  int held;             /* the window thread holds the world (jl_viewer_hold) */
+  long stepper_seen;    /* the worker's steps counted into steps_total */
+  const JlWorld *shown; /* what is drawn: &world, or &disp while the worker runs */
+  JlWorld disp;         /* the published world with the window's own copy of the state */
   double *disp_x, *disp_v;
   size_t disp_cap;
 } Viewer;
@@ -137,7 +137,7 @@ void jl_viewer_detach_gravity(Viewer *v);
 /* builds model and world from v->scene, carrying x, v, t over from `old` (may be NULL); 0 after printing */
 int jl_viewer_build_world(Viewer *v, const JlWorld *old);
 void jl_viewer_frame_camera(Viewer *v);
-int jl_viewer_reset(Viewer *v);            /* reloads the scene file; 0 after printing */
+int jl_viewer_reset(Viewer *v); /* reloads the scene file; 0 after printing */
 /* 1 box, 2 sphere, 3 torus, 4 bunny, 5 random: meshed on a worker thread
  * (jl_viewer_spawn_poll adds it); a scripted run (def.frames > 0) waits for it */
 void jl_viewer_spawn(Viewer *v, int kind);
@@ -147,7 +147,7 @@ int jl_viewer_spawn_poll(Viewer *v, int wait);
 void jl_viewer_spawn_cancel(Viewer *v);
 double jl_viewer_default_step(Viewer *v, JlIntegrator i);
 void jl_viewer_cycle_integrator(Viewer *v);
-int jl_viewer_step(Viewer *v);             /* one step of v->h; 0 when it diverged (paused, message set) */
+int jl_viewer_step(Viewer *v); /* one step of v->h; 0 when it diverged (paused, message set) */
 /* one step of h on v->world and nothing else of v (the worker's step): its wall
  * ms and CG iterations; 0 with the message when it diverged */
 int jl_viewer_step_world(Viewer *v, double h, double *ms, int *cg, char *msg, size_t msgsz);

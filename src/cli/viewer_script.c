@@ -23,8 +23,7 @@ static const KeyName key_names[] = {
 static SDL_Keycode parse_key(const char *s) {
   for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
     if (strcmp(s, key_names[i].name) == 0) return key_names[i].key;
-  if (strlen(s) == 1 && (isalnum((unsigned char)s[0])))
-    return (SDL_Keycode)tolower((unsigned char)s[0]);
+  if (strlen(s) == 1 && (isalnum((unsigned char)s[0]))) return (SDL_Keycode)tolower((unsigned char)s[0]);
   return SDLK_UNKNOWN;
 }
 
@@ -49,8 +48,7 @@ int jl_viewer_load_script(const char *path, Event **out, int *nout) {
     char cmd[64] = "", kw[16] = "";
     int frame = 0, used = 0;
     if (sscanf(line, " %15s", kw) != 1) continue; /* blank or comment */
-    if (sscanf(line, " %15s %d %63s %n", kw, &frame, cmd, &used) < 3 || strcmp(kw, "frame") != 0 ||
-        frame < 0) {
+    if (sscanf(line, " %15s %d %63s %n", kw, &frame, cmd, &used) < 3 || strcmp(kw, "frame") != 0 || frame < 0) {
       fprintf(stderr, "%s:%d: expected 'frame F ACTION ...'\n", path, lineno);
       ok = 0;
       break;
@@ -67,8 +65,8 @@ int jl_viewer_load_script(const char *path, Event **out, int *nout) {
     if (strcmp(cmd, "key") == 0) {
       e->type = EV_KEY;
       if (sscanf(rest, "%1023s %n", word[0], &extra) != 1 || (e->key = parse_key(word[0])) == SDLK_UNKNOWN) {
-        fprintf(stderr, "%s:%d: unknown key '%s' (a letter, a digit, space, escape, plus, minus)\n",
-                path, lineno, word[0]);
+        fprintf(stderr, "%s:%d: unknown key '%s' (a letter, a digit, space, escape, plus, minus)\n", path, lineno,
+                word[0]);
         ok = 0;
       }
     } else if (strcmp(cmd, "drag") == 0) {
@@ -98,13 +96,11 @@ int jl_viewer_load_script(const char *path, Event **out, int *nout) {
         ok = 0;
       }
     } else {
-      fprintf(stderr, "%s:%d: unknown action '%s' (key, drag, orbit, zoom, screenshot)\n", path,
-              lineno, cmd);
+      fprintf(stderr, "%s:%d: unknown action '%s' (key, drag, orbit, zoom, screenshot)\n", path, lineno, cmd);
       ok = 0;
     }
     if (ok && rest[extra] != '\0' && rest[extra] != '\n') {
-      fprintf(stderr, "%s:%d: unexpected text after the %s event: '%s'\n", path, lineno, cmd,
-              rest + extra);
+      fprintf(stderr, "%s:%d: unexpected text after the %s event: '%s'\n", path, lineno, cmd, rest + extra);
       ok = 0;
     }
     if (ok) n++;
@@ -145,13 +141,16 @@ void jl_viewer_run_script(Viewer *v) {
     const Event *e = &v->ev[i];
     if (e->frame != v->frame) continue;
     switch (e->type) {
-      case EV_KEY: jl_viewer_handle_key(v, e->key, 1); break;
+      case EV_KEY:
+        jl_viewer_handle_key(v, e->key, 1);
+        break;
       case EV_DRAG:
         jl_viewer_drag_release(v);
         v->mx = e->a[0], v->my = e->a[1];
         jl_viewer_drag_press(v);
-        if (!v->dragging) fprintf(stderr, "jelly view: scripted drag at frame %d: no body under (%g, %g)\n",
-                                  e->frame, e->a[0], e->a[1]);
+        if (!v->dragging)
+          fprintf(stderr, "jelly view: scripted drag at frame %d: no body under (%g, %g)\n", e->frame, e->a[0],
+                  e->a[1]);
         v->sdrag = e;
         v->sdrag_active = 1;
         break;
@@ -163,7 +162,8 @@ void jl_viewer_run_script(Viewer *v) {
         jl_camera_zoom(&v->cam, e->a[0]);
         v->follow = 0;
         break;
-      default: break;
+      default:
+        break;
     }
   }
 }

@@ -198,7 +198,7 @@ void jl_viewer_spawn(Viewer *v, int kind) {
 #else
   v->mesh_thread = pthread_create(&v->mesher, NULL, mesh_worker, v) == 0;
 #endif
-  if (!v->mesh_thread) mesh_worker(v); /* no thread: mesh here */
+  if (!v->mesh_thread) mesh_worker(v);               /* no thread: mesh here */
   if (v->def.frames > 0) jl_viewer_spawn_poll(v, 1); /* scripted runs stay deterministic */
 }
 

@@ -30,9 +30,12 @@ static PyObject *SimulationError; /* the simulation diverged (JELLY_ERR_RUNTIME)
  * where input errors are the scene's. */
 static PyObject *raise_result(JellyResult r, const char *err, int load) {
   PyObject *type = PyExc_ValueError;
-  if (r == JELLY_ERR_RUNTIME) type = SimulationError;
-  else if (r == JELLY_ERR_SYSTEM) type = PyExc_OSError;
-  else if (load) type = SceneError;
+  if (r == JELLY_ERR_RUNTIME)
+    type = SimulationError;
+  else if (r == JELLY_ERR_SYSTEM)
+    type = PyExc_OSError;
+  else if (load)
+    type = SceneError;
   PyErr_SetString(type, err && err[0] ? err : "jelly: unknown error");
   return NULL;
 }
@@ -79,8 +82,8 @@ static PyObject *Model_body_count(ModelObject *self, PyObject *Py_UNUSED(ignored
   return PyLong_FromLong(jelly_model_body_count(self->model));
 }
 
-static PyMethodDef Model_methods[] = {
-    {"body_count", (PyCFunction)Model_body_count, METH_NOARGS, "Number of bodies."}, {NULL, NULL, 0, NULL}};
+static PyMethodDef Model_methods[] = {{"body_count", (PyCFunction)Model_body_count, METH_NOARGS, "Number of bodies."},
+                                      {NULL, NULL, 0, NULL}};
 
 static PyTypeObject ModelType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "jelly._jelly.Model",
@@ -306,8 +309,7 @@ static PyObject *World_body_info(WorldObject *self, PyObject *args) {
     PyErr_SetString(PyExc_IndexError, err);
     return NULL;
   }
-  return Py_BuildValue("(siidii)", bi.name, bi.first_node, bi.node_count, bi.mass, bi.vertex_count,
-                       bi.triangle_count);
+  return Py_BuildValue("(siidii)", bi.name, bi.first_node, bi.node_count, bi.mass, bi.vertex_count, bi.triangle_count);
 }
 
 /* body_surface(i) -> (vertices (nv, 3) float64, triangles (nt, 3) int32), copies
@@ -345,8 +347,8 @@ static PyObject *World_energy(WorldObject *self, PyObject *Py_UNUSED(ignored)) {
   char err[ERRSZ] = "";
   JellyResult r = jelly_world_energies(w, &e, err, sizeof err);
   if (r) return raise_result(r, err, 0);
-  return Py_BuildValue("{sdsdsdsdsdsd}", "kinetic", e.kinetic, "elastic", e.elastic, "gravity", e.gravity,
-                       "contact", e.contact, "external", e.external, "total", e.total);
+  return Py_BuildValue("{sdsdsdsdsdsd}", "kinetic", e.kinetic, "elastic", e.elastic, "gravity", e.gravity, "contact",
+                       e.contact, "external", e.external, "total", e.total);
 }
 
 /* warnings() -> {"solver_cap": (count, first_time, first), ..., "steps", "diverged", "inverted_tets"} */
@@ -390,10 +392,9 @@ static PyObject *World_stats(WorldObject *self, PyObject *args) {
   if (r) return raise_result(r, err, 0);
   return Py_BuildValue("{sdslslsdsdsdsdsdsisdslsislsl}", "time", st.time, "steps", st.steps, "cg_iterations",
                        st.cg_iterations, "kinetic_energy", st.kinetic_energy, "elastic_energy", st.elastic_energy,
-                       "gravity_energy", st.gravity_energy, "max_strain", st.max_strain, "min_y", st.min_y,
-                       "contacts", st.contacts, "contact_energy", st.contact_energy, "cg_failed", st.cg_failed,
-                       "inverted_tets", st.inverted_tets, "energy_splits", st.energy_splits,
-                       "crossing_splits", st.crossing_splits);
+                       "gravity_energy", st.gravity_energy, "max_strain", st.max_strain, "min_y", st.min_y, "contacts",
+                       st.contacts, "contact_energy", st.contact_energy, "cg_failed", st.cg_failed, "inverted_tets",
+                       st.inverted_tets, "energy_splits", st.energy_splits, "crossing_splits", st.crossing_splits);
 }
 
 /* save(path) / load(path): the checkpoint files of jelly_world_save/load */
@@ -473,9 +474,15 @@ static PyObject *World_copy_state_from(WorldObject *self, PyObject *args) {
 
 /* ---- module ----------------------------------------------------------------------- */
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_jelly",
-                                    "Jelly's public C API for Python (the jelly package wraps it).", -1, NULL,
-                                    NULL, NULL, NULL, NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
+                                    "_jelly",
+                                    "Jelly's public C API for Python (the jelly package wraps it).",
+                                    -1,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL};
 
 PyMODINIT_FUNC PyInit__jelly(void); /* the entry point Python looks up */
 PyMODINIT_FUNC PyInit__jelly(void) {
@@ -483,12 +490,11 @@ PyMODINIT_FUNC PyInit__jelly(void) {
   if (PyType_Ready(&ModelType) < 0 || PyType_Ready(&WorldType) < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
-  SceneError = PyErr_NewExceptionWithDoc("jelly.SceneError",
-                                         "A scene that cannot be built: the message names the key path.",
-                                         PyExc_ValueError, NULL);
-  SimulationError = PyErr_NewExceptionWithDoc(
-      "jelly.SimulationError", "The simulation diverged; the state is as before the failed step.",
-      PyExc_RuntimeError, NULL);
+  SceneError = PyErr_NewExceptionWithDoc(
+      "jelly.SceneError", "A scene that cannot be built: the message names the key path.", PyExc_ValueError, NULL);
+  SimulationError = PyErr_NewExceptionWithDoc("jelly.SimulationError",
+                                              "The simulation diverged; the state is as before the failed step.",
+                                              PyExc_RuntimeError, NULL);
   if (!SceneError || !SimulationError || PyModule_AddObjectRef(m, "SceneError", SceneError) < 0 ||
       PyModule_AddObjectRef(m, "SimulationError", SimulationError) < 0 ||
       PyModule_AddObjectRef(m, "Model", (PyObject *)&ModelType) < 0 ||

@@ -24,7 +24,7 @@
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 static void fuzz_child_after_fork(void) {
-  static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM,
+  static const int sigs[] = {SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT, SIGALRM,
                              SIGINT,  SIGTERM, SIGUSR1, SIGUSR2, SIGXFSZ, SIGXCPU};
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
   if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(NULL);

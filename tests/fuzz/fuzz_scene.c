@@ -41,17 +41,30 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 static void check_shape(const JlSceneBody *b) {
   double ntri;
   switch (b->shape) {
-    case JL_SHAPE_BOX: ntri = jl_shape_box_triangles(b->size, b->shape_resolution); break;
-    case JL_SHAPE_SPHERE: ntri = jl_shape_sphere_triangles(b->radius, b->shape_resolution); break;
-    case JL_SHAPE_TORUS: ntri = jl_shape_torus_triangles(b->major, b->minor, b->shape_resolution); break;
-    default: return;
+    case JL_SHAPE_BOX:
+      ntri = jl_shape_box_triangles(b->size, b->shape_resolution);
+      break;
+    case JL_SHAPE_SPHERE:
+      ntri = jl_shape_sphere_triangles(b->radius, b->shape_resolution);
+      break;
+    case JL_SHAPE_TORUS:
+      ntri = jl_shape_torus_triangles(b->major, b->minor, b->shape_resolution);
+      break;
+    default:
+      return;
   }
   if (!(ntri <= FUZZ_MAX_CELLS)) return;
   JlSurface s;
   switch (b->shape) {
-    case JL_SHAPE_BOX: jl_shape_box(b->size, b->shape_resolution, &s); break;
-    case JL_SHAPE_SPHERE: jl_shape_sphere(b->radius, b->shape_resolution, &s); break;
-    default: jl_shape_torus(b->major, b->minor, b->shape_resolution, &s); break;
+    case JL_SHAPE_BOX:
+      jl_shape_box(b->size, b->shape_resolution, &s);
+      break;
+    case JL_SHAPE_SPHERE:
+      jl_shape_sphere(b->radius, b->shape_resolution, &s);
+      break;
+    default:
+      jl_shape_torus(b->major, b->minor, b->shape_resolution, &s);
+      break;
   }
   jl_transform_points(s.vert, s.nvert, b->scale, b->rotate_deg, b->translate);
   JlMeshReport rep;

@@ -20,11 +20,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static double coord(uint8_t b) {
   switch (b) {
-    case 255: return NAN;
-    case 254: return INFINITY;
-    case 253: return 1e300;
-    case 252: return 1e-300;
-    default: return ((double)b - 128.0) / 8.0;
+    case 255:
+      return NAN;
+    case 254:
+      return INFINITY;
+    case 253:
+      return 1e300;
+    case 252:
+      return 1e-300;
+    default:
+      return ((double)b - 128.0) / 8.0;
   }
 }
 

@@ -58,8 +58,10 @@ int main(int argc, char **argv) {
       continue;
     }
     if (!S_ISDIR(st.st_mode)) {
-      if (replay_file(argv[a])) passed++;
-      else bad++;
+      if (replay_file(argv[a]))
+        passed++;
+      else
+        bad++;
       continue;
     }
     DIR *d = opendir(argv[a]);
@@ -86,8 +88,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < nname; i++) {
       char path[4096];
       snprintf(path, sizeof path, "%s/%s", argv[a], names[i]);
-      if (replay_file(path)) passed++;
-      else bad++;
+      if (replay_file(path))
+        passed++;
+      else
+        bad++;
       free(names[i]);
     }
     free(names);

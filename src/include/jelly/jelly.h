@@ -50,7 +50,7 @@ extern "C" {
 #define JELLY_VERSION_MAJOR 0
 #define JELLY_VERSION_MINOR 1
 #define JELLY_VERSION_PATCH 0
-#define JELLY_VERSION "0.1.0"
+#define JELLY_VERSION       "0.1.0"
 /* MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons */
 #define JELLY_VERSION_NUMBER (JELLY_VERSION_MAJOR * 10000 + JELLY_VERSION_MINOR * 100 + JELLY_VERSION_PATCH)
 
@@ -96,12 +96,12 @@ typedef struct JellyModel JellyModel; /* opaque */
 
 /* World settings of a model built from arrays (a scene file has its own). */
 typedef struct JellyModelDef {
-  double gravity[3];      /* m/s^2, default (0, -9.81, 0) */
-  int has_ground;         /* 1: a ground plane y = ground_y; default 0 */
-  double ground_y;        /* m, default 0 */
-  double ground_friction; /* Coulomb-like coefficient >= 0, default 0.5 */
-  double dt;              /* s, the longest step jelly_world_step takes, default 1/60 */
-  int threads;            /* OpenMP threads inside a step, 0 = the library's default; default 1 */
+  double gravity[3];          /* m/s^2, default (0, -9.81, 0) */
+  int has_ground;             /* 1: a ground plane y = ground_y; default 0 */
+  double ground_y;            /* m, default 0 */
+  double ground_friction;     /* Coulomb-like coefficient >= 0, default 0.5 */
+  double dt;                  /* s, the longest step jelly_world_step takes, default 1/60 */
+  int threads;                /* OpenMP threads inside a step, 0 = the library's default; default 1 */
   double ground_restitution;  /* coefficient of restitution of impacts on the ground, in [0, 1]; default 0.5 */
   double contact_restitution; /* the same between bodies; default 0.5 (docs/physics.md, "Restitution") */
 } JellyModelDef;
@@ -146,21 +146,21 @@ JELLY_API JellyResult jelly_model_new(const JellyModelDef *def, JellyModel **out
 
 /* Material, placement and meshing of a body built from arrays. */
 typedef struct JellyBodyDef {
-  const char *name;       /* copied, at most 63 bytes; NULL: "body<i>" */
-  double density;         /* kg/m^3 > 0, default 1000 */
-  double stiffness;       /* N/m per spring, used when young_modulus is 0; default 5000 */
-  double young_modulus;   /* Pa >= 0; > 0 derives the springs and a volume force from it; default 0 */
-  double poisson_ratio;   /* 0 <= nu < 0.5, with young_modulus; default 0.25 */
-  double damping;         /* N s/m per spring, along the spring; default 0.5 */
-  double velocity[3];     /* m/s, initial velocity of every node; default 0 */
-  double scale;           /* > 0, applied first; default 1 */
-  double rotate_deg[3];   /* degrees, XYZ Euler about the world axes, applied second; default 0 */
-  double translate[3];    /* m, applied last; default 0 */
-  int embedded;           /* 0: conforming tets, the surface's vertices are nodes; 1: a lattice of tets
+  const char *name;           /* copied, at most 63 bytes; NULL: "body<i>" */
+  double density;             /* kg/m^3 > 0, default 1000 */
+  double stiffness;           /* N/m per spring, used when young_modulus is 0; default 5000 */
+  double young_modulus;       /* Pa >= 0; > 0 derives the springs and a volume force from it; default 0 */
+  double poisson_ratio;       /* 0 <= nu < 0.5, with young_modulus; default 0.25 */
+  double damping;             /* N s/m per spring, along the spring; default 0.5 */
+  double velocity[3];         /* m/s, initial velocity of every node; default 0 */
+  double scale;               /* > 0, applied first; default 1 */
+  double rotate_deg[3];       /* degrees, XYZ Euler about the world axes, applied second; default 0 */
+  double translate[3];        /* m, applied last; default 0 */
+  int embedded;               /* 0: conforming tets, the surface's vertices are nodes; 1: a lattice of tets
                              around the surface, which rides on it (any surface resolution); default 0 */
-  double max_volume;      /* m^3, largest tet of a conforming mesh, 0 = TetGen's choice; default 0 */
-  double resolution;      /* m, lattice spacing of an embedded mesh, 0 = bounding-box diagonal / 12; default 0 */
-  double material_damping; /* s >= 0, Kelvin-Voigt material damping: each spring also gets a dashpot of this x its
+  double max_volume;          /* m^3, largest tet of a conforming mesh, 0 = TetGen's choice; default 0 */
+  double resolution;          /* m, lattice spacing of an embedded mesh, 0 = bounding-box diagonal / 12; default 0 */
+  double material_damping;    /* s >= 0, Kelvin-Voigt material damping: each spring also gets a dashpot of this x its
                               stiffness, at most critical (docs/physics.md); default 0.005 */
   double angular_velocity[3]; /* rad/s, initial spin about the body's centre of mass: every node also gets
                                  angular_velocity x (x - centre); default 0 */
@@ -174,9 +174,8 @@ JELLY_API JellyBodyDef jelly_default_body_def(void);
  * checked (closed, manifold, not self-intersecting) and tetrahedralized now;
  * def may be NULL (defaults). Fails for a model loaded from a scene file and
  * for a model that has live worlds (they share its built bodies). */
-JELLY_API JellyResult jelly_model_add_body(JellyModel *model, const double *vertices, int nvert,
-                                           const int *triangles, int ntri, const JellyBodyDef *def,
-                                           char *err, size_t errsz);
+JELLY_API JellyResult jelly_model_add_body(JellyModel *model, const double *vertices, int nvert, const int *triangles,
+                                           int ntri, const JellyBodyDef *def, char *err, size_t errsz);
 
 /* Adds a body whose surface is read from a mesh file (OBJ, STL, PLY, OFF,
  * glTF, ...: what assimp reads, docs/robustness.md for the limits), then
@@ -187,8 +186,8 @@ JELLY_API JellyResult jelly_model_add_body(JellyModel *model, const double *vert
  * placed by def's scale, rotate_deg and translate, and its boundary is the
  * body's surface; def->embedded, max_volume and resolution must then be 0
  * (JELLY_ERR_INPUT otherwise). */
-JELLY_API JellyResult jelly_model_add_mesh(JellyModel *model, const char *path, const JellyBodyDef *def,
-                                           char *err, size_t errsz);
+JELLY_API JellyResult jelly_model_add_mesh(JellyModel *model, const char *path, const JellyBodyDef *def, char *err,
+                                           size_t errsz);
 
 /* Number of bodies of the model (0 for NULL). */
 JELLY_API int jelly_model_body_count(const JellyModel *model);
@@ -234,16 +233,15 @@ JELLY_API const double *jelly_world_positions(const JellyWorld *world);
 JELLY_API const double *jelly_world_velocities(const JellyWorld *world);
 
 /* Mass of a node, kg. */
-JELLY_API JellyResult jelly_world_node_mass(const JellyWorld *world, int node, double *kg, char *err,
-                                            size_t errsz);
+JELLY_API JellyResult jelly_world_node_mass(const JellyWorld *world, int node, double *kg, char *err, size_t errsz);
 
 /* Number of bodies. */
 JELLY_API int jelly_world_body_count(const JellyWorld *world);
 
 typedef struct JellyBodyInfo {
   char name[64];
-  int first_node, node_count; /* the body's nodes: first_node .. first_node + node_count - 1 */
-  double mass;                /* kg */
+  int first_node, node_count;       /* the body's nodes: first_node .. first_node + node_count - 1 */
+  double mass;                      /* kg */
   int vertex_count, triangle_count; /* its surface (jelly_world_body_surface) */
 } JellyBodyInfo;
 
@@ -256,9 +254,8 @@ JELLY_API JellyResult jelly_world_body_info(const JellyWorld *world, int body, J
  * The arrays belong to the world and stay valid until the next call for
  * the same body or jelly_world_free. Any pointer argument but world may be
  * NULL when not wanted. */
-JELLY_API JellyResult jelly_world_body_surface(JellyWorld *world, int body, const double **vertices,
-                                               int *vertex_count, const int **triangles,
-                                               int *triangle_count, char *err, size_t errsz);
+JELLY_API JellyResult jelly_world_body_surface(JellyWorld *world, int body, const double **vertices, int *vertex_count,
+                                               const int **triangles, int *triangle_count, char *err, size_t errsz);
 
 /* on = 1 holds the node where it is (its velocity becomes 0, no force moves
  * it) until released with on = 0. Nodes pinned by the scene file can be
@@ -284,8 +281,7 @@ typedef struct JellyEnergies {
   double total;    /* J, the sum of the above */
 } JellyEnergies;
 
-JELLY_API JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, char *err,
-                                           size_t errsz);
+JELLY_API JellyResult jelly_world_energies(const JellyWorld *world, JellyEnergies *out, char *err, size_t errsz);
 
 /* A row of `jelly run`'s stats.csv (docs/cli.md, "What `jelly run` writes") for this
  * world now: the counters cover the steps since the last call with reset = 1
@@ -317,11 +313,11 @@ JELLY_API JellyResult jelly_world_stats(JellyWorld *world, int reset, JellyStats
 /* Kinds of numerical trouble (docs/robustness.md): results to look at twice.
  * Nothing stops; the step goes on. */
 typedef enum JellyWarningKind {
-  JELLY_WARN_SOLVER_CAP,   /* a linear solve stopped at its iteration cap before converging */
-  JELLY_WARN_INVERTED,     /* a body with tets turned inside out after a step (per body and step) */
-  JELLY_WARN_PUSH_OUT,     /* steps in which contacts pushed overlapping bodies apart at the speed limit */
-  JELLY_WARN_NONFINITE,    /* a state with NaN/Inf, undone (divergence or an adaptive step's retry) */
-  JELLY_WARN_ENERGY_RISE,  /* steps that created energy even at an eighth of the step */
+  JELLY_WARN_SOLVER_CAP,  /* a linear solve stopped at its iteration cap before converging */
+  JELLY_WARN_INVERTED,    /* a body with tets turned inside out after a step (per body and step) */
+  JELLY_WARN_PUSH_OUT,    /* steps in which contacts pushed overlapping bodies apart at the speed limit */
+  JELLY_WARN_NONFINITE,   /* a state with NaN/Inf, undone (divergence or an adaptive step's retry) */
+  JELLY_WARN_ENERGY_RISE, /* steps that created energy even at an eighth of the step */
   JELLY_WARN_COUNT
 } JellyWarningKind;
 
@@ -329,17 +325,16 @@ typedef enum JellyWarningKind {
 JELLY_API const char *jelly_warning_name(JellyWarningKind kind);
 
 typedef struct JellyWarnings {
-  long count[JELLY_WARN_COUNT];      /* occurrences of each kind (state: copied, saved and loaded) */
+  long count[JELLY_WARN_COUNT];        /* occurrences of each kind (state: copied, saved and loaded) */
   double first_time[JELLY_WARN_COUNT]; /* s, simulated time of the step of the first occurrence */
-  char first[JELLY_WARN_COUNT][128]; /* what the first occurrence was ("" while the count is 0) */
-  long steps;                        /* steps this world object took (adaptive sub-steps included) */
-  long diverged;                     /* jelly_world_step calls of this object that failed with
+  char first[JELLY_WARN_COUNT][128];   /* what the first occurrence was ("" while the count is 0) */
+  long steps;                          /* steps this world object took (adaptive sub-steps included) */
+  long diverged;                       /* jelly_world_step calls of this object that failed with
                                         JELLY_ERR_RUNTIME */
-  int inverted_tets;                 /* tets turned inside out now (material too soft for the load or the step) */
+  int inverted_tets;                   /* tets turned inside out now (material too soft for the load or the step) */
 } JellyWarnings;
 
-JELLY_API JellyResult jelly_world_warnings(const JellyWorld *world, JellyWarnings *out, char *err,
-                                           size_t errsz);
+JELLY_API JellyResult jelly_world_warnings(const JellyWorld *world, JellyWarnings *out, char *err, size_t errsz);
 
 /* ---- states ------------------------------------------------------------------- */
 
