@@ -11,6 +11,8 @@
 #ifndef JL_COLLISION_NARROW_H
 #define JL_COLLISION_NARROW_H
 
+#include "mesh/closest.h" /* jl_closest_point_triangle */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,11 +39,6 @@ int jl_point_in_tet(const double *x, const int *t, const double *p, double w[4])
  * (a, b, c). */
 int jl_segment_triangle(const double *p0, const double *p1, const double *a, const double *b, const double *c,
                         double *s, double bary[3]);
-
-/* Closest point q on triangle abc to p (Ericson, Real-Time Collision
- * Detection, sec. 5.1.5); bary[3] its weights on (a, b, c). Returns |p - q|^2. */
-double jl_closest_point_triangle(const double *p, const double *a, const double *b, const double *c, double q[3],
-                                 double bary[3]);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mesh/closest.h"
 #include "mesh/grid.h"
 #include "mesh/vec3.h"
 
@@ -48,67 +49,16 @@ static double barycentric(const double *const x[4], const double *p, double w[4]
   return fmin(fmin(w[0], w[1]), fmin(w[2], w[3]));
 }
 
-/* squared distance from p to triangle abc (Ericson, Real-Time Collision
- * Detection, 5.1.5: closest point by Voronoi regions) */
-static double dist2_triangle(const double *p, const double *a, const double *b, const double *c) {
-  double ab[3], ac[3], ap[3], bp[3], cp[3], q[3];
-  jl_vec3_sub(b, a, ab);
-  jl_vec3_sub(c, a, ac);
-  jl_vec3_sub(p, a, ap);
-  double d1 = jl_vec3_dot(ab, ap), d2 = jl_vec3_dot(ac, ap);
-  double v, w;
-  if (d1 <= 0 && d2 <= 0) {
-    memcpy(q, a, sizeof q);
-    goto done;
-  }
-  jl_vec3_sub(p, b, bp);
-  double d3 = jl_vec3_dot(ab, bp), d4 = jl_vec3_dot(ac, bp);
-  if (d3 >= 0 && d4 <= d3) {
-    memcpy(q, b, sizeof q);
-    goto done;
-  }
-  double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
-    v = d1 / (d1 - d3);
-    for (int k = 0; k < 3; k++) q[k] = a[k] + v * ab[k];
-    goto done;
-  }
-  jl_vec3_sub(p, c, cp);
-  double d5 = jl_vec3_dot(ab, cp), d6 = jl_vec3_dot(ac, cp);
-  if (d6 >= 0 && d5 <= d6) {
-    memcpy(q, c, sizeof q);
-    goto done;
-  }
-  double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
-    w = d2 / (d2 - d6);
-    for (int k = 0; k < 3; k++) q[k] = a[k] + w * ac[k];
-    goto done;
-  }
-  double va = d3 * d6 - d5 * d4;
-  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-    w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-    for (int k = 0; k < 3; k++) q[k] = b[k] + w * (c[k] - b[k]);
-    goto done;
-  }
-  {
-    double denom = 1.0 / (va + vb + vc);
-    v = vb * denom;
-    w = vc * denom;
-    for (int k = 0; k < 3; k++) q[k] = a[k] + ab[k] * v + ac[k] * w;
-  }
-done:
-  jl_vec3_sub(p, q, ap);
-  return jl_vec3_dot(ap, ap);
-}
-
 /* squared distance from p to a tet (0 inside) */
 static double dist2_tet(const double *const x[4], const double *p) {
   double w[4];
   if (barycentric(x, p, w) >= 0) return 0.0;
   double best = DBL_MAX;
   static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-  for (int f = 0; f < 4; f++) best = fmin(best, dist2_triangle(p, x[face[f][0]], x[face[f][1]], x[face[f][2]]));
+  for (int f = 0; f < 4; f++) {
+    double q[3], bary[3];
+    best = fmin(best, jl_closest_point_triangle(p, x[face[f][0]], x[face[f][1]], x[face[f][2]], q, bary));
+  }
   return best;
 }
 

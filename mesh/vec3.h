@@ -21,6 +21,19 @@ static inline void jl_vec3_cross(const double *a, const double *b, double *out) 
 
 static inline double jl_vec3_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
+/* D (a row-major 3x3 block) += the symmetric matrix s = (xx, xy, xz, yy, yz, zz) */
+static inline void jl_mat3_add_sym6(double *D, const double s[6]) {
+  D[0] += s[0];
+  D[1] += s[1];
+  D[2] += s[2];
+  D[3] += s[1];
+  D[4] += s[3];
+  D[5] += s[4];
+  D[6] += s[2];
+  D[7] += s[4];
+  D[8] += s[5];
+}
+
 /* determinant of a row-major 3x3 matrix */
 static inline double jl_mat3_det(const double *A) {
   return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);

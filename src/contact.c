@@ -249,20 +249,13 @@ static void contact_couple(const JlForce *e, const JlModel *m, int *group) {
   }
 }
 
-static const JlForceOps contact_ops = {.name = "contacts",
-                                       .kind = JL_FORCE_CONTACTS,
-                                       .force = contact_force,
-                                       .linearize = contact_linearize,
-                                       .multiply = contact_multiply,
-                                       .free_self = contact_free,
-                                       .begin_step = jl_contact_begin,
-                                       .refine = jl_contact_refine,
-                                       .crossed = jl_contact_crossed,
-                                       .pushing = contact_pushing,
-                                       .couple = contact_couple,
-                                       .history_size = jl_contact_history_size,
-                                       .history_save = jl_contact_history_save,
-                                       .history_load = jl_contact_history_load};
+/* clang-format off */
+static const JlForceOps contact_ops = {.name = "contacts", .kind = JL_FORCE_CONTACTS, .force = contact_force,
+    .linearize = contact_linearize, .multiply = contact_multiply, .free_self = contact_free,
+    .begin_step = jl_contact_begin, .refine = jl_contact_refine, .crossed = jl_contact_crossed, .pushing = contact_pushing, .couple = contact_couple,
+    .history_size = jl_contact_history_size, .history_save = jl_contact_history_save,
+    .history_load = jl_contact_history_load};
+/* clang-format on */
 
 JlForce *jl_contact_create(const JlModel *m) {
   JL_ASSERT(m, "jl_contact_create: model must not be NULL");

@@ -80,12 +80,10 @@ static void drag_couple(const JlForce *e, const JlModel *m, int *group) {
   if (d->active && d->body >= 0 && d->body < m->nbody) jl_uf_union(group, d->body, m->nbody);
 }
 
-static const JlForceOps drag_ops = {.name = "drag",
-                                    .kind = JL_FORCE_DRAG,
-                                    .force = drag_force,
-                                    .linearize = drag_linearize,
-                                    .multiply = drag_multiply,
-                                    .couple = drag_couple};
+/* clang-format off */
+static const JlForceOps drag_ops = {.name = "drag", .kind = JL_FORCE_DRAG, .force = drag_force,
+    .linearize = drag_linearize, .multiply = drag_multiply, .couple = drag_couple};
+/* clang-format on */
 
 JlForce *jl_drag_create(const JlModel *m) {
   (void)m;

@@ -37,12 +37,10 @@ static void external_free(void *self) {
   free(ex);
 }
 
-static const JlForceOps external_ops = {.name = "external",
-                                        .kind = JL_FORCE_OTHER,
-                                        .force = external_force,
-                                        .linearize = jl_force_no_linearize,
-                                        .multiply = jl_force_no_multiply,
-                                        .free_self = external_free};
+/* clang-format off */
+static const JlForceOps external_ops = {.name = "external", .kind = JL_FORCE_OTHER, .force = external_force,
+    .linearize = jl_force_no_linearize, .multiply = jl_force_no_multiply, .free_self = external_free};
+/* clang-format on */
 
 JlForce *jl_external_force_create(const JlModel *m) {
   External *ex = jl_calloc(1, sizeof *ex);

@@ -41,12 +41,10 @@ static void gravity_free(void *self) {
   free(g);
 }
 
-static const JlForceOps gravity_ops = {.name = "gravity",
-                                       .kind = JL_FORCE_GRAVITY,
-                                       .force = gravity_force,
-                                       .linearize = jl_force_no_linearize,
-                                       .multiply = jl_force_no_multiply,
-                                       .free_self = gravity_free};
+/* clang-format off */
+static const JlForceOps gravity_ops = {.name = "gravity", .kind = JL_FORCE_GRAVITY, .force = gravity_force,
+    .linearize = jl_force_no_linearize, .multiply = jl_force_no_multiply, .free_self = gravity_free};
+/* clang-format on */
 
 JlForce *jl_gravity_create(const JlModel *m) {
   Gravity *g = jl_calloc(1, sizeof *g);

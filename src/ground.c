@@ -423,19 +423,13 @@ static void ground_couple(const JlForce *e, const JlModel *m, int *group) {
     if (g->use_set ? g->on[i] : 0) jl_uf_union(group, m->node_body[i], m->nbody);
 }
 
-static const JlForceOps ground_ops = {.name = "ground",
-                                      .kind = JL_FORCE_GROUND,
-                                      .force = ground_force,
-                                      .linearize = ground_linearize,
-                                      .multiply = ground_multiply,
-                                      .free_self = ground_free,
-                                      .begin_step = ground_begin,
-                                      .refine = ground_refine,
-                                      .pushing = ground_pushing,
-                                      .couple = ground_couple,
-                                      .history_size = ground_history_size,
-                                      .history_save = ground_history_save,
-                                      .history_load = ground_history_load};
+/* clang-format off */
+static const JlForceOps ground_ops = {.name = "ground", .kind = JL_FORCE_GROUND, .force = ground_force,
+    .linearize = ground_linearize, .multiply = ground_multiply, .free_self = ground_free,
+    .begin_step = ground_begin, .refine = ground_refine, .pushing = ground_pushing, .couple = ground_couple,
+    .history_size = ground_history_size, .history_save = ground_history_save,
+    .history_load = ground_history_load};
+/* clang-format on */
 
 JlForce *jl_ground_create(const JlModel *m) {
   Ground *g = jl_calloc(1, sizeof *g);

@@ -303,17 +303,8 @@ static void add_load(void *ctx, int body, int other, double f, const double at[3
 }
 
 static Impact *impact_find(ImpactElem *ie, int a, int b) {
-  int lo = 0, hi = ie->nimp - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    Impact *q = &ie->imp[mid];
-    if (q->a == a && q->b == b) return q;
-    if (q->a < a || (q->a == a && q->b < b))
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return NULL;
+  int k = jl_pair_find(ie->imp, ie->nimp, sizeof(Impact), a, b);
+  return k >= 0 ? &ie->imp[k] : NULL;
 }
 
 void jl_impact_start(JlForce *e, const JlModel *m, const double *x, const double *v) {
@@ -531,15 +522,12 @@ static void impact_free(void *self) {
   free(ie);
 }
 
-static const JlForceOps impact_ops = {.name = "impacts",
-                                      .kind = JL_FORCE_IMPACT,
-                                      .force = impact_force,
-                                      .linearize = jl_force_no_linearize,
-                                      .multiply = jl_force_no_multiply,
-                                      .free_self = impact_free,
-                                      .history_size = impact_history_size,
-                                      .history_save = impact_history_save,
-                                      .history_load = impact_history_load};
+/* clang-format off */
+static const JlForceOps impact_ops = {.name = "impacts", .kind = JL_FORCE_IMPACT, .force = impact_force,
+    .linearize = jl_force_no_linearize, .multiply = jl_force_no_multiply, .free_self = impact_free,
+    .history_size = impact_history_size, .history_save = impact_history_save,
+    .history_load = impact_history_load};
+/* clang-format on */
 
 JlForce *jl_impact_create(const JlModel *m, const JlForce *contacts, const JlForce *ground) {
   int volume = 0;

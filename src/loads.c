@@ -1,6 +1,8 @@
 /* Loads gathered per pair of bodies (src/loads.h). */
 #include "src/loads.h"
 
+#include <string.h>
+
 int jl_load_cmp(const void *p, const void *q) {
   const JlLoad *x = p, *y = q;
   if (x->a != y->a) return x->a < y->a ? -1 : 1;
@@ -20,4 +22,18 @@ int jl_load_pair(const JlLoad *load, int n, int i, double *f, double at[3], doub
     for (int c = 0; c < 3; c++) at[c] += l->f * l->at[c], nsum[c] += l->f * l->n[c];
   }
   return j;
+}
+
+int jl_pair_find(const void *base, int n, size_t size, int a, int b) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2, key[2];
+    memcpy(key, (const char *)base + (size_t)mid * size, sizeof key);
+    if (key[0] == a && key[1] == b) return mid;
+    if (key[0] < a || (key[0] == a && key[1] < b))
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
 }

@@ -31,6 +31,10 @@ int jl_load_cmp(const void *p, const void *q);
  * Returns the index after the run. */
 int jl_load_pair(const JlLoad *load, int n, int i, double *f, double at[3], double nsum[3], double *k);
 
+/* Index of the record of pair (a, b) in base[0, n), records of `size` bytes that begin with the two ints
+ * a, b and are sorted by (a, b); -1 when there is none (the rolling anchors, the impacts). */
+int jl_pair_find(const void *base, int n, size_t size, int a, int b);
+
 /* The loads of the current contacts (the last begin_step) on volume bodies:
  * one call per contact and side. */
 void jl_contact_loads(const JlForce *e, const JlModel *m, const double *x, JlLoadFn add, void *ctx);

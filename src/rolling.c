@@ -372,17 +372,8 @@ static void add_load(void *ctx, int a, int b, double f, const double at[3], cons
 }
 
 static const Anchor *anchor_find(const Rolling *ro, int a, int b) {
-  int lo = 0, hi = ro->nanchor - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    const Anchor *q = &ro->anchor[mid];
-    if (q->a == a && q->b == b) return q;
-    if (q->a < a || (q->a == a && q->b < b))
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return NULL;
+  int k = jl_pair_find(ro->anchor, ro->nanchor, sizeof(Anchor), a, b);
+  return k >= 0 ? &ro->anchor[k] : NULL;
 }
 
 static void tangential(const double n[3], double v[3]) {
@@ -744,18 +735,13 @@ static void rolling_couple(const JlForce *e, const JlModel *m, int *group) {
     if (ro->pair[q].b < m->nbody) jl_uf_union(group, ro->pair[q].a, ro->pair[q].b);
 }
 
-static const JlForceOps rolling_ops = {.name = "rolling",
-                                       .kind = JL_FORCE_ROLLING,
-                                       .force = rolling_force,
-                                       .linearize = rolling_linearize,
-                                       .multiply = rolling_multiply,
-                                       .free_self = rolling_free,
-                                       .begin_step = rolling_begin,
-                                       .refine = rolling_refine,
-                                       .couple = rolling_couple,
-                                       .history_size = rolling_history_size,
-                                       .history_save = rolling_history_save,
-                                       .history_load = rolling_history_load};
+/* clang-format off */
+static const JlForceOps rolling_ops = {.name = "rolling", .kind = JL_FORCE_ROLLING, .force = rolling_force,
+    .linearize = rolling_linearize, .multiply = rolling_multiply, .free_self = rolling_free,
+    .begin_step = rolling_begin, .refine = rolling_refine, .couple = rolling_couple,
+    .history_size = rolling_history_size,
+    .history_save = rolling_history_save, .history_load = rolling_history_load};
+/* clang-format on */
 
 JlForce *jl_rolling_create(const JlModel *m, const JlForce *contacts, const JlForce *ground) {
   const JlWorldDef *wd = &m->world;

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "src/force.h"
+#include "mesh/vec3.h"
 #include "src/parallel.h"
 
 #if defined(__SSE2__) && !defined(JL_NO_SIMD)
@@ -223,16 +224,7 @@ static void springs_linearize(JlForce *e, const JlModel *m, const double *x, con
       for (int k = 0; k < 6; k++) acc[k] += B[k];
     }
     if (!diag) continue;
-    double *D = diag + 9 * i;
-    D[0] += acc[0];
-    D[1] += acc[1];
-    D[2] += acc[2];
-    D[3] += acc[1];
-    D[4] += acc[3];
-    D[5] += acc[4];
-    D[6] += acc[2];
-    D[7] += acc[4];
-    D[8] += acc[5];
+    jl_mat3_add_sym6(diag + 9 * i, acc);
   }
 }
 
@@ -304,14 +296,11 @@ static void springs_free(void *self) {
   free(sp);
 }
 
-static const JlForceOps springs_ops = {.name = "springs",
-                                       .kind = JL_FORCE_SPRINGS,
-                                       .force = springs_force,
-                                       .linearize = springs_linearize,
-                                       .multiply = springs_multiply,
-                                       .free_self = springs_free,
-                                       .offdiag = springs_offdiag,
-                                       .step_rhs = springs_step_rhs};
+/* clang-format off */
+static const JlForceOps springs_ops = {.name = "springs", .kind = JL_FORCE_SPRINGS, .force = springs_force,
+    .linearize = springs_linearize, .multiply = springs_multiply, .free_self = springs_free,
+    .offdiag = springs_offdiag, .step_rhs = springs_step_rhs};
+/* clang-format on */
 
 JlForce *jl_springs_create(const JlModel *m) {
   Springs *sp = jl_calloc(1, sizeof *sp);

@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "src/force.h"
+#include "mesh/vec3.h"
 #include "src/parallel.h"
 #include "src/volume.h"
 
@@ -261,16 +262,7 @@ static void volume_linearize(JlForce *el, const JlModel *m, const double *x, con
       acc[4] += wt * gk[1] * gk[2];
       acc[5] += wt * gk[2] * gk[2];
     }
-    double *D = diag + 9 * i;
-    D[0] += acc[0];
-    D[1] += acc[1];
-    D[2] += acc[2];
-    D[3] += acc[1];
-    D[4] += acc[3];
-    D[5] += acc[4];
-    D[6] += acc[2];
-    D[7] += acc[4];
-    D[8] += acc[5];
+    jl_mat3_add_sym6(diag + 9 * i, acc);
   }
 }
 
@@ -381,13 +373,11 @@ static void volume_free(void *self) {
   free(vo);
 }
 
-static const JlForceOps volume_ops = {.name = "volume",
-                                      .kind = JL_FORCE_VOLUME,
-                                      .force = volume_force,
-                                      .linearize = volume_linearize,
-                                      .multiply = volume_multiply,
-                                      .free_self = volume_free,
-                                      .offdiag = volume_offdiag};
+/* clang-format off */
+static const JlForceOps volume_ops = {.name = "volume", .kind = JL_FORCE_VOLUME, .force = volume_force,
+    .linearize = volume_linearize, .multiply = volume_multiply, .free_self = volume_free,
+    .offdiag = volume_offdiag};
+/* clang-format on */
 
 JlForce *jl_volume_create(const JlModel *m) {
   if (m->ntet <= 0 || !m->tet_kvol || !m->tet_kbar) return NULL;

@@ -195,16 +195,11 @@ static void wind_couple(const JlForce *e, const JlModel *m, int *group) {
   for (int t = 0; t < wi->ntri; t++) jl_uf_union(group, m->node_body[wi->tri[3 * t]], m->nbody);
 }
 
-static const JlForceOps wind_ops = {.name = "wind",
-                                    .kind = JL_FORCE_WIND,
-                                    .force = wind_force,
-                                    .linearize = wind_linearize,
-                                    .multiply = wind_multiply,
-                                    .free_self = wind_free,
-                                    .couple = wind_couple,
-                                    .history_size = wind_history_size,
-                                    .history_save = wind_history_save,
-                                    .history_load = wind_history_load};
+/* clang-format off */
+static const JlForceOps wind_ops = {.name = "wind", .kind = JL_FORCE_WIND, .force = wind_force,
+    .linearize = wind_linearize, .multiply = wind_multiply, .free_self = wind_free, .couple = wind_couple,
+    .history_size = wind_history_size, .history_save = wind_history_save, .history_load = wind_history_load};
+/* clang-format on */
 
 JlForce *jl_wind_create(const JlModel *m) {
   int ntri = 0;
