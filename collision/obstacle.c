@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "collision/ccd_wrap.h"
+#include "mesh/vec3.h"
 
 /* Support functions for libccd (collision/ccd_wrap.h), in world coordinates: for a shape with rotation R and
  * translation t, support(d) = t + R support_local(R^T d). Box: the corner sign(d_i) h_i; sphere: r d/|d|;
@@ -154,7 +155,6 @@ static void to_world_dir(const JlObstacle *o, const double *q, double *p) {
 
 static int finite3(const double *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
-static double dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 static void to_local_dir(const JlObstacle *o, const double *d, double *q) {
   for (int c = 0; c < 3; c++) q[c] = o->rot[c] * d[0] + o->rot[3 + c] * d[1] + o->rot[6 + c] * d[2];
@@ -224,7 +224,7 @@ double jl_obstacle_support(const JlObstacle *o, const double n[3]) {
   double nl[3];
   if (!finite3(n)) return INFINITY;
   to_local_dir(o, n, nl);
-  double len = sqrt(dot(nl, nl)), h;
+  double len = sqrt(jl_vec3_dot(nl, nl)), h;
   switch (o->type) {
     case JL_OBSTACLE_PLANE: /* solid below local y = 0: bounded only along +y */
       if (nl[0] != 0.0 || nl[2] != 0.0 || nl[1] < 0.0) return INFINITY;
@@ -241,16 +241,16 @@ double jl_obstacle_support(const JlObstacle *o, const double n[3]) {
       break;
     case JL_OBSTACLE_HULL:
       if (o->npoint <= 0 || !o->point) return -INFINITY; /* empty */
-      h = dot(nl, jl_obstacle_hull_support(o, nl));
+      h = jl_vec3_dot(nl, jl_obstacle_hull_support(o, nl));
       break;
     default:
       return INFINITY;
   }
-  return h + dot(n, o->translate);
+  return h + jl_vec3_dot(n, o->translate);
 }
 
 double jl_obstacle_width(const JlObstacle *o, const double n[3]) {
-  double len = finite3(n) ? sqrt(dot(n, n)) : 0.0;
+  double len = finite3(n) ? sqrt(jl_vec3_dot(n, n)) : 0.0;
   if (!(len > 0.0)) return INFINITY;
   double neg[3] = {-n[0], -n[1], -n[2]}, w = (jl_obstacle_support(o, n) + jl_obstacle_support(o, neg)) / len;
   return isnan(w) ? 0.0 : w; /* an empty hull */
@@ -439,8 +439,8 @@ static int simplex_closest(const double (*s)[3], int n, const double *q, double 
     double rq[3] = {q[0] - s0[0], q[1] - s0[1], q[2] - s0[2]};
     int k1 = m - 1, ok = 1;
     for (int i = 0; i < k1; i++) {
-      r[i] = dot(e[i], rq);
-      for (int j = 0; j < k1; j++) G[i][j] = dot(e[i], e[j]);
+      r[i] = jl_vec3_dot(e[i], rq);
+      for (int j = 0; j < k1; j++) G[i][j] = jl_vec3_dot(e[i], e[j]);
     }
     if (k1 == 1) {
       ok = G[0][0] > 0.0;
@@ -499,11 +499,11 @@ static double hull_closest(const JlObstacle *o, const double *q, double *c) {
   memcpy(s[0], jl_obstacle_hull_support(o, dir), sizeof s[0]); /* the first point: any hull point */
   memcpy(c, s[0], sizeof s[0]);
   for (int iter = 0; iter < 64; iter++) {
-    double v[3] = {q[0] - c[0], q[1] - c[1], q[2] - c[2]}, vl = sqrt(dot(v, v));
+    double v[3] = {q[0] - c[0], q[1] - c[1], q[2] - c[2]}, vl = sqrt(jl_vec3_dot(v, v));
     if (!(vl > 0.0)) return 0.0;
     const double *w = jl_obstacle_hull_support(o, v);
     /* lower bound: the plane through w normal to v separates q from the hull */
-    if (vl - (dot(v, q) - dot(v, w)) / vl <= 1e-12) return vl;
+    if (vl - (jl_vec3_dot(v, q) - jl_vec3_dot(v, w)) / vl <= 1e-12) return vl;
     for (int i = 0; i < n; i++)
       if (s[i][0] == w[0] && s[i][1] == w[1] && s[i][2] == w[2]) return vl;
     if (n > 3) return vl; /* cannot happen: a full simplex either holds q or drops a point */

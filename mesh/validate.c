@@ -38,6 +38,7 @@
 
 #include "mesh/surface.h"
 #include "mesh/validate_internal.h"
+#include "mesh/vec3.h"
 
 /* largest |coordinate| (m) accepted: cubes of lengths (volumes, solid angles)
  * stay finite in double */
@@ -184,8 +185,8 @@ static int weld_near(JlSurface *s, const double lo[3], double tol, JlMeshReport 
         if (keys[j].c[0] != c[0] || keys[j].c[1] != c[1] || keys[j].c[2] != c[2]) break;
         if (keys[j].v <= ki->v) continue;
         double e[3];
-        sub3(e, s->vert + 3 * (size_t)keys[j].v, x);
-        if (dot3(e, e) <= tol * tol) jl_uf_union(parent, ki->v, keys[j].v);
+        jl_vec3_sub(s->vert + 3 * (size_t)keys[j].v, x, e);
+        if (jl_vec3_dot(e, e) <= tol * tol) jl_uf_union(parent, ki->v, keys[j].v);
       }
     }
   }
@@ -218,12 +219,12 @@ static void remove_degenerate(JlSurface *s, double tol, JlMeshReport *r) {
       /* height over the longest edge = |cross| / longest edge */
       const double *a = s->vert + 3 * (size_t)f[0], *b = s->vert + 3 * (size_t)f[1], *c = s->vert + 3 * (size_t)f[2];
       double ab[3], bc[3], ca[3], n[3];
-      sub3(ab, b, a);
-      sub3(bc, c, b);
-      sub3(ca, a, c);
-      cross3(n, ab, bc);
-      double lmax = fmax(norm3(ab), fmax(norm3(bc), norm3(ca)));
-      degenerate = norm3(n) <= tol * lmax;
+      jl_vec3_sub(b, a, ab);
+      jl_vec3_sub(c, b, bc);
+      jl_vec3_sub(a, c, ca);
+      jl_vec3_cross(ab, bc, n);
+      double lmax = fmax(jl_vec3_norm(ab), fmax(jl_vec3_norm(bc), jl_vec3_norm(ca)));
+      degenerate = jl_vec3_norm(n) <= tol * lmax;
     }
     keep[t] = !degenerate;
     if (degenerate) {
@@ -439,13 +440,13 @@ static int label_components(const JlSurface *s, int *comp) {
 /* Solid angle of triangle abc seen from p (Van Oosterom & Strackee 1983). */
 static double solid_angle(const double *p, const double *a0, const double *b0, const double *c0) {
   double a[3], b[3], c[3], bc[3];
-  sub3(a, a0, p);
-  sub3(b, b0, p);
-  sub3(c, c0, p);
-  double la = norm3(a), lb = norm3(b), lc = norm3(c);
-  cross3(bc, b, c);
-  double num = dot3(a, bc);
-  double den = la * lb * lc + dot3(a, b) * lc + dot3(a, c) * lb + dot3(b, c) * la;
+  jl_vec3_sub(a0, p, a);
+  jl_vec3_sub(b0, p, b);
+  jl_vec3_sub(c0, p, c);
+  double la = jl_vec3_norm(a), lb = jl_vec3_norm(b), lc = jl_vec3_norm(c);
+  jl_vec3_cross(b, c, bc);
+  double num = jl_vec3_dot(a, bc);
+  double den = la * lb * lc + jl_vec3_dot(a, b) * lc + jl_vec3_dot(a, c) * lb + jl_vec3_dot(b, c) * la;
   return 2.0 * atan2(num, den);
 }
 
@@ -486,11 +487,11 @@ static void fix_orientation(JlSurface *s, const int *comp, int ncomp, const doub
     for (int i = 0; i < ci->count; i++) {
       const int *f = s->tri + 3 * bytri[ci->first + i];
       double a[3], b[3], d[3], n[3];
-      sub3(a, s->vert + 3 * (size_t)f[0], center);
-      sub3(b, s->vert + 3 * (size_t)f[1], center);
-      sub3(d, s->vert + 3 * (size_t)f[2], center);
-      cross3(n, b, d);
-      ci->vol += dot3(a, n) / 6.0;
+      jl_vec3_sub(s->vert + 3 * (size_t)f[0], center, a);
+      jl_vec3_sub(s->vert + 3 * (size_t)f[1], center, b);
+      jl_vec3_sub(s->vert + 3 * (size_t)f[2], center, d);
+      jl_vec3_cross(b, d, n);
+      ci->vol += jl_vec3_dot(a, n) / 6.0;
       for (int k = 0; k < 3; k++)
         for (int q = 0; q < 3; q++) {
           double x = s->vert[3 * (size_t)f[k] + q];
@@ -576,7 +577,7 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
    * tolerance) cannot be checked, let alone simulated */
   double lo[3], hi[3], ext[3];
   jl_surface_bbox(s, lo, hi);
-  sub3(ext, hi, lo);
+  jl_vec3_sub(hi, lo, ext);
   double big = 0.0;
   for (int k = 0; k < 3; k++) big = fmax(big, fmax(fabs(lo[k]), fabs(hi[k])));
   if (!(big <= MAX_COORDINATE)) {
@@ -589,7 +590,7 @@ void jl_surface_validate(JlSurface *s, const char *name, JlMeshReport *report) {
   }
 
   /* 2. weld within 1e-9 of the bounding-box diagonal */
-  double tol = 1e-9 * norm3(ext);
+  double tol = 1e-9 * jl_vec3_norm(ext);
   int nweld = weld_near(s, lo, tol, r);
 
   /* 3. degenerate triangles, then vertices nobody uses */

@@ -26,19 +26,6 @@ void jl_validate_imperfection(JlMeshReport *r, int count, const char *fmt, ...)
 #endif
     ;
 
-static inline void sub3(double o[3], const double a[3], const double b[3]) {
-  o[0] = a[0] - b[0];
-  o[1] = a[1] - b[1];
-  o[2] = a[2] - b[2];
-}
-static inline void cross3(double o[3], const double a[3], const double b[3]) {
-  o[0] = a[1] * b[2] - a[2] * b[1];
-  o[1] = a[2] * b[0] - a[0] * b[2];
-  o[2] = a[0] * b[1] - a[1] * b[0];
-}
-static inline double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static inline double norm3(const double a[3]) { return sqrt(dot3(a, a)); }
-
 
 /* Step 7 (validate_intersect.c): reports the triangle pairs of s that
  * intersect (one error finding with the count and the first pair); lo, hi is

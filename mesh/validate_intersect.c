@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mesh/validate_internal.h"
+#include "mesh/vec3.h"
 
 /* projection onto the two coordinates other than `drop` */
 static void proj2(double o[2], const double *x, int drop) {
@@ -50,12 +51,12 @@ static int in_tri2(const double x[2], const double a[2], const double b[2], cons
 /* Closed test: does segment pq meet triangle abc (n its normal)? */
 static int seg_tri(const double *p, const double *q, const double *a, const double *b, const double *c) {
   double ab[3], ac[3], n[3], pa[3], qa[3];
-  sub3(ab, b, a);
-  sub3(ac, c, a);
-  cross3(n, ab, ac);
-  sub3(pa, p, a);
-  sub3(qa, q, a);
-  double dp = dot3(n, pa), dq = dot3(n, qa);
+  jl_vec3_sub(b, a, ab);
+  jl_vec3_sub(c, a, ac);
+  jl_vec3_cross(ab, ac, n);
+  jl_vec3_sub(p, a, pa);
+  jl_vec3_sub(q, a, qa);
+  double dp = jl_vec3_dot(n, pa), dq = jl_vec3_dot(n, qa);
   if ((dp > 0 && dq > 0) || (dp < 0 && dq < 0)) return 0;
   if (dp == 0 && dq == 0) {
     /* exactly coplanar: 2D in the plane that drops the largest normal axis */
@@ -74,10 +75,10 @@ static int seg_tri(const double *p, const double *q, const double *a, const doub
   for (int k = 0; k < 3; k++) x[k] = p[k] + t * (q[k] - p[k]);
   const double *v[3] = {a, b, c};
   for (int k = 0; k < 3; k++) {
-    sub3(e, v[(k + 1) % 3], v[k]);
-    sub3(d, x, v[k]);
-    cross3(m, e, d);
-    if (dot3(n, m) < 0) return 0;
+    jl_vec3_sub(v[(k + 1) % 3], v[k], e);
+    jl_vec3_sub(x, v[k], d);
+    jl_vec3_cross(e, d, m);
+    if (jl_vec3_dot(n, m) < 0) return 0;
   }
   return 1;
 }
@@ -106,13 +107,13 @@ static int tri_pair_intersects(const JlSurface *s, int t, int u) {
           e1 = A[i];
       }
     double ab[3], ac[3], ad[3], n1[3], n2[3], x[3];
-    sub3(ab, P(e1), P(e0));
-    sub3(ac, P(c), P(e0));
-    sub3(ad, P(d), P(e0));
-    cross3(n1, ab, ac);
-    cross3(n2, ab, ad);
-    cross3(x, n1, n2);
-    return dot3(n1, n2) > 0 && norm3(x) <= 1e-9 * norm3(n1) * norm3(n2);
+    jl_vec3_sub(P(e1), P(e0), ab);
+    jl_vec3_sub(P(c), P(e0), ac);
+    jl_vec3_sub(P(d), P(e0), ad);
+    jl_vec3_cross(ab, ac, n1);
+    jl_vec3_cross(ab, ad, n2);
+    jl_vec3_cross(n1, n2, x);
+    return jl_vec3_dot(n1, n2) > 0 && jl_vec3_norm(x) <= 1e-9 * jl_vec3_norm(n1) * jl_vec3_norm(n2);
   }
   if (shared == 1) {
     /* the edge opposite the shared vertex in one triangle meets the other */
@@ -153,7 +154,7 @@ void jl_validate_self_intersections(const JlSurface *s, const double lo[3], cons
   }
   mean /= nt;
   for (int k = 0; k < 3; k++) ext[k] = hi[k] - lo[k];
-  double diag = norm3(ext);
+  double diag = jl_vec3_norm(ext);
   double h = mean > 0 ? 2.0 * mean : (diag > 0 ? diag : 1.0);
 
   /* grid of cells about twice the mean triangle extent, stored sparsely in a hash

@@ -21,6 +21,8 @@ static inline void jl_vec3_cross(const double *a, const double *b, double *out) 
 
 static inline double jl_vec3_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
+static inline double jl_vec3_norm(const double *a) { return sqrt(jl_vec3_dot(a, a)); }
+
 /* D (a row-major 3x3 block) += the symmetric matrix s = (xx, xy, xz, yy, yz, zz) */
 static inline void jl_mat3_add_sym6(double *D, const double s[6]) {
   D[0] += s[0];

@@ -23,6 +23,8 @@
 
 #include "src/wind.h"
 
+#include "mesh/vec3.h"
+
 typedef struct Wind {
   int ntri;
   int *tri;      /* ntri x 3, global node ids */
@@ -41,12 +43,6 @@ void jl_wind_velocity(const JlWorldDef *w, double t, double out[3]) {
   for (int k = 0; k < 3; k++) out[k] = w->wind[k] * s;
 }
 
-static void cross(const double *a, const double *b, double *out) {
-  out[0] = a[1] * b[2] - a[2] * b[1];
-  out[1] = a[2] * b[0] - a[0] * b[2];
-  out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* p, q, N and the relative air velocity u of triangle t */
 static void tri_geometry(const Wind *wd, int t, const double *x, const double *v, const double *air, double *p,
                          double *q, double *N, double *u) {
@@ -57,7 +53,7 @@ static void tri_geometry(const Wind *wd, int t, const double *x, const double *v
     q[k] = c[k] - a[k];
     u[k] = air[k] - (v[3 * tr[0] + k] + v[3 * tr[1] + k] + v[3 * tr[2] + k]) / 3.0;
   }
-  cross(p, q, N);
+  jl_vec3_cross(p, q, N);
 }
 
 static double wind_time(const Wind *wd) { return wd->t; }
@@ -145,8 +141,8 @@ static void wind_multiply(const JlForce *e, const JlModel *m, const double *uin,
       double d1[3] = {ub[0] - ua[0], ub[1] - ua[1], ub[2] - ua[2]},
              d2[3] = {uc[0] - ua[0], uc[1] - ua[1], uc[2] - ua[2]};
       double c1[3], c2[3], dN[3];
-      cross(d1, q, c1);
-      cross(p, d2, c2);
+      jl_vec3_cross(d1, q, c1);
+      jl_vec3_cross(p, d2, c2);
       for (int k = 0; k < 3; k++) dN[k] = c1[k] + c2[k];
       for (int r = 0; r < 3; r++) y[r] = G[3 * r] * dN[0] + G[3 * r + 1] * dN[1] + G[3 * r + 2] * dN[2];
     }
