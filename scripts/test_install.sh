@@ -6,7 +6,8 @@
 # that the shared library exports the public API only. Last, a tiny project
 # pulls Jelly in with add_subdirectory and must get the libraries without
 # Jelly's program, renderer or tests. When the build has the Python module,
-# it must import from the prefix alone and run a scene and jelly.run.
+# it must import from the prefix alone and run a scene and jelly.run. The README's
+# C and Python examples are built and run against the prefix too.
 # Usage: scripts/test_install.sh [BUILD_DIR]   (default build/, already built)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +43,14 @@ cc -std=c11 -Wall -Wextra -Werror -o "$tmp/drop_bunny_pc" docs/examples/drop_bun
    $(pkg-config --cflags --libs jelly) -Wl,-rpath,"$lib"
 "$tmp/drop_bunny_pc" models/bunny.obj | tee "$tmp/pc.txt"
 grep -q "^t = 1.0 s" "$tmp/pc.txt"
+
+echo "== the README's C example, through pkg-config"
+awk '/^```c$/ {f = 1; next} /^```$/ {f = 0} f' README.md >"$tmp/readme.c"
+test -s "$tmp/readme.c"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror -o "$tmp/readme" "$tmp/readme.c" $(pkg-config --cflags --libs jelly) -Wl,-rpath,"$lib"
+"$tmp/readme" | tee "$tmp/readme.txt"
+grep -q "^t = 1 s, first node at y = " "$tmp/readme.txt"
 
 echo "== drop_bunny linked statically (libjelly.a, pkg-config --static)"
 # shellcheck disable=SC2046
@@ -89,5 +98,9 @@ assert os.path.exists(os.path.join(out, "stats.csv"))
 print("python module: imported from the prefix, stepped, ran", jelly._config.PROGRAM)
 PY
   )
+  echo "== the README's Python example"
+  awk '/^```python$/ {f = 1; next} /^```$/ {f = 0} f' README.md >"$tmp/readme.py"
+  test -s "$tmp/readme.py"
+  PYTHONPATH=$(dirname "$py_dir") "${py:-/usr/bin/python3}" "$tmp/readme.py"
 fi
 echo "install test passed"
