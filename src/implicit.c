@@ -349,12 +349,11 @@ static int free_groups(JlWorld *w, int *internal_only) {
   return -1;
 }
 
-static void momentum(JlWorld *w, double h) {
+static void momentum(JlWorld *w, double h, int world) {
   const JlModel *m = w->model;
   JlWork *k = w->work;
   JlState *s = &w->state;
-  int nb = m->nbody, *group = k->group, internal_only;
-  int world = free_groups(w, &internal_only);
+  int nb = m->nbody, *group = k->group;
   if (world < 0) return;
   /* r = h F(x1, v1) - M dv, summed per group with the group's mass */
   end_state(w, h, NULL, 0.0);
@@ -381,19 +380,18 @@ static void momentum(JlWorld *w, double h) {
  * Euler changes it by h sum (x0_i - x0_j) x F_ij(x1), which is not zero for
  * central forces F_ij || x1_i - x1_j. That is the damping of a rotation by
  * about (w h)^2 / 2 per step. Gravity has no torque about c0, and forces
- * inside the group cancel in pairs, so a free group (as for momentum; and no
+ * inside the group cancel in pairs, so a free group (the groups momentum uses; and no
  * constant force on it but gravity) should keep L0 = sum m (x0 - c0) x v0.
  * The group gets the rigid rotation w x (x0 - c0) with I0 w = L0 - L1 (I0
  * its inertia tensor about c0 at the step's start): a projection onto the
  * invariant (Hairer, Lubich & Wanner, Geometric Numerical Integration, IV.4)
  * along the group's rigid rotation, which moves no momentum. The energy
  * guard checks the step with it. */
-static void spin(JlWorld *w) {
+static void spin(JlWorld *w, int world, int internal_only) {
   const JlModel *m = w->model;
   JlWork *k = w->work;
   JlState *s = &w->state;
-  int nb = m->nbody, *group = k->group, internal_only;
-  int world = free_groups(w, &internal_only);
+  int nb = m->nbody, *group = k->group;
   if (world < 0 || !internal_only) return;
   /* per group: 0 mass, 1-3 sum m x0, 4-6 L0 - L1 about c0, 7-15 I0 */
   double *gs = k->gsum;
@@ -489,8 +487,9 @@ int jl_step_implicit(JlWorld *w, double h, int *cg_failed) {
   /* solve the nonlinear step: Newton corrections from the end-of-step state */
   iterations += newton_corrections(w, h);
   /* free groups of bodies keep their momentum whatever the solver left */
-  momentum(w, h);
-  if (k->keep_spin) spin(w);
+  int internal_only, world = free_groups(w, &internal_only); /* k->group for both corrections */
+  momentum(w, h, world);
+  if (k->keep_spin) spin(w, world, internal_only);
 
   /* v += dv, x += h v; pinned nodes stay at rest */
   JL_OMP(omp parallel for schedule(static) if (n > JL_PAR_MIN_LIGHT) num_threads(jl_omp_threads(k->threads)))
