@@ -515,7 +515,7 @@ JellyResult jelly_world_new(JellyModel *model, JellyWorld **out, char *err, size
   w->model = model;
   model->nworld++;
   w->dt = model->dt;
-  if (model->auto_dt) w->dt = jl_world_stable_dt(&w->w, model->step.integrator, model->dt, 0).dt;
+  if (model->auto_dt) w->dt = jl_world_step_plan(&w->w, model->step.integrator, model->dt, model->dt, 1, 0.0).dt;
   w->surf = jl_calloc((size_t)world_model_c(w)->nbody + 1, sizeof *w->surf);
   w->scratch = jl_calloc(3 * (size_t)world_model_c(w)->nnode + 1, sizeof(double));
   *out = w;
@@ -538,12 +538,12 @@ JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_
   if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
   if (!(isfinite(seconds) && seconds > 0 && seconds <= 1e6))
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "seconds must be > 0 and at most 1e6");
-  /* steps of at most dt, a dt within JL_DT_TOL of seconds / k counting as that (src/scene.h) */
-  double n = ceil(seconds / world->dt * (1.0 - JL_DT_TOL));
-  if (n < 1) n = 1;
-  if (n > (double)API_MAX_STEPS) return fail(err, errsz, JELLY_ERR_INPUT, fn, "more than 1e9 steps of the model's dt");
-  long steps = (long)n;
-  double h = seconds / (double)steps;
+  /* the engine's step plan, as `jelly run` steps a frame */
+  JlStepPlan plan = jl_world_step_plan(NULL, world->w.def.integrator, seconds, world->dt, 0, 0.0);
+  if (plan.steps > (double)API_MAX_STEPS)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "more than 1e9 steps of the model's dt");
+  long steps = (long)plan.steps;
+  double h = plan.h;
   for (long k = 0; k < steps; k++) {
     JlStepReport rep;
     JlResult r = jl_world_step(&world->w, h, &rep);

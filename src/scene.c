@@ -693,13 +693,6 @@ static JlResult parse_obstacle(const JlSceneCtx *c, const cJSON *o, int index, c
   return JL_OK;
 }
 
-int jl_dt_too_long(double dt, double frame) { return dt > frame * (1.0 + JL_DT_TOL); }
-
-int jl_steps_per_frame(double frame, double dt) {
-  double n = ceil(frame / dt * (1.0 - JL_DT_TOL));
-  return n < 1.0 ? 1 : n > 1e9 ? 1000000000 : (int)n;
-}
-
 /* Time settings that a run can honour: a given dt no longer than one output
  * frame (a longer one used to be cut to 1/fps silently; the default is still
  * cut, see docs/scenes.md), at most 1e7 steps per frame and 1e8 frames, so

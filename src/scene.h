@@ -78,14 +78,6 @@ typedef struct JlScene {
 
 JlResult jl_scene_load(const char *path, JlScene *sc, char *err, size_t errsz);
 
-/* A step dt within JL_DT_TOL (relative) of a whole fraction frame / k of an
- * output frame counts as that fraction, as written to four digits or more
- * (0.01667 or 0.0166667 for 1/60 s, 0.0333 for 1/30 s):
- * jl_dt_too_long says whether dt is longer than one frame beyond it, and
- * jl_steps_per_frame how many steps of at most dt a frame takes (>= 1). */
-#define JL_DT_TOL 1e-3
-int jl_dt_too_long(double dt, double frame);
-int jl_steps_per_frame(double frame, double dt);
 /* Parses a scene from a string; `path` names it in messages and anchors
  * relative mesh paths. */
 JlResult jl_scene_parse(const char *text, const char *path, JlScene *sc, char *err, size_t errsz);

@@ -206,3 +206,18 @@ JlStableDt jl_world_stable_dt(JlWorld *w, JlIntegrator integ, double hmax, doubl
   r.bounded_growth = worst(integ, &md, r.dt) > 1.0 + 1e-13;
   return r;
 }
+
+int jl_dt_too_long(double dt, double span) { return dt > span * (1.0 + JL_DT_TOL); }
+
+JlStepPlan jl_world_step_plan(JlWorld *w, JlIntegrator integ, double span, double dt, int auto_dt, double duration) {
+  JlStepPlan p = {dt, 1.0, span, 0, {dt, 0, 0, 0}};
+  if (auto_dt && !jl_integrator_is_implicit(integ) && w) {
+    p.auto_dt = 1;
+    p.stable = jl_world_stable_dt(w, integ, dt, duration);
+    p.dt = p.stable.dt;
+  }
+  double n = ceil(span / p.dt * (1.0 - JL_DT_TOL));
+  p.steps = n >= 1.0 ? n : 1.0;
+  p.h = span / p.steps;
+  return p;
+}

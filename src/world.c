@@ -995,3 +995,5 @@ void jl_world_surface(const JlWorld *w, int b, double *out) {
   /* embed.tet indexes the body's tets; their node ids in model->tet are global */
   jl_embed_apply(&body->embed, m->tet + 4 * (size_t)body->tet_begin, 0, w->state.x, out);
 }
+
+int jl_world_thread_switches(const JlWorld *w) { return ((const JlWork *)w->work)->tune.switches; }

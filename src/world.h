@@ -67,6 +67,9 @@ typedef struct JlState {
   double *dv; /* nnode x 3, last implicit solution (CG warm start) */
 } JlState;
 
+/* the implicit step's energy guard (src/world.c) splits a step down to h / 2^(JL_GUARD_DEPTH - 1) */
+#define JL_GUARD_DEPTH 4
+
 /* What one jl_world_step did. */
 typedef struct JlStepReport {
   int substeps;           /* accepted steps taken (1 without adaptive stepping) */
@@ -175,6 +178,29 @@ typedef struct JlStableDt {
   int bounded_growth;
 } JlStableDt;
 JlStableDt jl_world_stable_dt(JlWorld *w, JlIntegrator integ, double hmax, double duration);
+
+/* The step plan of a span of simulated time (an output frame of `jelly run`
+ * or `jelly view`, or the seconds of one jelly_world_step call): the same
+ * number of equal steps of at most dt, a dt within JL_DT_TOL (relative) of
+ * span / k counting as that fraction, as written to four digits or more
+ * (0.01667 or 0.0166667 for 1/60 s). With auto_dt (an explicit integrator
+ * and no dt given) dt is jl_world_stable_dt(w, integ, dt, duration) first;
+ * w is read only then and may be NULL otherwise. Every front end steps by
+ * it; the messages about a plan that cannot run are theirs. */
+#define JL_DT_TOL 1e-3
+typedef struct JlStepPlan {
+  double dt;         /* s: the step limit used */
+  double steps;      /* steps per span, a whole number >= 1 (a double: the caller checks its own cap) */
+  double h;          /* s: span / steps */
+  int auto_dt;       /* 1: dt is the explicit integrator's stable default (`stable`) */
+  JlStableDt stable; /* with auto_dt */
+} JlStepPlan;
+JlStepPlan jl_world_step_plan(JlWorld *w, JlIntegrator integ, double span, double dt, int auto_dt, double duration);
+/* 1 when dt is longer than span beyond JL_DT_TOL (a step longer than one output frame). */
+int jl_dt_too_long(double dt, double span);
+
+/* How often the thread tuner (src/tune.h) changed this world's thread count so far. */
+int jl_world_thread_switches(const JlWorld *w);
 
 /* Total force f (nnode x 3) at (x, v) from all elements; energy (J) if non-NULL. */
 void jl_world_forces(const JlWorld *w, const double *x, const double *v, double *f, double *potential);

@@ -9,10 +9,10 @@
 #include "src/tune.h"
 #include "src/world.h"
 
-/* the implicit step's energy guard (src/world.c): splits down to h / 2^(depth - 1),
- * when the energy rises by more than this fraction of the energy moved in a step */
-#define JL_GUARD_DEPTH 4
-#define JL_GUARD_TOL   1e-3
+/* the implicit step's energy guard (src/world.c) splits when the energy rises
+ * by more than this fraction of the energy moved in a step (its depth,
+ * JL_GUARD_DEPTH, is in src/world.h) */
+#define JL_GUARD_TOL 1e-3
 
 /* The force elements' history (JlForce.history_*) in one buffer: element e's
  * len[e] bytes start at buf + off[e] (16-byte aligned). The buffer grows to

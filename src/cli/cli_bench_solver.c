@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include "src/cli/cli.h"
-#include "src/world_internal.h"
 #include "src/precond.h"
 #include "src/scene.h"
 #include "src/world.h"
@@ -144,7 +143,7 @@ static JlResult busy_steps(const JlTetMesh *t, const JlSurface *s, int threads, 
   double t0 = jl_seconds();
   for (int k = 0; k < nstep && !r; k++) r = jl_world_step(&w, 1.0 / 60.0, &rep);
   *ms = 1e3 * (jl_seconds() - t0) / nstep;
-  *switches = ((const JlWork *)w.work)->tune.switches;
+  *switches = jl_world_thread_switches(&w);
   jl_world_destroy(&w);
   if (r) return jl_fail(err, errsz, r, "%s", rep.message);
   return JL_OK;

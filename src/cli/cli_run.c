@@ -63,7 +63,6 @@
 #include "src/cli/cli.h"
 #include "src/cli/cli_run_internal.h"
 #include "src/contact.h"
-#include "src/world_internal.h"
 #include "src/model_cloth.h"
 #include "src/output.h"
 #include "src/overlap.h"

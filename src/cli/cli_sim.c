@@ -151,8 +151,9 @@ int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *p
               cmd, path, sc->dt, sc->dt_set ? "" : " (the default)", per_frame, frame, o->fps > 0 ? " with --fps" : "");
     return 0;
   }
-  t->steps = jl_steps_per_frame(frame, sc->dt);
-  t->h = frame / t->steps;
+  JlStepPlan plan = jl_world_step_plan(NULL, sc->step.integrator, frame, sc->dt, 0, 0.0);
+  t->steps = (int)plan.steps;
+  t->h = plan.h;
   if (o->frames >= 0) {
     if (o->frames > o->max_frames) {
       fprintf(stderr,
@@ -179,8 +180,8 @@ int jl_cli_timing(const char *cmd, const JlCliSim *o, JlScene *sc, const char *p
 int jl_cli_timing_world(const char *cmd, JlScene *sc, JlWorld *w, JlCliTiming *t) {
   if (jl_integrator_is_implicit(sc->step.integrator)) return 1;
   double frame = 1.0 / sc->fps, duration = t->nframes > 0 ? t->nframes * frame : sc->duration;
-  t->stable = jl_world_stable_dt(w, sc->step.integrator, frame, duration);
   if (!t->auto_dt) {
+    t->stable = jl_world_stable_dt(w, sc->step.integrator, frame, duration);
     /* a given dt: used as given, but said when it is beyond the estimate */
     if (t->h > 2.0 * t->stable.dt && !t->stable.bounded_growth)
       fprintf(stderr,
@@ -190,7 +191,9 @@ int jl_cli_timing_world(const char *cmd, JlScene *sc, JlWorld *w, JlCliTiming *t
               cmd, t->h, jl_integrator_name(sc->step.integrator), 2.0 * t->stable.dt, t->stable.omega);
     return 1;
   }
-  double per_frame = frame / t->stable.dt;
+  JlStepPlan plan = jl_world_step_plan(w, sc->step.integrator, frame, frame, 1, duration);
+  t->stable = plan.stable;
+  double per_frame = frame / plan.dt;
   if (!(per_frame <= 1e7)) {
     fprintf(stderr,
             "jelly %s: the '%s' integrator needs dt <= %.3g s to stay stable here (fastest mode %.3g rad/s), "
@@ -199,9 +202,9 @@ int jl_cli_timing_world(const char *cmd, JlScene *sc, JlWorld *w, JlCliTiming *t
             cmd, jl_integrator_name(sc->step.integrator), t->stable.dt, t->stable.omega, per_frame);
     return 0;
   }
-  sc->dt = t->stable.dt;
-  t->steps = jl_steps_per_frame(frame, sc->dt);
-  t->h = frame / t->steps;
+  sc->dt = plan.dt;
+  t->steps = (int)plan.steps;
+  t->h = plan.h;
   return 1;
 }
 

@@ -148,8 +148,7 @@ int jl_viewer_run(const JlViewerDef *def) {
     status = 2;
     goto done;
   }
-  double dt = def->dt > 0 ? def->dt : v.scene.dt;
-  v.h = v.frame_dt / jl_steps_per_frame(v.frame_dt, dt);
+  v.h = jl_world_step_plan(NULL, v.scene.step.integrator, v.frame_dt, def->dt > 0 ? def->dt : v.scene.dt, 0, 0.0).h;
   if (!jl_viewer_build_world(&v, NULL)) {
     status = 2;
     goto done;

@@ -248,9 +248,9 @@ void jl_viewer_spawn_cancel(Viewer *v) {
  * at most a frame) for the implicit one, half the stability limit of the
  * scene's fastest mode for the explicit ones (jl_world_stable_dt, as `jelly run`) */
 double jl_viewer_default_step(Viewer *v, JlIntegrator i) {
-  double dt = v->scene.dt < v->frame_dt ? v->scene.dt : v->frame_dt;
-  if (!jl_integrator_is_implicit(i)) dt = jl_world_stable_dt(&v->world, i, v->frame_dt, 0.0).dt;
-  return v->frame_dt / jl_steps_per_frame(v->frame_dt, dt);
+  int auto_dt = !jl_integrator_is_implicit(i);
+  double dt = auto_dt || v->scene.dt > v->frame_dt ? v->frame_dt : v->scene.dt;
+  return jl_world_step_plan(&v->world, i, v->frame_dt, dt, auto_dt, 0.0).h;
 }
 
 void jl_viewer_cycle_integrator(Viewer *v) {
