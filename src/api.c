@@ -219,18 +219,102 @@ JellyResult jelly_model_new(const JellyModelDef *def, JellyModel **out, char *er
   return JELLY_OK;
 }
 
+/* the public JellyBodyDef mirrors every row of the body settings table (src/model.h,
+ * JL_BODY_SETTINGS): a row without its public field fails to compile here */
+#define TO_PUBLIC(field, ...) d.field = b.field;
+#define TO_ENGINE(field, ...) bd.field = d->field;
+
 JellyBodyDef jelly_default_body_def(void) {
   JlBodyDef b = jl_default_body_def();
   JellyBodyDef d;
   memset(&d, 0, sizeof d);
-  d.density = b.density;
-  d.stiffness = b.stiffness;
-  d.young_modulus = b.young_modulus;
-  d.poisson_ratio = b.poisson_ratio;
-  d.damping = b.damping;
-  d.material_damping = b.material_damping;
+  JL_BODY_SETTINGS(TO_PUBLIC)
   d.scale = 1.0;
   return d;
+}
+
+/* ---- settings by name --------------------------------------------------------- */
+
+/* the tables a model's settings come from: the world's and the step's (src/settings.h) */
+static const JlSettingTable *const SETTING_TABLES[] = {&JL_WORLD_TABLE, &JL_STEP_TABLE};
+
+const char *jelly_setting_name(int index) {
+  static _Thread_local char name[96];
+  for (int t = 0; t < 2; t++) {
+    if (index >= 0 && index < SETTING_TABLES[t]->n) {
+      const JlSetting *st = &SETTING_TABLES[t]->row[index];
+      snprintf(name, sizeof name, "%s%s%s", st->section, st->section[0] ? "." : "", st->key);
+      return name;
+    }
+    index -= SETTING_TABLES[t]->n;
+  }
+  return NULL;
+}
+
+/* the row of a "section.key" name and the struct it is in; NULL when unknown */
+static const JlSetting *setting_of(JellyModel *model, const char *name, void **dst) {
+  const char *dot = strchr(name, '.');
+  char section[32] = "";
+  const char *key = name;
+  if (dot) {
+    if ((size_t)(dot - name) >= sizeof section) return NULL;
+    memcpy(section, name, (size_t)(dot - name));
+    section[dot - name] = '\0';
+    key = dot + 1;
+  }
+  for (int t = 0; t < 2; t++) {
+    const JlSetting *st = jl_setting_find(SETTING_TABLES[t], section, key);
+    if (!st) continue;
+    /* a scene's model (and an array model once built) holds its world settings in the built model */
+    if (t == 1)
+      *dst = &model->step;
+    else
+      *dst = model->from_scene || model->has_built ? (void *)&model->built.world : (void *)&model->world;
+    return st;
+  }
+  return NULL;
+}
+
+static JellyResult unknown_setting(const char *fn, const char *name, char *err, size_t errsz) {
+  if (err && errsz > 0)
+    snprintf(err, errsz, "%s: unknown setting '%s' (jelly_setting_name lists them: \"contact.friction\", ...)", fn,
+             name);
+  return JELLY_ERR_INPUT;
+}
+
+JellyResult jelly_model_set_setting(JellyModel *model, const char *name, double value, char *err, size_t errsz) {
+  static const char fn[] = "jelly_model_set_setting";
+  if (!model) return fail(err, errsz, JELLY_ERR_INPUT, fn, "model is NULL");
+  if (!name) return fail(err, errsz, JELLY_ERR_INPUT, fn, "name is NULL");
+  if (model->freed) return fail(err, errsz, JELLY_ERR_INPUT, fn, "the model was freed (jelly_model_free)");
+  if (model->nworld > 0)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn,
+                "the model has worlds (they share its settings); set it before jelly_world_new or free its worlds");
+  void *dst = NULL;
+  const JlSetting *st = setting_of(model, name, &dst);
+  if (!st) return unknown_setting(fn, name, err, errsz);
+  if (!jl_setting_ok(st, value)) {
+    char range[96];
+    jl_setting_range(st, range, sizeof range);
+    if (err && errsz > 0) snprintf(err, errsz, "%s: %s must be %s, got %g", fn, name, range, value);
+    return JELLY_ERR_INPUT;
+  }
+  jl_setting_set(dst, st, value);
+  /* an array model keeps its own copy of the world settings for the build */
+  if (dst == &model->built.world && !model->from_scene) jl_setting_set(&model->world, st, value);
+  return JELLY_OK;
+}
+
+JellyResult jelly_model_setting(const JellyModel *model, const char *name, double *value, char *err, size_t errsz) {
+  static const char fn[] = "jelly_model_setting";
+  if (!model) return fail(err, errsz, JELLY_ERR_INPUT, fn, "model is NULL");
+  if (!name) return fail(err, errsz, JELLY_ERR_INPUT, fn, "name is NULL");
+  if (!value) return fail(err, errsz, JELLY_ERR_INPUT, fn, "value is NULL");
+  void *dst = NULL;
+  const JlSetting *st = setting_of((JellyModel *)model, name, &dst);
+  if (!st) return unknown_setting(fn, name, err, errsz);
+  *value = jl_setting_get(dst, st);
+  return JELLY_OK;
 }
 
 /* the surface of arrays, checked before the engine sees it: the engine's own
@@ -285,12 +369,7 @@ static JellyResult check_body_def(const JellyBodyDef *d, const char *fn, char *e
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->resolution must be >= 0 (0: automatic)");
   if (d->embedded != 0 && d->embedded != 1)
     return fail(err, errsz, JELLY_ERR_INPUT, fn, "def->embedded must be 0 or 1");
-  double mat[6] = {d->density, d->stiffness, d->young_modulus, d->poisson_ratio, d->damping, d->material_damping};
-  for (int k = 0; k < 6; k++)
-    if (!isfinite(mat[k]))
-      return fail(err, errsz, JELLY_ERR_INPUT, fn,
-                  "def->density, stiffness, young_modulus, poisson_ratio, "
-                  "damping and material_damping must be finite");
+  /* the material's ranges: the engine's check (src/model.c) names what it refuses */
   return JELLY_OK;
 }
 
@@ -301,12 +380,7 @@ static JlBodyDef engine_body_def(const JellyBodyDef *d, int index) {
     snprintf(bd.name, sizeof bd.name, "%s", d->name);
   else
     snprintf(bd.name, sizeof bd.name, "body%d", index);
-  bd.density = d->density;
-  bd.stiffness = d->stiffness;
-  bd.young_modulus = d->young_modulus;
-  bd.poisson_ratio = d->poisson_ratio;
-  bd.damping = d->damping;
-  bd.material_damping = d->material_damping;
+  JL_BODY_SETTINGS(TO_ENGINE)
   memcpy(bd.velocity, d->velocity, sizeof bd.velocity);
   memcpy(bd.angular_velocity, d->angular_velocity, sizeof bd.angular_velocity);
   return bd;

@@ -64,33 +64,27 @@
 /* Calibration of the Young's-modulus stiffness (see the comment above). */
 #define JL_YOUNG_FACTOR 1.0
 
+/* the settings tables (model.h, JL_WORLD_SETTINGS and JL_BODY_SETTINGS) as data */
+#define WORLD_ROW(...) JL_SETTING_ROW_OF(JlWorldDef, __VA_ARGS__)
+#define BODY_ROW(...)  JL_SETTING_ROW_OF(JlBodyDef, __VA_ARGS__)
+static const JlSetting world_rows[] = {JL_WORLD_SETTINGS(WORLD_ROW)};
+static const JlSetting body_rows[] = {JL_BODY_SETTINGS(BODY_ROW)};
+const JlSettingTable JL_WORLD_TABLE = {"world", world_rows, (int)(sizeof world_rows / sizeof world_rows[0])};
+const JlSettingTable JL_BODY_TABLE = {"body", body_rows, (int)(sizeof body_rows / sizeof body_rows[0])};
+
 JlBodyDef jl_default_body_def(void) {
   JlBodyDef d;
   memset(&d, 0, sizeof d);
-  d.density = 1000.0;
-  d.stiffness = 5000.0;
-  d.young_modulus = 0.0;
-  d.poisson_ratio = 0.25;
-  d.calibrate = 1;
-  d.volume_stiffness = -1.0;
-  d.damping = 0.5;
-  d.material_damping = JL_MATERIAL_DAMPING;
+  jl_settings_default(&d, &JL_BODY_TABLE);
   return d;
 }
-
-/* the settings table (model.h, JL_WORLD_SETTINGS) as data */
-#define JL_SETTING_ROW(field, section, key, def, lo, lo_open, hi) \
-  {section, key, #field, offsetof(JlWorldDef, field), def, lo, lo_open, hi},
-const JlSetting JL_WORLD_SETTING[] = {JL_WORLD_SETTINGS(JL_SETTING_ROW)};
-const int JL_WORLD_SETTING_COUNT = (int)(sizeof JL_WORLD_SETTING / sizeof JL_WORLD_SETTING[0]);
 
 JlWorldDef jl_default_world_def(void) {
   JlWorldDef d;
   memset(&d, 0, sizeof d);
   d.gravity[1] = -9.81;
   d.has_ground = 0;
-  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++)
-    *jl_setting_field(&d, &JL_WORLD_SETTING[k]) = JL_WORLD_SETTING[k].def;
+  jl_settings_default(&d, &JL_WORLD_TABLE);
   d.wind_gust_period = 2.0;
   d.nobstacle = 0;
   d.obstacle = NULL;
@@ -129,12 +123,12 @@ static double tet_volume(const double *node, const int *t) {
 static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
   if (!finite3(w->gravity)) return jl_fail(err, errsz, JL_ERR_INPUT, "world: gravity must be finite");
   /* the settings of the table (src/settings.h), in the ranges a scene accepts */
-  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) {
-    const JlSetting *st = &JL_WORLD_SETTING[k];
-    double v = jl_setting_value(w, st);
-    if (!isfinite(v) || !jl_setting_ok(st, v))
-      return jl_fail(err, errsz, JL_ERR_INPUT, "world: %s (scene key %s.%s) must be %s %g and <= %g, got %g", st->field,
-                     st->section, st->key, st->lo_open ? ">" : ">=", st->lo, st->hi, v);
+  const JlSetting *st = jl_settings_bad(w, &JL_WORLD_TABLE);
+  if (st) {
+    char range[96];
+    jl_setting_range(st, range, sizeof range);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "world: %s (scene key %s.%s) must be %s, got %g", st->field, st->section,
+                   st->key, range, jl_setting_get(w, st));
   }
   if (w->nobstacle < 0 || (w->nobstacle > 0 && !w->obstacle))
     return jl_fail(err, errsz, JL_ERR_INPUT, "world: %d obstacles but no data", w->nobstacle);
@@ -160,29 +154,29 @@ static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
 
 /* material, velocity and pins of one body */
 static JlResult check_def(const JlBodyDef *d, const char *name, int nnode, char *err, size_t errsz) {
-  if (!(d->density > 0.0) || !isfinite(d->density))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': density must be > 0 kg/m^3, got %g", name, d->density);
-  if (!(d->stiffness >= 0.0) || !isfinite(d->stiffness))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': stiffness must be >= 0 N/m, got %g", name, d->stiffness);
-  if (!(d->young_modulus >= 0.0) || !isfinite(d->young_modulus))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': young_modulus must be >= 0 Pa, got %g", name,
-                   d->young_modulus);
-  if (!(d->poisson_ratio >= 0.0 && d->poisson_ratio < 0.5))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': poisson_ratio must be >= 0 and < 0.5, got %g", name,
-                   d->poisson_ratio);
+  /* the material of the table (src/settings.h), in the ranges a scene accepts */
+  const JlSetting *st = jl_settings_bad(d, &JL_BODY_TABLE);
+  if (st) {
+    char range[96];
+    jl_setting_range(st, range, sizeof range);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': %s must be %s, got %g", name, st->key, range,
+                   jl_setting_get(d, st));
+  }
+  if (!(d->poisson_ratio < 0.5))
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "body '%s': poisson_ratio must be < 0.5 (0.5 is an incompressible solid, which springs cannot "
+                   "model), got %g",
+                   name, d->poisson_ratio);
+  if (d->stiffness == 0.0 && d->young_modulus == 0.0)
+    return jl_fail(err, errsz, JL_ERR_INPUT,
+                   "body '%s': stiffness 0 without young_modulus leaves the body without springs; give stiffness > 0 "
+                   "N/m or young_modulus > 0 Pa",
+                   name);
   if (d->young_modulus == 0.0 && d->poisson_ratio != 0.25)
     return jl_fail(err, errsz, JL_ERR_INPUT,
                    "body '%s': poisson_ratio %g needs young_modulus (with a uniform spring stiffness set "
                    "volume_stiffness instead)",
                    name, d->poisson_ratio);
-  if (!isfinite(d->volume_stiffness) || d->volume_stiffness > 1e30)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': volume_stiffness must be finite, got %g", name,
-                   d->volume_stiffness);
-  if (!(d->damping >= 0.0) || !isfinite(d->damping))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': damping must be >= 0 N s/m, got %g", name, d->damping);
-  if (!(d->material_damping >= 0.0 && d->material_damping <= 1e6))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': material_damping must be in [0, 1e6] s, got %g", name,
-                   d->material_damping);
   if (!finite3(d->velocity)) return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': velocity must be finite", name);
   if (!finite3(d->angular_velocity))
     return jl_fail(err, errsz, JL_ERR_INPUT, "body '%s': angular_velocity must be finite", name);

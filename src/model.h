@@ -13,6 +13,7 @@
 #include "collision/geom.h"
 #include "collision/obstacle.h"
 #include "mesh/embed.h"
+#include "src/settings.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,59 +101,46 @@ typedef struct JlWorldDef {
 
 JlWorldDef jl_default_world_def(void);
 
-/* The world's numeric contact settings, each written once (engine-internal).
- *
- * One row per setting: X(field of JlWorldDef, scene section, scene key, default, lo, lo_open, hi). The
- * table gives the defaults (jl_default_world_def), the scene keys of the "ground" and
- * "contact" sections with their ranges (src/scene.c), the model check of a JlWorldDef built through
- * the API (the same ranges, so a scene and the API accept the same values) and the
- * checkpoint fingerprint (src/state.c). A value must be finite, >= lo (> lo when lo_open) and
- * <= hi. docs/scenes.md has a row for each key (tests/test_scene.c `keys_documented`).
- *
- * Adding one: a JlWorldDef field, a row here, its use, its docs/scenes.md row. */
-#define JL_WORLD_SETTINGS(X)                                                                    \
-  X(ground_y, "ground", "y", 0.0, -1e9, 0, 1e9)                                                 \
-  X(ground_friction, "ground", "friction", 0.5, 0.0, 0, 1e3)                                    \
-  X(ground_stiffness, "ground", "stiffness", 1e6, 0.0, 1, 1e15)                                 \
-  X(ground_damping, "ground", "damping", 50.0, 0.0, 0, 1e15)                                    \
-  X(ground_spring_scale, "ground", "spring_scale", 1.0, 0.0, 0, 1e6)                            \
-  X(ground_rolling, "ground", "rolling_resistance", 0.05, 0.0, 0, 1e3)                          \
-  X(ground_restitution, "ground", "restitution", JL_RESTITUTION, 0.0, 0, 1.0)                   \
-  X(ground_restitution_speed, "ground", "restitution_speed", JL_RESTITUTION_SPEED, 0.0, 0, 1e6) \
-  X(contact_stiffness, "contact", "stiffness", 1e5, 0.0, 1, 1e15)                               \
-  X(contact_damping, "contact", "damping", 10.0, 0.0, 0, 1e15)                                  \
-  X(contact_friction, "contact", "friction", 0.3, 0.0, 0, 1e3)                                  \
-  X(contact_cell, "contact", "cell_size", 0.0, 0.0, 1, 1e6)                                     \
-  X(contact_spring_scale, "contact", "spring_scale", 1.0, 0.0, 0, 1e6)                          \
-  X(contact_push_out, "contact", "push_out_speed", 0.5, 0.0, 1, 1e6)                            \
-  X(contact_rolling, "contact", "rolling_resistance", 0.05, 0.0, 0, 1e3)                        \
-  X(contact_restitution, "contact", "restitution", JL_RESTITUTION, 0.0, 0, 1.0)                 \
-  X(contact_restitution_speed, "contact", "restitution_speed", JL_RESTITUTION_SPEED, 0.0, 0, 1e6)
+/* The world's contact and ground settings, each written once (src/settings.h):
+ * X(field of JlWorldDef, scene section, scene key, type, default, lo, lo_open, hi). Also in the
+ * checkpoint fingerprint (src/state.c). */
+#define JL_WORLD_SETTINGS(X)                                                                                       \
+  X(ground_y, "ground", "y", JL_SETTING_DOUBLE, 0.0, -1e9, 0, 1e9)                                                 \
+  X(ground_friction, "ground", "friction", JL_SETTING_DOUBLE, 0.5, 0.0, 0, 1e3)                                    \
+  X(ground_stiffness, "ground", "stiffness", JL_SETTING_DOUBLE, 1e6, 0.0, 1, 1e15)                                 \
+  X(ground_damping, "ground", "damping", JL_SETTING_DOUBLE, 50.0, 0.0, 0, 1e15)                                    \
+  X(ground_spring_scale, "ground", "spring_scale", JL_SETTING_DOUBLE, 1.0, 0.0, 0, 1e6)                            \
+  X(ground_rolling, "ground", "rolling_resistance", JL_SETTING_DOUBLE, 0.05, 0.0, 0, 1e3)                          \
+  X(ground_restitution, "ground", "restitution", JL_SETTING_DOUBLE, JL_RESTITUTION, 0.0, 0, 1.0)                   \
+  X(ground_restitution_speed, "ground", "restitution_speed", JL_SETTING_DOUBLE, JL_RESTITUTION_SPEED, 0.0, 0, 1e6) \
+  X(contact_stiffness, "contact", "stiffness", JL_SETTING_DOUBLE, 1e5, 0.0, 1, 1e15)                               \
+  X(contact_damping, "contact", "damping", JL_SETTING_DOUBLE, 10.0, 0.0, 0, 1e15)                                  \
+  X(contact_friction, "contact", "friction", JL_SETTING_DOUBLE, 0.3, 0.0, 0, 1e3)                                  \
+  X(contact_cell, "contact", "cell_size", JL_SETTING_DOUBLE, 0.0, 0.0, 1, 1e6)                                     \
+  X(contact_spring_scale, "contact", "spring_scale", JL_SETTING_DOUBLE, 1.0, 0.0, 0, 1e6)                          \
+  X(contact_push_out, "contact", "push_out_speed", JL_SETTING_DOUBLE, 0.5, 0.0, 1, 1e6)                            \
+  X(contact_rolling, "contact", "rolling_resistance", JL_SETTING_DOUBLE, 0.05, 0.0, 0, 1e3)                        \
+  X(contact_restitution, "contact", "restitution", JL_SETTING_DOUBLE, JL_RESTITUTION, 0.0, 0, 1.0)                 \
+  X(contact_restitution_speed, "contact", "restitution_speed", JL_SETTING_DOUBLE, JL_RESTITUTION_SPEED, 0.0, 0, 1e6)
 
+/* A body's material, each written once (src/settings.h): X(field of JlBodyDef, "body", scene key of a
+ * bodies[] entry, type, default, lo, lo_open, hi). The public JellyBodyDef mirrors the rows the API
+ * takes (src/api.c, a missing field fails to compile); poisson_ratio must also be < 0.5 and needs
+ * young_modulus; a volume body needs stiffness > 0 or young_modulus > 0; cloth and ropes read "stiffness"
+ * into their stretch springs (src/scene.c). */
+#define JL_BODY_SETTINGS(X)                                                                            \
+  X(density, "body", "density", JL_SETTING_DOUBLE, 1000.0, 0.0, 1, 1e9)                                \
+  X(stiffness, "body", "stiffness", JL_SETTING_DOUBLE, 5000.0, 0.0, 0, 1e15)                           \
+  X(young_modulus, "body", "young_modulus", JL_SETTING_DOUBLE, 0.0, 0.0, 1, 1e15)                      \
+  X(poisson_ratio, "body", "poisson_ratio", JL_SETTING_DOUBLE, 0.25, 0.0, 0, 0.5)                      \
+  X(volume_stiffness, "body", "volume_stiffness", JL_SETTING_DOUBLE, -1.0, 0.0, 0, 1e15)               \
+  X(calibrate, "body", "calibrate", JL_SETTING_BOOL, 1, 0, 0, 1)                                       \
+  X(damping, "body", "damping", JL_SETTING_DOUBLE, 0.5, 0.0, 0, 1e15)                                  \
+  X(material_damping, "body", "material_damping", JL_SETTING_DOUBLE, JL_MATERIAL_DAMPING, 0.0, 0, 1e6) \
+  X(self_collision, "body", "self_collision", JL_SETTING_BOOL, 0, 0, 0, 1)
 
-/* the table as data: JL_WORLD_SETTING[0 .. JL_WORLD_SETTING_COUNT) (src/model.c); a section has at
- * most JL_SETTINGS_MAX keys */
-#define JL_SETTINGS_MAX 32
-typedef struct JlSetting {
-  const char *section, *key, *field; /* scene section and key; the JlWorldDef field's name */
-  size_t offset;                     /* of the field (a double) in JlWorldDef */
-  double def, lo;
-  int lo_open;
-  double hi;
-} JlSetting;
-extern const JlSetting JL_WORLD_SETTING[];
-extern const int JL_WORLD_SETTING_COUNT;
-
-/* the field of setting s in d */
-static inline double *jl_setting_field(JlWorldDef *d, const JlSetting *s) { return (double *)((char *)d + s->offset); }
-static inline double jl_setting_value(const JlWorldDef *d, const JlSetting *s) {
-  return *(const double *)((const char *)d + s->offset);
-}
-/* 1 when v is in s's range (its default always is) */
-static inline int jl_setting_ok(const JlSetting *s, double v) {
-  return v == s->def || ((s->lo_open ? v > s->lo : v >= s->lo) && v <= s->hi);
-}
-
+/* the tables as data (src/model.c) */
+extern const JlSettingTable JL_WORLD_TABLE, JL_BODY_TABLE;
 
 typedef struct JlBody {
   char name[JL_NAME_MAX];

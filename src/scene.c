@@ -42,8 +42,9 @@ static double shape_triangles(const JlSceneBody *b) {
   }
 }
 
-/* The keys of each scene object (docs/scenes.md has a row for each: tests/test_scene.c
- * keys_documented); the "ground" and "contact" sections' are the settings table's (src/model.h, JL_WORLD_SETTINGS). */
+/* The keys of each scene object besides the settings tables' (src/settings.h: the "ground" and "contact"
+ * sections, a body's material, the solver's); docs/scenes.md has a row for each (tests/test_scene.c
+ * keys_documented). */
 static const char *const SHAPE_KEYS[] = {"type",       "size",  "radius", "major",    "minor",
                                          "resolution", "cells", "length", "segments", NULL};
 static const char *const PIN_KEYS[] = {"box", "nodes", NULL};
@@ -54,10 +55,6 @@ static const char *const BODY_KEYS[] = {"name",
                                         "mesh",
                                         "shape",
                                         "tetgen",
-                                        "density",
-                                        "stiffness",
-                                        "young_modulus",
-                                        "damping",
                                         "shear_stiffness",
                                         "bend_stiffness",
                                         "stretch_limit",
@@ -68,23 +65,17 @@ static const char *const BODY_KEYS[] = {"name",
                                         "velocity",
                                         "angular_velocity",
                                         "pin",
-                                        "self_collision",
                                         "thickness",
                                         "radius",
-                                        "poisson_ratio",
-                                        "volume_stiffness",
-                                        "calibrate",
                                         "surface",
-                                        "material_damping",
                                         "plausibility_check",
                                         NULL};
 static const char *const OBSTACLE_KEYS[] = {"type",       "size", "radius", "length", "translate",
                                             "rotate_deg", "mesh", "scale",  NULL};
-static const char *const TOP_KEYS[] = {"description", "duration", "fps",       "dt",     "integrator",
-                                       "gravity",     "solver",   "adaptive",  "ground", "bodies",
-                                       "threads",     "contact",  "obstacles", "wind",   NULL};
-static const char *const SOLVER_KEYS[] = {"tolerance",      "max_iterations",     "max_strain", "max_strain_change",
-                                          "preconditioner", "velocity_tolerance", NULL};
+static const char *const TOP_KEYS[] = {"description", "duration", "fps",    "dt",     "integrator",
+                                       "gravity",     "solver",   "ground", "bodies", "contact",
+                                       "obstacles",   "wind",     NULL};
+static const char *const SOLVER_KEYS[] = {"preconditioner", NULL};
 static const char *const WIND_KEYS[] = {"velocity", "gust", "period", "drag", NULL};
 
 static const JlSceneKeys SCENE_KEYS[] = {
@@ -437,7 +428,9 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
   char path[64];
   snprintf(path, sizeof path, "bodies[%d]", index);
   if (!cJSON_IsObject(o)) return jl_scene_bad(c, path, "expected an object { ... }", 0);
-  TRY(jl_scene_check_keys(c, o, path, BODY_KEYS));
+  const char *keys[64];
+  jl_scene_table_keys(BODY_KEYS, &JL_BODY_TABLE, "body", keys, 64);
+  TRY(jl_scene_check_keys(c, o, path, keys));
 
   b->def = jl_default_body_def();
   b->tetgen = jl_default_tetgen_def();
@@ -539,10 +532,14 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
     snprintf(tp, sizeof tp, "%s.tetgen", path);
     TRY(parse_tetgen(c, tetgen, tp, &b->tetgen));
   }
-  TRY(jl_scene_get_num(c, o, path, "density", &b->def.density, 0, 1, 1e9));
-  if (b->kind == JL_BODY_VOLUME) {
-    TRY(jl_scene_get_num(c, o, path, "stiffness", &b->def.stiffness, 0, 1, 1e15));
-  } else {
+  /* the material (src/model.h, JL_BODY_SETTINGS); cloth and ropes read "stiffness" into their stretch springs */
+  TRY(jl_scene_get_settings(c, o, path, &JL_BODY_TABLE, "body", b->kind == JL_BODY_VOLUME ? NULL : "stiffness",
+                            &b->def));
+  if (b->kind == JL_BODY_VOLUME && b->def.stiffness == 0.0 && !cJSON_GetObjectItemCaseSensitive(o, "young_modulus")) {
+    jl_scene_key_path(kp, sizeof kp, path, "stiffness");
+    return jl_scene_bad(c, kp, "0 leaves the body without springs; give stiffness > 0 (N/m) or young_modulus (Pa)", 0);
+  }
+  if (b->kind != JL_BODY_VOLUME) {
     TRY(jl_scene_get_num(c, o, path, "stiffness", &b->cloth.stretch, 0, 1, 1e15));
     if (b->kind == JL_BODY_ROPE && cJSON_GetObjectItemCaseSensitive(o, "shear_stiffness")) {
       jl_scene_key_path(kp, sizeof kp, path, "shear_stiffness");
@@ -565,8 +562,6 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
     TRY(jl_scene_get_num(c, o, path, own, &th, 0, 0, 1e3));
     b->cloth.radius = b->kind == JL_BODY_CLOTH ? 0.5 * th : th;
   }
-  TRY(jl_scene_get_num(c, o, path, "young_modulus", &b->def.young_modulus, 0, 1, 1e15));
-  TRY(jl_scene_get_num(c, o, path, "poisson_ratio", &b->def.poisson_ratio, 0, 0, 0.5));
   if (cJSON_GetObjectItemCaseSensitive(o, "poisson_ratio")) {
     char nkp[96];
     jl_scene_key_path(nkp, sizeof nkp, path, "poisson_ratio");
@@ -577,17 +572,12 @@ static JlResult parse_body(const JlSceneCtx *c, const cJSON *o, int index, const
       return jl_scene_bad(c, nkp, "needs young_modulus (with a uniform stiffness, set volume_stiffness in Pa instead)",
                           0);
   }
-  TRY(jl_scene_get_num(c, o, path, "volume_stiffness", &b->def.volume_stiffness, 0, 0, 1e15));
-  TRY(jl_scene_get_bool(c, o, path, "calibrate", &b->def.calibrate));
-  TRY(jl_scene_get_num(c, o, path, "damping", &b->def.damping, 0, 0, 1e15));
-  TRY(jl_scene_get_num(c, o, path, "material_damping", &b->def.material_damping, 0, 0, 1e6));
   TRY(jl_scene_get_vec(c, o, path, "translate", b->translate, 3));
   TRY(jl_scene_get_vec(c, o, path, "rotate_deg", b->rotate_deg, 3));
   TRY(jl_scene_get_num(c, o, path, "scale", &b->scale, 0, 1, 1e9));
   TRY(parse_units(c, o, path, shape != NULL, b));
   TRY(jl_scene_get_vec(c, o, path, "velocity", b->def.velocity, 3));
   TRY(jl_scene_get_vec(c, o, path, "angular_velocity", b->def.angular_velocity, 3));
-  TRY(jl_scene_get_bool(c, o, path, "self_collision", &b->def.self_collision));
   TRY(jl_scene_get_obj(c, o, path, "pin", &pin));
   if (pin) {
     char pp[96];
@@ -614,17 +604,9 @@ static void line_col(const char *text, const char *pos, int *line, int *col) {
 /* a section of the world settings table (src/model.h, JL_WORLD_SETTINGS): its keys, each read within its range */
 static JlResult section_settings(const JlSceneCtx *c, const cJSON *obj, const char *section, JlWorldDef *w) {
   const char *keys[JL_SETTINGS_MAX + 1];
-  int n = 0;
-  for (int k = 0; k < JL_WORLD_SETTING_COUNT && n < JL_SETTINGS_MAX; k++)
-    if (strcmp(JL_WORLD_SETTING[k].section, section) == 0) keys[n++] = JL_WORLD_SETTING[k].key;
-  keys[n] = NULL;
+  jl_scene_table_keys(NULL, &JL_WORLD_TABLE, section, keys, JL_SETTINGS_MAX + 1);
   TRY(jl_scene_check_keys(c, obj, section, keys));
-  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) {
-    const JlSetting *st = &JL_WORLD_SETTING[k];
-    if (strcmp(st->section, section) == 0)
-      TRY(jl_scene_get_num(c, obj, section, st->key, jl_setting_field(w, st), st->lo, st->lo_open, st->hi));
-  }
-  return JL_OK;
+  return jl_scene_get_settings(c, obj, section, &JL_WORLD_TABLE, section, NULL, w);
 }
 
 /* "obstacles": [ { "type": "box"|"plane"|"sphere"|"capsule"|"hull", ... } ] */
@@ -719,7 +701,9 @@ static JlResult check_timing(const JlSceneCtx *c, const JlScene *sc) {
 static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) {
   if (!cJSON_IsObject(root))
     return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: the scene must be a JSON object { ... }", c->file);
-  TRY(jl_scene_check_keys(c, root, "", TOP_KEYS));
+  const char *keys[JL_SETTINGS_MAX + 16];
+  jl_scene_table_keys(TOP_KEYS, &JL_STEP_TABLE, "", keys, JL_SETTINGS_MAX + 16);
+  TRY(jl_scene_check_keys(c, root, "", keys));
 
   const char *desc = NULL, *integ = NULL;
   TRY(jl_scene_get_str(c, root, "", "description", &desc));
@@ -739,13 +723,14 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
   sc->dt_set = cJSON_GetObjectItemCaseSensitive(root, "dt") != NULL;
   TRY(check_timing(c, sc));
   TRY(jl_scene_get_vec(c, root, "", "gravity", sc->world.gravity, 3));
-  TRY(jl_scene_get_bool(c, root, "", "adaptive", &sc->step.adaptive));
-  TRY(jl_scene_get_int(c, root, "", "threads", &sc->step.threads, 0, JL_MAX_THREADS));
+  TRY(jl_scene_get_settings(c, root, "", &JL_STEP_TABLE, "", NULL, &sc->step));
 
   const cJSON *solver = NULL, *ground = NULL;
   TRY(jl_scene_get_obj(c, root, "", "solver", &solver));
   if (solver) {
-    TRY(jl_scene_check_keys(c, solver, "solver", SOLVER_KEYS));
+    const char *solver_keys[JL_SETTINGS_MAX + 2];
+    jl_scene_table_keys(SOLVER_KEYS, &JL_STEP_TABLE, "solver", solver_keys, JL_SETTINGS_MAX + 2);
+    TRY(jl_scene_check_keys(c, solver, "solver", solver_keys));
     const char *pre = NULL;
     TRY(jl_scene_get_str(c, solver, "solver", "preconditioner", &pre));
     if (pre) {
@@ -758,16 +743,12 @@ static JlResult parse_root(const JlSceneCtx *c, const cJSON *root, JlScene *sc) 
                        c->file, pre);
       sc->step.preconditioner = k;
     }
-    TRY(jl_scene_get_num(c, solver, "solver", "tolerance", &sc->step.tolerance, 0, 1, 1));
-    TRY(jl_scene_get_int(c, solver, "solver", "max_iterations", &sc->step.max_iterations, 1, 1000000));
     /* a scene that gives the relative tolerance alone keeps its old meaning:
      * CG stops there (docs/scenes.md, solver.velocity_tolerance) */
     if (cJSON_GetObjectItemCaseSensitive(solver, "tolerance") &&
         !cJSON_GetObjectItemCaseSensitive(solver, "velocity_tolerance"))
       sc->step.velocity_tolerance = 0.0;
-    TRY(jl_scene_get_num(c, solver, "solver", "velocity_tolerance", &sc->step.velocity_tolerance, 0, 0, 1e6));
-    TRY(jl_scene_get_num(c, solver, "solver", "max_strain", &sc->step.max_strain, 0, 1, 1e6));
-    TRY(jl_scene_get_num(c, solver, "solver", "max_strain_change", &sc->step.max_strain_change, 0, 1, 1e6));
+    TRY(jl_scene_get_settings(c, solver, "solver", &JL_STEP_TABLE, "solver", NULL, &sc->step));
   }
   TRY(jl_scene_get_obj(c, root, "", "ground", &ground));
   if (ground) {

@@ -41,6 +41,15 @@ JlResult jl_scene_get_num(const JlSceneCtx *c, const cJSON *obj, const char *pat
 JlResult jl_scene_get_int(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, int *out, int lo,
                           int hi);
 JlResult jl_scene_get_bool(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, int *out);
+/* reads setting s (src/settings.h) of obj into struct dst, by its type and within its range */
+JlResult jl_scene_get_setting(const JlSceneCtx *c, const cJSON *obj, const char *path, const JlSetting *s, void *dst);
+/* every row of table t in `section` (but the key `skip`, may be NULL) */
+JlResult jl_scene_get_settings(const JlSceneCtx *c, const cJSON *obj, const char *path, const JlSettingTable *t,
+                               const char *section, const char *skip, void *dst);
+/* out := own keys (NULL-terminated, may be NULL) + the keys of t's rows in `section`, NULL-terminated
+ * (at most cap - 1 keys); returns the count */
+int jl_scene_table_keys(const char *const *own, const JlSettingTable *t, const char *section, const char **out,
+                        int cap);
 /* an array of exactly n finite numbers */
 JlResult jl_scene_get_vec(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, double *out, int n);
 /* a string (pointing into obj) */

@@ -94,6 +94,42 @@ JlResult jl_scene_get_bool(const JlSceneCtx *c, const cJSON *obj, const char *pa
   return JL_OK;
 }
 
+JlResult jl_scene_get_setting(const JlSceneCtx *c, const cJSON *obj, const char *path, const JlSetting *s, void *dst) {
+  if (s->type == JL_SETTING_BOOL) {
+    int b = (int)jl_setting_get(dst, s);
+    TRY(jl_scene_get_bool(c, obj, path, s->key, &b));
+    jl_setting_set(dst, s, b);
+    return JL_OK;
+  }
+  double v = jl_setting_get(dst, s);
+  TRY(jl_scene_get_num(c, obj, path, s->key, &v, s->lo, s->lo_open, s->hi));
+  if (s->type == JL_SETTING_INT && v != floor(v)) {
+    char kp[512];
+    jl_scene_key_path(kp, sizeof kp, path, s->key);
+    return jl_scene_bad(c, kp, "must be a whole number, got %g", v);
+  }
+  jl_setting_set(dst, s, v);
+  return JL_OK;
+}
+
+int jl_scene_table_keys(const char *const *own, const JlSettingTable *t, const char *section, const char **out,
+                        int cap) {
+  int n = 0;
+  for (; own && *own && n < cap - 1; own++) out[n++] = *own;
+  for (int k = 0; k < t->n && n < cap - 1; k++)
+    if (strcmp(t->row[k].section, section) == 0) out[n++] = t->row[k].key;
+  out[n] = NULL;
+  return n;
+}
+
+JlResult jl_scene_get_settings(const JlSceneCtx *c, const cJSON *obj, const char *path, const JlSettingTable *t,
+                               const char *section, const char *skip, void *dst) {
+  for (int k = 0; k < t->n; k++)
+    if (strcmp(t->row[k].section, section) == 0 && !(skip && strcmp(t->row[k].key, skip) == 0))
+      TRY(jl_scene_get_setting(c, obj, path, &t->row[k], dst));
+  return JL_OK;
+}
+
 /* reads an optional array of exactly n finite numbers */
 JlResult jl_scene_get_vec(const JlSceneCtx *c, const cJSON *obj, const char *path, const char *key, double *out,
                           int n) {

@@ -79,8 +79,8 @@ uint64_t jl_model_fingerprint(const JlModel *m) {
   double wd[] = {w->gravity[0], w->gravity[1], w->gravity[2],       w->wind[0],  w->wind[1],
                  w->wind[2],    w->wind_gust,  w->wind_gust_period, w->wind_drag};
   h = fnv_doubles(h, wd, sizeof wd / sizeof wd[0]);
-  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++) { /* the contact settings (src/model.h, JL_WORLD_SETTINGS) */
-    double v = jl_setting_value(w, &JL_WORLD_SETTING[k]);
+  for (int k = 0; k < JL_WORLD_TABLE.n; k++) { /* the contact settings (src/model.h, JL_WORLD_SETTINGS) */
+    double v = jl_setting_get(w, &JL_WORLD_TABLE.row[k]);
     h = fnv_doubles(h, &v, 1);
   }
   h = fnv_int(h, w->has_ground);

@@ -54,17 +54,15 @@ JlIntegrator jl_integrator_parse(const char *name) {
   return (JlIntegrator)jl_name_index(integrator_names, JL_INTEGRATOR_COUNT, name);
 }
 
+#define STEP_ROW(...) JL_SETTING_ROW_OF(JlStepDef, __VA_ARGS__)
+static const JlSetting step_rows[] = {JL_STEP_SETTINGS(STEP_ROW)};
+const JlSettingTable JL_STEP_TABLE = {"step", step_rows, (int)(sizeof step_rows / sizeof step_rows[0])};
+
 JlStepDef jl_default_step_def(void) {
   JlStepDef d;
   memset(&d, 0, sizeof d);
+  jl_settings_default(&d, &JL_STEP_TABLE);
   d.integrator = JL_INTEGRATOR_IMPLICIT;
-  d.tolerance = 1e-6;
-  d.max_iterations = 500;
-  d.velocity_tolerance = JL_VELOCITY_TOLERANCE;
-  d.adaptive = 0;
-  d.max_strain_change = 0.1;
-  d.max_strain = 10.0;
-  d.threads = 1;
   d.preconditioner = JL_PRECOND_DEFAULT;
   return d;
 }
@@ -93,18 +91,14 @@ warn(JlWorld *w, JlWarningKind k, long n, double t, const char *fmt, ...) {
 static JlResult check_step_def(const JlStepDef *d, char *err, size_t errsz) {
   if (d->integrator < 0 || d->integrator >= JL_INTEGRATOR_COUNT)
     return jl_fail(err, errsz, JL_ERR_INPUT, "unknown integrator %d", (int)d->integrator);
-  if (!(d->tolerance > 0.0 && d->tolerance < 1.0))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "solver tolerance must be in (0, 1), got %g", d->tolerance);
-  if (!(d->velocity_tolerance >= 0.0 && d->velocity_tolerance <= 1e6))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "solver velocity tolerance must be in [0, 1e6] m/s, got %g",
-                   d->velocity_tolerance);
-  if (d->max_iterations < 1)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "solver iteration cap must be >= 1, got %d", d->max_iterations);
-  if (!(d->max_strain_change > 0.0) || !isfinite(d->max_strain_change))
-    return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain_change must be > 0, got %g", d->max_strain_change);
-  if (!(d->max_strain > 0.0)) return jl_fail(err, errsz, JL_ERR_INPUT, "max_strain must be > 0, got %g", d->max_strain);
-  if (d->threads < 0 || d->threads > JL_MAX_THREADS)
-    return jl_fail(err, errsz, JL_ERR_INPUT, "threads must be from 0 to %d, got %d", JL_MAX_THREADS, d->threads);
+  /* the settings of the table (src/settings.h), in the ranges a scene accepts */
+  const JlSetting *st = jl_settings_bad(d, &JL_STEP_TABLE);
+  if (st) {
+    char range[96];
+    jl_setting_range(st, range, sizeof range);
+    return jl_fail(err, errsz, JL_ERR_INPUT, "step: %s (scene key %s%s%s) must be %s, got %g", st->field, st->section,
+                   st->section[0] ? "." : "", st->key, range, jl_setting_get(d, st));
+  }
   if (d->preconditioner < 0 || d->preconditioner >= JL_PRECOND_COUNT)
     return jl_fail(err, errsz, JL_ERR_INPUT, "unknown preconditioner %d", d->preconditioner);
   return JL_OK;

@@ -12,6 +12,7 @@
 #define JL_SRC_WORLD_H
 
 #include "src/force.h"
+#include "src/settings.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,6 +59,21 @@ typedef struct JlStepDef {
 #define JL_VELOCITY_TOLERANCE 1e-4
 
 JlStepDef jl_default_step_def(void);
+
+/* The step's numeric settings, each written once (src/settings.h): X(field of JlStepDef, scene section,
+ * scene key, type, default, lo, lo_open, hi). The integrator and the preconditioner are names
+ * (src/scene.c). A scene that gives solver.tolerance without solver.velocity_tolerance stops CG at
+ * the relative tolerance (velocity_tolerance 0; docs/scenes.md). */
+#define JL_STEP_SETTINGS(X)                                                                                    \
+  X(tolerance, "solver", "tolerance", JL_SETTING_DOUBLE, 1e-6, 0.0, 1, 1.0)                                    \
+  X(max_iterations, "solver", "max_iterations", JL_SETTING_INT, 500, 1, 0, 1e6)                                \
+  X(velocity_tolerance, "solver", "velocity_tolerance", JL_SETTING_DOUBLE, JL_VELOCITY_TOLERANCE, 0.0, 0, 1e6) \
+  X(max_strain, "solver", "max_strain", JL_SETTING_DOUBLE, 10.0, 0.0, 1, 1e6)                                  \
+  X(max_strain_change, "solver", "max_strain_change", JL_SETTING_DOUBLE, 0.1, 0.0, 1, 1e6)                     \
+  X(adaptive, "", "adaptive", JL_SETTING_BOOL, 0, 0, 0, 1)                                                     \
+  X(threads, "", "threads", JL_SETTING_INT, 1, 0, 0, JL_MAX_THREADS)
+/* the table as data (src/world.c) */
+extern const JlSettingTable JL_STEP_TABLE;
 
 typedef struct JlState {
   int nnode;

@@ -399,6 +399,63 @@ static void test_mesh_limits(void) {
   ENSURE(jelly_set_mesh_limits(&d, err, sizeof err) == JELLY_OK);
 }
 
+/* the model's settings by their scene names: each listed name reads back, a set value is checked against
+ * the scene's range, a scene's value and a set one step the same, and a model with worlds refuses changes */
+static void test_settings_by_name(void) {
+  char err[1024];
+  JellyModel *m = NULL;
+  ENSURE(jelly_model_new(NULL, &m, err, sizeof err) == JELLY_OK);
+  int n = 0;
+  for (const char *name; (name = jelly_setting_name(n)) != NULL; n++) {
+    double v = NAN;
+    ENSURE_MSG(jelly_model_setting(m, name, &v, err, sizeof err) == JELLY_OK && isfinite(v), "%s: %s", name, err);
+    /* its default is a value it accepts */
+    ENSURE_MSG(jelly_model_set_setting(m, name, v, err, sizeof err) == JELLY_OK, "%s: %s", name, err);
+  }
+  ENSURE_MSG(n >= 24, "%d settings", n);
+  ENSURE(jelly_setting_name(-1) == NULL);
+  double v = 0;
+  ENSURE(jelly_model_set_setting(m, "contact.friction", 0.1, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_model_setting(m, "contact.friction", &v, err, sizeof err) == JELLY_OK && v == 0.1);
+  BAD(jelly_model_set_setting(m, "contact.friction", -1, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "contact.friction") && strstr(err, ">= 0"), "%s", err);
+  BAD(jelly_model_set_setting(m, "solver.max_iterations", 2.5, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_set_setting(m, "contact.fiction", 0.1, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "unknown setting 'contact.fiction'"), "%s", err);
+  BAD(jelly_model_set_setting(m, "threads", NAN, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_set_setting(NULL, "threads", 1, err, sizeof err), JELLY_ERR_INPUT);
+  BAD(jelly_model_setting(m, NULL, &v, err, sizeof err), JELLY_ERR_INPUT);
+  jelly_model_free(m);
+
+  /* a scene's value reads back; setting it on a model from a scene without it steps bitwise the same */
+  static const char with[] =
+      "{\"dt\": 0.01, \"ground\": {\"friction\": 0.05}, \"solver\": {\"max_iterations\": 40}, \"bodies\": "
+      "[{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, 0.2]}, \"translate\": [0, 0.2, 0], "
+      "\"velocity\": [2, 0, 0]}]}";
+  static const char without[] =
+      "{\"dt\": 0.01, \"ground\": {}, \"bodies\": [{\"shape\": {\"type\": \"box\", \"size\": [0.2, 0.2, "
+      "0.2]}, \"translate\": [0, 0.2, 0], \"velocity\": [2, 0, 0]}]}";
+  JellyModel *a = NULL, *b = NULL;
+  ENSURE_MSG(jelly_model_load_json(with, "with.json", &a, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE_MSG(jelly_model_load_json(without, "without.json", &b, err, sizeof err) == JELLY_OK, "%s", err);
+  ENSURE(jelly_model_setting(a, "ground.friction", &v, err, sizeof err) == JELLY_OK && v == 0.05);
+  ENSURE(jelly_model_setting(a, "solver.max_iterations", &v, err, sizeof err) == JELLY_OK && v == 40);
+  ENSURE(jelly_model_set_setting(b, "ground.friction", 0.05, err, sizeof err) == JELLY_OK);
+  ENSURE(jelly_model_set_setting(b, "solver.max_iterations", 40, err, sizeof err) == JELLY_OK);
+  JellyWorld *wa = NULL, *wb = NULL;
+  ENSURE(jelly_world_new(a, &wa, err, sizeof err) == JELLY_OK && jelly_world_new(b, &wb, err, sizeof err) == JELLY_OK);
+  BAD(jelly_model_set_setting(b, "ground.friction", 0.5, err, sizeof err), JELLY_ERR_INPUT);
+  ENSURE(jelly_world_step(wa, 0.5, err, sizeof err) == JELLY_OK &&
+         jelly_world_step(wb, 0.5, err, sizeof err) == JELLY_OK);
+  int nn = jelly_world_node_count(wa);
+  ENSURE(nn > 0 && nn == jelly_world_node_count(wb));
+  ENSURE(memcmp(jelly_world_positions(wa), jelly_world_positions(wb), sizeof(double) * 3 * (size_t)nn) == 0);
+  jelly_world_free(wa);
+  jelly_world_free(wb);
+  jelly_model_free(a);
+  jelly_model_free(b);
+}
+
 /* distinct worlds on distinct threads are independent (jelly.h, "Threads"):
  * two worlds stepped at the same time end bitwise where one stepped alone does */
 static void *step_half_second(void *world) {
@@ -761,11 +818,11 @@ static void test_restitution_def(void) {
   ENSURE_MSG(e0 < 0.1, "e %.3f with restitution 0", e0);
 }
 
-JL_TEST_MAIN({"version", test_version}, {"mesh_limits", test_mesh_limits}, {"restitution_def", test_restitution_def},
-             {"scene_steps", test_scene_steps}, {"free_fall", test_free_fall}, {"pin", test_pin},
-             {"external_force", test_external_force}, {"energies", test_energies},
-             {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file}, {"threads", test_threads},
-             {"shared_model", test_shared_model}, {"add_after_worlds", test_add_after_worlds},
-             {"copy_state", test_copy_state}, {"save_load", test_save_load}, {"threads_shared", test_threads_shared},
-             {"drag", test_drag}, {"warnings_and_handler", test_warnings_and_handler}, {"load_json", test_load_json},
-             {"stats", test_stats})
+JL_TEST_MAIN({"version", test_version}, {"mesh_limits", test_mesh_limits}, {"settings_by_name", test_settings_by_name},
+             {"restitution_def", test_restitution_def}, {"scene_steps", test_scene_steps},
+             {"free_fall", test_free_fall}, {"pin", test_pin}, {"external_force", test_external_force},
+             {"energies", test_energies}, {"bad_arguments", test_bad_arguments}, {"mesh_file", test_mesh_file},
+             {"threads", test_threads}, {"shared_model", test_shared_model},
+             {"add_after_worlds", test_add_after_worlds}, {"copy_state", test_copy_state},
+             {"save_load", test_save_load}, {"threads_shared", test_threads_shared}, {"drag", test_drag},
+             {"warnings_and_handler", test_warnings_and_handler}, {"load_json", test_load_json}, {"stats", test_stats})

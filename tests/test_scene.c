@@ -240,7 +240,10 @@ static void test_bad_scenes(void) {
       {"{\"ground\": 0, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "ground", "object"},
       {"{\"bodies\": [{\"density\": 1000}]}", "bodies[0]", "mesh"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"density\": -5}]}", "bodies[0].density", "> 0"},
-      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"stiffness\": -1}]}", "bodies[0].stiffness", "> 0"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"stiffness\": -1}]}", "bodies[0].stiffness", ">= 0"},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"stiffness\": 0}]}", "bodies[0].stiffness", "young_modulus"},
+      {"{\"bodies\": [{\"kind\": \"cloth\", \"shape\": {\"type\": \"grid\"}, \"stiffness\": 0}]}",
+       "bodies[0].stiffness", "> 0"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"damping\": -1}]}", "bodies[0].damping", ">= 0"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"scale\": 0}]}", "bodies[0].scale", "> 0"},
       {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"translate\": [0, \"a\", 0]}]}", "bodies[0].translate",
@@ -618,7 +621,7 @@ static void test_shape_limits(void) {
 #define JL_TEST_TIER JL_UNIT /* cases without a tier of their own (tests/harness.h) */
 /* every key a scene takes has its row in docs/scenes.md: `section.key`, or `key` alone for the top
  * level, bodies and obstacles (the key lists the loader checks against, src/scene.c jl_scene_keys, and
- * the settings table of src/model.h JL_WORLD_SETTINGS) */
+ * the settings tables of src/settings.h) */
 static int documented(const char *doc, const char *section, const char *key) {
   char want[160];
   if (section[0])
@@ -639,10 +642,17 @@ static void test_keys_documented(void) {
       if (!documented(doc, sets[k].doc, *key) && strlen(missing) < 1800)
         snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s%s%s", sets[k].doc,
                  sets[k].doc[0] ? "." : "", *key);
-  for (int k = 0; k < JL_WORLD_SETTING_COUNT; k++, checked++)
-    if (!documented(doc, JL_WORLD_SETTING[k].section, JL_WORLD_SETTING[k].key) && strlen(missing) < 1800)
-      snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s.%s", JL_WORLD_SETTING[k].section,
-               JL_WORLD_SETTING[k].key);
+  /* the settings tables' keys: a body's are documented with the body keys (section ""), the step's top-level
+   * ones at the top level */
+  const JlSettingTable *tables[] = {&JL_WORLD_TABLE, &JL_BODY_TABLE, &JL_STEP_TABLE};
+  for (int t = 0; t < 3; t++)
+    for (int k = 0; k < tables[t]->n; k++, checked++) {
+      const JlSetting *st = &tables[t]->row[k];
+      const char *section = strcmp(st->section, "body") == 0 ? "" : st->section;
+      if (!documented(doc, section, st->key) && strlen(missing) < 1800)
+        snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s%s%s", section, section[0] ? "." : "",
+                 st->key);
+    }
   free(doc);
   ENSURE_MSG(checked > 80, "only %d keys checked", checked);
   ENSURE_MSG(missing[0] == '\0', "keys without a row in docs/scenes.md:%s", missing);

@@ -164,6 +164,11 @@ typedef struct JellyBodyDef {
                               stiffness, at most critical (docs/physics.md); default 0.005 */
   double angular_velocity[3]; /* rad/s, initial spin about the body's centre of mass: every node also gets
                                  angular_velocity x (x - centre); default 0 */
+  double volume_stiffness;    /* Pa, the volume force's modulus set directly; < 0 = derived from young_modulus and
+                                 poisson_ratio (0 without young_modulus); default -1 */
+  int calibrate;              /* 1: with young_modulus, scale the springs so that the body's own mesh has the
+                                 material's shear modulus (docs/physics.md); default 1 */
+  int self_collision;         /* 1: the body collides with itself; default 0 */
 } JellyBodyDef;
 
 JELLY_API JellyBodyDef jelly_default_body_def(void);
@@ -188,6 +193,19 @@ JELLY_API JellyResult jelly_model_add_body(JellyModel *model, const double *vert
  * (JELLY_ERR_INPUT otherwise). */
 JELLY_API JellyResult jelly_model_add_mesh(JellyModel *model, const char *path, const JellyBodyDef *def, char *err,
                                            size_t errsz);
+
+/* The model's numeric settings by their scene names (docs/scenes.md): "contact.friction",
+ * "ground.stiffness", "solver.tolerance", "threads", "adaptive", ... (the keys of the scene's "ground",
+ * "contact" and "solver" sections and the top-level "threads" and "adaptive"). Setting one checks it
+ * against the range a scene accepts (JELLY_ERR_INPUT naming the range); a model with live worlds
+ * refuses changes (they share it). "ground.*" settings apply once the model has a ground
+ * (JellyModelDef.has_ground or a scene's "ground"). jelly_setting_name(i) lists them: the i-th name,
+ * NULL past the last. */
+JELLY_API JellyResult jelly_model_set_setting(JellyModel *model, const char *name, double value, char *err,
+                                              size_t errsz);
+JELLY_API JellyResult jelly_model_setting(const JellyModel *model, const char *name, double *value, char *err,
+                                          size_t errsz);
+JELLY_API const char *jelly_setting_name(int index);
 
 /* Number of bodies of the model (0 for NULL). */
 JELLY_API int jelly_model_body_count(const JellyModel *model);
