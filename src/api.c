@@ -800,7 +800,7 @@ JellyResult jelly_world_warnings(const JellyWorld *world, JellyWarnings *out, ch
   memset(out, 0, sizeof *out);
   out->steps = world->steps;
   out->diverged = world->diverged;
-  const JlWarnings *wn = &world->w.warnings;
+  const JlWarnings *wn = &world->w.state.warnings;
   for (int k = 0; k < JELLY_WARN_COUNT; k++) {
     out->count[k] = wn->count[k];
     out->first_time[k] = wn->first_t[k];

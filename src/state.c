@@ -107,7 +107,8 @@ static void history_free(JlHistory *h) {
 /* same model and elements, or a message saying what differs */
 static JlResult same_layout(const JlWorld *a, const JlModel *bm, int nforce, const JlForceKind *kinds, char *err,
                             size_t errsz) {
-  if (a->base != bm && jl_model_fingerprint(a->base) != jl_model_fingerprint(bm))
+  const JlModel *am = jl_world_base_model(a);
+  if (am != bm && jl_model_fingerprint(am) != jl_model_fingerprint(bm))
     return jl_fail(err, errsz, JL_ERR_INPUT, "the state belongs to another model (other scene, mesh or settings)");
   if (a->nforce != nforce)
     return jl_fail(err, errsz, JL_ERR_INPUT, "the worlds have %d and %d force elements", a->nforce, nforce);
@@ -134,7 +135,7 @@ JlResult jl_state_copy(JlWorld *dst, const JlWorld *src, char *err, size_t errsz
   if (dst == src) return JL_OK;
   JlForceKind kinds[JL_MAX_FORCES];
   for (int e = 0; e < src->nforce; e++) kinds[e] = src->force[e]->kind;
-  JlResult r = same_layout(dst, src->base, src->nforce, kinds, err, errsz);
+  JlResult r = same_layout(dst, jl_world_base_model(src), src->nforce, kinds, err, errsz);
   if (r) return r;
   JlHistory h;
   memset(&h, 0, sizeof h);
@@ -142,18 +143,7 @@ JlResult jl_state_copy(JlWorld *dst, const JlWorld *src, char *err, size_t errsz
   int ok = load_history_or_keep(dst, &h);
   history_free(&h);
   if (!ok) return jl_fail(err, errsz, JL_ERR_INPUT, "a force element refused the other world's history");
-  size_t bytes = 3 * (size_t)src->state.nnode * sizeof(double);
-  if (bytes) {
-    memcpy(dst->state.x, src->state.x, bytes);
-    memcpy(dst->state.v, src->state.v, bytes);
-    memcpy(dst->state.dv, src->state.dv, bytes);
-  }
-  /* the pin mask is state (jelly_world_pin changes it between steps) */
-  if (src->state.nnode) memcpy(dst->view->pinned, src->view->pinned, (size_t)src->state.nnode);
-  dst->state.t = src->state.t;
-  dst->h_adaptive = src->h_adaptive;
-  dst->good_steps = src->good_steps;
-  dst->warnings = src->warnings;
+  jl_state_assign(&dst->state, &src->state);
   return JL_OK;
 }
 
@@ -202,19 +192,18 @@ JlResult jl_checkpoint_save(const JlWorld *w, const char *path, char *err, size_
   put(&o, JL_CHECKPOINT_MAGIC, 8);
   put_u32(&o, JL_CHECKPOINT_VERSION);
   put(&o, layout, sizeof layout);
-  put_u64(&o, jl_model_fingerprint(w->base));
-  size_t n3 = 3 * (size_t)w->state.nnode;
-  put_u64(&o, (uint64_t)w->state.nnode);
-  double d[] = {w->state.t, w->h_adaptive};
+  put_u64(&o, jl_model_fingerprint(jl_world_base_model(w)));
+  const JlState *st = &w->state;
+  put_u64(&o, (uint64_t)st->nnode);
+  double d[] = {st->t, st->h_adaptive};
   put(&o, d, sizeof d);
-  put_u64(&o, (uint64_t)(int64_t)w->good_steps);
-  put(&o, &w->warnings.count, sizeof w->warnings.count);
-  put(&o, &w->warnings.first_t, sizeof w->warnings.first_t);
-  put(&o, &w->warnings.first, sizeof w->warnings.first);
-  put(&o, w->state.x, n3 * sizeof(double));
-  put(&o, w->state.v, n3 * sizeof(double));
-  put(&o, w->state.dv, n3 * sizeof(double));
-  put(&o, w->view->pinned, (size_t)w->state.nnode);
+  put_u64(&o, (uint64_t)(int64_t)st->good_steps);
+  put(&o, &st->warnings.count, sizeof st->warnings.count);
+  put(&o, &st->warnings.first_t, sizeof st->warnings.first_t);
+  put(&o, &st->warnings.first, sizeof st->warnings.first);
+#define PUT(f, T, per) put(&o, st->f, (size_t)(per) * (size_t)st->nnode * sizeof(T));
+  JL_STATE_ARRAYS(PUT)
+#undef PUT
   JlHistory h;
   memset(&h, 0, sizeof h);
   jl_world_history_save(w, &h);
@@ -292,15 +281,14 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
   JlResult r = JL_OK;
   const char *why = NULL;
   size_t n3 = 3 * (size_t)w->state.nnode;
-  double *arr = NULL;
-  unsigned char *pins = NULL;
+  JlState got;
+  memset(&got, 0, sizeof got);
   JlHistory h;
   memset(&h, 0, sizeof h);
   char magic[8];
   uint32_t version = 0, layout[5], want[5];
   uint64_t fingerprint = 0, nnode = 0, good = 0, nforce32 = 0, sum = 0;
   double d[2];
-  JlWarnings warn;
   layout_words(want);
   if (!get(&in, magic, 8) || memcmp(magic, JL_CHECKPOINT_MAGIC, 8) != 0) {
     why = "is not a Jelly checkpoint (no JELLYCKP magic)";
@@ -318,7 +306,7 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
     goto fail;
   }
   if (!get(&in, &fingerprint, sizeof fingerprint)) goto truncated;
-  if (fingerprint != jl_model_fingerprint(w->base)) {
+  if (fingerprint != jl_model_fingerprint(jl_world_base_model(w))) {
     why = "was saved from another model (another scene, mesh or settings: the model fingerprint differs)";
     goto fail;
   }
@@ -333,34 +321,45 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
     why = "has an impossible time, adaptive step or step count";
     goto fail;
   }
-  if (!get(&in, &warn.count, sizeof warn.count) || !get(&in, &warn.first_t, sizeof warn.first_t) ||
-      !get(&in, &warn.first, sizeof warn.first))
+  jl_state_alloc(&got, w->state.nnode);
+  got.t = d[0];
+  got.h_adaptive = d[1];
+  got.good_steps = (int)(int64_t)good;
+  JlWarnings *warn = &got.warnings;
+  if (!get(&in, &warn->count, sizeof warn->count) || !get(&in, &warn->first_t, sizeof warn->first_t) ||
+      !get(&in, &warn->first, sizeof warn->first))
     goto truncated;
   for (int k = 0; k < JL_WARN_COUNT; k++) {
-    warn.first[k][sizeof warn.first[k] - 1] = '\0';
-    if (warn.count[k] < 0) {
+    warn->first[k][sizeof warn->first[k] - 1] = '\0';
+    if (warn->count[k] < 0) {
       why = "has a negative warning count";
       goto fail;
     }
   }
-  /* x, v, dv: sized by the model, after checking that the file holds them */
-  if (3 * n3 * sizeof(double) > in.left) goto truncated;
-  arr = jl_calloc(3 * n3 + 1, sizeof(double));
-  if (!get(&in, arr, 3 * n3 * sizeof(double))) goto truncated;
+  /* the arrays (JL_STATE_ARRAYS): sized by the model, each after checking that the file holds it */
+#define GET(f, T, per)                                              \
+  {                                                                 \
+    size_t bytes = (size_t)(per) * (size_t)got.nnode * sizeof(T);   \
+    if (bytes > in.left || !get(&in, got.f, bytes)) goto truncated; \
+  }
+  JL_STATE_ARRAYS(GET)
+#undef GET
   /* a state with NaN/Inf cannot be stepped (collision detection hashes positions) */
-  for (size_t i = 0; i < 3 * n3; i++)
-    if (!isfinite(arr[i])) {
-      r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has a non-finite %s at node %zu", path,
-                  i < n3       ? "position"
-                  : i < 2 * n3 ? "velocity"
-                               : "velocity change",
-                  (i % n3) / 3);
-      goto out;
-    }
+  const double *arr[3] = {got.x, got.v, got.dv};
+  for (int a = 0; a < 3; a++)
+    for (size_t i = 0; i < n3; i++)
+      if (!isfinite(arr[a][i])) {
+        r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has a non-finite %s at node %zu", path,
+                    a == 0   ? "position"
+                    : a == 1 ? "velocity"
+                             : "velocity change",
+                    i / 3);
+        goto out;
+      }
   /* the check every step's result passes (src/world.c): spring strain within
    * max_strain; a state far beyond it is no run's and can stall collision
    * detection (faces spanning billions of hash cells) */
-  double strain = state_strain(w->model, arr);
+  double strain = state_strain(w->model, got.x);
   if (!(strain <= w->def.max_strain)) {
     r = jl_fail(err, errsz, JL_ERR_INPUT,
                 "checkpoint '%s' holds a diverged state (spring strain %.3g, above "
@@ -369,13 +368,10 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
     goto out;
   }
   /* the pin mask: one byte per node, each 0 or 1 */
-  if ((size_t)w->state.nnode > in.left) goto truncated;
-  pins = jl_calloc((size_t)w->state.nnode + 1, 1);
-  if (!get(&in, pins, (size_t)w->state.nnode)) goto truncated;
-  for (int i = 0; i < w->state.nnode; i++)
-    if (pins[i] > 1) {
-      r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has pin value %d at node %d (0 or 1)", path, (int)pins[i],
-                  i);
+  for (int i = 0; i < got.nnode; i++)
+    if (got.pinned[i] > 1) {
+      r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' has pin value %d at node %d (0 or 1)", path,
+                  (int)got.pinned[i], i);
       goto out;
     }
   uint32_t nf = 0;
@@ -439,16 +435,7 @@ JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errs
         "or indices out of range)";
     goto fail;
   }
-  if (n3) {
-    memcpy(w->state.x, arr, n3 * sizeof(double));
-    memcpy(w->state.v, arr + n3, n3 * sizeof(double));
-    memcpy(w->state.dv, arr + 2 * n3, n3 * sizeof(double));
-    memcpy(w->view->pinned, pins, (size_t)w->state.nnode);
-  }
-  w->state.t = d[0];
-  w->h_adaptive = d[1];
-  w->good_steps = (int)(int64_t)good;
-  w->warnings = warn;
+  jl_state_assign(&w->state, &got);
   goto out;
 truncated:
   why = "is truncated";
@@ -456,8 +443,7 @@ fail:
   r = jl_fail(err, errsz, JL_ERR_INPUT, "checkpoint '%s' %s", path, why);
 out:
   fclose(f);
-  free(arr);
-  free(pins);
+  jl_state_free(&got);
   history_free(&h);
   return r;
 }

@@ -78,14 +78,14 @@ __attribute__((format(printf, 5, 6)))
 static void
 warn(JlWorld *w, JlWarningKind k, long n, double t, const char *fmt, ...) {
   if (n <= 0) return;
-  if (w->warnings.count[k] == 0) {
+  if (w->state.warnings.count[k] == 0) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->warnings.first[k], sizeof w->warnings.first[k], fmt, ap);
+    vsnprintf(w->state.warnings.first[k], sizeof w->state.warnings.first[k], fmt, ap);
     va_end(ap);
-    w->warnings.first_t[k] = t;
+    w->state.warnings.first_t[k] = t;
   }
-  w->warnings.count[k] += n;
+  w->state.warnings.count[k] += n;
 }
 
 static JlResult check_step_def(const JlStepDef *d, char *err, size_t errsz) {
@@ -183,13 +183,33 @@ int jl_world_history_load(JlWorld *w, const JlHistory *h) {
   return ok;
 }
 
-/* the world's model view and its pin mask (the rest of the view is the base model's) */
-static void view_free(JlWorld *w) {
-  if (!w->view) return;
-  free(w->view->pinned);
-  free(w->view);
-  w->view = NULL;
+void jl_state_alloc(JlState *s, int nnode) {
+  memset(s, 0, sizeof *s);
+  s->nnode = nnode;
+#define ALLOC(f, T, per) s->f = jl_calloc((size_t)(per) * (size_t)nnode + 1, sizeof(T));
+  JL_STATE_ARRAYS(ALLOC)
+#undef ALLOC
 }
+
+void jl_state_free(JlState *s) {
+#define FREE(f, T, per) free(s->f);
+  JL_STATE_ARRAYS(FREE)
+#undef FREE
+  memset(s, 0, sizeof *s);
+}
+
+void jl_state_assign(JlState *dst, const JlState *src) {
+  JL_ASSERT(dst->nnode == src->nnode, "jl_state_assign: states of different node counts");
+  if (dst == src) return;
+  JlState s = *src; /* the scalars */
+#define COPY(f, T, per) \
+  s.f = dst->f;         \
+  if (src->nnode > 0) memcpy(dst->f, src->f, (size_t)(per) * (size_t)src->nnode * sizeof(T));
+  JL_STATE_ARRAYS(COPY)
+#undef COPY
+  *dst = s;
+}
+
 /* The masses the velocity stop weighs each node's residual momentum by
  * (src/cg.h): m_i, but at least JL_VSTOP_MASS_FLOOR of its body's mean node
  * mass. An embedded body's lattice nodes that lie barely inside its surface
@@ -216,36 +236,35 @@ static void velocity_stop_masses(const JlModel *m, double *out) {
 }
 
 
-static JlResult world_init(JlWorld *w, const JlStepDef *def, char *err, size_t errsz) {
+static JlResult world_init(JlWorld *w, const JlModel *base, JlModel *owned, const JlStepDef *def, char *err,
+                           size_t errsz) {
   JlResult r = check_step_def(def, err, errsz);
   if (r) return r;
   w->def = *def;
-  /* the world's view of its model: every array shared with the base model
-   * but `pinned`, the world's own copy, so jelly_world_pin / jl_world_pin
-   * in one world never reaches another world of the same model, while every
-   * reader of m->pinned (CG filter, steppers, contacts) sees this world's
-   * pins through the same JlModel interface. On the heap, so a JlWorld
-   * struct may still be copied (the viewer swaps worlds). */
-  w->base = w->model;
-  w->view = jl_calloc(1, sizeof *w->view);
-  *w->view = *w->base;
-  w->view->pinned = jl_calloc((size_t)w->base->nnode + 1, 1);
-  if (w->base->nnode > 0 && w->base->pinned) memcpy(w->view->pinned, w->base->pinned, (size_t)w->base->nnode);
-  w->model = w->view;
-  const JlModel *mm = w->model;
+  w->work = work_create(base->nnode, base->nbody);
+  JlWork *k = w->work;
+  k->base = base;
+  k->owned = owned;
 
-  /* state: x = x0, v = v0 (pinned nodes at rest), dv = 0 */
-  size_t n3 = 3 * (size_t)mm->nnode;
-  w->state.nnode = mm->nnode;
-  w->state.t = 0.0;
-  w->state.x = jl_calloc(n3, sizeof(double));
-  w->state.v = jl_calloc(n3, sizeof(double));
-  w->state.dv = jl_calloc(n3, sizeof(double));
-
+  /* state: x = x0, v = v0 (pinned nodes at rest), dv = 0, the model's pins */
+  jl_state_alloc(&w->state, base->nnode);
+  size_t n3 = 3 * (size_t)base->nnode;
   if (n3) {
-    memcpy(w->state.x, mm->x0, n3 * sizeof(double));
-    memcpy(w->state.v, mm->v0, n3 * sizeof(double));
+    memcpy(w->state.x, base->x0, n3 * sizeof(double));
+    memcpy(w->state.v, base->v0, n3 * sizeof(double));
+    if (base->pinned) memcpy(w->state.pinned, base->pinned, (size_t)base->nnode);
   }
+  /* the model as the world's elements read it: every array the base model's
+   * but `pinned`, which is the state's pin mask, so jelly_world_pin /
+   * jl_world_pin in one world never reaches another world of the same model,
+   * while every reader of m->pinned (CG filter, steppers, contacts) sees this
+   * world's pins through the same JlModel interface. On the heap, so a
+   * JlWorld struct may still be copied (the viewer swaps worlds). */
+  k->view = jl_calloc(1, sizeof *k->view);
+  *k->view = *base;
+  k->view->pinned = w->state.pinned;
+  w->model = k->view;
+  const JlModel *mm = w->model;
   for (int i = 0; i < mm->nnode; i++)
     if (mm->pinned[i]) w->state.v[3 * i] = w->state.v[3 * i + 1] = w->state.v[3 * i + 2] = 0.0;
 
@@ -270,9 +289,7 @@ static JlResult world_init(JlWorld *w, const JlStepDef *def, char *err, size_t e
     if (wind) jl_world_add_force(w, wind);
   }
 
-  w->work = work_create(mm->nnode, mm->nbody);
   {
-    JlWork *k = w->work;
     k->threads = k->cg.threads = def->threads;
     jl_tune_init(&k->tune, def->threads, mm->nnode);
     velocity_stop_masses(mm, k->f); /* k->f is scratch until the first step */
@@ -289,16 +306,13 @@ JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err
   JL_ASSERT(w && m && def, "jl_world_create: world, model and def must not be NULL");
   memset(w, 0, sizeof *w);
   /* moved to the heap, so a JlWorld struct may be copied (the viewer swaps worlds) */
-  w->owned_model = jl_calloc(1, sizeof *w->owned_model);
-  *w->owned_model = *m;
+  JlModel *owned = jl_calloc(1, sizeof *owned);
+  *owned = *m;
   memset(m, 0, sizeof *m);
-  w->model = w->owned_model;
-  JlResult r = world_init(w, def, err, errsz);
+  JlResult r = world_init(w, owned, owned, def, err, errsz);
   if (r) {
-    view_free(w);
-    jl_model_free(w->owned_model);
-    free(w->owned_model);
-    memset(w, 0, sizeof *w);
+    jl_model_free(owned);
+    free(owned);
   }
   return r;
 }
@@ -306,35 +320,31 @@ JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err
 JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *def, char *err, size_t errsz) {
   JL_ASSERT(w && m && def, "jl_world_create_shared: world, model and def must not be NULL");
   memset(w, 0, sizeof *w);
-  w->model = m;
-  JlResult r = world_init(w, def, err, errsz);
-  if (r) {
-    view_free(w);
-    memset(w, 0, sizeof *w);
-  }
-  return r;
+  return world_init(w, m, NULL, def, err, errsz);
 }
 
 void jl_world_destroy(JlWorld *w) {
   if (!w) return;
   for (int f = 0; f < w->nforce; f++) jl_force_free(w->force[f]);
-  work_free(w->work);
-  free(w->state.x);
-  free(w->state.v);
-  free(w->state.dv);
-
-  view_free(w);
-  if (w->owned_model) {
-    jl_model_free(w->owned_model);
-    free(w->owned_model);
+  JlWork *k = w->work;
+  if (k) {
+    free(k->view); /* its arrays are the base model's and the state's */
+    if (k->owned) {
+      jl_model_free(k->owned);
+      free(k->owned);
+    }
   }
+  work_free(k);
+  jl_state_free(&w->state);
   memset(w, 0, sizeof *w);
 }
 
+const JlModel *jl_world_base_model(const JlWorld *w) { return ((const JlWork *)w->work)->base; }
+
 void jl_world_pin(JlWorld *w, int node, int on) {
-  JL_ASSERT(w && w->view, "jl_world_pin: create the world with jl_world_create first");
-  JL_ASSERT(node >= 0 && node < w->view->nnode, "jl_world_pin: node out of range (0 to nnode - 1)");
-  w->view->pinned[node] = on ? 1 : 0;
+  JL_ASSERT(w && w->work, "jl_world_pin: create the world with jl_world_create first");
+  JL_ASSERT(node >= 0 && node < w->state.nnode, "jl_world_pin: node out of range (0 to nnode - 1)");
+  w->state.pinned[node] = on ? 1 : 0;
   /* a newly pinned node is at rest: the constraint filter keeps v + dv where
    * they are, so both start at 0 (and the CG warm start there too) */
   if (on)
@@ -878,7 +888,7 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
   JlWork *k = w->work;
   JlState *s = &w->state;
   double t_end = s->t + h, h_min = h / 1024.0;
-  double sub = (w->h_adaptive > 0.0 && w->h_adaptive < h) ? w->h_adaptive : h;
+  double sub = (w->state.h_adaptive > 0.0 && w->state.h_adaptive < h) ? w->state.h_adaptive : h;
   while (s->t < t_end) {
     double remaining = t_end - s->t;
     double hs = sub < remaining ? sub : remaining;
@@ -902,7 +912,7 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
       jl_world_history_load(w, &k->hist_sub);
       s->t = t0;
       rep->rejected++;
-      w->good_steps = 0;
+      w->state.good_steps = 0;
       sub = 0.5 * hs;
       if (sub < h_min) {
         char cause[200];
@@ -921,12 +931,12 @@ static int adaptive_steps(JlWorld *w, double h, JlStepReport *rep) {
     rep->substeps++;
     if (diverged(w, s->t, rep)) return 1;
     /* accept; grow after two good sub-steps */
-    if (++w->good_steps >= 2 && sub < h) {
+    if (++w->state.good_steps >= 2 && sub < h) {
       sub = 2.0 * sub < h ? 2.0 * sub : h;
-      w->good_steps = 0;
+      w->state.good_steps = 0;
     }
   }
-  w->h_adaptive = sub < h ? sub : 0.0;
+  w->state.h_adaptive = sub < h ? sub : 0.0;
   return 0;
 }
 
@@ -966,8 +976,8 @@ JlResult jl_world_step(JlWorld *w, double h, JlStepReport *rep) {
     load_state(s, k->x_step, k->v_step, k->dv_step);
     jl_world_history_load(w, &k->hist_step);
     s->t = t_start;
-    w->h_adaptive = 0.0;
-    w->good_steps = 0;
+    w->state.h_adaptive = 0.0;
+    w->state.good_steps = 0;
     return JL_ERR_RUNTIME;
   }
   s->t = t_start + h;

@@ -75,35 +75,6 @@ JlStepDef jl_default_step_def(void);
 /* the table as data (src/world.c) */
 extern const JlSettingTable JL_STEP_TABLE;
 
-typedef struct JlState {
-  int nnode;
-  double t;   /* s */
-  double *x;  /* nnode x 3, m */
-  double *v;  /* nnode x 3, m/s */
-  double *dv; /* nnode x 3, last implicit solution (CG warm start) */
-} JlState;
-
-/* the implicit step's energy guard (src/world.c) splits a step down to h / 2^(JL_GUARD_DEPTH - 1) */
-#define JL_GUARD_DEPTH 4
-
-/* What one jl_world_step did. */
-typedef struct JlStepReport {
-  int substeps;           /* accepted steps taken (1 without adaptive stepping) */
-  int rejected;           /* adaptive rejections */
-  int cg_iterations;      /* summed over substeps */
-  int cg_failed;          /* substeps whose CG hit the iteration cap */
-  double max_strain;      /* max |l - L| / L over springs after the step */
-  int diverged;           /* 1: NaN/Inf or strain beyond JlStepDef.max_strain */
-  int diverged_body;      /* body index when diverged */
-  char message[384];      /* set when diverged: names body and likely cause */
-  int energy_splits;      /* implicit steps redone as two half steps because they would have created energy */
-  int energy_rises;       /* steps that still created energy at the smallest split (h / 2^(JL_GUARD_DEPTH - 1)) */
-  int midpoint_fallbacks; /* implicit midpoint steps without contact redone as backward Euler steps because
-                             their extrapolation would have created energy */
-  int crossing_splits;    /* implicit steps redone as two half steps because thin bodies passed through each other
-                          or a node ended deep inside an obstacle without a contact (JlForceOps.crossed) */
-} JlStepReport;
-
 /* Numerical trouble, counted in the world by kind (a warnings channel, as
  * docs/architecture.md describes). Nothing stops: the step goes on, jl_world_step's
  * report and `jelly run` say what happened. */
@@ -126,27 +97,72 @@ typedef struct JlWarnings {
   char first[JL_WARN_COUNT][128]; /* what the first occurrence was ("" while count is 0) */
 } JlWarnings;
 
+/* A world's state: everything that changes its results besides the force
+ * elements' history (JlForce.history_*). Copies (jl_state_assign,
+ * jl_state_copy) and checkpoint files (src/state.h) take all of it: the
+ * scalars with the struct, the arrays by JL_STATE_ARRAYS. */
+typedef struct JlState {
+  int nnode;
+  double t;              /* s */
+  double *x;             /* nnode x 3, m */
+  double *v;             /* nnode x 3, m/s */
+  double *dv;            /* nnode x 3, last implicit solution (CG warm start) */
+  unsigned char *pinned; /* nnode, 0/1: this world's pin mask (jl_world_pin), which every element reads as
+                            its model's `pinned` (JlWorld.model) */
+  double h_adaptive;     /* s, the adaptive controller's current sub-step (0 = the full step) */
+  int good_steps;        /* the adaptive controller's consecutive accepted sub-steps */
+  JlWarnings warnings;   /* numerical trouble so far */
+} JlState;
+
+/* The state's arrays in checkpoint order: X(field, element type, elements per node). */
+#define JL_STATE_ARRAYS(X) X(x, double, 3) X(v, double, 3) X(dv, double, 3) X(pinned, unsigned char, 1)
+
+/* Allocates s's arrays for nnode nodes (zeroed; t and the rest 0). */
+void jl_state_alloc(JlState *s, int nnode);
+void jl_state_free(JlState *s);
+/* dst := src, arrays copied (the same nnode; JL_ASSERT otherwise). */
+void jl_state_assign(JlState *dst, const JlState *src);
+
+/* the implicit step's energy guard (src/world.c) splits a step down to h / 2^(JL_GUARD_DEPTH - 1) */
+#define JL_GUARD_DEPTH 4
+
+/* What one jl_world_step did. */
+typedef struct JlStepReport {
+  int substeps;           /* accepted steps taken (1 without adaptive stepping) */
+  int rejected;           /* adaptive rejections */
+  int cg_iterations;      /* summed over substeps */
+  int cg_failed;          /* substeps whose CG hit the iteration cap */
+  double max_strain;      /* max |l - L| / L over springs after the step */
+  int diverged;           /* 1: NaN/Inf or strain beyond JlStepDef.max_strain */
+  int diverged_body;      /* body index when diverged */
+  char message[384];      /* set when diverged: names body and likely cause */
+  int energy_splits;      /* implicit steps redone as two half steps because they would have created energy */
+  int energy_rises;       /* steps that still created energy at the smallest split (h / 2^(JL_GUARD_DEPTH - 1)) */
+  int midpoint_fallbacks; /* implicit midpoint steps without contact redone as backward Euler steps because
+                             their extrapolation would have created energy */
+  int crossing_splits;    /* implicit steps redone as two half steps because thin bodies passed through each other
+                          or a node ended deep inside an obstacle without a contact (JlForceOps.crossed) */
+} JlStepReport;
+
+
 #define JL_MAX_FORCES 16
 /* OpenMP threads a world accepts (JlStepDef.threads, scene key threads, --threads) */
 #define JL_MAX_THREADS      64
 #define JL_MAX_THREADS_TEXT "64"
 
 typedef struct JlWorld {
-  const JlModel *model; /* what the world simulates: `view` below. Read-only for every stepper and element */
-  const JlModel *base;  /* the model as built: owned_model, or the one shared with other worlds
-                           (jl_world_create_shared); fingerprints and layouts are of this one */
-  JlModel *owned_model; /* the base model when the world owns it (jl_world_create), else NULL */
-  JlModel *view;        /* heap, owned: a shallow copy of *base sharing every array but `pinned`, which is
-                           this world's own pin mask (nnode, 0/1; state: copied and checkpointed) */
+  const JlModel *model; /* what the world simulates, read-only for every stepper and element: the model it was
+                           created with, but for `pinned`, which is state.pinned (src/world.c, world_init) */
   JlStepDef def;
   JlState state;
   int nforce;
   JlForce *force[JL_MAX_FORCES];
-  double h_adaptive;   /* current adaptive sub-step, s (0 = full step) */
-  int good_steps;      /* consecutive accepted adaptive steps */
-  JlWarnings warnings; /* numerical trouble so far */
-  void *work;          /* stepper scratch, sized at creation */
+  void *work; /* the world's internals (src/world_internal.h): stepper scratch, sized at creation, and the
+                 model it was created with */
 } JlWorld;
+
+/* The model the world was created with (its own pins, as built): what fingerprints and layouts are of. */
+const JlModel *jl_world_base_model(const JlWorld *w);
 
 /* Takes ownership of *m (the caller's struct is zeroed; jl_world_destroy
  * frees it). Creates the springs, gravity and (if m->world.has_ground) ground
@@ -159,7 +175,7 @@ JlResult jl_world_create(JlWorld *w, JlModel *m, const JlStepDef *def, char *err
 JlResult jl_world_create_shared(JlWorld *w, const JlModel *m, const JlStepDef *def, char *err, size_t errsz);
 void jl_world_destroy(JlWorld *w);
 /* Pins (on = 1) or frees (on = 0) node `node` in this world only (its pin
- * mask, JlWorld.view); a newly pinned node gets v = dv = 0. Every force
+ * mask, JlState.pinned); a newly pinned node gets v = dv = 0. Every force
  * element reads the mask at each step's start (the ground plane leaves pinned
  * nodes out from the next step on). JL_ASSERT on a node out of range. */
 void jl_world_pin(JlWorld *w, int node, int on);

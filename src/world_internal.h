@@ -32,8 +32,12 @@ void jl_world_history_save(const JlWorld *w, JlHistory *h);
  * elements); 0 when the element counts differ or an element refuses it. */
 int jl_world_history_load(JlWorld *w, const JlHistory *h);
 
-/* Stepper scratch, sized once in jl_world_create (no allocation in a step). */
+/* The world's internals: the model it was created with and the stepper
+ * scratch, sized once in jl_world_create (no allocation in a step). */
 typedef struct JlWork {
+  const JlModel *base; /* the model as created: owned, or shared with other worlds (jl_world_create_shared) */
+  JlModel *owned;      /* the base model when the world owns it (jl_world_create), else NULL */
+  JlModel *view;       /* JlWorld.model: a shallow copy of *base whose `pinned` is the state's pin mask */
   int nnode;
   double *f;                         /* nnode x 3: force / acceleration scratch */
   double *energy_f;                  /* nnode x 3: force scratch of jl_world_energy */

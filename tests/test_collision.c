@@ -958,7 +958,7 @@ static void test_turning_node_caught(void) {
       rise = fmax(rise, e - prev);
       prev = e;
     }
-    long pushed = w.warnings.count[JL_WARN_PUSH_OUT];
+    long pushed = w.state.warnings.count[JL_WARN_PUSH_OUT];
     printf("  dt %.4g: push-out steps %ld, crossing splits %ld, largest energy rise %.3g J of %.4g J\n", dts[k], pushed,
            splits, rise, e0);
     ENSURE_MSG(pushed == 0, "dt %g: %ld steps pushed the cube out of the box it was found deep in", dts[k], pushed);

@@ -428,7 +428,7 @@ static void stack8(double dt) {
    * test). At dt 0.002 the depth estimate of a few corner nodes jumps by about
    * 1 mm as their border edge changes, slack worked off at the push-out
    * speed (docs/collision.md, "Push-out slack"): reported, not asserted. */
-  rep_metric(&r, "push_out_steps", (double)s.w.warnings.count[JL_WARN_PUSH_OUT], LE, 0, dt > 0.01);
+  rep_metric(&r, "push_out_steps", (double)s.w.state.warnings.count[JL_WARN_PUSH_OUT], LE, 0, dt > 0.01);
   rep_energy(&r, &s);
   rep_finish(&r, &s);
   sim_close(&s);
@@ -869,7 +869,7 @@ static void pile_settles(void) {
   rep_metric(&r, "outside_m", out, LE, 0.01, 1);
   rep_metric(&r, "max_speed", vmax, LE, 0.05, 1);
   rep_metric(&r, "kinetic_J", e.kinetic, LE, 1e-3, 1);
-  rep_metric(&r, "cg_capped", (double)s.w.warnings.count[JL_WARN_CG_CAP], LE, 0, 1);
+  rep_metric(&r, "cg_capped", (double)s.w.state.warnings.count[JL_WARN_CG_CAP], LE, 0, 1);
   rep_energy(&r, &s);
   rep_finish(&r, &s);
   sim_close(&s);

@@ -307,13 +307,13 @@ static void test_adaptive_rejection(void) {
   for (int frame = 0; frame < 60 && tested < 5; frame++) {
     /* half: a copy that goes straight to the half step a rejection leads to */
     ENSURE(jl_state_copy(&half, &a, err, sizeof err) == JL_OK);
-    double h_before = a.h_adaptive;
+    double h_before = a.state.h_adaptive;
     JlStepReport rep;
     ENSURE(jl_world_step(&a, H, &rep) == JL_OK);
     if (h_before != 0.0 || rep.rejected != 1) continue;
     /* the sub-step a rejection halves is the time left, (t + H) - t, not H itself */
-    half.h_adaptive = 0.5 * ((half.state.t + H) - half.state.t);
-    half.good_steps = 0;
+    half.state.h_adaptive = 0.5 * ((half.state.t + H) - half.state.t);
+    half.state.good_steps = 0;
     JlStepReport rep2;
     ENSURE(jl_world_step(&half, H, &rep2) == JL_OK);
     ENSURE(rep2.rejected == 0);
@@ -349,7 +349,7 @@ static void test_checkpoint_file(void) {
   /* a world of a model built again from the same scene */
   ENSURE_MSG(jl_checkpoint_load(&b, path, err, sizeof err) == JL_OK, "%s", err);
   ENSURE(steps(&b, 25));
-  int same = same_state(&a, &b) && memcmp(&a.warnings, &b.warnings, sizeof a.warnings) == 0;
+  int same = same_state(&a, &b) && memcmp(&a.state.warnings, &b.state.warnings, sizeof a.state.warnings) == 0;
   jl_world_destroy(&a);
   jl_world_destroy(&b);
   free_model(m);
@@ -378,7 +378,8 @@ static void test_world_pins(void) {
   ENSURE(steps(&a, 10) && steps(&b, 10));
   ENSURE(memcmp(a.state.x + 3 * node, x0, sizeof x0) == 0);
   ENSURE(b.state.x[3 * node + 1] < x0[1]);
-  ENSURE(jl_model_fingerprint(a.base) == fp && a.base == m);
+  ENSURE(jl_model_fingerprint(jl_world_base_model(&a)) == fp && jl_world_base_model(&a) == m);
+  ENSURE(a.model->pinned == a.state.pinned); /* the pin mask the elements read is the state's */
   /* a copy carries the pins: c pinned like a, then equal after stepping */
   ENSURE_MSG(jl_state_copy(&c, &a, err, sizeof err) == JL_OK, "%s", err);
   ENSURE(c.model->pinned[node] == 1);
@@ -619,8 +620,8 @@ static void test_warnings(void) {
     jl_world_step(&w, H, &rep);
     failed += rep.cg_failed;
   }
-  long counted = w.warnings.count[JL_WARN_CG_CAP];
-  int text = strstr(w.warnings.first[JL_WARN_CG_CAP], "cap of 1 iterations") != NULL;
+  long counted = w.state.warnings.count[JL_WARN_CG_CAP];
+  int text = strstr(w.state.warnings.first[JL_WARN_CG_CAP], "cap of 1 iterations") != NULL;
   jl_world_destroy(&w);
   free_model(m);
   ENSURE(failed > 0);

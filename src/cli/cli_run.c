@@ -510,7 +510,7 @@ int jl_cli_run(int argc, char **argv) {
               inv_first[b]);
     }
   /* the world's warnings no other line reports (src/world.h JlWarnings) */
-  const JlWarnings *wn = &w.warnings;
+  const JlWarnings *wn = &w.state.warnings;
   if (wn->count[JL_WARN_PUSH_OUT] > 0) {
     fflush(stdout);
     fprintf(stderr,
