@@ -110,14 +110,9 @@ void jl_model_free(JlModel *m) {
 
 static int finite3(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
 
+/* the signed volume of tet t of a node array (mesh/tetmesh.h) */
 static double tet_volume(const double *node, const int *t) {
-  const double *a = node + 3 * t[0], *b = node + 3 * t[1], *c = node + 3 * t[2], *d = node + 3 * t[3];
-  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-  double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-  double w[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
-  return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
-          u[2] * (v[0] * w[1] - v[1] * w[0])) /
-         6.0;
+  return jl_tet_volume(node + 3 * t[0], node + 3 * t[1], node + 3 * t[2], node + 3 * t[3]);
 }
 
 static JlResult check_world(const JlWorldDef *w, char *err, size_t errsz) {
