@@ -8,9 +8,9 @@ scripts/setup.sh
 # run manifests (frames, no jelly_manifest.txt) would be refused by `jelly
 # run`, so it is cleared here; any other --out keeps that protection.
 if [ -d out/default ] && [ ! -f out/default/jelly_manifest.txt ] &&
-   compgen -G 'out/default/frame_*.vtu' >/dev/null; then
+   { compgen -G 'out/default/frame_*.vtu' >/dev/null || compgen -G 'out/default/frame_*.png' >/dev/null; }; then
   echo "quickstart: clearing out/default (frames of an older Jelly, written before run manifests)"
-  rm -f out/default/frame_*.vtu out/default/*.obj out/default/scene.pvd out/default/stats.csv \
-        out/default/preview.png
+  rm -f out/default/frame_*.vtu out/default/frame_*.png out/default/movie.mp4 out/default/*.obj \
+        out/default/scene.pvd out/default/stats.csv out/default/preview.png
 fi
 exec build/jelly run models/scenes/default.json --out out/default "$@"

@@ -4,12 +4,14 @@
  * type or range with "<file>: <key path>: <reason>" (JL_ERR_INPUT), e.g.
  * "drop.json: bodies[0].density: must be > 0, got -5". Keys are
  * case-sensitive; unknown and repeated keys are errors (jl_scene_check_keys),
- * so a typo never silently falls back to a default. */
+ * so a typo never silently falls back to a default; an unknown key close to an
+ * allowed one is told which ("did you mean 'density'?", src/suggest.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "src/scene_internal.h"
+#include "src/suggest.h"
 
 JlResult jl_scene_bad(const JlSceneCtx *c, const char *key, const char *fmt, double v) {
   char reason[256];
@@ -29,8 +31,12 @@ JlResult jl_scene_check_keys(const JlSceneCtx *c, const cJSON *obj, const char *
         strncat(list, *a, sizeof list - strlen(list) - 1);
         if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
       }
-      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s%s%s: unknown key (allowed: %s)", c->file, path,
-                     *path ? "." : "", it->string ? it->string : "?", list);
+      /* the allowed key the typed one is closest to (src/suggest.h), when one is close */
+      const char *nearest = it->string ? jl_suggest(it->string, allowed) : NULL;
+      char hint[JL_SUGGEST_MAX + 24] = "";
+      if (nearest) snprintf(hint, sizeof hint, "did you mean '%s'? ", nearest);
+      return jl_fail(c->err, c->errsz, JL_ERR_INPUT, "%s: %s%s%s: unknown key (%sallowed: %s)", c->file, path,
+                     *path ? "." : "", it->string ? it->string : "?", hint, list);
     }
     for (const cJSON *o = it->next; o; o = o->next)
       if (o->string && it->string && strcmp(o->string, it->string) == 0)

@@ -439,6 +439,61 @@ static void test_hostile_values(void) {
   }
 }
 
+/* "did you mean": a mistyped command, option or scene key is told the close one after the message of old
+ * (exit 2 as before); a far one, a huge one and bytes beyond ASCII get the message alone */
+static void test_did_you_mean(void) {
+  const char *dir = jl_test_tmpdir("cli_did_you_mean");
+  char path[1024];
+  ENSURE(write_scene(dir, "typo.json", "{ \"bodies\": [ { \"shape\": { \"type\": \"box\" }, \"densty\": 1000 } ] }\n",
+                     path, sizeof path));
+  static const struct {
+    const char *args, *want, *unwanted;
+  } cases[] = {
+      {"rn", "jelly: unknown command 'rn' (did you mean 'run'?)", NULL},
+      {"mseh x.obj", "jelly: unknown command 'mseh' (did you mean 'mesh'?)", NULL},
+      {"hlep", "jelly: unknown command 'hlep' (did you mean 'help'?)", NULL},
+      {"help rn", "jelly help: unknown command 'rn' (did you mean 'run'?)", NULL},
+      {"help frobnicate", "jelly help: unknown command 'frobnicate'\n", "did you mean"},
+      {"frobnicate", "jelly: unknown command 'frobnicate'\n", "did you mean"},
+      {"--verison", "jelly: unknown option '--verison' (did you mean '--version'?)", NULL},
+      {"run --frmes 3 " SCENES "drop.json",
+       "jelly run: unknown option '--frmes' (see jelly run --help) (did you mean '--frames'?)", NULL},
+      {"run " SCENES "drop.json --frmes=3",
+       "jelly run: unknown option '--frmes=3' (see jelly run --help) (did you mean '--frames'?)", NULL},
+      {"run " SCENES "drop.json --fram 1",
+       "jelly run: unknown option '--fram' (see jelly run --help) (did you mean '--frames'?)", NULL},
+      {"render " SCENES "drop.json --sise 64x48",
+       "jelly render: unknown option '--sise' (see jelly render --help) (did you mean '--size'?)", NULL},
+      {"mesh --reslution 0.5",
+       "jelly mesh: unknown option '--reslution' (see jelly mesh --help) (did you mean '--resolution'?)", NULL},
+      {"check --mesh-timout 5 x.obj",
+       "jelly check: unknown option '--mesh-timout' (see jelly check --help) (did you mean '--mesh-timeout'?)", NULL},
+      {"run " SCENES "drop.json --bogus", "jelly run: unknown option '--bogus' (see jelly run --help)\n",
+       "did you mean"},
+      {"run " SCENES "drop.json -q", "jelly run: unknown option '-q' (see jelly run --help)\n", "did you mean"},
+      {"run typo.json", "typo.json: bodies[0].densty: unknown key (did you mean 'density'? allowed: name, ", NULL},
+      {"run --HUGE", "jelly run: unknown option '--aaaa", "did you mean"},
+      {"HUGE", "jelly: unknown command 'aaaa", "did you mean"},
+      {"\xc3\xa9\xc3\xa9", "jelly: unknown command '\xc3\xa9\xc3\xa9'\n", "did you mean"},
+      {"r\xffn", "jelly: unknown command 'r\xffn' (did you mean 'run'?)", NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char args[1024], cmd[2048];
+    const char *a = cases[i].args;
+    /* HUGE: 10240 a's, made by the shell (a command line of jl_test_run holds 8 KB) */
+    if (strstr(a, "HUGE"))
+      snprintf(args, sizeof args, "%.*s\"$(printf '%%010240d' 0 | tr 0 a)\"", (int)(strstr(a, "HUGE") - a), a);
+    else
+      snprintf(args, sizeof args, "%s", a);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '" JELLY "' %s", dir, args); /* typo.json is there */
+    int rc = jl_test_run(cmd, g_out, sizeof g_out);
+    ENSURE_MSG(rc == 2, "'%s': exit %d, want 2: %.300s", cases[i].args, rc, g_out);
+    ENSURE_MSG(strstr(g_out, cases[i].want), "'%s': message lacks '%s': %.300s", cases[i].args, cases[i].want, g_out);
+    ENSURE_MSG(!cases[i].unwanted || !strstr(g_out, cases[i].unwanted), "'%s': message has '%s': %.300s", cases[i].args,
+               cases[i].unwanted, g_out);
+  }
+}
+
 static void test_help(void) {
   ENSURE(jl_test_run("'" JELLY "' run --help", g_out, sizeof g_out) == 0);
   ENSURE(strstr(g_out, "--integrator") && strstr(g_out, "--obj") && strstr(g_out, "--fps") &&
@@ -700,7 +755,7 @@ JL_TEST_MAIN({"default_scene_outputs", test_default_scene_outputs}, {"determinis
              {"cg_failed_column_and_warning", test_cg_failed_column_and_warning},
              {"inverted_tets_column_and_warning", test_inverted_tets_column_and_warning}, {"fps_flag", test_fps_flag},
              {"overlap_warnings", test_overlap_warnings}, {"bad_input", test_bad_input},
-             {"hostile_values", test_hostile_values}, {"help", test_help},
+             {"hostile_values", test_hostile_values}, {"did_you_mean", test_did_you_mean}, {"help", test_help},
              {"bench_json_format", test_bench_json_format}, {"bench_only", test_bench_only},
              {"rerun_fewer_frames", test_rerun_fewer_frames}, {"foreign_frames_refused", test_foreign_frames_refused},
              {"resume_keeps_frames", test_resume_keeps_frames})

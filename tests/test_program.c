@@ -4,13 +4,19 @@
  * display, --quiet, render's progress and summary and its movie message,
  * the explicit integrators' default step, the --threads bound, the flag
  * forms every command takes (--frames=3 and --frames 3), and that every flag
- * and scene key a message advises exists. */
+ * and scene key a message advises exists; Ctrl-C on run and render (exit
+ * 130 with the files of the frames written so far) and the output folder's
+ * manifest shared by run and render. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <glob.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -617,9 +623,310 @@ static void test_suggestions_exist(void) {
   ENSURE_MSG(s.bad[0] == '\0', "messages advise what does not exist:%s", s.bad);
 }
 
+/* ---- Ctrl-C: the frames written so far, their index files, exit 130 ------------------ */
+
+/* starts JELLY with argv (argv[0] "jelly", NULL-terminated), stdout and stderr into log; the pid, or -1 */
+static pid_t spawn_jelly(char *const argv[], const char *log) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
+  signal(SIGINT, SIG_DFL); /* as a shell's foreground job has them */
+  signal(SIGTERM, SIG_DFL);
+  execv(JELLY, argv);
+  _exit(127);
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* waits up to limit s for path to exist while pid runs: 1 when it does, 0 when pid ended first (its wait status
+ * in *st) or the time ran out (*st = -1) */
+static int wait_for_file(pid_t pid, const char *path, double limit, int *st) {
+  *st = -1;
+  for (double t0 = now_s(); now_s() - t0 < limit; sleep_ms(50)) {
+    if (access(path, F_OK) == 0) return 1;
+    if (waitpid(pid, st, WNOHANG) == pid) return 0;
+  }
+  return 0;
+}
+
+/* the exit code of pid within limit s: -1 after SIGKILL when it takes longer, -N when signal N killed it (a
+ * shell would report that as 128 + N too, but the program did not end itself) */
+static int wait_exit(pid_t pid, double limit) {
+  int st = 0;
+  for (double t0 = now_s(); now_s() - t0 < limit; sleep_ms(50))
+    if (waitpid(pid, &st, WNOHANG) == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+  kill(pid, SIGKILL);
+  waitpid(pid, &st, 0);
+  return -1;
+}
+
+/* how many files of dir are named prefix + NNNN + suffix, and whether they are frames 0 .. n - 1 exactly */
+static int count_frames(const char *dir, const char *prefix, const char *suffix, int *contiguous) {
+  int n = 0, top = -1;
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  size_t np = strlen(prefix), ns = strlen(suffix);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len != np + 4 + ns || strncmp(e->d_name, prefix, np) != 0 || strcmp(e->d_name + np + 4, suffix) != 0) continue;
+    int f = atoi(e->d_name + np);
+    n++;
+    if (f > top) top = f;
+  }
+  closedir(d);
+  *contiguous = top == n - 1;
+  return n;
+}
+
+/* every file="..." of the .pvd at path is in dir, and there are n of them, frames 0 .. n - 1 in order */
+static int pvd_lists(const char *dir, const char *path, const char *suffix, int n) {
+  char *t = jl_test_read_file(path, NULL);
+  if (!t) return 0;
+  int k = 0, ok = 1;
+  for (const char *p = t; (p = strstr(p, "file=\"")) != NULL; p++, k++) {
+    char want[64], full[1200];
+    snprintf(want, sizeof want, "file=\"frame_%04d%s\"", k, suffix);
+    snprintf(full, sizeof full, "%s/frame_%04d%s", dir, k, suffix);
+    if (strncmp(p, want, strlen(want)) != 0 || access(full, F_OK) != 0) ok = 0;
+  }
+  free(t);
+  return ok && k == n;
+}
+
+/* dir's manifest lists exactly the files in dir (but itself); 0 after printing the first difference */
+static int manifest_is_folder(const char *dir) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/jelly_manifest.txt", dir);
+  char *t = jl_test_read_file(path, NULL);
+  if (!t) return printf("  no %s\n", path), 0;
+  int ok = 1, listed = 0;
+  for (char *line = strtok(t, "\n"); line && ok; line = strtok(NULL, "\n")) {
+    if (line[0] == '#') continue;
+    listed++;
+    snprintf(path, sizeof path, "%s/%s", dir, line);
+    if (access(path, F_OK) != 0) printf("  the manifest lists %s, which is not in %s\n", line, dir), ok = 0;
+  }
+  free(t);
+  int files = 0;
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+    files += e->d_name[0] != '.' && strcmp(e->d_name, "jelly_manifest.txt") != 0;
+  if (d) closedir(d);
+  if (ok && files != listed) printf("  %s holds %d files, its manifest lists %d\n", dir, files, listed), ok = 0;
+  return ok;
+}
+
+/* a run of the default scene (seconds of work on 2 cores) interrupted by a real SIGINT once it has written frame
+ * 4: exit 130, scene.pvd and scene_all.pvd list exactly the frames on disk, stats.csv has one row per frame, the
+ * manifest lists the folder, and stderr says what was written (the run used to die of the signal, leaving no
+ * scene.pvd) */
+static void test_run_interrupted(void) {
+  const char *dir = jl_test_tmpdir("program_run_sigint");
+  char out[512], log[600], probe[700], path[700];
+  snprintf(out, sizeof out, "%s/out", dir);
+  snprintf(log, sizeof log, "%s/log.txt", dir);
+  snprintf(probe, sizeof probe, "%s/frame_0004.vtu", out);
+  char *argv[] = {"jelly", "run", SCENES "default.json", "--frames", "2000", "--out", out, NULL};
+  pid_t pid = spawn_jelly(argv, log);
+  ENSURE(pid > 0);
+  int st;
+  if (!wait_for_file(pid, probe, 300, &st)) {
+    if (st == -1) kill(pid, SIGKILL), waitpid(pid, &st, 0);
+    char *t = jl_test_read_file(log, NULL);
+    jl_test_fail(__FILE__, __LINE__, "no %s within 300 s (wait status %d): %s", probe, st, t ? t : "");
+    free(t);
+    return;
+  }
+  double t0 = now_s();
+  ENSURE(kill(pid, SIGINT) == 0);
+  int rc = wait_exit(pid, 300);
+  char *msg = jl_test_read_file(log, NULL);
+  ENSURE(msg);
+  printf("  exit %d %.2f s after SIGINT\n%s", rc, now_s() - t0, msg);
+  ENSURE_MSG(rc == 130, "exit %d after SIGINT (-N: killed by signal N, -1: still running after 300 s), want 130", rc);
+  int contiguous = 0, n = count_frames(out, "frame_", ".vtu", &contiguous), nvtm = 0;
+  ENSURE_MSG(n >= 5 && n < 2001 && contiguous, "%d .vtu frames (contiguous: %d)", n, contiguous);
+  nvtm = count_frames(out, "frame_", ".vtm", &contiguous);
+  ENSURE_MSG(nvtm == n && contiguous, "%d .vtm files for %d .vtu frames", nvtm, n);
+  snprintf(path, sizeof path, "%s/scene.pvd", out);
+  ENSURE_MSG(pvd_lists(out, path, ".vtu", n), "%s does not list exactly frames 0 to %d", path, n - 1);
+  snprintf(path, sizeof path, "%s/scene_all.pvd", out);
+  ENSURE_MSG(pvd_lists(out, path, ".vtm", n), "%s does not list exactly frames 0 to %d", path, n - 1);
+  /* stats.csv: the header and frames 0 .. n - 1 */
+  snprintf(path, sizeof path, "%s/stats.csv", out);
+  char *csv = jl_test_read_file(path, NULL);
+  ENSURE(csv && strncmp(csv, "frame,time,", 11) == 0);
+  int rows = 0, ordered = 1;
+  for (const char *p = strchr(csv, '\n'); p && p[1]; p = strchr(p + 1, '\n')) ordered &= atoi(p + 1) == rows++;
+  free(csv);
+  ENSURE_MSG(rows == n && ordered, "stats.csv has %d rows (in order: %d) for %d frames", rows, ordered, n);
+  ENSURE_MSG(manifest_is_folder(out), "the manifest of the interrupted run does not match %s", out);
+  /* the message: the last frame and the files */
+  char want[128];
+  snprintf(want, sizeof want, "jelly run: interrupted at frame %d of 2000 (t = ", n - 1);
+  ENSURE_MSG(strstr(msg, want), "no '%s'", want);
+  snprintf(want, sizeof want, "with frames 0 to %d", n - 1);
+  ENSURE_MSG(strstr(msg, want) && strstr(msg, "/scene.pvd, scene_all.pvd, stats.csv"), "no '%s' with the files", want);
+#ifdef JELLY_RENDER
+  snprintf(path, sizeof path, "%s/preview.png", out);
+  ENSURE_MSG(access(path, F_OK) == 0 && strstr(msg, "preview.png"), "no preview.png after the interrupt");
+#endif
+  free(msg);
+}
+
+/* the same for `jelly render`: exit 130, the PNG frames so far stay, the manifest lists them, no movie */
+static void test_render_interrupted(void) {
+  NEEDS_RENDER();
+  const char *dir = jl_test_tmpdir("program_render_sigint");
+  char out[512], log[600], probe[700], path[700];
+  snprintf(out, sizeof out, "%s/out", dir);
+  snprintf(log, sizeof log, "%s/log.txt", dir);
+  snprintf(probe, sizeof probe, "%s/frame_0004.png", out);
+  char *argv[] = {"jelly", "render", SCENES "default.json", "--frames", "2000", "--size", "64x48", "--out", out, NULL};
+  pid_t pid = spawn_jelly(argv, log);
+  ENSURE(pid > 0);
+  int st;
+  if (!wait_for_file(pid, probe, 300, &st)) {
+    if (st == -1) kill(pid, SIGKILL), waitpid(pid, &st, 0);
+    char *t = jl_test_read_file(log, NULL);
+    jl_test_fail(__FILE__, __LINE__, "no %s within 300 s (wait status %d): %s", probe, st, t ? t : "");
+    free(t);
+    return;
+  }
+  ENSURE(kill(pid, SIGINT) == 0);
+  int rc = wait_exit(pid, 300);
+  char *msg = jl_test_read_file(log, NULL);
+  ENSURE(msg);
+  printf("  exit %d\n%s", rc, msg);
+  ENSURE_MSG(rc == 130, "exit %d after SIGINT (-N: killed by signal N, -1: still running after 300 s), want 130", rc);
+  int contiguous = 0, n = count_frames(out, "frame_", ".png", &contiguous);
+  ENSURE_MSG(n >= 5 && n < 2001 && contiguous, "%d PNG frames (contiguous: %d)", n, contiguous);
+  snprintf(path, sizeof path, "%s/movie.mp4", out);
+  ENSURE_MSG(access(path, F_OK) != 0, "an interrupted render made %s", path);
+  ENSURE_MSG(manifest_is_folder(out), "the manifest of the interrupted render does not match %s", out);
+  char want[128];
+  snprintf(want, sizeof want, "jelly render: interrupted at frame %d of 2000 (t = ", n - 1);
+  ENSURE_MSG(strstr(msg, want), "no '%s'", want);
+  snprintf(want, sizeof want, "frame_0000.png to frame_%04d.png (%d frames)", n - 1, n);
+  ENSURE_MSG(strstr(msg, want), "no '%s'", want);
+  free(msg);
+}
+
+/* a stand-in ffmpeg in dir/bin that writes, as its output file (the last argument), how many PNG frames its
+ * folder holds: what a real one would read */
+static int stand_in_ffmpeg(const char *dir, char *path_env, size_t n) {
+  char bin[600], ff[700], cmd[1400];
+  snprintf(bin, sizeof bin, "%s/bin", dir);
+  snprintf(ff, sizeof ff, "%s/ffmpeg", bin);
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", bin);
+  if (system(cmd) != 0) return 0;
+  if (!jl_test_write_file(ff,
+                          "#!/bin/sh\nfor a in \"$@\"; do last=$a; done\n"
+                          "ls \"$(dirname \"$last\")\" | grep -c '^frame_....\\.png$' > \"$last\"\n"))
+    return 0;
+  snprintf(cmd, sizeof cmd, "chmod +x '%s'", ff);
+  snprintf(path_env, n, "PATH=%s:/usr/bin:/bin", bin);
+  return system(cmd) == 0;
+}
+
+/* render 10 frames, then 4 into the same folder: frames 0 to 4 and the movie of those five remain, listed in the
+ * manifest (the earlier frames 5 to 10 used to stay and go into the movie) */
+static void test_render_rerun_fewer_frames(void) {
+  NEEDS_RENDER();
+  const char *dir = jl_test_tmpdir("program_render_rerun");
+  char env[700], cmd[4096], out[600], path[700];
+  ENSURE(stand_in_ffmpeg(dir, env, sizeof env));
+  snprintf(out, sizeof out, "%s/out", dir);
+  for (int k = 0; k < 2; k++) {
+    snprintf(cmd, sizeof cmd, "env %s '" JELLY "' render " SCENES "drop.json --frames %d --size 32x24 --quiet --out %s",
+             env, k ? 4 : 10, out);
+    int rc = jl_test_run(cmd, g_out, sizeof g_out);
+    ENSURE_MSG(rc == 0, "render --frames %d: exit %d: %s", k ? 4 : 10, rc, g_out);
+  }
+  int contiguous = 0, n = count_frames(out, "frame_", ".png", &contiguous);
+  ENSURE_MSG(n == 5 && contiguous, "%d PNG frames after rendering 4 frames (0 to 4) over 10", n);
+  snprintf(path, sizeof path, "%s/movie.mp4", out);
+  char *movie = jl_test_read_file(path, NULL);
+  ENSURE_MSG(movie && atoi(movie) == 5, "the movie was made from %s frames, want 5", movie ? movie : "no");
+  free(movie);
+  ENSURE_MSG(manifest_is_folder(out), "the manifest does not match %s", out);
+  snprintf(path, sizeof path, "%s/jelly_manifest.txt", out);
+  char *t = jl_test_read_file(path, NULL);
+  ENSURE_MSG(t && strstr(t, "\nframe_0004.png\n") && strstr(t, "\nmovie.mp4\n") && !strstr(t, "frame_0005"),
+             "manifest: %s", t ? t : "none");
+  free(t);
+  /* --no-movie: the earlier render's movie goes too */
+  snprintf(cmd, sizeof cmd,
+           "'" JELLY "' render " SCENES "drop.json --frames 2 --size 32x24 --no-movie --quiet --out %s", out);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0 && access(path, F_OK) == 0, "render --no-movie: exit %d: %s", rc, g_out);
+  n = count_frames(out, "frame_", ".png", &contiguous);
+  snprintf(path, sizeof path, "%s/movie.mp4", out);
+  ENSURE_MSG(n == 3 && contiguous && access(path, F_OK) != 0, "%d PNG frames, movie.mp4 %s", n,
+             access(path, F_OK) == 0 ? "still there" : "gone");
+  ENSURE(manifest_is_folder(out));
+}
+
+/* run, render and run into one folder: each deletes the files the other listed (one command's output at a time);
+ * PNG frames without a manifest are refused by both, untouched */
+static void test_run_render_one_folder(void) {
+  NEEDS_RENDER();
+  const char *dir = jl_test_tmpdir("program_run_render");
+  char cmd[4096], out[600], path[700];
+  snprintf(out, sizeof out, "%s/out", dir);
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run " SCENES "drop.json --frames 3 --quiet --out %s", out);
+  int rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0, "run: exit %d: %s", rc, g_out);
+  snprintf(cmd, sizeof cmd, "'" JELLY "' render " SCENES "drop.json --frames 2 --size 32x24 --no-movie --out %s", out);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0 && strstr(g_out, "note: deleting the") && strstr(g_out, "of the jelly run"),
+             "render after run: exit %d: %s", rc, g_out);
+  int contiguous = 0;
+  ENSURE_MSG(count_frames(out, "frame_", ".vtu", &contiguous) == 0, "the run's frames are still there");
+  ENSURE_MSG(count_frames(out, "frame_", ".png", &contiguous) == 3, "not 3 PNG frames");
+  static const char *const gone[] = {"scene.pvd", "scene_all.pvd", "stats.csv", "preview.png", "frame_0001_ball.vtp"};
+  for (int k = 0; k < 5; k++) {
+    snprintf(path, sizeof path, "%s/%s", out, gone[k]);
+    ENSURE_MSG(access(path, F_OK) != 0, "%s of the run is still there after the render", path);
+  }
+  ENSURE(manifest_is_folder(out));
+  snprintf(cmd, sizeof cmd, "'" JELLY "' run " SCENES "drop.json --frames 1 --no-preview --out %s", out);
+  rc = jl_test_run(cmd, g_out, sizeof g_out);
+  ENSURE_MSG(rc == 0 && strstr(g_out, "of the jelly render"), "run after render: exit %d: %s", rc, g_out);
+  ENSURE_MSG(count_frames(out, "frame_", ".png", &contiguous) == 0, "the render's frames are still there");
+  ENSURE_MSG(count_frames(out, "frame_", ".vtu", &contiguous) == 2, "not 2 .vtu frames");
+  ENSURE(manifest_is_folder(out));
+  /* PNG frames without a manifest (an older Jelly's render, anyone's): refused, untouched */
+  snprintf(out, sizeof out, "%s/foreign", dir);
+  snprintf(cmd, sizeof cmd, "mkdir -p %s", out);
+  ENSURE(system(cmd) == 0);
+  snprintf(path, sizeof path, "%s/frame_0007.png", out);
+  ENSURE(jl_test_write_file(path, "not ours\n"));
+  static const char *const what[] = {"render", "run"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(cmd, sizeof cmd, "'" JELLY "' %s " SCENES "drop.json --frames 1 %s --out %s", what[k],
+             k ? "--no-preview" : "--size 32x24 --no-movie", out);
+    rc = jl_test_run(cmd, g_out, sizeof g_out);
+    ENSURE_MSG(rc == 2 && strstr(g_out, "frame_0007.png") && strstr(g_out, "jelly_manifest.txt"),
+               "%s into foreign PNG frames: exit %d: %s", what[k], rc, g_out);
+    char *kept = jl_test_read_file(path, NULL);
+    ENSURE_MSG(kept && strcmp(kept, "not ours\n") == 0, "the refused %s touched %s", what[k], path);
+    free(kept);
+    ENSURE(count_frames(out, "frame_", ".png", &contiguous) == 1);
+  }
+}
+
 #define JL_TEST_TIER JL_PROGRAM /* cases without a tier of their own (tests/harness.h) */
 JL_TEST_MAIN({"help_and_version", test_help_and_version}, {"exit_codes", test_exit_codes},
              {"flag_forms", test_flag_forms}, {"view_no_display", test_view_no_display}, {"quiet", test_quiet},
              {"render_progress_summary_movie", test_render_progress_summary_movie},
              {"explicit_default_dt", test_explicit_default_dt}, {"threads_bound", test_threads_bound},
-             {"suggestions_exist", test_suggestions_exist})
+             {"suggestions_exist", test_suggestions_exist}, {"run_interrupted", test_run_interrupted},
+             {"render_interrupted", test_render_interrupted},
+             {"render_rerun_fewer_frames", test_render_rerun_fewer_frames},
+             {"run_render_one_folder", test_run_render_one_folder})

@@ -9,6 +9,7 @@
 
 #include "src/precond.h"
 #include "src/scene.h"
+#include "src/suggest.h"
 #include "mesh/shapes.h"
 #include "tests/harness.h"
 
@@ -392,6 +393,109 @@ static void test_bad_scenes(void) {
   }
 }
 
+/* "did you mean" (src/suggest.h): the close name or nothing, for any input */
+static void test_suggest(void) {
+  static const char *const cmds[] = {"run", "view", "render", "check", "mesh", "bench", "study", "help", NULL};
+  static const char *const keys[] = {"name", "stiffness", "density", "damping", "young_modulus", NULL};
+  static const char *const flags[] = {"--out", "--frames", "--fps", "--dt", "--help", NULL};
+  /* distances: Levenshtein's, and a swap of neighbours counts 1 */
+  ENSURE(jl_suggest_distance("kitten", "sitting") == 3);
+  ENSURE(jl_suggest_distance("", "abc") == 3 && jl_suggest_distance("abc", "") == 3);
+  ENSURE(jl_suggest_distance("mseh", "mesh") == 1 && jl_suggest_distance("ab", "ba") == 1);
+  ENSURE(jl_suggest_distance("Density", "density") == 0);
+  ENSURE(jl_suggest_distance(NULL, "a") == -1 && jl_suggest_distance("a", NULL) == -1);
+  /* exact, the very pointer of the list */
+  ENSURE(jl_suggest("run", cmds) == cmds[0]);
+  ENSURE(jl_suggest("density", keys) == keys[2]);
+  /* one typo: a letter missing, added, changed */
+  ENSURE(jl_suggest("rn", cmds) == cmds[0]);
+  ENSURE(jl_suggest("densty", keys) == keys[2]);
+  ENSURE(jl_suggest("--frmes", flags) == flags[1]);
+  ENSURE(jl_suggest("--framess", flags) == flags[1]);
+  ENSURE(jl_suggest("chack", cmds) == cmds[3]);
+  ENSURE(jl_suggest("young_modulos", keys) == keys[4]);
+  /* case */
+  ENSURE(jl_suggest("Density", keys) == keys[2] && jl_suggest("RUN", cmds) == cmds[0]);
+  /* two neighbours swapped: one edit, where plain Levenshtein counts two (beyond 4/3) */
+  ENSURE(jl_suggest("veiw", cmds) == cmds[1]);
+  ENSURE(jl_suggest("mseh", cmds) == cmds[4]);
+  ENSURE(jl_suggest("--fsp", flags) == flags[2]);
+  /* a unique prefix; an ambiguous one says too little */
+  ENSURE(jl_suggest("stiff", keys) == keys[1]);
+  ENSURE(jl_suggest("--fra", flags) == flags[1]);
+  ENSURE(jl_suggest("young", keys) == keys[4]);
+  ENSURE(jl_suggest("d", keys) == NULL && jl_suggest("--", flags) == NULL && jl_suggest("--f", flags) == NULL);
+  /* far off, or nothing in common */
+  ENSURE(jl_suggest("frobnicate", cmds) == NULL);
+  ENSURE(jl_suggest("zzz", keys) == NULL);
+  ENSURE(jl_suggest("--bogus", flags) == NULL);
+  ENSURE(jl_suggest("x", (const char *const[]){"y", NULL}) == NULL);
+  /* ties: the first of the list */
+  ENSURE(strcmp(jl_suggest("abx", (const char *const[]){"abc", "abd", NULL}), "abc") == 0);
+  /* empty and absent inputs */
+  ENSURE(jl_suggest("", cmds) == NULL);
+  ENSURE(jl_suggest(NULL, cmds) == NULL);
+  ENSURE(jl_suggest("run", NULL) == NULL);
+  ENSURE(jl_suggest("run", (const char *const[]){NULL}) == NULL);
+  ENSURE(jl_suggest("run", (const char *const[]){"", NULL}) == NULL);
+  /* long strings: up to JL_SUGGEST_MAX bytes compared, beyond that never suggested nor matched */
+  static char huge[10241], at_max[JL_SUGGEST_MAX + 1], over[JL_SUGGEST_MAX + 2];
+  memset(huge, 'a', sizeof huge - 1);
+  memcpy(huge, "run", 3);
+  memset(at_max, 'b', sizeof at_max - 1);
+  memset(over, 'b', sizeof over - 1);
+  ENSURE(jl_suggest(huge, cmds) == NULL);
+  ENSURE(jl_suggest_distance(huge, "run") == -1 && jl_suggest_distance("run", huge) == -1);
+  const char *const with_huge[] = {huge, "run", NULL};
+  ENSURE(jl_suggest("rn", with_huge) == with_huge[1]);
+  ENSURE(jl_suggest("r", with_huge) == with_huge[1]); /* the huge one is no prefix candidate */
+  const char *const long_names[] = {at_max, over, NULL};
+  ENSURE(jl_suggest(at_max, long_names) == long_names[0]);
+  ENSURE(jl_suggest(over, long_names) == NULL);
+  ENSURE(jl_suggest_distance(at_max, at_max) == 0 && jl_suggest_distance(over, over) == -1);
+  /* bytes beyond ASCII compare as they are: no crash, no folding */
+  ENSURE(jl_suggest("r\xffn", cmds) == cmds[0]);
+  ENSURE(jl_suggest("\xc3\xa9\xc3\xa9\xc3\xa9", cmds) == NULL);
+  ENSURE(jl_suggest("\xff\xfe\x80\x81", keys) == NULL);
+  ENSURE(jl_suggest("d\xc3\xa9nsity", keys) == keys[2]);
+  ENSURE(jl_suggest_distance("\xc3\xa9", "\xc3\x89") == 1); /* \xc3\xa9 is not \xc3\x89 folded */
+}
+
+/* an unknown key close to an allowed one is told which, before the allowed list; a far one is not */
+static void test_unknown_key_suggestion(void) {
+  static const struct {
+    const char *text, *want;
+  } cases[] = {
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"densty\": 1000}]}",
+       "test.json: bodies[0].densty: unknown key (did you mean 'density'? allowed: name, "},
+      {"{\"solver\": {\"tolerence\": 1e-6}, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+       "solver.tolerence: unknown key (did you mean 'tolerance'? allowed: "},
+      {"{\"Duration\": 1, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}",
+       "test.json: Duration: unknown key (did you mean 'duration'? allowed: description, "},
+      {"{\"bodies\": [{\"shape\": {\"type\": \"box\", \"sise\": [1, 1, 1]}}]}",
+       "bodies[0].shape.sise: unknown key (did you mean 'size'? allowed: "},
+      {"{\"zzz\": 1, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}", "test.json: zzz: unknown key (allowed: "},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    JlScene sc;
+    char err[1024] = "";
+    JlResult r = parse(cases[i].text, &sc, err, sizeof err);
+    ENSURE_MSG(r == JL_ERR_INPUT, "case %zu accepted: %s", i, cases[i].text);
+    ENSURE_MSG(strstr(err, cases[i].want), "case %zu: message '%s' lacks '%s'", i, err, cases[i].want);
+  }
+  /* a 10 KB key and one of bytes beyond ASCII: the message, no crash */
+  static char text[16384], err[16384];
+  int n = snprintf(text, sizeof text, "{\"");
+  for (int k = 0; k < 10240; k++) text[n++] = 'x';
+  snprintf(text + n, sizeof text - (size_t)n, "\": 1, \"bodies\": [{\"shape\": {\"type\": \"box\"}}]}");
+  JlScene sc;
+  ENSURE(parse(text, &sc, err, sizeof err) == JL_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "xxx: unknown key (allowed: description, "), "%.200s", err);
+  ENSURE(parse("{\"bodies\": [{\"shape\": {\"type\": \"box\"}, \"d\xc3\xa9nsity\": 1}]}", &sc, err, sizeof err) ==
+         JL_ERR_INPUT);
+  ENSURE_MSG(strstr(err, "bodies[0].d\xc3\xa9nsity: unknown key (did you mean 'density'? allowed: "), "%s", err);
+}
+
 /* the cloth, rope and wind keys parse into JlSceneBody / JlWorldDef, and
  * jl_scene_build mixes volumes, cloth and ropes in scene order */
 static void test_cloth_rope_wind(void) {
@@ -660,7 +764,8 @@ static void test_keys_documented(void) {
 
 JL_TEST_MAIN({"full_example", test_full_example}, {"keys_documented", test_keys_documented},
              {"defaults", test_defaults}, {"hull_points_finite", test_hull_points_finite},
-             {"shape_limits", test_shape_limits}, {"bad_scenes", test_bad_scenes}, {"inline_mesh", test_inline_mesh},
+             {"shape_limits", test_shape_limits}, {"bad_scenes", test_bad_scenes}, {"suggest", test_suggest},
+             {"unknown_key_suggestion", test_unknown_key_suggestion}, {"inline_mesh", test_inline_mesh},
              {"cloth_rope_wind", test_cloth_rope_wind}, {"transform", test_transform},
              {"shipped_scenes_parse", test_shipped_scenes_parse},
              {"shipped_scene_meshes", test_shipped_scene_meshes, JL_SCENE})

@@ -48,7 +48,16 @@
  * cleaned up too) and at the end lists what it wrote. A folder with frames
  * or scene .pvd files but no manifest (an older Jelly's run, someone else's
  * files), or a manifest naming anything but files a run writes in DIR, is
- * refused (exit 2) before anything is built or deleted. */
+ * refused (exit 2) before anything is built or deleted. `jelly render` keeps
+ * the same manifest (src/cli/cli_run_manifest.c): a run deletes the PNG
+ * frames and movie.mp4 a render listed, and a folder with PNG frames or
+ * movie.mp4 but no manifest is refused too.
+ *
+ * Ctrl-C or SIGTERM (src/cli/cli_signal.c) stops the run before its next
+ * step: the frame in progress is dropped (no row, no files), and stats.csv,
+ * scene.pvd, scene_all.pvd, preview.png (the tiles captured so far) and the
+ * manifest are written for the frames already on disk; the run says so on
+ * stderr and exits 130. A second signal exits 130 at once. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -100,7 +109,8 @@ static void run_usage(FILE *f) {
           "                 [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
           "Simulates SCENE (default " DEFAULT_SCENE
-          ") and writes DIR/stats.csv,\n"
+          "; a mesh runs as one\n"
+          "body dropped on the ground) and writes DIR/stats.csv,\n"
           "DIR/scene.pvd with one frame_NNNN.vtu per frame (the simulation grid),\n"
           "DIR/scene_all.pvd with one frame_NNNN.vtm per frame (the grid and each body's\n"
           "surface as frame_NNNN_<body>.vtp: open it in ParaView to see what the viewer\n"
@@ -281,8 +291,8 @@ int jl_cli_run(int argc, char **argv) {
   jl_cli_out_dir(scene_path, a.out, outdir, sizeof outdir);
   /* an earlier run in DIR: its manifest, or a refusal before anything is built */
   Names old = {0};
-  int has_manifest = run_manifest_read(outdir, &old);
-  if (has_manifest < 0 || (has_manifest == 0 && run_foreign_files(outdir))) return JL_ERR_INPUT;
+  int has_manifest = run_manifest_read(outdir, &old, "run");
+  if (has_manifest < 0 || (has_manifest == 0 && run_foreign_files(outdir, "run"))) return JL_ERR_INPUT;
   JlScene sc;
   JlWorld w;
   JlCliTiming tm;
@@ -291,6 +301,8 @@ int jl_cli_run(int argc, char **argv) {
     run_names_free(&old);
     return r;
   }
+  /* from here on Ctrl-C and SIGTERM end the run at the next step, with its files written */
+  jl_cli_catch_interrupts();
   int nframes = tm.nframes, steps_per_frame = tm.steps;
   double h = tm.h;
   int tty = isatty(STDERR_FILENO) && !a.quiet;
@@ -333,9 +345,13 @@ int jl_cli_run(int argc, char **argv) {
    * writes anything */
   Names kept = {0}, planned = {0};
   int status = 0;
-  if (run_manifest_clean(outdir, &old, a.resume ? first : -1, a.resume, &kept) != 0) status = JL_ERR_SYSTEM;
+  int other = run_names_other(&old, "run");
+  if (other > 0 && !a.quiet)
+    fprintf(stderr, "jelly run: note: deleting the %d files (PNG frames, movie) of the jelly render in '%s' first\n",
+            other, outdir);
+  if (run_manifest_clean(outdir, &old, a.resume ? first : -1, a.resume, &kept, "run") != 0) status = JL_ERR_SYSTEM;
   planned_files(m, &a, first, nframes, &planned);
-  if (!status && run_manifest_write(outdir, &kept, &planned) != 0) status = JL_ERR_SYSTEM;
+  if (!status && run_manifest_write(outdir, &kept, &planned, "run") != 0) status = JL_ERR_SYSTEM;
   run_names_free(&old);
   run_names_free(&planned);
 
@@ -401,13 +417,22 @@ int jl_cli_run(int argc, char **argv) {
   int *inv_first = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   int *inv_now = jl_calloc((size_t)m->nbody + 1, sizeof(int));
   long splits_total = 0, rises_total = 0;
+  /* the last frame whose row and files are written (frame 0 always is); the frame an interrupt dropped after
+   * some of its steps (-1: none, or the interrupt came between frames) */
+  int last = first, dropped = -1;
   for (int frame = first; frame <= nframes; frame++) {
-    int steps = 0, cg = 0, cg_failed = 0, splits = 0, crossing = 0;
+    int steps = 0, cg = 0, cg_failed = 0, splits = 0, crossing = 0, stop = 0;
     double ms = 0;
     if (frame == first && a.resume) continue; /* its row and files are the checkpointed run's */
     if (frame > 0) {
       double f0 = jl_seconds();
       for (int k = 0; k < steps_per_frame; k++) {
+        /* Ctrl-C: this frame is dropped (polled every step, so a long frame stops promptly too) */
+        if (jl_cli_interrupted()) {
+          stop = 1;
+          if (k > 0) dropped = frame;
+          break;
+        }
         JlStepReport rep;
         r = jl_world_step(&w, h, &rep);
         steps += rep.substeps;
@@ -424,6 +449,7 @@ int jl_cli_run(int argc, char **argv) {
         }
       }
       ms = 1e3 * (jl_seconds() - f0);
+      if (stop) break;
       wall_total += ms * 1e-3;
       steps_total += steps;
       cg_total += cg;
@@ -464,14 +490,19 @@ int jl_cli_run(int argc, char **argv) {
       }
       run_names_add(&o.written, strrchr(ck, '/') + 1);
     }
+    last = frame;
     if (tty) jl_cli_progress(frame, nframes, w.state.t, wall_total);
   }
   if (tty) fprintf(stderr, "\n");
-  if (fclose(stats) != 0 && status == 0) {
+  /* interrupted (also while the last frame was written): the outputs below cover frames 0 .. last, exit 130 */
+  int interrupted = !status && jl_cli_interrupted();
+  int stats_ok = fclose(stats) == 0;
+  if (!stats_ok && status == 0) {
     fprintf(stderr, "jelly run: write failed: %s: %s\n", stats_path, strerror(errno));
     status = JL_ERR_SYSTEM;
   }
-  if (o.nframe > 0 && run_write_pvd(&o, err, sizeof err)) {
+  int pvd_ok = o.nframe > 0 && run_write_pvd(&o, err, sizeof err) == JL_OK;
+  if (o.nframe > 0 && !pvd_ok) {
     fprintf(stderr, "jelly run: %s\n", jl_cli_msg(err));
     if (!status) status = JL_ERR_SYSTEM;
   }
@@ -490,7 +521,7 @@ int jl_cli_run(int argc, char **argv) {
   }
   /* the summary: also after a divergence (what was written), never with --quiet */
   if (!a.quiet) {
-    jl_cli_print_simulated(stdout, w.state.t, wall_total, steps_total, cg_total);
+    jl_cli_print_simulated(stdout, interrupted ? ftime[last] : w.state.t, wall_total, steps_total, cg_total);
     printf("wrote      %s/stats.csv, %s/scene.pvd + %d .vtu frames, scene_all.pvd + .vtm/.vtp%s%s%s\n", outdir, outdir,
            o.nframe, a.vtk_ascii ? " (ASCII)" : "", a.obj ? ", .obj surfaces" : "", preview_ok ? ", preview.png" : "");
     if (o.nframe > 0)
@@ -540,14 +571,26 @@ int jl_cli_run(int argc, char **argv) {
             "frame %d; results may be inaccurate (try a smaller --dt or a larger solver.max_iterations in "
             "the scene)\n",
             w.def.max_iterations, cg_failed_total, steps_total, cg_failed_first);
-    if (a.strict && status == 0) {
+    if (a.strict && status == 0 && !interrupted) {
       fprintf(stderr, "jelly run: --strict: exit 1 because the linear solver did not converge in every step\n");
       status = 1;
     }
   }
 
   /* the manifest: what this run wrote (and a resume kept) */
-  if (run_manifest_write(outdir, &kept, &o.written) != 0 && !status) status = JL_ERR_SYSTEM;
+  int manifest_ok = run_manifest_write(outdir, &kept, &o.written, "run") == 0;
+  if (!manifest_ok && !status) status = JL_ERR_SYSTEM;
+  /* an interrupt: what is on disk, even with --quiet; exit 130 unless an output failed (exit 3, said above) */
+  if (interrupted) {
+    fflush(stdout);
+    char drop[96] = "";
+    if (dropped >= 0) snprintf(drop, sizeof drop, "; frame %d, in progress, was dropped", dropped);
+    fprintf(stderr, "jelly run: interrupted at frame %d of %d (t = %.4g s): wrote %s/%s%s with frames 0 to %d%s%s%s\n",
+            last, nframes, ftime[last], outdir, pvd_ok ? "scene.pvd, scene_all.pvd, " : "",
+            stats_ok ? "stats.csv" : "frames", last, preview_ok ? ", preview.png" : "",
+            manifest_ok ? ", " MANIFEST : "", drop);
+    if (!status) status = JL_CLI_INTERRUPTED;
+  }
 
 done:
   free(ftime);

@@ -1,5 +1,8 @@
-/* `jelly run`'s manifest (src/cli/cli_run_internal.h): which files in the output folder the last run wrote,
- * so that a run deletes exactly those and no one else's. */
+/* The output folder's manifest of `jelly run` and `jelly render` (src/cli/cli_run_internal.h): which files in the
+ * output folder the last run or render wrote, so that the next one deletes exactly those and no one else's. The two
+ * commands share the file and its rules: either deletes the files the other listed (a folder holds the output of
+ * one command at a time), and both refuse a folder with run-looking files (frames, scene .pvd, movie.mp4) but no
+ * manifest. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -36,13 +39,26 @@ static int plain_name(const char *s) {
   return 1;
 }
 
-/* a name Jelly's runs write and ParaView would pick up: frame_*.vt[ump],
- * scene.pvd, scene_all.pvd */
+/* a name jelly render writes: frame_*.png, movie.mp4 */
+static int render_file(const char *name) {
+  size_t n = strlen(name);
+  if (strcmp(name, "movie.mp4") == 0) return 1;
+  return strncmp(name, "frame_", 6) == 0 && n > 10 && strcmp(name + n - 4, ".png") == 0;
+}
+
+/* a name Jelly's runs and renders write that ParaView or ffmpeg would pick up:
+ * frame_*.vt[ump], scene.pvd, scene_all.pvd, frame_*.png, movie.mp4 */
 static int run_file(const char *name) {
   size_t n = strlen(name);
-  if (strcmp(name, "scene.pvd") == 0 || strcmp(name, "scene_all.pvd") == 0) return 1;
+  if (strcmp(name, "scene.pvd") == 0 || strcmp(name, "scene_all.pvd") == 0 || render_file(name)) return 1;
   return strncmp(name, "frame_", 6) == 0 && n > 10 &&
          (strcmp(name + n - 4, ".vtu") == 0 || strcmp(name + n - 4, ".vtm") == 0 || strcmp(name + n - 4, ".vtp") == 0);
+}
+
+int run_names_other(const Names *l, const char *cmd) {
+  int render = strcmp(cmd, "render") == 0, n = 0;
+  for (int i = 0; i < l->n; i++) n += render_file(l->name[i]) != render;
+  return n;
 }
 
 /* the frame a file of a run belongs to (frame_NNNN*, <body>_NNNN.obj,
@@ -60,9 +76,10 @@ static int entry_frame(const char *name) {
   return (int)f;
 }
 
-/* a name a run of jelly run writes: the frames' files, stats.csv,
- * preview.png, <body>_NNNN.obj, checkpoint_NNNN.jlck. A manifest naming
- * anything else was edited or not written by Jelly: nothing is deleted. */
+/* a name jelly run or jelly render writes: the frames' files, stats.csv,
+ * preview.png, <body>_NNNN.obj, checkpoint_NNNN.jlck, movie.mp4. A manifest
+ * naming anything else was edited or not written by Jelly: nothing is
+ * deleted. */
 static int jelly_name(const char *s) {
   if (!plain_name(s)) return 0;
   if (run_file(s) || strcmp(s, "stats.csv") == 0 || strcmp(s, "preview.png") == 0) return 1;
@@ -71,15 +88,15 @@ static int jelly_name(const char *s) {
 }
 
 /* DIR/jelly_manifest.txt into *l: 1 when there is one, 0 when there is
- * none, -1 (message printed) when it cannot be read or names anything but
- * files jelly run writes in DIR */
-int run_manifest_read(const char *dir, Names *l) {
+ * none, -1 (message printed, "jelly <cmd>: ...") when it cannot be read or
+ * names anything but files jelly run or jelly render writes in DIR */
+int run_manifest_read(const char *dir, Names *l, const char *cmd) {
   char path[4200], line[4200];
   snprintf(path, sizeof path, "%s/" MANIFEST, dir);
   FILE *f = fopen(path, "r");
   if (!f) {
     if (errno == ENOENT) return 0;
-    fprintf(stderr, "jelly run: cannot read %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "jelly %s: cannot read %s: %s\n", cmd, path, strerror(errno));
     return -1;
   }
   int lineno = 0, bad = 0;
@@ -99,11 +116,10 @@ int run_manifest_read(const char *dir, Names *l) {
   fclose(f);
   if (bad) {
     fprintf(stderr,
-            "jelly run: %s line %d is not the name of a file jelly run writes in that folder; this manifest "
-            "was not written by "
-            "jelly run, so nothing in '%s' is deleted or written: fix or remove the manifest, or choose "
-            "another --out folder\n",
-            path, lineno, dir);
+            "jelly %s: %s line %d is not the name of a file jelly %s writes in that folder; this manifest "
+            "was not written by jelly run or jelly render, so nothing in '%s' is deleted or written: fix or "
+            "remove the manifest, or choose another --out folder\n",
+            cmd, path, lineno, cmd, dir);
     run_names_free(l);
     return -1;
   }
@@ -112,7 +128,7 @@ int run_manifest_read(const char *dir, Names *l) {
 
 /* 0 when DIR (which has no manifest) holds no run files; else 1 after a
  * message naming some of them */
-int run_foreign_files(const char *dir) {
+int run_foreign_files(const char *dir, const char *cmd) {
   DIR *d = opendir(dir);
   if (!d) return 0;
   Names found = {0};
@@ -124,19 +140,21 @@ int run_foreign_files(const char *dir) {
   for (int i = 0; i < found.n && i < 4; i++)
     snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", found.name[i]);
   fprintf(stderr,
-          "jelly run: '%s' holds the frames of another run (%s%s, %d files) but no " MANIFEST
+          "jelly %s: '%s' holds the frames of another run (%s%s, %d files) but no " MANIFEST
           ", so Jelly cannot tell which files are that run's and will not mix runs: remove those files "
           "or choose another --out folder\n",
-          dir, list, found.n > 4 ? ", ..." : "", found.n);
+          cmd, dir, list, found.n > 4 ? ", ..." : "", found.n);
   run_names_free(&found);
   return 1;
 }
 
 /* deletes the files of old (and a partial write's .tmp of each), except on
  * a resume from frame `first` (>= 0) the ones that run keeps: those of
- * frames up to first, stats.csv and the checkpoint being resumed (keep_ck,
- * NULL when none); the kept names go to *kept. 0, or -1 after a message. */
-int run_manifest_clean(const char *dir, const Names *old, int first, const char *keep_ck, Names *kept) {
+ * frames up to first (not a render's PNG frames), stats.csv and the
+ * checkpoint being resumed (keep_ck, NULL when none); the kept names go to
+ * *kept. 0, or -1 after a message. */
+int run_manifest_clean(const char *dir, const Names *old, int first, const char *keep_ck, Names *kept,
+                       const char *cmd) {
   struct stat ck;
   int have_ck = keep_ck && stat(keep_ck, &ck) == 0;
   for (int i = 0; i < old->n; i++) {
@@ -147,13 +165,13 @@ int run_manifest_clean(const char *dir, const Names *old, int first, const char 
     struct stat st;
     int is_ck = have_ck && stat(path, &st) == 0 && st.st_dev == ck.st_dev && st.st_ino == ck.st_ino;
     if (first >= 0 && strcmp(name, "stats.csv") == 0) continue; /* rewritten from its kept rows, listed anew */
-    if (first >= 0 && ((f >= 0 && f <= first) || is_ck)) {
+    if (first >= 0 && ((f >= 0 && f <= first && !render_file(name)) || is_ck)) {
       run_names_add(kept, name);
       continue;
     }
     if (is_ck) continue; /* never the checkpoint this run reads */
     if (unlink(path) != 0 && errno != ENOENT) {
-      fprintf(stderr, "jelly run: cannot delete %s of the earlier run in this folder: %s\n", path, strerror(errno));
+      fprintf(stderr, "jelly %s: cannot delete %s of the earlier run in this folder: %s\n", cmd, path, strerror(errno));
       return -1;
     }
     char tmp[4500];
@@ -164,16 +182,19 @@ int run_manifest_clean(const char *dir, const Names *old, int first, const char 
 }
 
 /* DIR/jelly_manifest.txt listing a and b, written to a .tmp and renamed */
-int run_manifest_write(const char *dir, const Names *a, const Names *b) {
+int run_manifest_write(const char *dir, const Names *a, const Names *b, const char *cmd) {
   char path[4200], tmp[4300];
   snprintf(path, sizeof path, "%s/" MANIFEST, dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) {
-    fprintf(stderr, "jelly run: cannot write %s: %s\n", tmp, strerror(errno));
+    fprintf(stderr, "jelly %s: cannot write %s: %s\n", cmd, tmp, strerror(errno));
     return -1;
   }
-  fputs("# files jelly run wrote in this folder, one per line; the next run here deletes them first\n", f);
+  fprintf(f,
+          "# files jelly %s wrote in this folder, one per line; the next jelly run or jelly render here deletes "
+          "them first\n",
+          cmd);
   for (int k = 0; k < 2; k++) {
     const Names *l = k ? b : a;
     for (int i = 0; i < l->n; i++) fprintf(f, "%s\n", l->name[i]);
@@ -181,7 +202,7 @@ int run_manifest_write(const char *dir, const Names *a, const Names *b) {
   int bad = ferror(f);
   if (fclose(f) != 0) bad = 1;
   if (bad || rename(tmp, path) != 0) {
-    fprintf(stderr, "jelly run: cannot write %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "jelly %s: cannot write %s: %s\n", cmd, path, strerror(errno));
     remove(tmp);
     return -1;
   }

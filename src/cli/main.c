@@ -1,10 +1,12 @@
 /* The `jelly` program: its own options (--help, --version) and the dispatch
- * to the subcommands in src/cli/cli_*.c. */
+ * to the subcommands in src/cli/cli_*.c. A mistyped command or option is
+ * told the one it is close to ("did you mean 'run'?", src/suggest.h). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "src/cli/cli.h"
+#include "src/suggest.h"
 
 #ifndef JL_VERSION
 #define JL_VERSION "unknown"
@@ -53,6 +55,19 @@ static const Command *find(const char *name) {
   return NULL;
 }
 
+/* " (did you mean 'run'?)" when typed is close to a command's name (or to "help" with help 1), else ""
+ * (src/suggest.h) */
+static const char *command_hint(const char *typed, int with_help, char *hint, size_t n) {
+  const char *names[NCOMMAND + 2];
+  for (int i = 0; i < NCOMMAND; i++) names[i] = COMMANDS[i].name;
+  names[NCOMMAND] = with_help ? "help" : NULL;
+  names[NCOMMAND + 1] = NULL;
+  const char *s = jl_suggest(typed, names);
+  hint[0] = '\0';
+  if (s) snprintf(hint, n, " (did you mean '%s'?)", s);
+  return hint;
+}
+
 /* `jelly help [COMMAND]`: the usage, or the command's --help */
 static int help(const char *name) {
   if (!name) {
@@ -61,7 +76,8 @@ static int help(const char *name) {
   }
   const Command *c = find(name);
   if (!c) {
-    fprintf(stderr, "jelly help: unknown command '%s'\n", name);
+    char hint[JL_SUGGEST_MAX + 24];
+    fprintf(stderr, "jelly help: unknown command '%s'%s\n", name, command_hint(name, 0, hint, sizeof hint));
     usage(stderr);
     return 2;
   }
@@ -89,7 +105,13 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (c != -1) {
-    fprintf(stderr, "jelly: unknown option '%s'\n", typed);
+    /* the program's own options, as a mistyped one may be told */
+    static const char *const own[] = {"--help", "--version", NULL};
+    const char *s = jl_suggest(typed, own);
+    if (s && strcmp(s, typed) != 0)
+      fprintf(stderr, "jelly: unknown option '%s' (did you mean '%s'?)\n", typed, s);
+    else
+      fprintf(stderr, "jelly: unknown option '%s'\n", typed);
     usage(stderr);
     return 2;
   }
@@ -106,7 +128,8 @@ int main(int argc, char **argv) {
     printf("jelly " JL_VERSION "\n");
     return 0;
   }
-  fprintf(stderr, "jelly: unknown command '%s'\n", cmd);
+  char hint[JL_SUGGEST_MAX + 24];
+  fprintf(stderr, "jelly: unknown command '%s'%s\n", cmd, command_hint(cmd, 1, hint, sizeof hint));
   usage(stderr);
   return 2;
 }
