@@ -256,8 +256,10 @@ int jl_camera_world_box(const JlWorld *w, double lo[3], double hi[3]) {
     }
     any = 1;
   }
-  if (!any) {
-    for (int k = 0; k < 3; k++) lo[k] = -0.5, hi[k] = 0.5;
+  if (!any) { /* nothing to frame (an empty world): 3 m of ground, 1.5 m above it */
+    double y = m->world.has_ground ? m->world.ground_y : 0.0;
+    lo[0] = lo[2] = -1.5, hi[0] = hi[2] = 1.5;
+    lo[1] = y, hi[1] = y + 1.5;
     return 0;
   }
   if (m->world.has_ground && m->world.ground_y < lo[1]) lo[1] = m->world.ground_y;

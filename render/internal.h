@@ -26,8 +26,13 @@ struct JlRenderer {
   SDL_Color *col;        /* cap_vert: shaded colour */
   struct JlSortKey *key; /* cap_tri */
   SDL_Vertex *out;       /* cap_out */
+  /* the strain layer's scratch (render/strain.c): node values, 3-vector fields for the embedding
+   * (nnode + the largest surface, x 3), each vertex's value */
+  double *node_val, *field3, *vval;
+  size_t cap_node, cap_field, cap_vval;
   /* statistics of the last jl_render_world */
   int last_triangles;
+  double strain_range; /* the strain layer's range (0 when off) */
 };
 
 typedef struct JlSortKey {
@@ -63,6 +68,14 @@ int jl_font_text_width(const char *text, int scale);
 int jl_font_wrap(const char *text, int max_width, int scale, char *out, size_t outsz);
 /* line height in pixels at scale s */
 #define JL_FONT_LINE_H(s) (10 * (s))
+
+/* the strain layer (render/strain.c) */
+void jl_strain_colour(double e, unsigned char rgb[3]);     /* e in [-1, 1]: blue, white, red */
+void jl_render_node_strain(const JlWorld *w, double *out); /* each node's mean spring strain (nnode) */
+/* body b's surface vertex values of node values (field3: 3 x (nnode + its vertices) scratch) */
+void jl_render_surface_values(const JlWorld *w, int b, const double *node_val, double *field3, double *out);
+double jl_strain_range(double largest); /* the colour range shown for the largest |strain| */
+void jl_render_strain_bar(JlRenderer *r, double range);
 void jl_font_destroy(JlRenderer *r);
 
 #endif

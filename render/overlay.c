@@ -94,21 +94,24 @@ static void tets(const Ctx *c, const JlWorld *w) {
   }
 }
 
+/* Springs coloured by strain (blue compressed, white, red stretched at 10 %), opaque as they are
+ * strained: an unstrained spring is faint, so a fine mesh's thousands of resting springs do not
+ * cover the picture and the strained ones stand out. Beyond JL_SPRINGS_DRAWN springs an even
+ * subsample of the slightly strained ones is drawn; every spring strained past 2 % is. */
+#define JL_SPRINGS_DRAWN 30000
 static void springs(const Ctx *c, const JlWorld *w) {
   const JlModel *m = w->model;
   const double *x = w->state.x;
+  int stride = m->nspring > JL_SPRINGS_DRAWN ? (m->nspring + JL_SPRINGS_DRAWN - 1) / JL_SPRINGS_DRAWN : 1;
   for (int s = 0; s < m->nspring; s++) {
     const double *a = x + 3 * m->spring_node[2 * s], *b = x + 3 * m->spring_node[2 * s + 1];
     double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-    double e = (d / m->spring_rest[s] - 1.0) / 0.1;
+    double strain = d / m->spring_rest[s] - 1.0, e = strain / 0.1;
     e = e < -1 ? -1 : e > 1 ? 1 : e;
-    Uint8 r, g, bl;
-    if (e < 0) { /* white -> blue */
-      r = (Uint8)(255 * (1 + 0.8 * e)), g = (Uint8)(255 * (1 + 0.5 * e)), bl = 255;
-    } else { /* white -> red */
-      r = 255, g = (Uint8)(255 * (1 - 0.8 * e)), bl = (Uint8)(255 * (1 - 0.8 * e));
-    }
-    SDL_SetRenderDrawColor(c->r->sdl, r, g, bl, 200);
+    if (stride > 1 && fabs(strain) < 0.02 && s % stride != 0) continue;
+    unsigned char rgb[3];
+    jl_strain_colour(e, rgb);
+    SDL_SetRenderDrawColor(c->r->sdl, rgb[0], rgb[1], rgb[2], (Uint8)(50 + 205 * fabs(e)));
     line(c, a, b);
   }
 }

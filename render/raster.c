@@ -93,6 +93,7 @@ void jl_renderer_destroy(JlRenderer *r) {
     SDL_FreeSurface(r->surface);
   }
   free(r->xd), free(r->nd), free(r->sx), free(r->ok), free(r->col), free(r->key), free(r->out);
+  free(r->node_val), free(r->field3), free(r->vval);
   free(r);
 }
 
@@ -364,9 +365,16 @@ typedef struct Light {
  * voff and appends the front-facing triangles (all of them when two_sided)
  * as sort keys of item `item`. */
 static void shade_item(JlRenderer *r, const Proj *p, const Light *li, int nv, const double *x, const double *n,
-                       int ntri, const int *tri, const unsigned char base[3], Uint8 alpha, int two_sided, int voff,
-                       int item, int *nkey) {
+                       int ntri, const int *tri, const unsigned char body_base[3], const double *vval, double range,
+                       Uint8 alpha, int two_sided, int voff, int item, int *nkey) {
   for (int i = 0; i < nv; i++) {
+    /* the body's colour, or the strain layer's for this vertex */
+    unsigned char strain_rgb[3];
+    const unsigned char *base = body_base;
+    if (vval) {
+      jl_strain_colour(vval[i] / range, strain_rgb);
+      base = strain_rgb;
+    }
     float *s = r->sx + 3 * (size_t)(voff + i);
     r->ok[voff + i] = (unsigned char)proj_point(p, x[3 * i], x[3 * i + 1], x[3 * i + 2], s);
     double nl = n[3 * i] * li->l[0] + n[3 * i + 1] * li->l[1] + n[3 * i + 2] * li->l[2];
@@ -508,7 +516,31 @@ static Uint8 obstacle_alpha(const JlWorld *w, const JlCamera *c, const JlObstacl
 
 /* Bodies' embedded surfaces and the bounded obstacles, shaded and sorted
  * together so they occlude each other correctly. Returns the triangles drawn. */
-static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Proj *p, Uint8 alpha) {
+static int cmp_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a > b) - (a < b);
+}
+
+/* the strain layer's values: each node's (r->node_val) and the range */
+static double strain_values(JlRenderer *r, const JlWorld *w) {
+  const JlModel *m = w->model;
+  int maxv = 0;
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body[b].surface.nvert > maxv) maxv = m->body[b].surface.nvert;
+  size_t nn = (size_t)m->nnode + 1, nf = 3 * ((size_t)m->nnode + (size_t)maxv) + 3, nv = (size_t)maxv + 1;
+  if (nn > r->cap_node) r->node_val = jl_realloc(r->node_val, nn, sizeof(double)), r->cap_node = nn;
+  if (nf > r->cap_field) r->field3 = jl_realloc(r->field3, nf, sizeof(double)), r->cap_field = nf;
+  if (nv > r->cap_vval) r->vval = jl_realloc(r->vval, nv, sizeof(double)), r->cap_vval = nv;
+  jl_render_node_strain(w, r->node_val);
+  /* the range: the 98th percentile of |strain| (a few nodes at a contact would wash out the rest) */
+  double *a = r->field3; /* free until the surfaces are interpolated */
+  for (int i = 0; i < m->nnode; i++) a[i] = fabs(r->node_val[i]);
+  qsort(a, (size_t)m->nnode, sizeof(double), cmp_double);
+  double top = m->nnode > 0 ? a[(int)(0.98 * (m->nnode - 1))] : 0.0;
+  return jl_strain_range(top);
+}
+
+static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Proj *p, Uint8 alpha, int strain) {
   static const unsigned char obstacle_rgb[3] = {150, 156, 168};
   const JlModel *m = w->model;
   int nitem = m->nbody + m->nobstacle;
@@ -537,6 +569,7 @@ static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, con
     ntri += s->ntri;
   }
   int nkey = 0, blend = alpha < 255;
+  r->strain_range = strain ? strain_values(r, w) : 0.0;
   if (ntri > 0) {
     reserve(r, nvert, ntri);
 
@@ -561,12 +594,17 @@ static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, con
       double *x = r->xd + 3 * (size_t)voff, *n = r->nd + 3 * (size_t)voff;
       unsigned char base[3];
       const JlSurface *s;
+      const double *vval = NULL;
       if (i < m->nbody) {
         const JlBody *body = &m->body[i];
         s = &body->surface;
         if (s->nvert == 0 || (body->kind == JL_BODY_VOLUME && body->embed.nvert != s->nvert)) continue;
         jl_world_surface(w, i, x);
         jl_render_body_color(i, base);
+        if (r->strain_range > 0) {
+          jl_render_surface_values(w, i, r->node_val, r->field3, r->vval);
+          vval = r->vval;
+        }
         if (body->kind == JL_BODY_ROPE) {
           if (!rope_tri[i]) continue;
           /* about 3 px at 1280 wide, never thinner than 2 px */
@@ -584,7 +622,7 @@ static int draw_surfaces(JlRenderer *r, const JlWorld *w, const JlCamera *c, con
       if (a < 255) blend = 1;
       jl_surface_normals(s->nvert, x, s->ntri, s->tri, n);
       int two_sided = i < m->nbody && m->body[i].kind == JL_BODY_CLOTH;
-      shade_item(r, p, &li, s->nvert, x, n, s->ntri, s->tri, base, a, two_sided, voff, i, &nkey);
+      shade_item(r, p, &li, s->nvert, x, n, s->ntri, s->tri, base, vval, r->strain_range, a, two_sided, voff, i, &nkey);
     }
 
     /* painter's order: far to near */
@@ -657,8 +695,9 @@ int jl_render_world(JlRenderer *r, const JlWorld *w, const JlCamera *c, const Jl
   if (o->shadows && ground) draw_shadows(r, w, &p, &g);
   /* see-through surfaces while the inside (tets, springs) is shown */
   unsigned inside = (1u << JL_LAYER_TETS) | (1u << JL_LAYER_SPRINGS);
-  int n = draw_surfaces(r, w, c, &p, (o->layers & inside) ? 70 : 255);
+  int n = draw_surfaces(r, w, c, &p, (o->layers & inside) ? 70 : 255, (o->layers >> JL_LAYER_STRAIN) & 1u);
   if (o->layers) jl_overlay_draw(r, w, c, o->layers);
+  if (r->strain_range > 0) jl_render_strain_bar(r, r->strain_range);
   r->last_triangles = n;
   return n;
 }

@@ -89,6 +89,7 @@ typedef enum JlLayer {
   JL_LAYER_PINS,      /* pinned nodes */
   JL_LAYER_OBSTACLES, /* static obstacle shapes (the ground plane outline) */
   JL_LAYER_VELOCITY,  /* node velocities (0.05 s of motion) */
+  JL_LAYER_STRAIN,    /* surfaces coloured by the strain of the springs around them, with a colour bar */
   JL_LAYER_COUNT
 } JlLayer;
 

@@ -24,6 +24,18 @@ lib=$(dirname "$(find "$prefix" -name libjelly.so -print -quit)")
 test -f "$prefix/include/jelly/jelly.h" && test -f "$lib/libjelly.a" && test -f "$lib/pkgconfig/jelly.pc"
 test -f "$lib/cmake/jelly/jellyConfig.cmake" && test -x "$prefix/bin/jelly"
 
+echo "== the installed program finds the shipped scenes and meshes (share/jelly/models)"
+test -f "$prefix/share/jelly/models/scenes/default.json" && test -f "$prefix/share/jelly/models/bunny.obj"
+mkdir -p "$tmp/elsewhere"
+(cd "$tmp/elsewhere" && "$prefix/bin/jelly" run --frames 2 --out run --quiet --no-preview && test -s run/stats.csv)
+if "$prefix/bin/jelly" view --help >/dev/null 2>&1; then
+  # no file and no scene in the working directory: an empty world, the bunny key spawns the installed bunny
+  printf 'frame 1 key 4\n' >"$tmp/elsewhere/spawn.txt"
+  (cd "$tmp/elsewhere" && SDL_VIDEODRIVER=dummy "$prefix/bin/jelly" view --frames 3 --size 64x48 \
+    --script spawn.txt --report report.txt && grep -q '^scene (empty world)' report.txt &&
+    grep -q '^body 0 bunny' report.txt)
+fi
+
 echo "== exported symbols: JELLY_API functions only"
 bad=$(nm -D --defined-only "$lib/libjelly.so" | awk '$2 ~ /[TDBRW]/ && $3 !~ /^(jelly_|jl_version$|_edata$|_end$|__bss_start$|_init$|_fini$)/ {print $3}')
 if [ -n "$bad" ]; then echo "libjelly.so exports internals:"; echo "$bad" | head; exit 1; fi

@@ -335,7 +335,7 @@ JlResult jl_model_build(JlModel *m, int nbody, const JlTetMesh *tets, const JlSu
                         const JlWorldDef *world, char *err, size_t errsz) {
   JL_ASSERT(m && tets && defs && world, "jl_model_build: model, tets, defs and world must not be NULL");
   memset(m, 0, sizeof *m);
-  if (nbody <= 0) return jl_fail(err, errsz, JL_ERR_INPUT, "the scene has no bodies");
+  if (nbody < 0) return jl_fail(err, errsz, JL_ERR_INPUT, "the scene has no bodies");
   JlResult r = check_world(world, err, errsz);
   if (r) return r;
 

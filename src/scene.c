@@ -8,7 +8,7 @@
  *   "<file>: <key path>: <reason>"
  * (e.g. "drop.json: bodies[0].density: must be > 0, got -5"). JSON syntax
  * errors name the line and column. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "src/scene_internal.h"
 
 #include <cjson/cJSON.h>
@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "mesh/shapes.h"
@@ -822,6 +823,50 @@ static void scene_defaults(JlScene *sc) {
   sc->step = jl_default_step_def();
   sc->world = jl_default_world_def();
   sc->dt = 1.0 / 60.0;
+}
+
+int jl_scene_is_scene_file(const char *path) {
+  size_t n = path ? strlen(path) : 0;
+  return n >= 5 && strcasecmp(path + n - 5, ".json") == 0;
+}
+
+JlResult jl_scene_open(const char *path, JlScene *sc, char *err, size_t errsz) {
+  if (!path) {
+    scene_defaults(sc);
+    snprintf(sc->path, sizeof sc->path, "%s", "(empty world)");
+    sc->world.has_ground = 1;
+    return JL_OK;
+  }
+  if (jl_scene_is_scene_file(path)) return jl_scene_load(path, sc, err, errsz);
+  /* a mesh: one body in a default world, its path made absolute so that the scene's folder does not matter */
+  struct stat st;
+  if (stat(path, &st) != 0) return jl_fail(err, errsz, JL_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
+  if (!S_ISREG(st.st_mode)) return jl_fail(err, errsz, JL_ERR_INPUT, "'%s' is not a file", path);
+  char *abs = realpath(path, NULL);
+  if (!abs) return jl_fail(err, errsz, JL_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
+  const char *base = strrchr(abs, '/') ? strrchr(abs, '/') + 1 : abs;
+  char name[JL_NAME_MAX];
+  snprintf(name, sizeof name, "%.*s", (int)strcspn(base, "."), base);
+  if (!name[0]) snprintf(name, sizeof name, "%s", "mesh");
+  cJSON *root = cJSON_CreateObject(), *bodies = cJSON_AddArrayToObject(root, "bodies"), *b = cJSON_CreateObject();
+  cJSON_AddItemToObject(root, "ground", cJSON_CreateObject());
+  cJSON_AddStringToObject(b, "name", name);
+  cJSON_AddStringToObject(b, "mesh", abs);
+  /* a material that does not depend on how finely the mesh is cut (docs/physics.md) */
+  cJSON_AddNumberToObject(b, "young_modulus", JL_OPEN_YOUNG_MODULUS);
+  cJSON_AddItemToArray(bodies, b);
+  char *text = cJSON_PrintUnformatted(root);
+  cJSON_Delete(root);
+  char scene_path[4200];
+  snprintf(scene_path, sizeof scene_path, "%s", abs);
+  free(abs);
+  JlResult r = text ? jl_scene_parse(text, scene_path, sc, err, errsz)
+                    : jl_fail(err, errsz, JL_ERR_SYSTEM, "out of memory describing '%s'", path);
+  free(text);
+  if (r) return r;
+  sc->body[0].dropped = 1;
+  sc->body[0].drop_at[1] = sc->world.ground_y;
+  return JL_OK;
 }
 
 JlResult jl_scene_parse(const char *text, const char *path, JlScene *sc, char *err, size_t errsz) {

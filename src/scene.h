@@ -60,6 +60,11 @@ typedef struct JlSceneBody {
   int grid_cells[2];   /* grid cells along x and y */
   double chain_length; /* m */
   int chain_segments;
+  /* not a scene key: a body placed by what opened it (jl_scene_open, a file dropped on the viewer) rather
+   * than by translate: after scale and rotation its bounding box is centred on drop_at's x and z and its
+   * lowest point lifted to drop_at's y plus a quarter of its height, from where it falls */
+  int dropped;
+  double drop_at[3]; /* m */
 } JlSceneBody;
 
 typedef struct JlScene {
@@ -77,6 +82,18 @@ typedef struct JlScene {
 } JlScene;
 
 JlResult jl_scene_load(const char *path, JlScene *sc, char *err, size_t errsz);
+
+/* Opens any file a user may hand to `jelly run` or `jelly view`: a scene (.json) as jl_scene_load
+ * does; any other file as a mesh (a surface mesh assimp reads, or a tet mesh: .node/.ele, .msh, .vtk,
+ * .vtu) dropped on the ground of a default world: one body named after the file, meshed as `jelly
+ * mesh` meshes it, of the file's numbers in metres, its lowest point a quarter of its height above the
+ * ground at the origin. NULL:
+ * an empty world with the ground, no bodies (for the viewer's spawn keys). */
+JlResult jl_scene_open(const char *path, JlScene *sc, char *err, size_t errsz);
+/* Pa, the Young's modulus of a mesh opened that way (a rubber; the density is the default 1000 kg/m^3) */
+#define JL_OPEN_YOUNG_MODULUS 1e6
+/* 1 when path names a scene file (.json) rather than a mesh */
+int jl_scene_is_scene_file(const char *path);
 
 /* Parses a scene from a string; `path` names it in messages and anchors
  * relative mesh paths. */

@@ -35,6 +35,27 @@ void jl_transform_points(double *p, int n, double scale, const double rotate_deg
 /* metres per unit of the body's mesh: "units" times "scale" */
 static double body_scale(const JlSceneBody *b) { return b->scale * (b->units > 0 ? b->units : 1.0); }
 
+/* a dropped body's shift (JlSceneBody.dropped) from its placed points p (n x 3); zero otherwise */
+static void drop_shift(const JlSceneBody *b, const double *p, int n, double out[3]) {
+  out[0] = out[1] = out[2] = 0.0;
+  if (!b->dropped || n <= 0) return;
+  double lo[3], hi[3];
+  for (int k = 0; k < 3; k++) lo[k] = hi[k] = p[k];
+  for (int i = 1; i < n; i++)
+    for (int k = 0; k < 3; k++) {
+      lo[k] = p[3 * i + k] < lo[k] ? p[3 * i + k] : lo[k];
+      hi[k] = p[3 * i + k] > hi[k] ? p[3 * i + k] : hi[k];
+    }
+  out[0] = b->drop_at[0] - 0.5 * (lo[0] + hi[0]);
+  out[1] = b->drop_at[1] + 0.25 * (hi[1] - lo[1]) - lo[1];
+  out[2] = b->drop_at[2] - 0.5 * (lo[2] + hi[2]);
+}
+
+static void shift_points(double *p, int n, const double d[3]) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) p[3 * i + k] += d[k];
+}
+
 /* Size and precision hints for a body given as a mesh (file or inline),
  * from its vertices as read (p, n points) and the metres per unit f:
  * - a bounding-box diagonal above 50 m or below 1 mm is more likely a unit
@@ -118,6 +139,9 @@ static JlResult body_surface(const JlSceneBody *b, JlSurface *s, FILE *log, int 
   }
   int imprecise = from_mesh ? warn_size_precision(b, s->vert, s->nvert, body_scale(b), b->mesh_path[0] != 0, log) : 0;
   jl_transform_points(s->vert, s->nvert, body_scale(b), b->rotate_deg, b->translate);
+  double drop[3];
+  drop_shift(b, s->vert, s->nvert, drop);
+  shift_points(s->vert, s->nvert, drop);
   JlMeshReport rep;
   const char *name = b->mesh_path[0] ? b->mesh_path : b->def.name;
   jl_surface_validate(s, name, &rep);
@@ -166,6 +190,9 @@ static JlResult body_tet_mesh(const JlSceneBody *b, JlTetMesh *t, JlSurface *s, 
     fprintf(log, "jelly: note: body '%s': %s: %s\n", b->def.name, b->mesh_path, rep.note[k]);
   warn_size_precision(b, t->node, t->nnode, body_scale(b), 0, log);
   jl_transform_points(t->node, t->nnode, body_scale(b), b->rotate_deg, b->translate);
+  double drop[3];
+  drop_shift(b, t->node, t->nnode, drop);
+  shift_points(t->node, t->nnode, drop);
   /* a mesh of implausible size (a binary file read in the wrong byte order is 1e-41 m wide) or
    * with tets overlapping others (counted twice in volume and mass) is refused unless intended */
   if (b->plausibility_check) {
@@ -190,6 +217,7 @@ static JlResult body_tet_mesh(const JlSceneBody *b, JlTetMesh *t, JlSurface *s, 
   r = jl_surface_load(b->surface_path, s, msg, sizeof msg);
   if (r) return jl_fail(err, errsz, r, "body '%s': surface: %s", b->def.name, msg);
   jl_transform_points(s->vert, s->nvert, body_scale(b), b->rotate_deg, b->translate);
+  shift_points(s->vert, s->nvert, drop);
   JlMeshReport mr;
   jl_surface_validate(s, b->surface_path, &mr);
   if (!mr.ok) {

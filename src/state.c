@@ -447,3 +447,69 @@ out:
   history_free(&h);
   return r;
 }
+
+/* ---------------------------------------------------------------- snapshots */
+
+struct JlSnapshot {
+  JlState state;
+  JlHistory hist;
+  int nforce;
+  JlForceKind kind[JL_MAX_FORCES];
+};
+
+void jl_snapshot_take(const JlWorld *w, JlSnapshot **snap) {
+  JL_ASSERT(w && w->work && snap, "jl_snapshot_take: world (created) and snap must not be NULL");
+  JlSnapshot *s = *snap;
+  if (s && s->state.nnode != w->state.nnode) {
+    jl_snapshot_free(s);
+    s = NULL;
+  }
+  if (!s) {
+    s = jl_calloc(1, sizeof *s);
+    jl_state_alloc(&s->state, w->state.nnode);
+  }
+  jl_state_assign(&s->state, &w->state);
+  jl_world_history_save(w, &s->hist);
+  s->nforce = w->nforce;
+  for (int e = 0; e < w->nforce; e++) s->kind[e] = w->force[e]->kind;
+  *snap = s;
+}
+
+JlResult jl_snapshot_restore(JlWorld *w, const JlSnapshot *snap, char *err, size_t errsz) {
+  JL_ASSERT(w && w->work && snap, "jl_snapshot_restore: world (created) and snapshot must not be NULL");
+  if (snap->state.nnode != w->state.nnode)
+    return jl_fail(err, errsz, JL_ERR_INPUT, "the snapshot has %d nodes, the world %d", snap->state.nnode,
+                   w->state.nnode);
+  JlResult r = same_layout(w, jl_world_base_model(w), snap->nforce, snap->kind, err, errsz);
+  if (r) return r;
+  if (!load_history_or_keep(w, &snap->hist))
+    return jl_fail(err, errsz, JL_ERR_INPUT, "a force element refused the snapshot's history");
+  jl_state_assign(&w->state, &snap->state);
+  return JL_OK;
+}
+
+double jl_snapshot_time(const JlSnapshot *snap) { return snap ? snap->state.t : 0.0; }
+
+size_t jl_snapshot_bytes(const JlSnapshot *snap) {
+  if (!snap) return 0;
+  size_t n = sizeof *snap + snap->hist.cap;
+#define BYTES(f, T, per) n += (size_t)(per) * (size_t)snap->state.nnode * sizeof(T);
+  JL_STATE_ARRAYS(BYTES)
+#undef BYTES
+  return n;
+}
+
+void jl_snapshot_free(JlSnapshot *snap) {
+  if (!snap) return;
+  jl_state_free(&snap->state);
+  history_free(&snap->hist);
+  free(snap);
+}
+
+uint64_t jl_state_hash(const JlState *s) {
+  uint64_t h = fnv(FNV_OFFSET, &s->t, sizeof s->t);
+#define HASH(f, T, per) h = fnv(h, s->f, (size_t)(per) * (size_t)s->nnode * sizeof(T));
+  JL_STATE_ARRAYS(HASH)
+#undef HASH
+  return h;
+}

@@ -61,6 +61,23 @@ JlResult jl_checkpoint_save(const JlWorld *w, const char *path, char *err, size_
  * corrupted; JL_ERR_SYSTEM when it cannot be opened. */
 JlResult jl_checkpoint_load(JlWorld *w, const char *path, char *err, size_t errsz);
 
+/* A world's whole state in memory (JlState and every element's history), as
+ * a checkpoint holds it but without a file: for rewinding (the viewer's
+ * timeline). Restoring it into a world of the same model and elements gives
+ * that world bitwise the results the world it was taken from would have had. */
+typedef struct JlSnapshot JlSnapshot;
+/* Takes w's state into *snap, reusing its buffers when it was taken before
+ * (*snap NULL: allocates one). */
+void jl_snapshot_take(const JlWorld *w, JlSnapshot **snap);
+/* w's state := the snapshot's. JL_ERR_INPUT (w unchanged) when w is of
+ * another node count or force elements, or an element refuses the history. */
+JlResult jl_snapshot_restore(JlWorld *w, const JlSnapshot *snap, char *err, size_t errsz);
+double jl_snapshot_time(const JlSnapshot *snap);  /* s, the state's t */
+size_t jl_snapshot_bytes(const JlSnapshot *snap); /* memory it holds */
+void jl_snapshot_free(JlSnapshot *snap);
+/* FNV-1a (64 bit) over t and the state's arrays: equal states hash equal (reports, tests) */
+uint64_t jl_state_hash(const JlState *s);
+
 #ifdef __cplusplus
 }
 #endif

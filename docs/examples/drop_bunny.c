@@ -28,7 +28,9 @@ int main(int argc, char **argv) {
       fprintf(stderr, "drop_bunny: %s\n", err);
       return 1;
     }
-    const double *v; /* the bunny's surface as it is now (its tets reach a little beyond it) */
+    /* the bunny's surface as it is now: its lattice reaches below it, so at rest it stays about 15 mm
+     * above the ground (docs/physics.md, "Embedded surfaces rest a little above the ground") */
+    const double *v;
     int nv;
     jelly_world_body_surface(world, 0, &v, &nv, NULL, NULL, err, sizeof err);
     double lowest = v[1];

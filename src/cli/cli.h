@@ -27,6 +27,11 @@ int jl_cli_study(int argc, char **argv);  /* src/cli/cli_study.c: integrator stu
  * 16384); comma-separated debug layer names into a JlLayer bit mask. The
  * parsers print "jelly <cmd>: ..." and return 0 on failure. */
 const char *jl_cli_default_scene(char *buf, size_t n);
+/* A file Jelly ships, by its path under models/ ("scenes/default.json", "bunny.obj"): in the working
+ * directory's models/, next to the program (a build folder, or an installed share/jelly/models), or
+ * in the configured prefix's share/jelly/models. 1 when found (out holds its path), else 0 (out holds
+ * "models/REL"). src/cli/cli_data.c */
+int jl_cli_data_file(const char *rel, char *out, size_t n);
 int jl_cli_parse_size(const char *cmd, const char *text, int *width, int *height);
 int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers);
 /* the two as JL_CLI_CALL flags (src/cli/cli.h): dst an int[2] {width, height}, an unsigned mask */
@@ -179,6 +184,14 @@ void jl_cli_print_simulated(FILE *f, double t, double wall, long steps, long cg)
   "Exit codes: 0 success, 1 the simulation diverged (or, with --strict, a result\n" \
   "cannot be trusted), 2 bad input (file, scene key, flag, value out of range),\n"  \
   "3 the system refused (no display, an output that cannot be written, out of\n"    \
-  "memory).\n"
+  "memory), 130 interrupted (Ctrl-C; run and render write what they finished).\n"
+
+/* src/cli/cli_signal.c: Ctrl-C and SIGTERM for run and render. Installs a handler that only sets a flag (a second
+ * signal exits 130 at once); call it after the world is built, so that mesh child processes keep the default. */
+void jl_cli_catch_interrupts(void);
+/* 1 once SIGINT or SIGTERM arrived: stop at the next step, write what the frames on disk need, exit 130 */
+int jl_cli_interrupted(void);
+/* the exit code of an interrupted run (128 + SIGINT, as a shell reports Ctrl-C) */
+#define JL_CLI_INTERRUPTED 130
 
 #endif

@@ -6,7 +6,21 @@
  * Simulates like `jelly run` (same frame and step splitting) and draws every
  * output frame with render/ into DIR/frame_NNNN.png through SDL's software
  * renderer: no display, no video driver. With ffmpeg on PATH it also encodes
- * DIR/movie.mp4. */
+ * DIR/movie.mp4 from this render's frames (-frames:v: never a file beyond
+ * them).
+ *
+ * The output folder is kept as `jelly run` keeps it (src/cli/cli_run_manifest.c):
+ * DIR/jelly_manifest.txt lists what the render wrote. A render first deletes
+ * exactly the files the folder's manifest lists (an earlier render's frames
+ * and movie, or an earlier `jelly run`'s files: a folder holds one command's
+ * output at a time), lists every file it may write before writing any, and
+ * at the end lists what it wrote; a folder with frames, scene .pvd files or
+ * movie.mp4 but no manifest is refused (exit 2) before anything is built.
+ *
+ * Ctrl-C or SIGTERM (src/cli/cli_signal.c) stops the render before its next
+ * step: the frame in progress is dropped, the PNG frames already written stay
+ * and the manifest lists them, no movie is made, the render says so on
+ * stderr and exits 130. A second signal exits 130 at once. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -18,6 +32,7 @@
 
 #include "render/render.h"
 #include "src/cli/cli.h"
+#include "src/cli/cli_run_internal.h"
 #include "src/scene.h"
 
 #define DEFAULT_SCENE "models/scenes/default.json"
@@ -41,8 +56,8 @@ int jl_cli_parse_size(const char *cmd, const char *text, int *w, int *h) {
 }
 
 int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers) {
-  static const char *const names[JL_LAYER_COUNT] = {"wireframe", "tets",      "springs", "contacts",
-                                                    "pins",      "obstacles", "velocity"};
+  static const char *const names[JL_LAYER_COUNT] = {"wireframe", "tets",      "springs",  "contacts",
+                                                    "pins",      "obstacles", "velocity", "strain"};
   *layers = 0;
   const char *p = text;
   while (p && *p) {
@@ -53,7 +68,7 @@ int jl_cli_parse_layers(const char *cmd, const char *text, unsigned *layers) {
     if (!found) {
       fprintf(stderr,
               "jelly %s: unknown layer '%.*s' in --layers (wireframe, tets, springs, "
-              "contacts, pins, obstacles, velocity)\n",
+              "contacts, pins, obstacles, velocity, strain)\n",
               cmd, (int)n, p);
       return 0;
     }
@@ -127,9 +142,13 @@ static void usage(FILE *f) {
           "                    [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
           "Simulates SCENE (default " DEFAULT_SCENE
-          ") like `jelly run` and writes\n"
-          "DIR/frame_NNNN.png for frames 0..N without a display, and DIR/movie.mp4 when\n"
-          "ffmpeg is on PATH.\n"
+          "; or a mesh, dropped on the\n"
+          "ground) like `jelly run` and writes\n"
+          "DIR/frame_NNNN.png for frames 0..N without a display, DIR/movie.mp4 when\n"
+          "ffmpeg is on PATH, and DIR/" MANIFEST
+          ", the files written.\n"
+          "A render first deletes the files DIR's manifest lists (an earlier run's or\n"
+          "render's); it refuses a DIR with frames but no manifest.\n"
           "\n"
           "  --out DIR    output folder (default out/<scene name>)\n"
           "  --size WxH   image size (default 1280x720)\n"
@@ -137,7 +156,7 @@ static void usage(FILE *f) {
           "  --camera EX,EY,EZ,TX,TY,TZ  a fixed eye and the target it looks at (default:\n"
           "               a 3/4 view that follows the bodies)\n"
           "  --layers LIST debug layers: wireframe,tets,springs,contacts,pins,obstacles,\n"
-          "               velocity\n"
+          "               velocity,strain\n"
           "  --no-movie   no movie.mp4\n"
           "  --quiet      print nothing on success (warnings and errors still go to stderr)\n" JL_CLI_SIM_HELP
               JL_CLI_MESH_LIMITS_HELP "\n" JL_CLI_EXIT_HELP);
@@ -155,6 +174,8 @@ int jl_cli_render(int argc, char **argv) {
   double eye[3], target[3];
   JlCliSim sim;
   jl_cli_sim_init(&sim);
+  /* every frame's PNG is planned (and listed in the manifest) before the render starts, as in jelly run */
+  sim.max_frames = 1000000;
   int size[2] = {width, height}, no_movie = 0;
   Camera cam_flag = {eye, target, &has_cam};
   const JlCliFlag flags[] = {
@@ -174,11 +195,20 @@ int jl_cli_render(int argc, char **argv) {
   const char *path = scene ? scene : jl_cli_default_scene(buf, sizeof buf);
   char outdir[4096];
   jl_cli_out_dir(path, out, outdir, sizeof outdir);
+  /* an earlier run or render in DIR: its manifest, or a refusal before anything is built */
+  Names old = {0};
+  int has_manifest = run_manifest_read(outdir, &old, "render");
+  if (has_manifest < 0 || (has_manifest == 0 && run_foreign_files(outdir, "render"))) return JL_ERR_INPUT;
   JlScene sc;
   JlWorld w;
   JlCliTiming tm;
   JlResult r = jl_cli_start("render", path, scene != NULL, &sim, outdir, quiet, &sc, &w, &tm);
-  if (r) return r;
+  if (r) {
+    run_names_free(&old);
+    return r;
+  }
+  /* from here on Ctrl-C and SIGTERM end the render at the next step, its manifest written */
+  jl_cli_catch_interrupts();
   int tty = isatty(STDERR_FILENO) && !quiet;
   int nframes = tm.nframes, steps = tm.steps;
   double h = tm.h;
@@ -186,6 +216,23 @@ int jl_cli_render(int argc, char **argv) {
   int status = 0, written = 0;
   double wall = 0;
   long steps_total = 0, cg_total = 0;
+  /* the earlier run's or render's files go; the manifest lists what this render may write before it writes
+   * anything, then (below) what it wrote */
+  Names none = {0}, planned = {0}, wrote = {0};
+  char name[64];
+  int other = run_names_other(&old, "render");
+  if (other > 0 && !quiet)
+    fprintf(stderr, "jelly render: note: deleting the %d files of the jelly run in '%s' first\n", other, outdir);
+  if (run_manifest_clean(outdir, &old, -1, NULL, &none, "render") != 0) status = JL_ERR_SYSTEM;
+  run_names_free(&old);
+  for (int f = 0; f <= nframes; f++) {
+    snprintf(name, sizeof name, "frame_%04d.png", f);
+    run_names_add(&planned, name);
+  }
+  if (movie) run_names_add(&planned, "movie.mp4");
+  if (!status && run_manifest_write(outdir, &none, &planned, "render") != 0) status = JL_ERR_SYSTEM;
+  run_names_free(&planned);
+  if (status) goto done;
   if (jl_renderer_create_headless(&ren, width, height, err, sizeof err)) {
     fprintf(stderr, "jelly render: %s\n", jl_cli_msg(err));
     status = JL_ERR_SYSTEM;
@@ -198,13 +245,24 @@ int jl_cli_render(int argc, char **argv) {
     jl_camera_frame_world(&cam, &w, (double)width / height); /* then follows the bodies */
   JlRenderOptions opt = jl_default_render_options();
   opt.layers = layers;
+  /* the last frame written and its time; the frame an interrupt dropped after some of its steps (-1: none) */
+  int last = -1, dropped = -1;
+  double t_last = 0;
   for (int f = 0; f <= nframes; f++) {
     double f0 = jl_seconds();
+    int stop = 0;
+    long fsteps = 0, fcg = 0;
     for (int k = 0; f > 0 && k < steps; k++) {
+      /* Ctrl-C: this frame is dropped (polled every step) */
+      if (jl_cli_interrupted()) {
+        stop = 1;
+        if (k > 0) dropped = f;
+        break;
+      }
       JlStepReport rep;
       r = jl_world_step(&w, h, &rep);
-      steps_total += rep.substeps;
-      cg_total += rep.cg_iterations;
+      fsteps += rep.substeps;
+      fcg += rep.cg_iterations;
       if (r) {
         if (tty) fprintf(stderr, "\n");
         fprintf(stderr, "jelly render: diverged in frame %d: %s\n", f, jl_cli_msg(rep.message));
@@ -212,7 +270,10 @@ int jl_cli_render(int argc, char **argv) {
         break;
       }
     }
+    if (stop) break;
     wall += jl_seconds() - f0;
+    steps_total += fsteps;
+    cg_total += fcg;
     if (status) break;
     if (!has_cam && f > 0) jl_camera_follow(&cam, &w, (double)width / height, h * steps); /* one frame, 1/fps */
     jl_render_world(ren, &w, &cam, &opt);
@@ -224,16 +285,21 @@ int jl_cli_render(int argc, char **argv) {
       status = JL_ERR_SYSTEM;
       break;
     }
+    run_names_add(&wrote, strrchr(png, '/') + 1);
     written++;
+    last = f;
+    t_last = w.state.t;
     if (tty) jl_cli_progress(f, nframes, w.state.t, wall);
   }
   if (tty) fprintf(stderr, "\n");
+  /* interrupted (also while the last frame was drawn): the frames so far stay, no movie, exit 130 */
+  int interrupted = !status && jl_cli_interrupted();
   if (!quiet) {
-    jl_cli_print_simulated(stdout, w.state.t, wall, steps_total, cg_total);
+    jl_cli_print_simulated(stdout, interrupted ? t_last : w.state.t, wall, steps_total, cg_total);
     printf("wrote      %d frames %dx%d to %s/frame_NNNN.png\n", written, width, height, outdir);
   }
-  /* the movie: made, or why not (the PNG frames stand on their own) */
-  const char *why = !movie                 ? NULL
+  /* the movie: made, or why not (the PNG frames stand on their own); an interrupt says so below */
+  const char *why = !movie || interrupted  ? NULL
                     : status               ? "the run stopped early"
                     : written < 2          ? "fewer than 2 frames"
                     : strchr(outdir, '\'') ? "the output folder's name has a quote"
@@ -242,20 +308,42 @@ int jl_cli_render(int argc, char **argv) {
     fflush(stdout);
     fprintf(stderr, "jelly render: warning: no movie.mp4: %s%s\n", why,
             strcmp(why, "ffmpeg is not on PATH") == 0 ? " (install ffmpeg, or give --no-movie)" : "");
-  } else if (movie) {
-    char cmd[9000];
+  } else if (movie && !interrupted) {
+    char cmd[9000], mp4[4200];
+    /* exactly this render's frames (-frames:v), whatever else the folder holds */
     snprintf(cmd, sizeof cmd,
-             "ffmpeg -y -loglevel error -framerate %g -i '%s/frame_%%04d.png' -pix_fmt yuv420p "
+             "ffmpeg -y -loglevel error -framerate %g -i '%s/frame_%%04d.png' -frames:v %d -pix_fmt yuv420p "
              "-vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' '%s/movie.mp4'",
-             sc.fps, outdir, outdir);
-    if (system(cmd) == 0) {
+             sc.fps, outdir, written, outdir);
+    int made = system(cmd) == 0;
+    if (made) {
       if (!quiet) printf("wrote      %s/movie.mp4\n", outdir);
     } else {
       fflush(stdout);
       fprintf(stderr, "jelly render: warning: no movie.mp4: ffmpeg failed; the PNG frames are complete\n");
     }
+    /* listed when on disk (a failed ffmpeg may leave part of one) */
+    snprintf(mp4, sizeof mp4, "%s/movie.mp4", outdir);
+    if (made || access(mp4, F_OK) == 0) run_names_add(&wrote, "movie.mp4");
+  }
+  /* the manifest: what this render wrote */
+  int manifest_ok = run_manifest_write(outdir, &none, &wrote, "render") == 0;
+  if (!manifest_ok && !status) status = JL_ERR_SYSTEM;
+  /* an interrupt: what is on disk, even with --quiet */
+  if (interrupted) {
+    fflush(stdout);
+    char drop[96] = "";
+    if (dropped >= 0) snprintf(drop, sizeof drop, "; frame %d, in progress, was dropped", dropped);
+    fprintf(stderr,
+            "jelly render: interrupted at frame %d of %d (t = %.4g s): wrote %s/frame_0000.png to frame_%04d.png "
+            "(%d frames)%s%s%s\n",
+            last, nframes, t_last, outdir, last, written, manifest_ok ? ", " MANIFEST : "",
+            movie ? ", no movie.mp4" : "", drop);
+    if (!status) status = JL_CLI_INTERRUPTED;
   }
 done:
+  run_names_free(&none);
+  run_names_free(&wrote);
   jl_renderer_destroy(ren);
   jl_world_destroy(&w);
   jl_scene_free(&sc);

@@ -269,7 +269,7 @@ void jl_cli_out_dir(const char *scene_path, const char *out, char *buf, size_t n
 int jl_cli_start(const char *cmd, const char *path, int named, const JlCliSim *o, const char *outdir, int quiet,
                  JlScene *sc, JlWorld *w, JlCliTiming *t) {
   char err[4096];
-  if (jl_scene_load(path, sc, err, sizeof err)) {
+  if (jl_scene_open(path, sc, err, sizeof err)) {
     fprintf(stderr, "jelly %s: %s\n", cmd, jl_cli_msg(err));
     if (!named) fprintf(stderr, "jelly %s: (run from the repository root, or name a scene file)\n", cmd);
     return JL_ERR_INPUT;

@@ -1,6 +1,7 @@
 /* Shared command-line helpers (src/cli/cli.h): the commands' flag parsing
  * (getopt_long behind one table per command), strict number parsing for flag
- * values, mkdir -p and the lookup of the default scene. */
+ * values, mkdir -p and the lookup of the default scene. An unknown option
+ * close to a known one is told which ("did you mean '--frames'?"). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 
 #include "mesh/child.h"
 #include "src/cli/cli.h"
+#include "src/suggest.h"
 
 int jl_cli_parse_double(const char *cmd, const char *flag, const char *text, double *out) {
   char *end = NULL;
@@ -39,21 +41,10 @@ int jl_cli_parse_int(const char *cmd, const char *flag, const char *text, long l
   return 1;
 }
 
-/* models/scenes/default.json relative to the working directory (the
- * repository root), else relative to the executable (build/jelly) */
-#define DEFAULT_SCENE "models/scenes/default.json"
-
+/* the default scene Jelly ships (jl_cli_data_file): the working directory's models/, the build's or
+ * the installed share/jelly/models */
 const char *jl_cli_default_scene(char *buf, size_t n) {
-  struct stat st;
-  if (stat(DEFAULT_SCENE, &st) == 0) return DEFAULT_SCENE;
-  char exe[4096];
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len <= 0) return DEFAULT_SCENE;
-  exe[len] = '\0';
-  char *slash = strrchr(exe, '/');
-  if (!slash) return DEFAULT_SCENE;
-  *slash = '\0';
-  if ((size_t)snprintf(buf, n, "%s/../" DEFAULT_SCENE, exe) >= n || stat(buf, &st) != 0) return DEFAULT_SCENE;
+  jl_cli_data_file("scenes/default.json", buf, n); /* the working directory's, the build's or the installed one */
   return buf;
 }
 
@@ -125,6 +116,24 @@ static int take(const char *cmd, const JlCliFlag *f, const char *value) {
   return 0;
 }
 
+/* " (did you mean '--frames'?)" when the name of an unknown option (before any '=') is close to one of the n
+ * flags of the table or --help (src/suggest.h), else "" */
+static void option_hint(const char *typed, const JlCliFlag *all, int n, char *hint, size_t hintsz) {
+  const char *names[MAX_FLAGS + 2];
+  for (int i = 0; i < n; i++) names[i] = all[i].name;
+  names[n] = "--help";
+  names[n + 1] = NULL;
+  hint[0] = '\0';
+  char name[JL_SUGGEST_MAX + 1];
+  size_t len = 0;
+  while (len <= JL_SUGGEST_MAX && typed[len] && typed[len] != '=') len++;
+  if (len > JL_SUGGEST_MAX) return;
+  memcpy(name, typed, len);
+  name[len] = '\0';
+  const char *s = jl_suggest(name, names);
+  if (s && strcmp(s, name) != 0) snprintf(hint, hintsz, " (did you mean '%s'?)", s);
+}
+
 /* a positional argument: the spec's one, else an error */
 static int positional(const JlCliSpec *sp, const char *text) {
   if (!sp->arg) {
@@ -181,7 +190,10 @@ int jl_cli_parse(const JlCliSpec *sp, int argc, char **argv) {
     size_t len = k >= 0 ? strlen(all[k].name) : 0;
     /* whole names only: getopt_long would also take an unambiguous prefix */
     if (k < 0 || strncmp(typed, all[k].name, len) != 0 || (typed[len] != '\0' && typed[len] != '=')) {
-      fprintf(stderr, "jelly %s: unknown option '%s' (see jelly %s --help)\n", sp->cmd, typed, sp->cmd);
+      /* the suggestion after the message of old, which scripts may look for whole */
+      char hint[JL_SUGGEST_MAX + 24];
+      option_hint(typed, all, n, hint, sizeof hint);
+      fprintf(stderr, "jelly %s: unknown option '%s' (see jelly %s --help)%s\n", sp->cmd, typed, sp->cmd, hint);
       return 2;
     }
     if (c == ':') {

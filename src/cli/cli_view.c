@@ -1,7 +1,7 @@
 /* `jelly view`: the interactive SDL2 viewer (src/cli/viewer.c and the parts
  * listed in src/cli/viewer_internal.h).
  *
- *   jelly view [SCENE] [--size WxH] [--frames N] [--screenshot FILE]
+ *   jelly view [FILE] [--size WxH] [--frames N] [--screenshot FILE]
  *              [--script FILE] [--report FILE] [--integrator NAME] [--dt S]
  *              [--layers LIST]
  *
@@ -11,22 +11,28 @@
  * the last frame and exits: the scripted mode tests and batch jobs use.
  * Keys and the script format are in docs/viewer.md. */
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "src/cli/viewer.h"
 #include "src/cli/cli.h"
 
+#define VIEW_DEFAULT_SCENE "models/scenes/default.json"
+
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: jelly view [SCENE] [--size WxH] [--frames N | --seconds N]\n"
+          "usage: jelly view [FILE] [--size WxH] [--frames N | --seconds N]\n"
           "                  [--screenshot FILE] [--script FILE] [--report FILE]\n"
           "                  [--layers LIST]\n"
           "                  [--dt S] [--fps F] [--integrator NAME] [--threads N]\n"
           "                  [--mesh-timeout S] [--mesh-memory MB] [--mesh-max-file MB]\n"
           "\n"
-          "Opens a window on SCENE (default models/scenes/default.json). Right-drag orbits,\n"
-          "middle- or shift-drag pans, the wheel zooms, left-drag pulls a body; press H in\n"
-          "the window for all keys. Needs a display (X11 or Wayland); without one it\n"
-          "exits 3 at once: use `jelly render` for headless PNG frames.\n"
+          "Opens a window on FILE: a scene (.json), or a surface or tet mesh dropped on\n"
+          "the ground of a default world. Without FILE: models/scenes/default.json when\n"
+          "the working directory has it, else an empty world (keys 1-5 spawn bodies, a\n"
+          "file dragged onto the window joins the world). Right-drag orbits, middle- or\n"
+          "shift-drag pans, the wheel zooms, left-drag pulls a body; press H in the\n"
+          "window for all keys. Needs a display (X11 or Wayland); without one it exits 3\n"
+          "at once: use `jelly render` for headless PNG frames.\n"
           "\n"
           "  --size WxH        window size (default 1280x720)\n"
           "  --frames N        run N frames unattended (1/fps of simulated time each,\n"
@@ -39,7 +45,23 @@ static void usage(FILE *f) {
           "  --script FILE     timed input events (docs/viewer.md)\n"
           "  --report FILE     each body's centre of mass at start and end, and drags\n"
           "  --layers LIST     debug layers: wireframe,tets,springs,contacts,pins,\n"
-          "                    obstacles,velocity\n" JL_CLI_SIM_HELP JL_CLI_MESH_LIMITS_HELP "\n" JL_CLI_EXIT_HELP);
+          "                    obstacles,velocity,strain\n"
+          "  --history S       seconds of recent states kept for rewinding (default 10,\n"
+          "                    0: none)\n"
+          "  --plots           start with the live plots panel shown (L toggles it)\n" JL_CLI_SIM_HELP
+              JL_CLI_MESH_LIMITS_HELP "\n" JL_CLI_EXIT_HELP);
+}
+
+/* --history S: seconds from 0 (no timeline) to an hour */
+static int history_flag(const char *cmd, const char *flag, const char *value, void *dst) {
+  double s;
+  if (!jl_cli_parse_double(cmd, flag, value, &s)) return 0;
+  if (!(s >= 0 && s <= 3600)) {
+    fprintf(stderr, "jelly %s: %s expects seconds from 0 (no rewinding) to 3600, got '%s'\n", cmd, flag, value);
+    return 0;
+  }
+  *(double *)dst = s;
+  return 1;
 }
 
 int jl_cli_view(int argc, char **argv) {
@@ -56,6 +78,8 @@ int jl_cli_view(int argc, char **argv) {
       JL_CLI_FLAG_TEXT("--script", &d.script, "file name"),
       JL_CLI_FLAG_TEXT("--report", &d.report, "file name"),
       JL_CLI_FLAG_CALL("--layers", &d.layers, jl_cli_layers_flag),
+      JL_CLI_FLAG_CALL("--history", &d.history, history_flag),
+      JL_CLI_FLAG_SWITCH("--plots", &d.plots),
   };
   JlCliSpec spec = {"view", flags, (int)(sizeof flags / sizeof flags[0]), &sim, &scene, "scene", usage};
   int rc = jl_cli_parse(&spec, argc, argv);
@@ -73,7 +97,8 @@ int jl_cli_view(int argc, char **argv) {
   d.fps = sim.fps;
   d.integrator = sim.integrator;
   d.threads = sim.threads > 0 ? sim.threads : 0;
-  char buf[4200];
-  d.scene = scene ? scene : jl_cli_default_scene(buf, sizeof buf);
+  /* no file: the scene of a checkout in the working directory, else an empty world for the spawn keys */
+  struct stat st;
+  d.scene = scene ? scene : stat(VIEW_DEFAULT_SCENE, &st) == 0 ? VIEW_DEFAULT_SCENE : NULL;
   return jl_viewer_run(&d);
 }

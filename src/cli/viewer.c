@@ -37,6 +37,7 @@
 
 #include "src/cli/cli.h"
 #include "src/cli/viewer_internal.h"
+#include "src/state.h"
 
 /* the frame rate of an interactive run while the solver is behind real time */
 #define JL_VIEW_BEHIND_FPS 33.0
@@ -46,6 +47,7 @@ JlViewerDef jl_default_viewer_def(void) {
   memset(&d, 0, sizeof d);
   d.width = 1280;
   d.height = 720;
+  d.history = 10.0;
   return d;
 }
 
@@ -58,7 +60,13 @@ static void write_report(Viewer *v, const char *status) {
   }
   double right[3], up[3], fwd[3];
   jl_camera_basis(&v->cam, right, up, fwd);
-  fprintf(f, "scene %s\nframes %d\nstatus %s\ntime %.9g\n", v->def.scene, v->frame, status, v->world.state.t);
+  fprintf(f, "scene %s\nframes %d\nstatus %s\ntime %.9g\n", v->scene.path, v->frame, status, v->world.state.t);
+  if (v->script_error[0]) fprintf(f, "error %s\n", v->script_error);
+  /* the state at the end, bitwise (tests compare runs by it) */
+  fprintf(f, "state_hash %016llx\n", (unsigned long long)jl_state_hash(&v->world.state));
+  TimelineSpan span;
+  jl_timeline_span(&v->tl, &span);
+  fprintf(f, "history_frames %d\nhistory_seconds %.9g\nhistory_bytes %zu\n", span.count, span.t1 - span.t0, span.bytes);
   if (v->def.seconds > 0) {
     /* the interactive run's pace: displayed frames per wall second, wall seconds per simulated second
      * while running (1 = real time) */
@@ -101,10 +109,26 @@ int jl_viewer_run(const JlViewerDef *def) {
    * scripted runs (--frames), which show nothing to anyone, may run there. */
   char err[4096];
   int status = 0;
-  if (jl_scene_load(def->scene, &v.scene, err, sizeof err)) {
+  if (jl_scene_open(def->scene, &v.scene, err, sizeof err)) {
     fprintf(stderr, "jelly view: %s\n", jl_cli_msg(err));
     free(v.ev);
     return 2;
+  }
+  /* no display in the environment: an interactive run stops here, before SDL (whose video drivers
+   * would print their own complaints, e.g. about XDG_RUNTIME_DIR, ahead of this message); a scripted
+   * run takes SDL's windowless drivers unless the user chose one */
+  const char *display = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY"),
+             *driver_env = getenv("SDL_VIDEODRIVER");
+  if (!(display && display[0]) && !(wayland && wayland[0]) && !(driver_env && driver_env[0])) {
+    if (def->frames <= 0) {
+      fprintf(stderr,
+              "jelly view: no display: use `jelly render` for headless PNG frames (neither DISPLAY nor "
+              "WAYLAND_DISPLAY is set; run under xvfb-run, or give --frames N for a scripted run)\n");
+      jl_scene_free(&v.scene);
+      free(v.ev);
+      return JL_ERR_SYSTEM;
+    }
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen,dummy");
   }
   if (SDL_Init(SDL_INIT_VIDEO) != 0) {
     fprintf(stderr,
@@ -134,6 +158,9 @@ int jl_viewer_run(const JlViewerDef *def) {
   if (def->threads > 0) v.scene.step.threads = def->threads;
   if (def->fps > 0) v.scene.fps = def->fps;
   v.frame_dt = 1.0 / v.scene.fps;
+  jl_timeline_init(&v.tl, def->history, v.frame_dt);
+  pthread_mutex_init(&v.plots.lock, NULL);
+  atomic_store(&v.plots.on, def->plots != 0);
   /* the checks `jelly run` makes (src/cli/cli_sim.c): a given step no longer than a frame, at most 1e7 per frame */
   if ((def->dt > 0 || v.scene.dt_set) && jl_dt_too_long(def->dt > 0 ? def->dt : v.scene.dt, v.frame_dt)) {
     fprintf(stderr, "jelly view: %s %.9g s is longer than one frame (1/fps = %.9g s); %s or raise fps (--fps)\n",
@@ -198,7 +225,8 @@ int jl_viewer_run(const JlViewerDef *def) {
   while (!v.quit) {
     SDL_Event e;
     while (SDL_PollEvent(&e)) {
-      if (def->frames > 0 && e.type != SDL_QUIT && e.type != SDL_WINDOWEVENT) continue;
+      /* scripted runs take no input but the script's (its drops arrive as SDL_DROPFILE) */
+      if (def->frames > 0 && e.type != SDL_QUIT && e.type != SDL_WINDOWEVENT && e.type != SDL_DROPFILE) continue;
       if (jl_viewer_event_needs_world(&v, &e)) jl_viewer_hold(&v);
       jl_viewer_handle_event(&v, &e);
     }
@@ -274,7 +302,10 @@ int jl_viewer_run(const JlViewerDef *def) {
     jl_render_world(v.r, v.shown, &v.cam, &v.opt);
     jl_viewer_draw_drag(&v);
     jl_viewer_draw_hud(&v);
+    jl_viewer_draw_plots(&v);
+    jl_viewer_draw_timeline(&v);
     jl_viewer_release(&v);
+    jl_viewer_record_frame(&v);
     for (int i = 0; i < v.nev; i++)
       if (v.ev[i].type == EV_SCREENSHOT && v.ev[i].frame == v.frame) jl_viewer_screenshot(&v, v.ev[i].file);
     v.frame++;
@@ -303,10 +334,16 @@ int jl_viewer_run(const JlViewerDef *def) {
   }
   jl_viewer_stepper_stop(&v); /* the world is this thread's again */
   jl_viewer_spawn_cancel(&v);
+  if (v.rec.on) jl_viewer_record_toggle(&v); /* a recording under way ends with the run */
   if (v.quit == 2) status = 2;
   if (v.dragging) jl_viewer_drag_release(&v);
-  write_report(&v, v.error[0] ? "diverged" : "ok");
+  write_report(&v, v.script_error[0] ? "script_error" : v.error[0] ? "diverged" : "ok");
   if (def->frames > 0 && v.error[0] && status == 0) status = 1;
+  /* a script that did not do what it says is bad input: its run proves nothing */
+  if (v.script_error[0]) {
+    fprintf(stderr, "jelly view: %s\n", v.script_error);
+    status = 2;
+  }
 
 done:
   if (v.r) {
@@ -319,6 +356,8 @@ done:
   if (v.gravity) jl_force_free(v.gravity);
   if (v.has_world) jl_world_destroy(&v.world);
   jl_scene_free(&v.scene);
+  jl_timeline_free(&v.tl);
+  pthread_mutex_destroy(&v.plots.lock);
   free(v.com0);
   free(v.ev);
   return status;

@@ -6,7 +6,7 @@
 #include "render/render.h"
 
 typedef struct JlViewerDef {
-  const char *scene;      /* scene file path (required) */
+  const char *scene;      /* what to open: a scene or mesh file (jl_scene_open); NULL: an empty world */
   int width, height;      /* window size, default 1280 x 720 */
   int frames;             /* > 0: run this many frames without waiting for input, then quit
                              (fixed 1/fps of simulated time per frame); default 0 (interactive) */
@@ -21,6 +21,8 @@ typedef struct JlViewerDef {
   int seconds;            /* > 0: interactive (real-time pacing) for this many seconds of wall time, then
                              quit; --script events replay by displayed frame, the report gets the frame
                              rate and pace (a measurement of the interactive viewer) */
+  double history;         /* s of recent states kept for rewinding (the timeline); default 10, 0: none */
+  int plots;              /* 1: the live plots panel starts shown (L toggles it); default 0 */
 } JlViewerDef;
 
 JlViewerDef jl_default_viewer_def(void);

@@ -74,16 +74,29 @@ void jl_viewer_draw_hud(Viewer *v) {
     snprintf(line, sizeof line, "meshing %s ...", v->spawn_body.def.name);
     y = text_panel(v, y, scale, yellow, line);
   }
+  if (v->rec.on) {
+    char line[600];
+    snprintf(line, sizeof line, "REC %d frames to %s/   M stops", v->rec.frames, v->rec.dir);
+    y = text_panel(v, y, scale, red, line);
+  }
+  if (m->nbody == 0 && !v->meshing)
+    y = text_panel(v, y, scale, yellow,
+                   "an empty world: keys 1-5 spawn a body; drop a mesh or scene file on the window to add it");
   if (v->note[0] && jl_seconds() < v->note_until) text_panel(v, y, scale, yellow, v->note);
   if (v->help) {
     const char *help =
         "mouse   right-drag orbit   middle/shift-drag pan   wheel zoom\n"
         "        left-drag a body to pull it; release to throw\n"
         "space   pause / resume        N  single step\n"
+        "left/right  rewind / forward a frame (shift: 1 s)\n"
+        "home/end    oldest / newest state; click the bar\n"
         "R       reset scene           F  frame all bodies\n"
         "1-5     spawn box, sphere, torus, bunny, random\n"
+        "        (or drop a mesh or scene file on the window)\n"
         "G       gravity on/off        +/-  time step x2 / x0.5\n"
         "I       cycle integrator      P  save PNG screenshot\n"
+        "M       record / stop (PNG frames, mp4)\n"
+        "L       live plots            K  strain colours\n"
         "W T S   wireframe, tets, springs (strain colours)\n"
         "C X O V contacts, pinned nodes, obstacles, velocities\n"
         "H       this help             Esc  quit";
@@ -96,6 +109,8 @@ void jl_viewer_draw_hud(Viewer *v) {
         "        release to throw\n"
         "space   pause / resume\n"
         "N       single step\n"
+        "left/right  rewind / forward\n"
+        "home/end    oldest / newest\n"
         "R       reset scene\n"
         "F       frame all bodies\n"
         "1-5     spawn box, sphere, torus,\n"
@@ -104,6 +119,9 @@ void jl_viewer_draw_hud(Viewer *v) {
         "+/-     time step x2 / x0.5\n"
         "I       cycle integrator\n"
         "P       save PNG screenshot\n"
+        "M       record / stop\n"
+        "L       live plots\n"
+        "K       strain colours\n"
         "W T S   wireframe, tets, springs\n"
         "C X O V contacts, pins, obstacles,\n"
         "        velocities\n"

@@ -4,6 +4,7 @@
  * on a plane facing the camera, and the keys act on the world, the camera,
  * the debug layers and screenshots. */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -101,10 +102,33 @@ void jl_viewer_handle_key(Viewer *v, SDL_Keycode key, int want_shot) {
       break;
     case SDLK_SPACE:
       v->paused = !v->paused;
+      if (!v->paused) jl_timeline_resume(&v->tl); /* from the state rewound to, if any */
       break;
     case SDLK_n:
+      jl_timeline_resume(&v->tl);
       v->step_once = 1;
       v->paused = 1;
+      break;
+    case SDLK_LEFT:
+      jl_viewer_rewind(v, (SDL_GetModState() & KMOD_SHIFT) ? -(int)lround(1.0 / v->frame_dt) : -1, 0);
+      break;
+    case SDLK_RIGHT:
+      jl_viewer_rewind(v, (SDL_GetModState() & KMOD_SHIFT) ? (int)lround(1.0 / v->frame_dt) : 1, 0);
+      break;
+    case SDLK_l:
+      atomic_store(&v->plots.on, !atomic_load(&v->plots.on));
+      break;
+    case SDLK_m:
+      jl_viewer_record_toggle(v);
+      break;
+    case SDLK_k:
+      toggle_layer(v, JL_LAYER_STRAIN);
+      break;
+    case SDLK_HOME:
+      jl_viewer_rewind(v, 0, 0);
+      break;
+    case SDLK_END:
+      jl_viewer_rewind(v, 0, INT_MAX);
       break;
     case SDLK_r:
       if (!jl_viewer_reset(v)) v->quit = 2;
@@ -174,6 +198,36 @@ void jl_viewer_handle_key(Viewer *v, SDL_Keycode key, int want_shot) {
   }
 }
 
+void jl_viewer_rewind(Viewer *v, int delta, int index) {
+  if (v->meshing) {
+    jl_viewer_note(v, "still meshing %s", v->spawn_body.def.name);
+    return;
+  }
+  if (v->dragging) jl_viewer_drag_release(v);
+  if (v->def.history <= 0) {
+    jl_viewer_note(v, "%s", "no history to rewind (--history 0)");
+    return;
+  }
+  int i = delta != 0 ? jl_timeline_step_index(&v->tl, &v->world, delta) : index;
+  char err[512] = "";
+  if (!jl_timeline_seek(&v->tl, &v->world, i, err, sizeof err)) {
+    if (err[0]) jl_viewer_note(v, "cannot rewind: %s", err);
+    return;
+  }
+  v->paused = 1;
+  v->error[0] = '\0'; /* a divergence after this state has not happened here */
+}
+
+/* the timeline bar: along the window's bottom (viewer_hud.c draws it) */
+int jl_viewer_on_timeline(const Viewer *v, double x, double y, double *frac) {
+  int bx, by, bw, bh;
+  jl_viewer_timeline_rect(v, &bx, &by, &bw, &bh);
+  if (!(x >= bx - 4 && x <= bx + bw + 4 && y >= by - 6 && y <= by + bh + 6)) return 0;
+  double f = (x - bx) / (bw > 1 ? bw : 1);
+  *frac = f < 0 ? 0 : f > 1 ? 1 : f;
+  return 1;
+}
+
 int jl_viewer_event_needs_world(const Viewer *v, const SDL_Event *e) {
   switch (e->type) {
     case SDL_KEYDOWN:
@@ -182,6 +236,10 @@ int jl_viewer_event_needs_world(const Viewer *v, const SDL_Event *e) {
       return e->button.button == SDL_BUTTON_LEFT; /* picks a body */
     case SDL_MOUSEBUTTONUP:
       return v->dragging; /* releases the drag */
+    case SDL_MOUSEMOTION:
+      return v->scrubbing; /* seeks along the timeline */
+    case SDL_DROPFILE:
+      return 1; /* a body joins, or a scene replaces the world */
     default:
       return 0; /* camera, window */
   }
@@ -208,17 +266,35 @@ void jl_viewer_handle_event(Viewer *v, const SDL_Event *e) {
         v->panning = 1;
       else if (e->button.button == SDL_BUTTON_RIGHT)
         v->orbiting = 1;
-      else if (e->button.button == SDL_BUTTON_LEFT)
-        jl_viewer_drag_press(v);
+      else if (e->button.button == SDL_BUTTON_LEFT) {
+        double frac;
+        if (jl_viewer_on_timeline(v, v->mx, v->my, &frac)) { /* scrub the timeline */
+          v->scrubbing = 1;
+          jl_viewer_rewind(v, 0, jl_timeline_index_at(&v->tl, frac));
+        } else {
+          jl_viewer_drag_press(v);
+        }
+      }
       break;
     }
     case SDL_MOUSEBUTTONUP:
       v->orbiting = v->panning = 0;
-      if (e->button.button == SDL_BUTTON_LEFT) jl_viewer_drag_release(v);
+      if (e->button.button == SDL_BUTTON_LEFT) {
+        v->scrubbing = 0;
+        jl_viewer_drag_release(v);
+      }
       break;
     case SDL_MOUSEMOTION: {
       double dx = e->motion.xrel * sx, dy = e->motion.yrel * sy;
       v->mx = e->motion.x * sx, v->my = e->motion.y * sy;
+      if (v->scrubbing) {
+        double frac;
+        jl_viewer_on_timeline(v, v->mx, v->my, &frac);
+        int bx, by, bw, bh;
+        jl_viewer_timeline_rect(v, &bx, &by, &bw, &bh);
+        frac = (v->mx - bx) / (bw > 1 ? bw : 1);
+        jl_viewer_rewind(v, 0, jl_timeline_index_at(&v->tl, frac < 0 ? 0 : frac > 1 ? 1 : frac));
+      }
       if (v->orbiting) jl_camera_orbit(&v->cam, -0.008 * dx, 0.008 * dy);
       if (v->panning) jl_camera_pan(&v->cam, v->r->height, dx, dy);
       if (v->orbiting || v->panning) v->follow = 0; /* the user's camera now */
@@ -227,6 +303,12 @@ void jl_viewer_handle_event(Viewer *v, const SDL_Event *e) {
     case SDL_MOUSEWHEEL:
       jl_camera_zoom(&v->cam, pow(0.9, e->wheel.y));
       v->follow = 0;
+      break;
+    case SDL_DROPFILE:
+      if (e->drop.file) {
+        jl_viewer_drop_file(v, e->drop.file);
+        SDL_free(e->drop.file);
+      }
       break;
     case SDL_RENDER_TARGETS_RESET:
     case SDL_RENDER_DEVICE_RESET:

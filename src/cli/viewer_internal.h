@@ -22,7 +22,7 @@
 
 /* ---- script events (viewer_script.c) ---- */
 
-typedef enum EvType { EV_KEY, EV_DRAG, EV_ORBIT, EV_ZOOM, EV_SCREENSHOT, EV_COUNT } EvType;
+typedef enum EvType { EV_KEY, EV_DRAG, EV_ORBIT, EV_ZOOM, EV_SCREENSHOT, EV_DROP, EV_COUNT } EvType;
 
 typedef struct Event {
   int frame;
@@ -55,10 +55,69 @@ typedef struct ViewerStepper {
   size_t cap;        /* doubles in x and v */
 } ViewerStepper;
 
+/* ---- the timeline: recent states for rewinding (viewer_timeline.c) ---- */
+
+typedef struct JlSnapshot JlSnapshot;
+typedef struct Timeline {
+  pthread_mutex_t lock; /* the ring's bookkeeping: the worker adds, the window reads and seeks */
+  JlSnapshot **snap;    /* ring of cap snapshots, count of them from start (the oldest) */
+  int cap, start, count;
+  int want;      /* snapshots asked for: --history seconds at the frame rate, + 1 */
+  int capped;    /* 1: a quarter of the memory holds fewer than want */
+  int cursor;    /* the snapshot the world was set back to (paused), -1 while live */
+  size_t bytes;  /* held by the snapshots */
+  size_t budget; /* bytes the ring may hold */
+  double frame_dt, next_t;
+} Timeline;
+
+/* what the timeline bar shows */
+typedef struct TimelineSpan {
+  int count, cursor, capped;
+  size_t bytes;
+  double t0, t1, tc; /* s: oldest, newest and the shown snapshot (t1 while live) */
+} TimelineSpan;
+
+void jl_timeline_init(Timeline *tl, double seconds, double frame_dt);
+void jl_timeline_clear(Timeline *tl); /* a new model: the timeline starts again */
+void jl_timeline_free(Timeline *tl);
+/* after a step of w: a snapshot when the step reached the next frame boundary */
+void jl_timeline_after_step(Timeline *tl, const JlWorld *w);
+void jl_timeline_span(Timeline *tl, TimelineSpan *out);
+/* w := snapshot `index` (0 oldest; clamped); 0 (message in err) when none or it does not fit */
+int jl_timeline_seek(Timeline *tl, JlWorld *w, int index, char *err, size_t errsz);
+/* the snapshot `delta` frames from the one shown (from the live state: the newest before it) */
+int jl_timeline_step_index(Timeline *tl, const JlWorld *w, int delta);
+/* running again from the snapshot shown: the snapshots after it are dropped */
+void jl_timeline_resume(Timeline *tl);
+/* the snapshot at fraction frac (0 oldest, 1 newest) of the bar; -1 when empty */
+int jl_timeline_index_at(Timeline *tl, double frac);
+
+/* ---- live plots: per step figures of the last seconds (viewer_panels.c) ---- */
+
+enum { PLOT_KINETIC, PLOT_ELASTIC, PLOT_GRAVITY, PLOT_CONTACT, PLOT_CONTACTS, PLOT_CG, PLOT_SERIES };
+#define JL_PLOT_SAMPLES 1200 /* steps kept: 20 s at 60 steps per second */
+typedef struct Plots {
+  pthread_mutex_t lock; /* the stepping thread adds, the window draws */
+  atomic_int on;        /* sampled only while the panel is shown (each sample evaluates the energies) */
+  int n, head;          /* samples held, and where the next goes */
+  double t[JL_PLOT_SAMPLES], val[PLOT_SERIES][JL_PLOT_SAMPLES];
+} Plots;
+/* after a step (cg: its CG iterations): a sample when the panel is on */
+void jl_plots_after_step(Plots *p, const JlWorld *w, int cg);
+void jl_plots_clear(Plots *p);
+
+/* ---- recording the window (viewer_panels.c) ---- */
+
+typedef struct Recording {
+  int on, frames, count; /* recording now; frames written; recordings made this run */
+  char dir[512];         /* jelly_recording_NNN/ in the working directory */
+} Recording;
+
 /* ---- the viewer's state ---- */
 
 typedef struct Viewer {
-  JlViewerDef def;
+  JlViewerDef def;       /* def.scene: the file shown (NULL: an empty world), reloaded by R */
+  char scene_file[4096]; /* a scene file dropped on the window (def.scene then points here) */
   JlScene scene;
   JlWorld world;
   int has_world;
@@ -92,6 +151,7 @@ typedef struct Viewer {
   int nev;
   int sdrag_active;
   const Event *sdrag;
+  char script_error[512]; /* the first scripted event that could not do what it says (exit 2, in the report) */
   /* report */
   int nbody0;
   double (*com0)[3];
@@ -112,6 +172,10 @@ typedef struct Viewer {
   JlModel spawn_model;
   int spawn_rc;
   char spawn_err[1024];
+  Timeline tl;   /* recent states (viewer_timeline.c) */
+  Plots plots;   /* the live plots' samples (L) */
+  Recording rec; /* the window recorded to PNG frames (M) */
+  int scrubbing; /* the left button went down on the timeline bar and is held */
   /* interactive runs step on a worker thread (viewer_stepper.c); scripted
    * runs step here and draw the world itself */
   ViewerStepper stepper;
@@ -143,6 +207,9 @@ int jl_viewer_reset(Viewer *v); /* reloads the scene file; 0 after printing */
 void jl_viewer_spawn(Viewer *v, int kind);
 /* adds a spawned body whose mesh is ready (wait: block until it is); 1 when one was added */
 int jl_viewer_spawn_poll(Viewer *v, int wait);
+/* a file dropped on the window (SDL_DROPFILE, or a script's `drop`): a scene replaces the world, a
+ * surface or tet mesh joins it as a body dropped from above the others, meshed on the worker thread */
+void jl_viewer_drop_file(Viewer *v, const char *path);
 /* waits for a running mesher and drops its body (reset, quit) */
 void jl_viewer_spawn_cancel(Viewer *v);
 double jl_viewer_default_step(Viewer *v, JlIntegrator i);
@@ -173,8 +240,24 @@ void jl_viewer_handle_event(Viewer *v, const SDL_Event *e);
 /* 1 when handling e reads or changes the world (keys, picking, releasing a drag) */
 int jl_viewer_event_needs_world(const Viewer *v, const SDL_Event *e);
 
+/* viewer_input.c: rewinding by the timeline: `delta` frames (from the live state: the newest snapshot
+ * before it), or to snapshot `index` when delta is 0; pauses */
+void jl_viewer_rewind(Viewer *v, int delta, int index);
+/* 1 when window pixel (x, y) is on the timeline bar; *frac its position along it */
+int jl_viewer_on_timeline(const Viewer *v, double x, double y, double *frac);
+
 /* viewer_hud.c */
 void jl_viewer_draw_hud(Viewer *v);
+/* the timeline bar's rectangle in window pixels */
+void jl_viewer_timeline_rect(const Viewer *v, int *x, int *y, int *w, int *h);
+
+/* viewer_panels.c */
+void jl_viewer_draw_timeline(Viewer *v);
+void jl_viewer_draw_plots(Viewer *v);
+/* M: starts recording the window, or stops (and encodes an mp4 with ffmpeg when it is there) */
+void jl_viewer_record_toggle(Viewer *v);
+/* after a frame is drawn: its PNG while recording */
+void jl_viewer_record_frame(Viewer *v);
 void jl_viewer_draw_drag(Viewer *v);
 
 #endif

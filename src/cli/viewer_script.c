@@ -17,7 +17,8 @@ typedef struct KeyName {
 
 static const KeyName key_names[] = {
     {"space", SDLK_SPACE}, {"escape", SDLK_ESCAPE}, {"esc", SDLK_ESCAPE}, {"plus", SDLK_PLUS},
-    {"+", SDLK_PLUS},      {"minus", SDLK_MINUS},   {"-", SDLK_MINUS},
+    {"+", SDLK_PLUS},      {"minus", SDLK_MINUS},   {"-", SDLK_MINUS},    {"left", SDLK_LEFT},
+    {"right", SDLK_RIGHT}, {"home", SDLK_HOME},     {"end", SDLK_END},
 };
 
 static SDL_Keycode parse_key(const char *s) {
@@ -65,8 +66,9 @@ int jl_viewer_load_script(const char *path, Event **out, int *nout) {
     if (strcmp(cmd, "key") == 0) {
       e->type = EV_KEY;
       if (sscanf(rest, "%1023s %n", word[0], &extra) != 1 || (e->key = parse_key(word[0])) == SDLK_UNKNOWN) {
-        fprintf(stderr, "%s:%d: unknown key '%s' (a letter, a digit, space, escape, plus, minus)\n", path, lineno,
-                word[0]);
+        fprintf(stderr,
+                "%s:%d: unknown key '%s' (a letter, a digit, space, escape, plus, minus, left, right, home, end)\n",
+                path, lineno, word[0]);
         ok = 0;
       }
     } else if (strcmp(cmd, "drag") == 0) {
@@ -95,8 +97,14 @@ int jl_viewer_load_script(const char *path, Event **out, int *nout) {
         fprintf(stderr, "%s:%d: screenshot expects a file name\n", path, lineno);
         ok = 0;
       }
+    } else if (strcmp(cmd, "drop") == 0) {
+      e->type = EV_DROP;
+      if (sscanf(rest, "%1023s %n", e->file, &extra) != 1) {
+        fprintf(stderr, "%s:%d: drop expects a file name (a scene or a mesh)\n", path, lineno);
+        ok = 0;
+      }
     } else {
-      fprintf(stderr, "%s:%d: unknown action '%s' (key, drag, orbit, zoom, screenshot)\n", path, lineno, cmd);
+      fprintf(stderr, "%s:%d: unknown action '%s' (key, drag, orbit, zoom, screenshot, drop)\n", path, lineno, cmd);
       ok = 0;
     }
     if (ok && rest[extra] != '\0' && rest[extra] != '\n') {
@@ -148,9 +156,9 @@ void jl_viewer_run_script(Viewer *v) {
         jl_viewer_drag_release(v);
         v->mx = e->a[0], v->my = e->a[1];
         jl_viewer_drag_press(v);
-        if (!v->dragging)
-          fprintf(stderr, "jelly view: scripted drag at frame %d: no body under (%g, %g)\n", e->frame, e->a[0],
-                  e->a[1]);
+        if (!v->dragging && !v->script_error[0])
+          snprintf(v->script_error, sizeof v->script_error,
+                   "scripted drag at frame %d grabbed nothing: no body under (%g, %g)", e->frame, e->a[0], e->a[1]);
         v->sdrag = e;
         v->sdrag_active = 1;
         break;
@@ -162,6 +170,16 @@ void jl_viewer_run_script(Viewer *v) {
         jl_camera_zoom(&v->cam, e->a[0]);
         v->follow = 0;
         break;
+      case EV_DROP: {
+        /* as the window system delivers a dropped file: an SDL_DROPFILE event, handled next frame */
+        SDL_Event d;
+        memset(&d, 0, sizeof d);
+        d.type = SDL_DROPFILE;
+        d.drop.file = SDL_strdup(e->file);
+        d.drop.windowID = SDL_GetWindowID(v->win);
+        if (SDL_PushEvent(&d) != 1) SDL_free(d.drop.file);
+        break;
+      }
       default:
         break;
     }

@@ -56,6 +56,10 @@ static int adopt_model(Viewer *v, JlModel *m, const JlWorld *old) {
   if (v->has_world) jl_world_destroy(&v->world);
   v->world = w;
   v->has_world = 1;
+  /* another model: the timeline starts again, from this state */
+  jl_timeline_clear(&v->tl);
+  jl_timeline_after_step(&v->tl, &v->world);
+  jl_plots_clear(&v->plots);
   v->drag = jl_drag_create(v->world.model);
   jl_world_add_force(&v->world, v->drag);
   v->dragging = 0;
@@ -84,7 +88,7 @@ int jl_viewer_reset(Viewer *v) {
   jl_viewer_spawn_cancel(v);
   JlScene sc;
   char err[4096];
-  if (jl_scene_load(v->def.scene, &sc, err, sizeof err)) {
+  if (jl_scene_open(v->def.scene, &sc, err, sizeof err)) {
     fprintf(stderr, "jelly view: %s\n", jl_cli_msg(err));
     return 0;
   }
@@ -102,23 +106,14 @@ static double rnd(Viewer *v) {
   return (v->rng >> 8) / 16777216.0;
 }
 
-/* models/bunny.obj next to the scene folder, the working directory or the program */
+/* bunny.obj next to the scene's folder, or the one Jelly ships (jl_cli_data_file) */
 static int find_bunny(const Viewer *v, char *out, size_t n) {
   struct stat st;
-  const char *slash = strrchr(v->def.scene, '/');
-  int len = slash ? (int)(slash - v->def.scene) : 1;
-  const char *dir = slash ? v->def.scene : ".";
-  if ((size_t)snprintf(out, n, "%.*s/../bunny.obj", len, dir) < n && stat(out, &st) == 0) return 1;
-  if ((size_t)snprintf(out, n, "models/bunny.obj") < n && stat(out, &st) == 0) return 1;
-  char exe[4096];
-  ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (l > 0) {
-    exe[l] = '\0';
-    char *s = strrchr(exe, '/');
-    if (s) *s = '\0';
-    if ((size_t)snprintf(out, n, "%s/../models/bunny.obj", exe) < n && stat(out, &st) == 0) return 1;
-  }
-  return 0;
+  const char *slash = strrchr(v->scene.path, '/');
+  if (slash && (size_t)snprintf(out, n, "%.*s/../bunny.obj", (int)(slash - v->scene.path), v->scene.path) < n &&
+      stat(out, &st) == 0)
+    return 1;
+  return jl_cli_data_file("bunny.obj", out, n);
 }
 
 /* the worker: builds the one-body model of v->spawn_scene */
@@ -128,6 +123,9 @@ static void *mesh_worker(void *arg) {
   atomic_store(&v->mesh_done, 1);
   return NULL;
 }
+
+static void bodies_box(const Viewer *v, double lo[3], double hi[3]);
+static void start_meshing(Viewer *v, const JlSceneBody *b);
 
 /* kind 1 box, 2 sphere, 3 torus, 4 bunny, 5 random */
 void jl_viewer_spawn(Viewer *v, int kind) {
@@ -172,17 +170,71 @@ void jl_viewer_spawn(Viewer *v, int kind) {
   for (int k = 0; k < 3; k++) b.rotate_deg[k] = 360.0 * rnd(v);
   /* above the current bodies, somewhere over their footprint */
   double lo[3], hi[3];
-  jl_camera_world_box(&v->world, lo, hi);
+  bodies_box(v, lo, hi);
   b.translate[0] = lo[0] + (hi[0] - lo[0]) * (0.25 + 0.5 * rnd(v));
   b.translate[1] = hi[1] + 2.5 * s;
   b.translate[2] = lo[2] + (hi[2] - lo[2]) * (0.25 + 0.5 * rnd(v));
   if (kind == 4) { /* the bunny's origin is near its base */
     b.translate[1] = hi[1] + 0.1;
   }
-  /* the body alone is meshed on a worker thread (TetGen in its guarded
-   * child); the window goes on meanwhile, and jl_viewer_spawn_poll joins the
-   * model to the world's when it is ready */
-  v->spawn_body = b;
+  start_meshing(v, &b);
+}
+
+/* the box of the world's bodies, or of a 1 m patch of ground in an empty world */
+static void bodies_box(const Viewer *v, double lo[3], double hi[3]) {
+  if (v->world.model->nbody > 0) {
+    jl_camera_world_box(&v->world, lo, hi);
+    return;
+  }
+  double y = v->world.model->world.has_ground ? v->world.model->world.ground_y : 0.0;
+  lo[0] = lo[2] = -0.5, hi[0] = hi[2] = 0.5;
+  lo[1] = hi[1] = y;
+}
+
+void jl_viewer_drop_file(Viewer *v, const char *path) {
+  if (jl_scene_is_scene_file(path)) {
+    /* a scene replaces the world, as if the viewer had been opened on it (R reloads it) */
+    snprintf(v->scene_file, sizeof v->scene_file, "%s", path);
+    v->def.scene = v->scene_file;
+    if (jl_viewer_reset(v)) {
+      jl_viewer_frame_camera(v);
+      jl_viewer_note(v, "opened %s", path);
+    } else {
+      jl_viewer_note(v, "%s", "cannot open the scene (see the terminal)");
+    }
+    return;
+  }
+  if (v->meshing) {
+    jl_viewer_note(v, "still meshing %s", v->spawn_body.def.name);
+    return;
+  }
+  /* a mesh: meshed as `jelly mesh` meshes it and dropped from above the bodies, over their middle */
+  JlScene one;
+  char err[4096];
+  if (jl_scene_open(path, &one, err, sizeof err)) {
+    fprintf(stderr, "jelly view: %s\n", jl_cli_msg(err));
+    jl_viewer_note(v, "%s", "cannot open the dropped file (see the terminal)");
+    return;
+  }
+  JlSceneBody b = one.body[0];
+  one.nbody = 0; /* the body's arrays move to b */
+  jl_scene_free(&one);
+  char stem[JL_NAME_MAX];
+  snprintf(stem, sizeof stem, "%s", b.def.name);
+  snprintf(b.def.name, sizeof b.def.name, "%.40s%d", stem, v->scene.nbody);
+  double lo[3], hi[3];
+  bodies_box(v, lo, hi);
+  b.drop_at[0] = 0.5 * (lo[0] + hi[0]);
+  b.drop_at[1] = hi[1];
+  b.drop_at[2] = 0.5 * (lo[2] + hi[2]);
+  start_meshing(v, &b);
+}
+
+/* the body alone is meshed on a worker thread (TetGen in its guarded child);
+ * the window goes on meanwhile, and jl_viewer_spawn_poll joins the model to
+ * the world's when it is ready */
+static void start_meshing(Viewer *v, const JlSceneBody *b) {
+  v->spawn_body = *b;
   v->spawn_scene = v->scene; /* settings only: no obstacles (the world's stay), one body */
   v->spawn_scene.nobstacle = 0;
   v->spawn_scene.obstacle = NULL;
@@ -269,7 +321,11 @@ int jl_viewer_step_world(Viewer *v, double h, double *ms, int *cg, char *msg, si
   JlResult r = jl_world_step(&v->world, h, &rep);
   *ms = 1e3 * (jl_seconds() - t0);
   *cg = rep.cg_iterations;
-  if (!r) return 1;
+  if (!r) {
+    jl_timeline_after_step(&v->tl, &v->world);
+    jl_plots_after_step(&v->plots, &v->world, rep.cg_iterations);
+    return 1;
+  }
   /* the world's message names the body and the time of the failed step */
   if (strstr(rep.message, "t = "))
     snprintf(msg, msgsz, "%s", jl_cli_msg(rep.message));

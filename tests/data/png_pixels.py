@@ -12,6 +12,9 @@ image on stdout; exit 1 with a message for anything it cannot decode.
       pixels of exactly that colour: COUNT X0 Y0 X1 Y1 W H MID, MID the
       most of them in one column of the middle fifth of their box (for a
       line that is not steep: its thickness)
+  png_pixels.py near FILE R G B TOL [X0 Y0 X1 Y1]
+      pixels within TOL of that colour in every channel (inside the box when
+      given): COUNT X0 Y0 X1 Y1 W H
   png_pixels.py floor FILE
       pixels of the two ground tile colours (render/raster.c tile_rgb) and
       the most changes between them along one row: COUNT MAX_TRANSITIONS
@@ -112,6 +115,17 @@ def main(argv):
             for x in range(lo, hi + 1):
                 mid = max(mid, sum(1 for p in pts if p[0] == x))
         print(box(pts, width, height), mid)
+    elif mode == "near":
+        # near FILE R G B TOL [X0 Y0 X1 Y1]: pixels within TOL of the colour in every channel
+        # (in the box when given): COUNT X0 Y0 X1 Y1 W H
+        width, height, rows = decode(argv[1])
+        want = [int(v) for v in argv[2:5]]
+        tol = int(argv[5])
+        bx0, by0, bx1, by1 = [int(v) for v in argv[6:10]] if len(argv) >= 10 else (0, 0, width - 1, height - 1)
+        pts = [(x, y) for y in range(max(by0, 0), min(by1, height - 1) + 1)
+               for x in range(max(bx0, 0), min(bx1, width - 1) + 1)
+               if all(abs(rows[y][3 * x + k] - want[k]) <= tol for k in range(3))]
+        print(box(pts, width, height))
     elif mode == "floor":
         width, height, rows = decode(argv[1])
         count, best = 0, 0
