@@ -82,6 +82,7 @@ JellyResult jelly_world_new(JellyModel *model, JellyWorld **out, char *err, size
   if (model->auto_dt) w->dt = jl_world_step_plan(&w->w, model->step.integrator, model->dt, model->dt, 1, 0.0).dt;
   w->surf = jl_calloc((size_t)world_model_c(w)->nbody + 1, sizeof *w->surf);
   w->scratch = jl_calloc(3 * (size_t)world_model_c(w)->nnode + 1, sizeof(double));
+  jl_snapshot_take(&w->w, &w->fresh);
   *out = w;
   return JELLY_OK;
 }
@@ -91,6 +92,7 @@ void jelly_world_free(JellyWorld *world) {
   for (int b = 0; b < world_model_c(world)->nbody; b++) free(world->surf[b]);
   free(world->surf);
   free(world->scratch);
+  jl_snapshot_free(world->fresh);
   jl_world_destroy(&world->w); /* frees the external force and drag elements too */
   JellyModel *model = world->model;
   free(world);
@@ -123,6 +125,155 @@ JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_
       return (JellyResult)r;
     }
   }
+  return JELLY_OK;
+}
+
+long jelly_world_step_count(const JellyWorld *world, double seconds) {
+  if (!world || !(isfinite(seconds) && seconds > 0 && seconds <= 1e6)) return 0;
+  JlStepPlan plan = jl_world_step_plan(NULL, world->w.def.integrator, seconds, world->dt, 0, 0.0);
+  return plan.steps > (double)API_MAX_STEPS ? 0 : (long)plan.steps;
+}
+
+/* ---- setting the state -------------------------------------------------------- */
+
+/* The world goes on as a world created in state (x, v) would: the solver's warm start, the
+ * adaptive controller and every element's history (contact memory, friction anchors, impacts
+ * under way) as at creation; the time, the pins, the warnings, set forces and a drag stay.
+ * Pinned nodes keep v = 0. x and v may be the world's own arrays. */
+static void restart(JellyWorld *world, const double *x, const double *v) {
+  JlState *s = &world->w.state;
+  size_t n3 = 3 * (size_t)s->nnode;
+  double *keep = jl_calloc(2 * n3 + 1, sizeof(double));
+  unsigned char *pins = jl_calloc((size_t)s->nnode + 1, 1);
+  if (n3) {
+    memcpy(keep, x, n3 * sizeof(double));
+    memcpy(keep + n3, v, n3 * sizeof(double));
+    memcpy(pins, s->pinned, (size_t)s->nnode);
+  }
+  double t = s->t;
+  JlWarnings warnings = s->warnings;
+  JlResult r = jl_snapshot_restore(&world->w, world->fresh, NULL, 0);
+  JL_ASSERT(r == JL_OK, "restart: the world's own creation snapshot must fit it");
+  if (n3) {
+    memcpy(s->x, keep, n3 * sizeof(double));
+    memcpy(s->v, keep + n3, n3 * sizeof(double));
+    memcpy(s->pinned, pins, (size_t)s->nnode);
+  }
+  for (int i = 0; i < s->nnode; i++)
+    if (s->pinned[i]) s->v[3 * i] = s->v[3 * i + 1] = s->v[3 * i + 2] = 0.0;
+  s->t = t;
+  s->warnings = warnings;
+  free(keep);
+  free(pins);
+}
+
+/* count x 3 finite doubles of at most `bound` in magnitude; else the message */
+static JellyResult check_array(const JellyWorld *world, const double *a, int count, double bound, const char *fn,
+                               const char *what, char *err, size_t errsz) {
+  if (!a) return fail(err, errsz, JELLY_ERR_INPUT, fn, "the array is NULL");
+  if (count != world_model_c(world)->nnode) {
+    if (err && errsz > 0)
+      snprintf(err, errsz, "%s: %d nodes given, the world has %d", fn, count, world_model_c(world)->nnode);
+    return JELLY_ERR_INPUT;
+  }
+  for (int i = 0; i < 3 * count; i++)
+    if (!isfinite(a[i]) || fabs(a[i]) > bound) {
+      if (err && errsz > 0)
+        snprintf(err, errsz, "%s: node %d's %s is not finite or beyond %g (%g)", fn, i / 3, what, bound, a[i]);
+      return JELLY_ERR_INPUT;
+    }
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_set_positions(JellyWorld *world, const double *positions, int count, char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_set_positions";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  JellyResult r = check_array(world, positions, count, 1e6, fn, "position (m)", err, errsz);
+  if (r) return r;
+  restart(world, positions, world->w.state.v);
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_set_velocities(JellyWorld *world, const double *velocities, int count, char *err,
+                                       size_t errsz) {
+  static const char fn[] = "jelly_world_set_velocities";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  JellyResult r = check_array(world, velocities, count, 1e6, fn, "velocity (m/s)", err, errsz);
+  if (r) return r;
+  restart(world, world->w.state.x, velocities);
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_set_body_pose(JellyWorld *world, int body, const double translation[3],
+                                      const double rotation[9], char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_set_body_pose";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  const JlModel *m = world_model_c(world);
+  if (body < 0 || body >= m->nbody) return fail(err, errsz, JELLY_ERR_INPUT, fn, "body index out of range");
+  static const double none[3] = {0, 0, 0}, identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double *t = translation ? translation : none, *R = rotation ? rotation : identity;
+  if (!finite3(t) || fabs(t[0]) > 1e6 || fabs(t[1]) > 1e6 || fabs(t[2]) > 1e6)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "translation must be finite and within 1e6 m");
+  /* a rotation: R R^T = I and det R = +1, to 1e-9 */
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      double d = 0;
+      for (int k = 0; k < 3; k++) d += R[3 * a + k] * R[3 * b + k];
+      if (!(fabs(d - (a == b)) <= 1e-9))
+        return fail(err, errsz, JELLY_ERR_INPUT, fn, "rotation is not orthonormal (R R^T = I to 1e-9)");
+    }
+  double det =
+      R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
+  if (!(det > 0)) return fail(err, errsz, JELLY_ERR_INPUT, fn, "rotation is a reflection (det R = -1)");
+  const JlBody *bd = &m->body[body];
+  size_t n3 = 3 * (size_t)m->nnode;
+  double *x = world->scratch, *v = jl_calloc(n3 + 1, sizeof(double)), c[3];
+  memcpy(x, world->w.state.x, n3 * sizeof(double));
+  memcpy(v, world->w.state.v, n3 * sizeof(double));
+  jl_model_body_com(m, world->w.state.x, body, c);
+  /* rigidly: rotated about the centre of mass, then moved; velocities turn with the body */
+  for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) {
+    const double *p = world->w.state.x + 3 * i, *u = world->w.state.v + 3 * i;
+    double r[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    for (int k = 0; k < 3; k++) {
+      x[3 * i + k] = R[3 * k] * r[0] + R[3 * k + 1] * r[1] + R[3 * k + 2] * r[2] + c[k] + t[k];
+      v[3 * i + k] = R[3 * k] * u[0] + R[3 * k + 1] * u[1] + R[3 * k + 2] * u[2];
+    }
+  }
+  restart(world, x, v);
+  free(v);
+  return JELLY_OK;
+}
+
+JellyResult jelly_world_set_body_velocity(JellyWorld *world, int body, const double linear[3], const double angular[3],
+                                          char *err, size_t errsz) {
+  static const char fn[] = "jelly_world_set_body_velocity";
+  if (!world) return fail(err, errsz, JELLY_ERR_INPUT, fn, "world is NULL");
+  const JlModel *m = world_model_c(world);
+  if (body < 0 || body >= m->nbody) return fail(err, errsz, JELLY_ERR_INPUT, fn, "body index out of range");
+  static const double none[3] = {0, 0, 0};
+  const double *l = linear ? linear : none, *w = angular ? angular : none;
+  if (!finite3(l) || !finite3(w) || fabs(l[0]) > 1e6 || fabs(l[1]) > 1e6 || fabs(l[2]) > 1e6 || fabs(w[0]) > 1e6 ||
+      fabs(w[1]) > 1e6 || fabs(w[2]) > 1e6)
+    return fail(err, errsz, JELLY_ERR_INPUT, fn, "linear and angular must be finite and within 1e6");
+  const JlBody *bd = &m->body[body];
+  size_t n3 = 3 * (size_t)m->nnode;
+  double *v = world->scratch, c[3];
+  memcpy(v, world->w.state.v, n3 * sizeof(double));
+  jl_model_body_com(m, world->w.state.x, body, c);
+  /* as a scene's "velocity" and "angular_velocity" set them (src/model.c, jl_model_spin) */
+  int spin = w[0] != 0.0 || w[1] != 0.0 || w[2] != 0.0;
+  for (int i = bd->node_begin; i < bd->node_begin + bd->node_count; i++) {
+    double *u = v + 3 * i;
+    const double *x = world->w.state.x + 3 * i;
+    u[0] = l[0], u[1] = l[1], u[2] = l[2];
+    if (!spin) continue;
+    double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+    u[0] += w[1] * r[2] - w[2] * r[1];
+    u[1] += w[2] * r[0] - w[0] * r[2];
+    u[2] += w[0] * r[1] - w[1] * r[0];
+  }
+  restart(world, world->w.state.x, v);
   return JELLY_OK;
 }
 

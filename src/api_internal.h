@@ -53,7 +53,8 @@ struct JellyWorld {
   double **surf;        /* nbody surface vertex buffers (nvert x 3), allocated on first use */
   long steps, diverged; /* this world object's counters (not state) */
   long fr_steps, fr_cg, fr_cg_failed, fr_splits,
-      fr_crossing; /* since the last jelly_world_stats reset (a stats.csv frame) */
+      fr_crossing;   /* since the last jelly_world_stats reset (a stats.csv frame) */
+  JlSnapshot *fresh; /* the state at creation: what setting positions or velocities restarts from */
 };
 
 /* the engine model of a world (its view, with the world's pins) */

@@ -8,6 +8,11 @@
  *                            names the key path (bodies[0].young_modulus).
  *   World(model)             jelly_world_new; stepping releases the GIL.
  *
+ * Stepping releases the GIL and, at least every 50 ms, takes it back to
+ * look at signals: a Ctrl-C raises KeyboardInterrupt with the world at its
+ * last whole step. World.render uses the renderer (render/render_api.c)
+ * when the module is built with it.
+ *
  * Positions and velocities are NumPy views of the world's own arrays
  * (read-only, no copy): the array's base object is the World, so a view
  * keeps its world alive and can never point at freed memory. A World is used
@@ -20,8 +25,15 @@
 #include <numpy/arrayobject.h>
 
 #include <jelly/jelly.h>
+#include <stdatomic.h>
+#include <time.h>
+#ifdef JELLY_RENDER
+#include "render/render.h" /* World.render: the headless renderer (render/render_api.c) */
+#endif
 
 #define ERRSZ 1024
+/* s: the longest a stepping call goes without looking at signals (Ctrl-C) and cancel() */
+#define JL_PY_CHECK_EVERY 0.05
 
 static PyObject *SceneError;      /* a bad scene, mesh or surface (JELLY_ERR_INPUT while loading) */
 static PyObject *SimulationError; /* the simulation diverged (JELLY_ERR_RUNTIME) */
@@ -100,7 +112,8 @@ static PyTypeObject ModelType = {
 
 typedef struct {
   PyObject_HEAD JellyWorld *world;
-  int busy; /* a call has released the GIL on this world (one thread at a time) */
+  int busy;          /* a call has released the GIL on this world (one thread at a time) */
+  atomic_int cancel; /* cancel(): the stepping call under way stops at its next step */
 } WorldObject;
 
 static void World_dealloc(WorldObject *self) {
@@ -142,7 +155,45 @@ static JellyWorld *usable(WorldObject *self) {
   return self->world;
 }
 
-/* step(n): n whole steps of the model's dt, without the GIL */
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* n steps of h (s) each, without the GIL; every step, or at most every JL_PY_CHECK_EVERY s, with the GIL
+ * again to look at signals (a Ctrl-C raises KeyboardInterrupt there) and at cancel() (KeyboardInterrupt
+ * too). The world is then at the end of its last whole step, usable. */
+static PyObject *steps(WorldObject *self, JellyWorld *w, long long n, double h) {
+  char err[ERRSZ] = "";
+  JellyResult r = JELLY_OK;
+  long long k = 0;
+  self->busy = 1;
+  while (k < n && r == JELLY_OK) {
+    PyThreadState *ts = PyEval_SaveThread(); /* other Python threads run while this one steps */
+    double t0 = seconds_now();
+    do {
+      r = jelly_world_step(w, h, err, sizeof err);
+      k++;
+    } while (k < n && r == JELLY_OK && seconds_now() - t0 < JL_PY_CHECK_EVERY && !atomic_load(&self->cancel));
+    PyEval_RestoreThread(ts);
+    if (r != JELLY_OK) break;
+    if (atomic_exchange(&self->cancel, 0)) {
+      self->busy = 0;
+      PyErr_SetString(PyExc_KeyboardInterrupt, "the World was cancelled (cancel()) while stepping");
+      return NULL;
+    }
+    if (k < n && PyErr_CheckSignals() < 0) { /* a Ctrl-C: KeyboardInterrupt, the world at its last step */
+      self->busy = 0;
+      return NULL;
+    }
+  }
+  self->busy = 0;
+  if (r) return raise_result(r, err, 0);
+  Py_RETURN_NONE;
+}
+
+/* step(n): n whole steps of the model's dt */
 static PyObject *World_step(WorldObject *self, PyObject *args) {
   long long n;
   if (!PyArg_ParseTuple(args, "L", &n)) return NULL;
@@ -152,32 +203,25 @@ static PyObject *World_step(WorldObject *self, PyObject *args) {
     PyErr_SetString(PyExc_ValueError, "step: n must be between 0 and 1e9 steps");
     return NULL;
   }
-  double dt = jelly_world_dt(w);
-  char err[ERRSZ] = "";
-  JellyResult r = JELLY_OK;
-  self->busy = 1;
-  PyThreadState *ts = PyEval_SaveThread(); /* other Python threads run while this one steps */
-  for (long long k = 0; k < n && r == JELLY_OK; k++) r = jelly_world_step(w, dt, err, sizeof err);
-  PyEval_RestoreThread(ts);
-  self->busy = 0;
-  if (r) return raise_result(r, err, 0);
-  Py_RETURN_NONE;
+  return steps(self, w, n, jelly_world_dt(w));
 }
 
-/* advance(seconds): jelly_world_step, without the GIL */
+/* advance(seconds): what jelly_world_step(seconds) does, one step at a time (bitwise the same) */
 static PyObject *World_advance(WorldObject *self, PyObject *args) {
   double seconds;
   if (!PyArg_ParseTuple(args, "d", &seconds)) return NULL;
   JellyWorld *w = usable(self);
   if (!w) return NULL;
-  char err[ERRSZ] = "";
-  JellyResult r;
-  self->busy = 1;
-  PyThreadState *ts = PyEval_SaveThread();
-  r = jelly_world_step(w, seconds, err, sizeof err);
-  PyEval_RestoreThread(ts);
-  self->busy = 0;
-  if (r) return raise_result(r, err, 0);
+  long n = jelly_world_step_count(w, seconds);
+  if (n <= 0) {
+    PyErr_SetString(PyExc_ValueError, "advance: seconds must be > 0 and at most 1e6 (and at most 1e9 steps)");
+    return NULL;
+  }
+  return steps(self, w, n, seconds / (double)n);
+}
+
+static PyObject *World_cancel(WorldObject *self, PyObject *Py_UNUSED(ignored)) {
+  atomic_store(&self->cancel, 1);
   Py_RETURN_NONE;
 }
 
@@ -295,6 +339,129 @@ static PyObject *World_set_force(WorldObject *self, PyObject *args) {
   Py_DECREF(f);
   Py_XINCREF(ret);
   return ret;
+}
+
+/* set_positions(array) / set_velocities(array): (nnode, 3) float64, checked by the library */
+static PyObject *set_nodes(WorldObject *self, PyObject *args,
+                           JellyResult (*call)(JellyWorld *, const double *, int, char *, size_t)) {
+  PyObject *o;
+  if (!PyArg_ParseTuple(args, "O", &o)) return NULL;
+  JellyWorld *w = usable(self);
+  if (!w) return NULL;
+  PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_FLOAT64, 2, 2, NPY_ARRAY_CARRAY);
+  if (!a) return NULL;
+  if (PyArray_DIM(a, 1) != 3 || PyArray_DIM(a, 0) > 0x7fffffff) {
+    Py_DECREF(a);
+    PyErr_SetString(PyExc_ValueError, "the array must have shape (node_count, 3)");
+    return NULL;
+  }
+  char err[ERRSZ] = "";
+  JellyResult r = call(w, (const double *)PyArray_DATA(a), (int)PyArray_DIM(a, 0), err, sizeof err);
+  Py_DECREF(a);
+  if (r) {
+    PyErr_SetString(PyExc_ValueError, err);
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+static PyObject *World_set_positions(WorldObject *self, PyObject *args) {
+  return set_nodes(self, args, jelly_world_set_positions);
+}
+static PyObject *World_set_velocities(WorldObject *self, PyObject *args) {
+  return set_nodes(self, args, jelly_world_set_velocities);
+}
+
+/* three or nine doubles of a sequence (None: NULL) into out; 0 with TypeError/ValueError */
+static int doubles(PyObject *o, int n, double *out, const double **ptr, const char *what) {
+  if (o == Py_None) {
+    *ptr = NULL;
+    return 1;
+  }
+  PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_FLOAT64, 1, 2, NPY_ARRAY_CARRAY);
+  if (!a) return 0;
+  if (PyArray_SIZE(a) != n) {
+    Py_DECREF(a);
+    PyErr_Format(PyExc_ValueError, "%s must have %d numbers", what, n);
+    return 0;
+  }
+  memcpy(out, PyArray_DATA(a), (size_t)n * sizeof(double));
+  Py_DECREF(a);
+  *ptr = out;
+  return 1;
+}
+
+/* set_body_pose(body, translation or None, rotation (3, 3) or None) */
+static PyObject *World_set_body_pose(WorldObject *self, PyObject *args) {
+  int body;
+  PyObject *to, *ro;
+  if (!PyArg_ParseTuple(args, "iOO", &body, &to, &ro)) return NULL;
+  JellyWorld *w = usable(self);
+  if (!w) return NULL;
+  double t[3], R[9];
+  const double *tp, *rp;
+  if (!doubles(to, 3, t, &tp, "translation") || !doubles(ro, 9, R, &rp, "rotation")) return NULL;
+  char err[ERRSZ] = "";
+  if (jelly_world_set_body_pose(w, body, tp, rp, err, sizeof err)) {
+    PyErr_SetString(PyExc_ValueError, err);
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
+/* set_body_velocity(body, linear or None, angular or None) */
+static PyObject *World_set_body_velocity(WorldObject *self, PyObject *args) {
+  int body;
+  PyObject *lo, *ao;
+  if (!PyArg_ParseTuple(args, "iOO", &body, &lo, &ao)) return NULL;
+  JellyWorld *w = usable(self);
+  if (!w) return NULL;
+  double l[3], a[3];
+  const double *lp, *ap;
+  if (!doubles(lo, 3, l, &lp, "linear") || !doubles(ao, 3, a, &ap, "angular")) return NULL;
+  char err[ERRSZ] = "";
+  if (jelly_world_set_body_velocity(w, body, lp, ap, err, sizeof err)) {
+    PyErr_SetString(PyExc_ValueError, err);
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
+/* render(width, height, camera (6,) or None, layers) -> (height, width, 3) uint8 */
+static PyObject *World_render(WorldObject *self, PyObject *args) {
+  int width, height;
+  unsigned int layers;
+  PyObject *co;
+  if (!PyArg_ParseTuple(args, "iiOI", &width, &height, &co, &layers)) return NULL;
+  JellyWorld *w = usable(self);
+  if (!w) return NULL;
+#ifdef JELLY_RENDER
+  double cam[6];
+  const double *cp;
+  if (!doubles(co, 6, cam, &cp, "camera (eye x, y, z, target x, y, z)")) return NULL;
+  if (width < 16 || width > 16384 || height < 16 || height > 16384) {
+    PyErr_Format(PyExc_ValueError, "render: width and height must be from 16 to 16384 pixels, got %dx%d", width,
+                 height);
+    return NULL;
+  }
+  npy_intp dims[3] = {height, width, 3};
+  PyObject *img = PyArray_SimpleNew(3, dims, NPY_UINT8);
+  if (!img) return NULL;
+  char err[ERRSZ] = "";
+  self->busy = 1;
+  int r = jl_render_api_world((struct JellyWorld *)w, width, height, cp, layers,
+                              (unsigned char *)PyArray_DATA((PyArrayObject *)img), err, sizeof err);
+  self->busy = 0;
+  if (r) {
+    Py_DECREF(img);
+    PyErr_SetString(r == JELLY_ERR_INPUT ? PyExc_ValueError : PyExc_RuntimeError, err);
+    return NULL;
+  }
+  return img;
+#else
+  (void)width, (void)height, (void)co, (void)layers;
+  PyErr_SetString(PyExc_RuntimeError, "render: this jelly was built without the renderer (SDL2 and cglm)");
+  return NULL;
+#endif
 }
 
 /* body_info(i) -> (name, first_node, node_count, mass, vertex_count, triangle_count) */
@@ -438,6 +605,13 @@ static PyMethodDef World_methods[] = {
     {"save", (PyCFunction)World_save, METH_VARARGS, "save(path): checkpoint file"},
     {"load", (PyCFunction)World_load, METH_VARARGS, "load(path): checkpoint file"},
     {"copy_state_from", (PyCFunction)World_copy_state_from, METH_VARARGS, "copy_state_from(world)"},
+    {"cancel", (PyCFunction)World_cancel, METH_NOARGS, "cancel(): the stepping call under way (or the next) stops"},
+    {"set_positions", (PyCFunction)World_set_positions, METH_VARARGS, "set_positions((nnode, 3) array)"},
+    {"set_velocities", (PyCFunction)World_set_velocities, METH_VARARGS, "set_velocities((nnode, 3) array)"},
+    {"set_body_pose", (PyCFunction)World_set_body_pose, METH_VARARGS, "set_body_pose(body, translation, rotation)"},
+    {"set_body_velocity", (PyCFunction)World_set_body_velocity, METH_VARARGS,
+     "set_body_velocity(body, linear, angular)"},
+    {"render", (PyCFunction)World_render, METH_VARARGS, "render(width, height, camera, layers) -> uint8 array"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef World_getset[] = {

@@ -236,6 +236,10 @@ JELLY_API void jelly_world_free(JellyWorld *world);
 JELLY_API JellyResult jelly_world_step(JellyWorld *world, double seconds, char *err, size_t errsz);
 
 /* Simulated time, s. */
+/* The steps jelly_world_step(world, seconds) takes (equal steps of at most the model's dt); 0 for a
+ * NULL world or seconds out of (0, 1e6]. Taking them one at a time, jelly_world_step(world, seconds / n)
+ * n times, gives bitwise what the one call gives (a host can stop in between). */
+JELLY_API long jelly_world_step_count(const JellyWorld *world, double seconds);
 JELLY_API double jelly_world_time(const JellyWorld *world);
 
 /* The model's step, s: the longest step jelly_world_step takes (the scene's
@@ -281,6 +285,25 @@ JELLY_API JellyResult jelly_world_body_surface(JellyWorld *world, int body, cons
  * theirs) and are part of its state (copied and saved). The ground plane
  * keeps leaving out the nodes the model pinned, not the ones pinned here. */
 JELLY_API JellyResult jelly_world_pin(JellyWorld *world, int node, int on, char *err, size_t errsz);
+
+/* Setting the state. The world then goes on exactly (bitwise) as a world created in that state
+ * would: the solver's warm start, the adaptive step and every element's history (contact memory,
+ * friction anchors, impacts under way) start again as at jelly_world_new; the time, the pins, the
+ * warnings, set forces and a drag stay. Pinned nodes keep zero velocity.
+ * set_positions / set_velocities: count must be the node count, values (count x 3, m or m/s)
+ * finite and within 1e6. set_body_pose: moves body rigidly, rotation (row-major 3x3, a proper
+ * rotation to 1e-9; NULL: none) about its centre of mass (by node masses) and then translation (m;
+ * NULL: none); its velocities turn with it. set_body_velocity: every node of the body gets linear +
+ * angular x (x - centre of mass), as a scene's "velocity" and "angular_velocity" give them (m/s,
+ * rad/s; NULL: zero). */
+JELLY_API JellyResult jelly_world_set_positions(JellyWorld *world, const double *positions, int count, char *err,
+                                                size_t errsz);
+JELLY_API JellyResult jelly_world_set_velocities(JellyWorld *world, const double *velocities, int count, char *err,
+                                                 size_t errsz);
+JELLY_API JellyResult jelly_world_set_body_pose(JellyWorld *world, int body, const double translation[3],
+                                                const double rotation[9], char *err, size_t errsz);
+JELLY_API JellyResult jelly_world_set_body_velocity(JellyWorld *world, int body, const double linear[3],
+                                                    const double angular[3], char *err, size_t errsz);
 
 /* A constant force (N, finite) on the node from now on, replacing the
  * previous one; (0, 0, 0) removes it. Its potential energy -F.x counts in

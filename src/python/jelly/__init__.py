@@ -6,24 +6,29 @@ bodies by name, the stats row, states as bytes, ``run`` and ``sweep``). It
 holds no physics: every number comes from the library. docs/python.md is the
 guide. Units are SI (m, kg, s, N, J, Pa); Y is up.
 """
-import copy
-import itertools
-import json
-import os
-import re
-import subprocess
-import tempfile
+import copy as _copy
+import itertools as _itertools
+import json as _json
+import os as _os
+import re as _re
+import subprocess as _subprocess
+import tempfile as _tempfile
+import threading as _threading
 import time as _time
 
-import numpy as np
+import numpy as _np
 
 from . import _jelly
 from ._jelly import SceneError, SimulationError
 
+# the namespace is the public API (the imports above are private)
 __all__ = ["load_scene", "Model", "World", "Body", "SceneError", "SimulationError", "body_from_arrays",
-           "run", "sweep", "STATS_COLUMNS", "version"]
+           "run", "sweep", "STATS_COLUMNS", "LAYERS", "version"]
 
 version = _jelly.version
+
+# the debug layers World.render draws (`jelly render --layers`), in the renderer's bit order
+LAYERS = ("wireframe", "tets", "springs", "contacts", "pins", "obstacles", "velocity", "strain")
 
 # the columns of `jelly run`'s stats.csv (docs/cli.md), in its order
 STATS_COLUMNS = ("frame", "time", "wall_ms", "steps", "cg_iterations", "kinetic_energy", "elastic_energy",
@@ -35,8 +40,8 @@ def _absolutize(node, base):
     if isinstance(node, dict):
         for k, v in node.items():
             if k == "mesh":  # a path, or an inline mesh (no paths inside)
-                if isinstance(v, str) and not os.path.isabs(v):
-                    node[k] = os.path.normpath(os.path.join(base, v))
+                if isinstance(v, str) and not _os.path.isabs(v):
+                    node[k] = _os.path.normpath(_os.path.join(base, v))
             else:
                 _absolutize(v, base)
     elif isinstance(node, list):
@@ -46,38 +51,38 @@ def _absolutize(node, base):
 
 def load_scene(path):
     """Reads a scene file (docs/scenes.md) into a dict; its mesh paths become absolute."""
-    path = os.fspath(path)
+    path = _os.fspath(path)
     try:
         with open(path, encoding="utf-8") as f:
-            scene = json.load(f)
-    except json.JSONDecodeError as e:
+            scene = _json.load(f)
+    except _json.JSONDecodeError as e:
         raise SceneError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
     except OSError as e:
         raise SceneError(f"{path}: cannot open scene: {e.strerror}") from None
     if not isinstance(scene, dict):
         raise SceneError(f"{path}: a scene is a JSON object")
-    _absolutize(scene, os.path.dirname(os.path.abspath(path)))
+    _absolutize(scene, _os.path.dirname(_os.path.abspath(path)))
     return scene
 
 
 def _scene_dict(scene):
     """(a deep copy of the scene dict, its name): a path is loaded, a dict's relative
     mesh paths are taken from the current folder."""
-    if isinstance(scene, (str, os.PathLike)):
-        return load_scene(scene), os.path.abspath(os.fspath(scene))
+    if isinstance(scene, (str, _os.PathLike)):
+        return load_scene(scene), _os.path.abspath(_os.fspath(scene))
     if isinstance(scene, dict):
-        return copy.deepcopy(scene), os.path.join(os.getcwd(), "<scene dict>")
+        return _copy.deepcopy(scene), _os.path.join(_os.getcwd(), "<scene dict>")
     raise TypeError(f"scene must be a dict or a path, not {type(scene).__name__}")
 
 
 def _scene_json(scene, name=None):
     """(JSON text, name) of a scene dict or path (a dict of _scene_dict when name is
-    given). json.dumps writes floats as repr does, the shortest text strtod reads
+    given). _json.dumps writes floats as repr does, the shortest text strtod reads
     back to the same double, so inline meshes (body_from_arrays) stay exact."""
     if name is None:
         scene, name = _scene_dict(scene)
     try:
-        text = json.dumps(scene, allow_nan=False)
+        text = _json.dumps(scene, allow_nan=False)
     except (TypeError, ValueError) as e:
         raise SceneError(f"{name}: not JSON (numbers must be finite, keys strings): {e}") from None
     return text, name
@@ -88,7 +93,7 @@ class Model(_jelly.Model):
 
     def __init__(self, scene):
         sc, name = _scene_dict(scene)
-        _absolutize(sc, os.path.dirname(name))
+        _absolutize(sc, _os.path.dirname(name))
         text, name = _scene_json(sc, name)
         try:
             super().__init__(text, name)
@@ -162,7 +167,7 @@ class World:
     # --- stepping (the GIL is released inside) ---
     def step(self, n=1):
         """n steps of dt (the scene's); returns self."""
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        if isinstance(n, bool) or not isinstance(n, (int, _np.integer)):
             raise TypeError("step(n): n is a whole number of steps (step_to(t) for a time)")
         self._timed(lambda: self._w.step(int(n)))
         return self
@@ -170,7 +175,7 @@ class World:
     def step_to(self, t):
         """Steps until the simulated time is t (s), in equal steps no longer than dt."""
         t = float(t)
-        if not np.isfinite(t):
+        if not _np.isfinite(t):
             raise ValueError("step_to: t must be finite")
         if t > self.time:
             self._timed(lambda: self._w.advance(t - self.time))
@@ -195,15 +200,24 @@ class World:
     def _nodes(self, nodes, what):
         """A node selection as an intp array: integer indices, or a boolean mask
         with one entry per node (its True entries)."""
-        a = np.atleast_1d(np.asarray(nodes))
-        if a.dtype == np.bool_:
+        try:
+            a = _np.atleast_1d(_np.asarray(nodes))
+        except (TypeError, ValueError):
+            raise TypeError(f"{what}: nodes must be integer indices or a boolean mask") from None
+        if a.ndim != 1:
+            raise ValueError(f"{what}: nodes must be one-dimensional (indices or a mask), got shape {a.shape}")
+        if a.dtype == _np.bool_:
             if a.shape != (self.node_count,):
                 raise ValueError(f"{what}: a boolean mask needs one entry per node ({self.node_count}), "
                                  f"got shape {a.shape}")
-            return np.flatnonzero(a).astype(np.intp)
-        if a.size and not np.issubdtype(a.dtype, np.integer):
+            return _np.flatnonzero(a).astype(_np.intp)
+        if a.size and not _np.issubdtype(a.dtype, _np.integer):
             raise TypeError(f"{what}: nodes must be integer indices or a boolean mask, got {a.dtype}")
-        return a.astype(np.intp)
+        a = a.astype(_np.intp)
+        if a.size and (a.min() < 0 or a.max() >= self.node_count):
+            bad = int(a[(a < 0) | (a >= self.node_count)][0])
+            raise IndexError(f"{what}: node {bad} out of range [0, {self.node_count})")
+        return a
 
     def pin(self, nodes, on=True):
         """Holds the nodes where they are (on=False releases them, scene pins too).
@@ -214,27 +228,114 @@ class World:
         """Constant force (N) on each node from now on, replacing the previous one;
         force is (3,) for all or (len(nodes), 3); nodes as for pin."""
         nodes = self._nodes(nodes, "set_force")
-        f = np.broadcast_to(np.asarray(force, dtype=np.float64), (len(nodes), 3))
-        self._w.set_force(nodes, np.ascontiguousarray(f))
+        f = _np.broadcast_to(_np.asarray(force, dtype=_np.float64), (len(nodes), 3))
+        self._w.set_force(nodes, _np.ascontiguousarray(f))
         if self._forces is None:
-            self._forces = np.zeros((self.node_count, 3))
+            self._forces = _np.zeros((self.node_count, 3))
         self._forces[nodes] = f
 
     def add_force(self, nodes, force):
         """Adds a constant force (N) to what the nodes carry already (set_force replaces);
         nodes as for pin."""
         nodes = self._nodes(nodes, "add_force")
-        f = np.broadcast_to(np.asarray(force, dtype=np.float64), (len(nodes), 3))
+        f = _np.broadcast_to(_np.asarray(force, dtype=_np.float64), (len(nodes), 3))
         if len(nodes) and (nodes.min() < 0 or nodes.max() >= self.node_count):
             raise IndexError(f"add_force: node out of range [0, {self.node_count})")
         # repeated nodes add up, as forces do
         acc = {}
         for i, n in enumerate(nodes.tolist()):
             if n not in acc:
-                acc[n] = np.zeros(3) if self._forces is None else self._forces[n].copy()
+                acc[n] = _np.zeros(3) if self._forces is None else self._forces[n].copy()
             acc[n] = acc[n] + f[i]
         if acc:
-            self.set_force(np.array(list(acc), dtype=np.intp), np.array(list(acc.values())))
+            self.set_force(_np.array(list(acc), dtype=_np.intp), _np.array(list(acc.values())))
+
+    # --- setting the state (the world then runs on as a world created in that state would) ---
+    def _body(self, body, what):
+        """A body given by name, index or Body: its index."""
+        if isinstance(body, Body):
+            return body.index
+        if isinstance(body, str):
+            if body not in self.bodies:
+                raise KeyError(f"{what}: no body named {body!r}; bodies: {', '.join(self.bodies)}")
+            return self.bodies[body].index
+        if isinstance(body, (int, _np.integer)) and not isinstance(body, bool):
+            if not 0 <= body < len(self.bodies):
+                raise IndexError(f"{what}: body {body} out of range [0, {len(self.bodies)})")
+            return int(body)
+        raise TypeError(f"{what}: body is a name, an index or a Body, not {type(body).__name__}")
+
+    def _node_array(self, values, body, what):
+        """The whole world's (nnode, 3) array with `values` put in: all nodes, or body's."""
+        try:
+            a = _np.array(values, dtype=_np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{what}: expected numbers of shape (n, 3), got {type(values).__name__}") from None
+        if body is None:
+            rows = self.node_count
+            full = a
+        else:
+            r = self.bodies[list(self.bodies)[self._body(body, what)]].node_range
+            rows = len(r)
+            full = _np.array(self.positions if what == "set_positions" else self.velocities)
+        if a.shape != (rows, 3):
+            raise ValueError(f"{what}: expected shape ({rows}, 3), got {a.shape}")
+        if not _np.all(_np.isfinite(a)):
+            raise ValueError(f"{what}: values must be finite")
+        if body is not None:
+            full[r.start:r.stop] = a
+        return _np.ascontiguousarray(full)
+
+    def set_positions(self, positions, body=None):
+        """Sets the node positions (m): (node_count, 3) for the world, or (its nodes, 3) for
+        one body (name, index or Body). The world then steps on bitwise as a world created in
+        this state would: the solver's warm start and the contacts' memory start again; time,
+        pins, warnings and set forces stay."""
+        self._w.set_positions(self._node_array(positions, body, "set_positions"))
+
+    def set_velocities(self, velocities, body=None):
+        """Sets the node velocities (m/s), as set_positions sets positions (pinned nodes stay at rest)."""
+        self._w.set_velocities(self._node_array(velocities, body, "set_velocities"))
+
+    def set_pose(self, body, translation=(0.0, 0.0, 0.0), rotation=None):
+        """Moves a body rigidly: rotation (3x3, a proper rotation; None: none) about its centre
+        of mass, then translation (m). Its velocities turn with it."""
+        r = None if rotation is None else _np.asarray(rotation, dtype=_np.float64).reshape(-1)
+        self._w.set_body_pose(self._body(body, "set_pose"), translation, r)
+
+    def set_velocity(self, body, linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0)):
+        """Every node of the body moves at linear + angular x (x - centre of mass) (m/s, rad/s),
+        as a scene body's "velocity" and "angular_velocity" start it."""
+        self._w.set_body_velocity(self._body(body, "set_velocity"), linear, angular)
+
+    # --- pictures ---
+    def render(self, width=640, height=360, camera=None, layers=()):
+        """The world now as an (height, width, 3) uint8 image from the headless renderer of
+        `jelly render` (no display needed). camera: None frames every body as `jelly render`'s
+        first frame does; or (eye, target), two points (m), as `jelly render --camera`. layers:
+        names of LAYERS, e.g. ("strain",)."""
+        cam = None
+        if camera is not None:
+            try:
+                cam = _np.array(camera, dtype=_np.float64).reshape(6)
+            except (TypeError, ValueError):
+                raise ValueError("render: camera is (eye, target), two points (x, y, z)") from None
+        if isinstance(layers, str):
+            layers = (layers,)
+        bits = 0
+        for name in layers:
+            if name not in LAYERS:
+                raise ValueError(f"render: unknown layer {name!r} (one of {', '.join(LAYERS)})")
+            bits |= 1 << LAYERS.index(name)
+        for v, what in ((width, "width"), (height, "height")):
+            if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+                raise TypeError(f"render: {what} is a whole number of pixels")
+        return self._w.render(int(width), int(height), cam, bits)
+
+    def cancel(self):
+        """Stops a step/step_to running in another thread after its current step
+        (KeyboardInterrupt there); the world stays usable."""
+        self._w.cancel()
 
     def energy(self):
         """{"kinetic", "elastic", "gravity", "contact", "external", "total"} in J."""
@@ -263,8 +364,8 @@ class World:
     # --- states as bytes (pickle-able) ---
     def save_state(self):
         """The world's state (jelly_world_save's checkpoint) as bytes."""
-        with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
-            p = os.path.join(tmp, "state.jck")
+        with _tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
+            p = _os.path.join(tmp, "state.jck")
             self._w.save(p)
             with open(p, "rb") as f:
                 return f.read()
@@ -273,8 +374,8 @@ class World:
         """Restores a save_state of a world of the same scene: stepping on is bitwise the same."""
         if not isinstance(state, (bytes, bytearray, memoryview)):
             raise TypeError("load_state: state is the bytes of save_state")
-        with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
-            p = os.path.join(tmp, "state.jck")
+        with _tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
+            p = _os.path.join(tmp, "state.jck")
             with open(p, "wb") as f:
                 f.write(state)
             self._w.load(p)
@@ -300,13 +401,13 @@ def body_from_arrays(vertices, triangles, **body_keys):
     given inline as lists (docs/scenes.md), which the scene reads back exactly, so
     the vertices keep double precision (a mesh file is rounded to float32 by the
     importer; docs/python.md)."""
-    v = np.array(vertices, dtype=np.float64, copy=True)
-    t = np.array(triangles, copy=True)
+    v = _np.array(vertices, dtype=_np.float64, copy=True)
+    t = _np.array(triangles, copy=True)
     if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4:
         raise ValueError("body_from_arrays: vertices must have shape (n >= 4, 3)")
-    if not np.all(np.isfinite(v)):
+    if not _np.all(_np.isfinite(v)):
         raise ValueError("body_from_arrays: vertices must be finite")
-    if t.ndim != 2 or t.shape[1] != 3 or len(t) < 4 or not np.issubdtype(t.dtype, np.integer):
+    if t.ndim != 2 or t.shape[1] != 3 or len(t) < 4 or not _np.issubdtype(t.dtype, _np.integer):
         raise ValueError("body_from_arrays: triangles must be integers of shape (m >= 4, 3)")
     if t.min() < 0 or t.max() >= len(v):
         raise ValueError(f"body_from_arrays: triangle vertex index out of range [0, {len(v)})")
@@ -314,12 +415,12 @@ def body_from_arrays(vertices, triangles, **body_keys):
         if k in body_keys:
             raise ValueError(f"body_from_arrays: the arrays are the surface; no {k!r} key")
     body = dict(body_keys)
-    body["mesh"] = {"vertices": v.tolist(), "triangles": t.astype(np.int64).tolist()}
+    body["mesh"] = {"vertices": v.tolist(), "triangles": t.astype(_np.int64).tolist()}
     return body
 
 
-_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*\Z")
-_PATH_PART = re.compile(r"([A-Za-z_]\w*)|\[(\d+)\]")
+_PATH = _re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*\Z")
+_PATH_PART = _re.compile(r"([A-Za-z_]\w*)|\[(\d+)\]")
 
 
 def _set_path(scene, path, value):
@@ -351,30 +452,45 @@ def _default_measure(world):
     return row
 
 
-def _sweep_one(scene, assignment, measure, seconds):
-    # one combination, in a worker process: build, run, measure
-    sc = copy.deepcopy(scene)
+def _sweep_one(scene, assignment, measure, seconds, live=None):
+    # one combination: build, run, measure (live: the worlds a Ctrl-C cancels)
+    sc = _copy.deepcopy(scene)
     for path, value in assignment:
         _set_path(sc, path, value)
     w = World(sc)
-    w.step_to(seconds if seconds is not None else float(sc.get("duration", 2.0)))
+    if live is not None:
+        with live[0]:
+            if live[2][0]:
+                raise KeyboardInterrupt("sweep interrupted")
+            live[1].add(w)
+    try:
+        w.step_to(seconds if seconds is not None else float(sc.get("duration", 2.0)))
+    finally:
+        if live is not None:
+            with live[0]:
+                live[1].discard(w)
     return measure(w)
 
 
 def sweep(scene, params, measure=None, client=None, seconds=None, max_workers=None):
-    """Runs every combination of params ({"key.path": [values]}) from scene, each in
-    its own process (a new process per run; or on a dask.distributed Client's
-    workers), steps to `seconds` (default: the scene's duration) and returns one
-    dict per combination, in the order of itertools.product over params: the
-    parameters plus "result": measure(world) (default: world.stats without wall_ms).
-    measure must be picklable (a module-level function) without client=."""
-    if isinstance(scene, (str, os.PathLike)):
+    """Runs every combination of params ({"key.path": [values]}) from scene, steps to
+    `seconds` (default: the scene's duration) and returns one dict per combination, in
+    the order of itertools.product over params: the parameters plus "result":
+    measure(world) (default: world.stats without wall_ms).
+
+    Without client: on threads of this process (max_workers, default the processor
+    count), which step in parallel (stepping releases the GIL); measure may be any
+    callable (a lambda, a notebook's function), and it works from a script without a
+    main guard, `python -`, or a notebook. Ctrl-C stops every run after its current
+    step and raises KeyboardInterrupt. With a dask.distributed Client: on its workers
+    (measure must then be picklable)."""
+    if isinstance(scene, (str, _os.PathLike)):
         scene = load_scene(scene)
     elif not isinstance(scene, dict):
         raise TypeError("sweep: scene must be a dict or a path")
     else:
-        scene = copy.deepcopy(scene)
-        _absolutize(scene, os.getcwd())  # workers may run elsewhere
+        scene = _copy.deepcopy(scene)
+        _absolutize(scene, _os.getcwd())  # workers may run elsewhere
     if not isinstance(params, dict) or not params:
         raise ValueError("sweep: params is a non-empty dict {key path: [values]}")
     keys = list(params)
@@ -382,32 +498,44 @@ def sweep(scene, params, measure=None, client=None, seconds=None, max_workers=No
     for k, vs in zip(keys, values):
         if not vs:
             raise ValueError(f"sweep: no values for {k!r}")
-        _set_path(copy.deepcopy(scene), k, vs[0])  # a bad path fails here, not in a worker
-    combos = [tuple(zip(keys, c)) for c in itertools.product(*values)]
+        _set_path(_copy.deepcopy(scene), k, vs[0])  # a bad path fails here, not in a worker
+    combos = [tuple(zip(keys, c)) for c in _itertools.product(*values)]
     measure = measure or _default_measure
+    if not callable(measure):
+        raise TypeError("sweep: measure must be callable (world -> result)")
     if client is not None:
         futures = client.map(_sweep_one, [scene] * len(combos), combos, [measure] * len(combos),
                              [seconds] * len(combos), pure=False)
         results = client.gather(futures)
     else:
         import concurrent.futures
-        import multiprocessing
-        # spawn: a fresh interpreter per run (max_tasks_per_child=1), no forked threads
-        ctx = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(max_workers=max_workers or os.cpu_count(), mp_context=ctx,
-                                                    max_tasks_per_child=1) as ex:
-            results = list(ex.map(_sweep_one, [scene] * len(combos), combos, [measure] * len(combos),
-                                  [seconds] * len(combos)))
+        workers = max_workers or _os.cpu_count() or 1
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError("sweep: max_workers is a whole number >= 1")
+        live = (_threading.Lock(), set(), [False])  # the worlds stepping now; [0] set once interrupted
+        ex = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="jelly-sweep")
+        try:
+            futures = [ex.submit(_sweep_one, scene, c, measure, seconds, live) for c in combos]
+            results = [f.result() for f in futures]
+        except BaseException:
+            # Ctrl-C (or a failed run): the other runs stop after their current step
+            with live[0]:
+                live[2][0] = True
+                for w in live[1]:
+                    w.cancel()
+            ex.shutdown(wait=True, cancel_futures=True)
+            raise
+        ex.shutdown(wait=True)
     return [dict(dict(c), result=r) for c, r in zip(combos, results)]
 
 
 def _program():
-    prog = os.environ.get("JELLY_PROGRAM")
+    prog = _os.environ.get("JELLY_PROGRAM")
     if prog:
         return prog
     try:
         from ._config import PROGRAM
-        if os.path.exists(PROGRAM):
+        if _os.path.exists(PROGRAM):
             return PROGRAM
     except ImportError:
         pass
@@ -426,21 +554,37 @@ def run(scene, out, *args, quiet=True):
     into out deletes the earlier run's files first; an out holding frames
     without Jelly's manifest raises SceneError. The scene is written to a
     temporary JSON file; returns out."""
-    with tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
+    with _tempfile.TemporaryDirectory(prefix="jelly-") as tmp:
         text, name = _scene_json(scene)
-        sc = json.loads(text)
-        _absolutize(sc, os.path.dirname(name))
-        path = os.path.join(tmp, "scene.json")
+        sc = _json.loads(text)
+        _absolutize(sc, _os.path.dirname(name))
+        path = _os.path.join(tmp, "scene.json")
         with open(path, "w", encoding="utf-8") as f:
-            json.dump(sc, f)
-        cmd = [_program(), "run", path, "--out", os.fspath(out)] + [str(a) for a in args]
+            _json.dump(sc, f)
+        cmd = [_program(), "run", path, "--out", _os.fspath(out)] + [str(a) for a in args]
         if quiet:
             cmd.append("--quiet")
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        p = _subprocess.Popen(cmd, stdout=_subprocess.PIPE, stderr=_subprocess.PIPE, text=True)
+        try:
+            stdout, stderr = p.communicate()
+        except KeyboardInterrupt:
+            # Ctrl-C: the program writes what it finished (scene.pvd, stats.csv) and exits 130;
+            # give it the time for that instead of killing it mid-write
+            import signal
+            try:
+                p.send_signal(signal.SIGINT)
+                p.wait(timeout=30)
+            except (ProcessLookupError, _subprocess.TimeoutExpired):
+                p.kill()
+                p.wait()
+            raise
+        p = _subprocess.CompletedProcess(cmd, p.returncode, stdout, stderr)
+        if p.returncode == 130:
+            raise KeyboardInterrupt(p.stderr.strip())
         if p.returncode == 2:
             raise SceneError(p.stderr.strip())
         if p.returncode == 1:
             raise SimulationError(p.stderr.strip())
         if p.returncode != 0:
             raise OSError(p.stderr.strip() or f"jelly run failed ({p.returncode})")
-    return os.fspath(out)
+    return _os.fspath(out)
