@@ -91,7 +91,26 @@ def test_python_friction_default_output(tmp_path):
     check_python_friction(stdout, cwd / "out" / "python_friction")
 
 
-CHECKS = {"python_friction.py": check_python_friction}
+# --- notebook_render.py (docs/python.md, World.render) ---------------------------------------
+
+RENDER_LINE = re.compile(r"^t = (?P<t>[\d.]+) s: image \((?P<h>\d+), (?P<w>\d+), 3\) uint8, ball pixels "
+                         r"(?P<px>\d+), ball centre row (?P<row>[\d.]+)$", re.M)
+
+
+def check_notebook_render(stdout, out):
+    rows = list(RENDER_LINE.finditer(stdout))
+    assert len(rows) == 4, stdout
+    assert all((int(m["h"]), int(m["w"])) == (180, 320) for m in rows), stdout
+    # the ball is in every picture and falls: its centre moves down the image (rows grow)
+    assert all(int(m["px"]) > 500 for m in rows), stdout
+    centre = [float(m["row"]) for m in rows]
+    assert all(b > a + 3 for a, b in zip(centre, centre[1:])), stdout
+    with open(os.path.join(out, "falling_ball.png"), "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[16:24] == (1280).to_bytes(4, "big") + (180).to_bytes(4, "big")
+
+
+CHECKS = {"python_friction.py": check_python_friction, "notebook_render.py": check_notebook_render}
 
 
 def test_examples_found():
