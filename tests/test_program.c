@@ -654,6 +654,24 @@ static int wait_for_file(pid_t pid, const char *path, double limit, int *st) {
   return 0;
 }
 
+/* starts jelly with argv (output to log) and waits until it has written probe: its pid, or 0 after
+ * failing the test (the child killed) */
+static pid_t start_until(char **argv, const char *log, const char *probe, int *st) {
+  pid_t pid = spawn_jelly(argv, log);
+  if (pid <= 0) {
+    jl_test_fail(__FILE__, __LINE__, "cannot start %s %s", argv[0], argv[1]);
+    return 0;
+  }
+  if (!wait_for_file(pid, probe, 300, st)) {
+    if (*st == -1) kill(pid, SIGKILL), waitpid(pid, st, 0);
+    char *t = jl_test_read_file(log, NULL);
+    jl_test_fail(__FILE__, __LINE__, "no %s within 300 s (wait status %d): %s", probe, *st, t ? t : "");
+    free(t);
+    return 0;
+  }
+  return pid;
+}
+
 /* the exit code of pid within limit s: -1 after SIGKILL when it takes longer, -N when signal N killed it (a
  * shell would report that as 128 + N too, but the program did not end itself) */
 static int wait_exit(pid_t pid, double limit) {
@@ -732,16 +750,9 @@ static void test_run_interrupted(void) {
   snprintf(log, sizeof log, "%s/log.txt", dir);
   snprintf(probe, sizeof probe, "%s/frame_0004.vtu", out);
   char *argv[] = {"jelly", "run", SCENES "default.json", "--frames", "2000", "--out", out, NULL};
-  pid_t pid = spawn_jelly(argv, log);
-  ENSURE(pid > 0);
   int st;
-  if (!wait_for_file(pid, probe, 300, &st)) {
-    if (st == -1) kill(pid, SIGKILL), waitpid(pid, &st, 0);
-    char *t = jl_test_read_file(log, NULL);
-    jl_test_fail(__FILE__, __LINE__, "no %s within 300 s (wait status %d): %s", probe, st, t ? t : "");
-    free(t);
-    return;
-  }
+  pid_t pid = start_until(argv, log, probe, &st);
+  if (pid <= 0) return;
   double t0 = now_s();
   ENSURE(kill(pid, SIGINT) == 0);
   int rc = wait_exit(pid, 300);
@@ -788,16 +799,9 @@ static void test_render_interrupted(void) {
   snprintf(log, sizeof log, "%s/log.txt", dir);
   snprintf(probe, sizeof probe, "%s/frame_0004.png", out);
   char *argv[] = {"jelly", "render", SCENES "default.json", "--frames", "2000", "--size", "64x48", "--out", out, NULL};
-  pid_t pid = spawn_jelly(argv, log);
-  ENSURE(pid > 0);
   int st;
-  if (!wait_for_file(pid, probe, 300, &st)) {
-    if (st == -1) kill(pid, SIGKILL), waitpid(pid, &st, 0);
-    char *t = jl_test_read_file(log, NULL);
-    jl_test_fail(__FILE__, __LINE__, "no %s within 300 s (wait status %d): %s", probe, st, t ? t : "");
-    free(t);
-    return;
-  }
+  pid_t pid = start_until(argv, log, probe, &st);
+  if (pid <= 0) return;
   ENSURE(kill(pid, SIGINT) == 0);
   int rc = wait_exit(pid, 300);
   char *msg = jl_test_read_file(log, NULL);
