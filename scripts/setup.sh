@@ -6,7 +6,8 @@
 #   --fuzz-deps  also clang and its libFuzzer runtime (scripts/fuzz.sh)
 #   --no-render  without SDL2 and cglm: the engine and a headless jelly (-DJELLY_RENDER=OFF)
 #   --no-python  without the Python module's packages (python3-dev, python3-numpy,
-#                python3-pytest, python3-distributed); the module is then skipped
+#                python3-pytest, python3-distributed, python3-venv, python3-pip);
+#                the module is then skipped
 #   --no-build   install only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,8 +41,9 @@ fi
 if [ "$python" = 1 ]; then
   # the Python module (docs/python.md) is built for Debian's /usr/bin/python3
   # with its headers and NumPy; pytest runs its tests, distributed (Dask) its
-  # cluster sweeps
-  packages+=(python3 python3-dev python3-numpy python3-pytest python3-distributed)
+  # cluster sweeps; venv and pip install it with `pip install .` (pyproject.toml),
+  # which tests/python/test_packaging.py does into a fresh venv
+  packages+=(python3 python3-dev python3-numpy python3-pytest python3-distributed python3-venv python3-pip)
 fi
 if [ "$want_test_deps" = 1 ]; then
   # python3 decodes PNGs independently in the render tests; xvfb + xauth give
