@@ -165,16 +165,6 @@ void jl_preview_frame(JlPreview *p, const JlWorld *w, int frame);
 JlResult jl_preview_write(JlPreview *p, const char *path, char *err, size_t errsz);
 void jl_preview_destroy(JlPreview *p);
 
-/* ---- a library world --------------------------------------------------------------- */
-
-/* A picture of a JellyWorld of the public API (the Python module's World.render): width x
- * height (16 to 16384) RGB bytes into rgb (rows top down), drawn headless with `layers` (bits of
- * JlLayer). camera: eye (x, y, z) then target (x, y, z), as `jelly render --camera`; NULL: every
- * body framed as `jelly render`'s first frame. JL_ERR_INPUT for bad arguments. render_api.c */
-struct JellyWorld;
-int jl_render_api_world(struct JellyWorld *world, int width, int height, const double *camera, unsigned layers,
-                        unsigned char *rgb, char *err, size_t errsz);
-
 /* ---- benchmark ---------------------------------------------------------------------- */
 
 typedef struct JlRenderBench {

@@ -28,7 +28,7 @@
 #include <stdatomic.h>
 #include <time.h>
 #ifdef JELLY_RENDER
-#include "render/render.h" /* World.render: the headless renderer (render/render_api.c) */
+#include <jelly/jelly_render.h> /* World.render: the headless renderer */
 #endif
 
 #define ERRSZ 1024
@@ -448,8 +448,8 @@ static PyObject *World_render(WorldObject *self, PyObject *args) {
   if (!img) return NULL;
   char err[ERRSZ] = "";
   self->busy = 1;
-  int r = jl_render_api_world((struct JellyWorld *)w, width, height, cp, layers,
-                              (unsigned char *)PyArray_DATA((PyArrayObject *)img), err, sizeof err);
+  JellyResult r = jelly_world_render(w, width, height, cp, layers, (unsigned char *)PyArray_DATA((PyArrayObject *)img),
+                                     err, sizeof err);
   self->busy = 0;
   if (r) {
     Py_DECREF(img);
