@@ -169,6 +169,63 @@ def test_ctrl_c_stops_a_long_step():
     assert int(words[-1]) == int(words[-3]) + 2, out  # whole steps, then two more
 
 
+def _interrupt_python(code, ready, tmp_path, wait=1.0):
+    """Runs code in a fresh interpreter, sends it a real SIGINT `wait` s after it printed `ready`;
+    (its stdout, seconds from the signal to its exit)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    p = subprocess.Popen([sys.executable, "-c", code, os.path.dirname(__file__), str(tmp_path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert p.stdout.readline().strip() == ready
+    time.sleep(wait)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, (out, err)
+    return out, time.monotonic() - sent
+
+
+def test_ctrl_c_stops_a_local_sweep(tmp_path):
+    """A real SIGINT during jelly.sweep on threads: KeyboardInterrupt, every run stopped."""
+    code = textwrap.dedent("""
+        import sys, threading, jelly
+        sys.path.insert(0, sys.argv[1])
+        from conftest import tiny_scene
+        print("sweeping", flush=True)
+        try:
+            jelly.sweep(tiny_scene(y=0.5), {"bodies[0].young_modulus": [1e5, 2e5]}, seconds=10000.0, max_workers=2)
+        except KeyboardInterrupt:
+            print("interrupted, threads left", threading.active_count() - 1, flush=True)
+            sys.exit(0)
+        sys.exit(1)
+    """)
+    out, waited = _interrupt_python(code, "sweeping", tmp_path, wait=1.5)
+    assert "interrupted, threads left 0" in out and waited < 10, (out, waited)
+
+
+def test_ctrl_c_on_jelly_run_keeps_its_files(tmp_path):
+    """A real SIGINT to Python during jelly.run: the program gets it, writes what it finished (scene.pvd,
+    stats.csv), and KeyboardInterrupt follows."""
+    code = textwrap.dedent("""
+        import os, sys, jelly
+        sys.path.insert(0, sys.argv[1])
+        from conftest import tiny_scene
+        out = os.path.join(sys.argv[2], "run")
+        sc = tiny_scene(y=0.5)
+        sc["duration"] = 10000.0
+        print("running", flush=True)
+        try:
+            jelly.run(sc, out, "--no-preview")
+        except KeyboardInterrupt:
+            print("interrupted", os.path.exists(os.path.join(out, "scene.pvd")),
+                  os.path.exists(os.path.join(out, "stats.csv")), flush=True)
+            sys.exit(0)
+        sys.exit(1)
+    """)
+    out, waited = _interrupt_python(code, "running", tmp_path, wait=2.0)
+    assert "interrupted True True" in out and waited < 30, (out, waited)
+
+
 def test_cancel_from_another_thread():
     """cancel() from this thread stops a step(n) running on another: this thread ran meanwhile, so the
     stepping thread had released the GIL."""
