@@ -10,6 +10,7 @@
  * up to 1, 2 or 5 x 10^k and at least 0.1 %, so a resting body is not all red. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/internal.h"
@@ -27,18 +28,21 @@ void jl_strain_colour(double e, unsigned char rgb[3]) {
 void jl_render_node_strain(const JlWorld *w, double *out) {
   const JlModel *m = w->model;
   const double *x = w->state.x;
-  for (int i = 0; i < m->nnode; i++) {
-    double sum = 0;
-    int n = 0;
-    for (int j = m->node_spring_start[i]; j < m->node_spring_start[i + 1]; j++) {
-      int s = m->node_spring[j] > 0 ? m->node_spring[j] - 1 : -m->node_spring[j] - 1;
-      if (m->spring_kind && m->spring_kind[s] != 0) continue; /* cloth: stretch springs only */
-      const double *a = x + 3 * m->spring_node[2 * s], *b = x + 3 * m->spring_node[2 * s + 1];
-      double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-      if (m->spring_rest[s] > 0) sum += d / m->spring_rest[s] - 1.0, n++;
-    }
-    out[i] = n ? sum / n : 0.0;
+  int *count = jl_calloc((size_t)m->nnode + 1, sizeof(int));
+  memset(out, 0, (size_t)m->nnode * sizeof(double));
+  /* each spring once, its strain to both of its nodes */
+  for (int s = 0; s < m->nspring; s++) {
+    if (m->spring_kind && m->spring_kind[s] != 0) continue; /* cloth: stretch springs only */
+    if (!(m->spring_rest[s] > 0)) continue;
+    int i = m->spring_node[2 * s], j = m->spring_node[2 * s + 1];
+    const double *a = x + 3 * i, *b = x + 3 * j;
+    double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+    double e = d / m->spring_rest[s] - 1.0;
+    out[i] += e, out[j] += e;
+    count[i]++, count[j]++;
   }
+  for (int i = 0; i < m->nnode; i++) out[i] = count[i] ? out[i] / count[i] : 0.0;
+  free(count);
 }
 
 void jl_render_surface_values(const JlWorld *w, int b, const double *node_val, double *field3, double *out) {

@@ -22,8 +22,7 @@ int jl_cli_view(int argc, char **argv);   /* src/cli/cli_view.c */
 int jl_cli_render(int argc, char **argv); /* src/cli/cli_render.c */
 int jl_cli_study(int argc, char **argv);  /* src/cli/cli_study.c: integrator study */
 
-/* src/cli/cli_render.c: the default scene (models/scenes/default.json relative to
- * the working directory, else to the executable); "WxH" image sizes (16 to
+/* src/cli/cli_render.c: the default scene (jl_cli_data_file's scenes/default.json); "WxH" image sizes (16 to
  * 16384); comma-separated debug layer names into a JlLayer bit mask. The
  * parsers print "jelly <cmd>: ..." and return 0 on failure. */
 const char *jl_cli_default_scene(char *buf, size_t n);

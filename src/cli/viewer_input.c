@@ -222,10 +222,9 @@ void jl_viewer_rewind(Viewer *v, int delta, int index) {
 int jl_viewer_on_timeline(const Viewer *v, double x, double y, double *frac) {
   int bx, by, bw, bh;
   jl_viewer_timeline_rect(v, &bx, &by, &bw, &bh);
-  if (!(x >= bx - 4 && x <= bx + bw + 4 && y >= by - 6 && y <= by + bh + 6)) return 0;
   double f = (x - bx) / (bw > 1 ? bw : 1);
   *frac = f < 0 ? 0 : f > 1 ? 1 : f;
-  return 1;
+  return x >= bx - 4 && x <= bx + bw + 4 && y >= by - 6 && y <= by + bh + 6;
 }
 
 int jl_viewer_event_needs_world(const Viewer *v, const SDL_Event *e) {
@@ -288,12 +287,9 @@ void jl_viewer_handle_event(Viewer *v, const SDL_Event *e) {
       double dx = e->motion.xrel * sx, dy = e->motion.yrel * sy;
       v->mx = e->motion.x * sx, v->my = e->motion.y * sy;
       if (v->scrubbing) {
-        double frac;
+        double frac; /* along the bar, wherever the mouse went since the press on it */
         jl_viewer_on_timeline(v, v->mx, v->my, &frac);
-        int bx, by, bw, bh;
-        jl_viewer_timeline_rect(v, &bx, &by, &bw, &bh);
-        frac = (v->mx - bx) / (bw > 1 ? bw : 1);
-        jl_viewer_rewind(v, 0, jl_timeline_index_at(&v->tl, frac < 0 ? 0 : frac > 1 ? 1 : frac));
+        jl_viewer_rewind(v, 0, jl_timeline_index_at(&v->tl, frac));
       }
       if (v->orbiting) jl_camera_orbit(&v->cam, -0.008 * dx, 0.008 * dy);
       if (v->panning) jl_camera_pan(&v->cam, v->r->height, dx, dy);

@@ -243,7 +243,7 @@ int jl_viewer_event_needs_world(const Viewer *v, const SDL_Event *e);
 /* viewer_input.c: rewinding by the timeline: `delta` frames (from the live state: the newest snapshot
  * before it), or to snapshot `index` when delta is 0; pauses */
 void jl_viewer_rewind(Viewer *v, int delta, int index);
-/* 1 when window pixel (x, y) is on the timeline bar; *frac its position along it */
+/* 1 when window pixel (x, y) is on the timeline bar; *frac its position along it (0 to 1, clamped) */
 int jl_viewer_on_timeline(const Viewer *v, double x, double y, double *frac);
 
 /* viewer_hud.c */

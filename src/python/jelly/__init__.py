@@ -265,8 +265,9 @@ class World:
             return int(body)
         raise TypeError(f"{what}: body is a name, an index or a Body, not {type(body).__name__}")
 
-    def _node_array(self, values, body, what):
-        """The whole world's (nnode, 3) array with `values` put in: all nodes, or body's."""
+    def _node_array(self, values, body, what, current):
+        """The whole world's (nnode, 3) array with `values` put in: all nodes, or body's (the
+        others' rows from `current`)."""
         try:
             a = _np.array(values, dtype=_np.float64)
         except (TypeError, ValueError):
@@ -277,7 +278,7 @@ class World:
         else:
             r = self.bodies[list(self.bodies)[self._body(body, what)]].node_range
             rows = len(r)
-            full = _np.array(self.positions if what == "set_positions" else self.velocities)
+            full = _np.array(current)
         if a.shape != (rows, 3):
             raise ValueError(f"{what}: expected shape ({rows}, 3), got {a.shape}")
         if not _np.all(_np.isfinite(a)):
@@ -291,11 +292,11 @@ class World:
         one body (name, index or Body). The world then steps on bitwise as a world created in
         this state would: the solver's warm start and the contacts' memory start again; time,
         pins, warnings and set forces stay."""
-        self._w.set_positions(self._node_array(positions, body, "set_positions"))
+        self._w.set_positions(self._node_array(positions, body, "set_positions", self.positions))
 
     def set_velocities(self, velocities, body=None):
         """Sets the node velocities (m/s), as set_positions sets positions (pinned nodes stay at rest)."""
-        self._w.set_velocities(self._node_array(velocities, body, "set_velocities"))
+        self._w.set_velocities(self._node_array(velocities, body, "set_velocities", self.velocities))
 
     def set_pose(self, body, translation=(0.0, 0.0, 0.0), rotation=None):
         """Moves a body rigidly: rotation (3x3, a proper rotation; None: none) about its centre
@@ -460,7 +461,7 @@ def _sweep_one(scene, assignment, measure, seconds, live=None):
     w = World(sc)
     if live is not None:
         with live[0]:
-            if live[2][0]:
+            if live[2].is_set():
                 raise KeyboardInterrupt("sweep interrupted")
             live[1].add(w)
     try:
@@ -512,7 +513,7 @@ def sweep(scene, params, measure=None, client=None, seconds=None, max_workers=No
         workers = max_workers or _os.cpu_count() or 1
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError("sweep: max_workers is a whole number >= 1")
-        live = (_threading.Lock(), set(), [False])  # the worlds stepping now; [0] set once interrupted
+        live = (_threading.Lock(), set(), _threading.Event())  # the worlds stepping now; set once interrupted
         ex = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="jelly-sweep")
         try:
             futures = [ex.submit(_sweep_one, scene, c, measure, seconds, live) for c in combos]
@@ -520,7 +521,7 @@ def sweep(scene, params, measure=None, client=None, seconds=None, max_workers=No
         except BaseException:
             # Ctrl-C (or a failed run): the other runs stop after their current step
             with live[0]:
-                live[2][0] = True
+                live[2].set()
                 for w in live[1]:
                     w.cancel()
             ex.shutdown(wait=True, cancel_futures=True)
